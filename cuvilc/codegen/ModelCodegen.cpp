@@ -1,0 +1,474 @@
+//===- ModelCodegen.cpp - Build, link, optimise and emit the model --------===//
+//
+// The model module starts as the target's kernel bitcode. Into it we add:
+//   - the static arena (zero-initialised, in .cuvil.<name>.arena.<region>),
+//   - the embedded weight blob (in .cuvil.<name>.weights), unless external,
+//   - cuvil_<name>_init / _run_v / _run, whose bodies call the kernels with
+//     constant shapes and base + constant-offset pointers.
+// Then everything but the entry points is internalised and the O3 pipeline
+// specialises the (inlined) kernels on those constants.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/ModelCodegen.h"
+
+#include "codegen/KernelLibrary.h"
+#include "ir/Diagnostic.h"
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/Transforms/IPO/Internalize.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include <set>
+
+namespace cuvil {
+namespace {
+
+/// Written into the model struct's state field by a successful init.
+constexpr uint32_t ReadyMagic = 0x43555649; // "CUVI"
+
+/// Symbols of the runtime helpers that stay visible (weak) in the object so
+/// that calls the backend itself emits resolve inside it.
+constexpr const char *WeakRuntimeSymbols[] = {"memcpy", "memmove", "memset"};
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const TargetInfo &T) {
+  static bool Initialized = [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    return true;
+  }();
+  (void)Initialized;
+  std::string Err;
+  const llvm::Target *LT = llvm::TargetRegistry::lookupTarget(T.Triple, Err);
+  if (!LT)
+    return makeError("target '{}': LLVM has no backend for triple {}: {}",
+                     T.Name, T.Triple, Err);
+  llvm::TargetOptions TO;
+  TO.MCOptions.ABIName = T.ABI;
+  TO.FunctionSections = false;
+  std::optional<llvm::CodeModel::Model> CM;
+  if (T.CodeModel == "medium")
+    CM = llvm::CodeModel::Medium;
+  else if (T.CodeModel == "small")
+    CM = llvm::CodeModel::Small;
+  auto RM = T.PIC ? llvm::Reloc::PIC_ : llvm::Reloc::Static;
+  std::unique_ptr<llvm::TargetMachine> TM(LT->createTargetMachine(
+      T.Triple, T.CPU, T.Features, TO, RM, CM, llvm::CodeGenOptLevel::Aggressive));
+  if (!TM)
+    return makeError("target '{}': cannot create an LLVM target machine for "
+                     "{} / {}",
+                     T.Name, T.Triple, T.CPU);
+  return TM;
+}
+
+/// Builds the entry points of one model inside the kernel module.
+class EntryBuilder {
+public:
+  EntryBuilder(llvm::Module &M, const Graph &G, const MemoryPlan &Plan,
+               const TargetInfo &T, const CodegenOptions &Opts)
+      : M(M), Ctx(M.getContext()), G(G), Plan(Plan), T(T), Opts(Opts),
+        B(Ctx) {
+    PtrTy = llvm::PointerType::get(Ctx, 0);
+    I64 = llvm::Type::getInt64Ty(Ctx);
+    I32 = llvm::Type::getInt32Ty(Ctx);
+    F32 = llvm::Type::getFloatTy(Ctx);
+    // Mirrors `cuvil_<name>_t` in the generated header.
+    StateTy = llvm::StructType::create(
+        Ctx, {PtrTy, PtrTy, I32}, "struct.cuvil_" + Opts.ModelName + "_t");
+  }
+
+  llvm::Error build();
+  /// Entry points: kept external through internalisation.
+  std::set<std::string> &exported() { return Exported; }
+
+private:
+  std::string sym(const std::string &Suffix) const {
+    return "cuvil_" + Opts.ModelName + "_" + Suffix;
+  }
+  llvm::Function *newFunction(const std::string &Name, llvm::Type *Ret,
+                              std::vector<llvm::Type *> Params);
+  void buildInit();
+  llvm::Error buildRunV();
+  void buildRun();
+  llvm::Value *pointerTo(const Value *V, int64_t ExtraOffset);
+  llvm::Expected<llvm::Value *> argument(const KernelArg &A,
+                                         llvm::Type *Expected,
+                                         const Node &N, const std::string &K);
+
+  llvm::Module &M;
+  llvm::LLVMContext &Ctx;
+  const Graph &G;
+  const MemoryPlan &Plan;
+  const TargetInfo &T;
+  const CodegenOptions &Opts;
+  llvm::IRBuilder<> B;
+  llvm::PointerType *PtrTy;
+  llvm::Type *I64, *I32, *F32;
+  llvm::StructType *StateTy;
+  llvm::GlobalVariable *Arena = nullptr, *Blob = nullptr;
+  llvm::Function *RunV = nullptr;
+  std::set<std::string> Exported;
+  // Bases inside run_v.
+  llvm::Value *ArenaBase = nullptr, *WeightsBase = nullptr;
+  std::vector<llvm::Value *> InputPtrs, OutputPtrs;
+  unsigned ArrayCount = 0;
+};
+
+llvm::Function *EntryBuilder::newFunction(const std::string &Name,
+                                          llvm::Type *Ret,
+                                          std::vector<llvm::Type *> Params) {
+  auto *FT = llvm::FunctionType::get(Ret, Params, false);
+  auto *F = llvm::Function::Create(FT, llvm::GlobalValue::ExternalLinkage,
+                                   Name, M);
+  // Match the kernels' target and builtin attributes (as clang wrote them),
+  // or the inliner refuses to inline them into the entry points.
+  const llvm::Function *Ref = M.getFunction("cuvil_k_copy");
+  for (const char *A :
+       {"target-cpu", "target-features", "tune-cpu", "no-builtins"}) {
+    if (Ref && Ref->hasFnAttribute(A))
+      F->addFnAttr(Ref->getFnAttribute(A));
+  }
+  if (!F->hasFnAttribute("target-cpu"))
+    F->addFnAttr("target-cpu", T.CPU);
+  F->addFnAttr(llvm::Attribute::NoUnwind);
+  if (!T.PIC)
+    F->setDSOLocal(true);
+  Exported.insert(Name);
+  return F;
+}
+
+void EntryBuilder::buildInit() {
+  // int cuvil_<name>_init(cuvil_<name>_t *m, void *arena,
+  //                       const void *weights, unsigned long size)
+  llvm::Function *F = newFunction(sym("init"), I32, {PtrTy, PtrTy, PtrTy, I64});
+  auto *Entry = llvm::BasicBlock::Create(Ctx, "entry", F);
+  auto *Fail = llvm::BasicBlock::Create(Ctx, "fail", F);
+  B.SetInsertPoint(Fail);
+  llvm::PHINode *Code = B.CreatePHI(I32, 4, "status");
+  B.CreateRet(Code);
+
+  B.SetInsertPoint(Entry);
+  llvm::Value *State = F->getArg(0), *UserArena = F->getArg(1),
+              *UserBlob = F->getArg(2), *UserSize = F->getArg(3);
+  auto Check = [&](llvm::Value *Bad, int Status, const char *Next) {
+    auto *Cont = llvm::BasicBlock::Create(Ctx, Next, F);
+    Code->addIncoming(llvm::ConstantInt::getSigned(I32, Status),
+                      B.GetInsertBlock());
+    B.CreateCondBr(Bad, Fail, Cont);
+    B.SetInsertPoint(Cont);
+  };
+  Check(B.CreateIsNull(State), StatusNullArgument, "arena");
+  llvm::Value *ArenaPtr =
+      B.CreateSelect(B.CreateIsNull(UserArena), Arena, UserArena);
+  llvm::Value *Misaligned = B.CreateICmpNE(
+      B.CreateAnd(B.CreatePtrToInt(ArenaPtr, I64), Plan.Alignment - 1),
+      llvm::ConstantInt::get(I64, 0));
+  Check(Misaligned, StatusArenaMisaligned, "weights");
+  llvm::Value *BlobPtr = UserBlob, *BlobSize = UserSize;
+  if (Blob) {
+    llvm::Value *UseEmbedded = B.CreateIsNull(UserBlob);
+    BlobPtr = B.CreateSelect(UseEmbedded, Blob, UserBlob);
+    BlobSize = B.CreateSelect(
+        UseEmbedded, llvm::ConstantInt::get(I64, Opts.EmbeddedBlob.size()),
+        UserSize);
+  } else {
+    Check(B.CreateIsNull(UserBlob), StatusNoWeights, "weights.given");
+  }
+  // Verify the blob once; generated code then addresses data + offset.
+  llvm::Function *Open = M.getFunction("cuvil_blob_open");
+  assert(Open && "kernel bitcode lacks cuvil_blob_open");
+  llvm::Value *DataSlot = B.CreateAlloca(PtrTy, nullptr, "data");
+  llvm::Value *Rc = B.CreateCall(
+      Open, {BlobPtr, BlobSize, llvm::ConstantInt::get(I64, Opts.GraphHash),
+             llvm::ConstantInt::get(I64, Plan.Alignment),
+             llvm::ConstantInt::get(I64, Opts.WeightsDataSize), DataSlot});
+  auto *Store = llvm::BasicBlock::Create(Ctx, "store", F);
+  Code->addIncoming(Rc, B.GetInsertBlock());
+  B.CreateCondBr(B.CreateICmpNE(Rc, llvm::ConstantInt::get(I32, 0)), Fail,
+                 Store);
+  B.SetInsertPoint(Store);
+  B.CreateStore(ArenaPtr, B.CreateStructGEP(StateTy, State, 0));
+  B.CreateStore(B.CreateLoad(PtrTy, DataSlot),
+                B.CreateStructGEP(StateTy, State, 1));
+  B.CreateStore(llvm::ConstantInt::get(I32, ReadyMagic),
+                B.CreateStructGEP(StateTy, State, 2));
+  B.CreateRet(llvm::ConstantInt::get(I32, StatusOk));
+}
+
+llvm::Value *EntryBuilder::pointerTo(const Value *V, int64_t Extra) {
+  const Location &L = Plan.at(V);
+  llvm::Value *Base = nullptr;
+  switch (L.B) {
+  case Base::Arena: Base = ArenaBase; break;
+  case Base::Weights: Base = WeightsBase; break;
+  case Base::Input: Base = InputPtrs[L.Index]; break;
+  case Base::Output: Base = OutputPtrs[L.Index]; break;
+  }
+  int64_t Off = L.Offset + Extra;
+  if (Off == 0)
+    return Base;
+  return B.CreateInBoundsGEP(llvm::Type::getInt8Ty(Ctx), Base,
+                             llvm::ConstantInt::get(I64, Off));
+}
+
+llvm::Expected<llvm::Value *> EntryBuilder::argument(const KernelArg &A,
+                                                     llvm::Type *Want,
+                                                     const Node &N,
+                                                     const std::string &K) {
+  using Kind = KernelArg::Kind;
+  bool WantPtr = Want->isPointerTy();
+  bool Ok = (A.K == Kind::Int && Want->isIntegerTy()) ||
+            (A.K == Kind::Float && Want->isFloatTy()) ||
+            (A.K != Kind::Int && A.K != Kind::Float && WantPtr);
+  if (!Ok)
+    return nodeError(N, "internal error: argument kind does not match the "
+                        "signature of kernel {}",
+                     K);
+  switch (A.K) {
+  case Kind::Tensor: return pointerTo(A.V, A.ByteOffset);
+  case Kind::Null: return llvm::ConstantPointerNull::get(PtrTy);
+  case Kind::Int:
+    return llvm::ConstantInt::getSigned(llvm::cast<llvm::IntegerType>(Want), A.I);
+  case Kind::Float: return llvm::ConstantFP::get(F32, A.F);
+  case Kind::IntArray: {
+    auto *Init = llvm::ConstantDataArray::get(Ctx, llvm::ArrayRef(
+                                                       reinterpret_cast<const uint64_t *>(A.Array.data()),
+                                                       A.Array.size()));
+    auto *GV = new llvm::GlobalVariable(
+        M, Init->getType(), true, llvm::GlobalValue::PrivateLinkage, Init,
+        sym("dims." + std::to_string(ArrayCount++)));
+    GV->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    GV->setAlignment(llvm::Align(8));
+    return GV;
+  }
+  }
+  return nullptr;
+}
+
+llvm::Error EntryBuilder::buildRunV() {
+  // int cuvil_<name>_run_v(cuvil_<name>_t *m, const void *const *inputs,
+  //                        void *const *outputs)
+  RunV = newFunction(sym("run_v"), I32, {PtrTy, PtrTy, PtrTy});
+  auto *Entry = llvm::BasicBlock::Create(Ctx, "entry", RunV);
+  auto *Bad = llvm::BasicBlock::Create(Ctx, "not.ready", RunV);
+  auto *Body = llvm::BasicBlock::Create(Ctx, "body", RunV);
+  B.SetInsertPoint(Bad);
+  B.CreateRet(llvm::ConstantInt::getSigned(I32, StatusNotInitialized));
+
+  B.SetInsertPoint(Entry);
+  llvm::Value *State = RunV->getArg(0);
+  auto *Check = llvm::BasicBlock::Create(Ctx, "check", RunV, Body);
+  B.CreateCondBr(B.CreateIsNull(State), Bad, Check);
+  B.SetInsertPoint(Check);
+  llvm::Value *Ready = B.CreateICmpEQ(
+      B.CreateLoad(I32, B.CreateStructGEP(StateTy, State, 2)),
+      llvm::ConstantInt::get(I32, ReadyMagic));
+  B.CreateCondBr(Ready, Body, Bad);
+
+  B.SetInsertPoint(Body);
+  ArenaBase = B.CreateLoad(PtrTy, B.CreateStructGEP(StateTy, State, 0), "arena");
+  WeightsBase =
+      B.CreateLoad(PtrTy, B.CreateStructGEP(StateTy, State, 1), "weights");
+  for (unsigned I = 0; I < G.inputs().size(); ++I)
+    InputPtrs.push_back(B.CreateLoad(
+        PtrTy, B.CreateConstInBoundsGEP1_64(PtrTy, RunV->getArg(1), I),
+        "in" + std::to_string(I)));
+  for (unsigned I = 0; I < G.outputs().size(); ++I)
+    OutputPtrs.push_back(B.CreateLoad(
+        PtrTy, B.CreateConstInBoundsGEP1_64(PtrTy, RunV->getArg(2), I),
+        "out" + std::to_string(I)));
+
+  for (const auto &N : G.nodes()) {
+    if (!N->def()->Lower)
+      continue; // a view: no code
+    std::vector<KernelCall> Calls;
+    if (auto E = N->def()->Lower(*N, Calls))
+      return E;
+    for (const KernelCall &C : Calls) {
+      llvm::Function *K = M.getFunction(C.Kernel);
+      if (!K || K->isDeclaration())
+        return nodeError(*N, "internal error: kernel {} is missing from the "
+                             "{} kernel library",
+                         C.Kernel, T.Name);
+      if (K->arg_size() != C.Args.size())
+        return nodeError(*N, "internal error: kernel {} takes {} arguments, "
+                             "lowering passed {}",
+                         C.Kernel, K->arg_size(), C.Args.size());
+      std::vector<llvm::Value *> Args;
+      for (size_t I = 0; I < C.Args.size(); ++I) {
+        auto A = argument(C.Args[I], K->getArg(I)->getType(), *N, C.Kernel);
+        if (!A)
+          return A.takeError();
+        Args.push_back(*A);
+      }
+      llvm::CallInst *CI = B.CreateCall(K, Args);
+      // Inline every call so the kernel specialises on its constants.
+      CI->addFnAttr(llvm::Attribute::AlwaysInline);
+    }
+  }
+  // Outputs that no node writes directly (see MemoryPlan::OutputCopies).
+  llvm::Function *Copy = M.getFunction("cuvil_k_copy");
+  assert(Copy && "kernel bitcode lacks cuvil_k_copy");
+  for (const auto &[I, V] : Plan.OutputCopies)
+    B.CreateCall(Copy, {pointerTo(V, 0), OutputPtrs[I],
+                        llvm::ConstantInt::get(I64, V->byteSize())});
+  B.CreateRet(llvm::ConstantInt::get(I32, StatusOk));
+  return llvm::Error::success();
+}
+
+void EntryBuilder::buildRun() {
+  // int cuvil_<name>_run(cuvil_<name>_t *m, const T *in0, ..., T *out0, ...)
+  size_t NI = G.inputs().size(), NO = G.outputs().size();
+  std::vector<llvm::Type *> Params(1 + NI + NO, PtrTy);
+  llvm::Function *F = newFunction(sym("run"), I32, Params);
+  B.SetInsertPoint(llvm::BasicBlock::Create(Ctx, "entry", F));
+  auto Pack = [&](size_t First, size_t Count, const char *Name) {
+    llvm::Value *Arr = B.CreateAlloca(
+        llvm::ArrayType::get(PtrTy, std::max<size_t>(Count, 1)), nullptr, Name);
+    for (size_t I = 0; I < Count; ++I)
+      B.CreateStore(F->getArg(First + I),
+                    B.CreateConstInBoundsGEP1_64(PtrTy, Arr, I));
+    return Arr;
+  };
+  llvm::Value *Ins = Pack(1, NI, "inputs");
+  llvm::Value *Outs = Pack(1 + NI, NO, "outputs");
+  B.CreateRet(B.CreateCall(RunV, {F->getArg(0), Ins, Outs}));
+}
+
+llvm::Error EntryBuilder::build() {
+  // The static arena: zero-initialised, so it lands in a NOBITS section
+  // that the linker-script fragment places in the chosen region.
+  auto *ArenaTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx),
+                                       std::max<int64_t>(Plan.ArenaSize, 1));
+  Arena = new llvm::GlobalVariable(M, ArenaTy, false,
+                                   llvm::GlobalValue::ExternalLinkage,
+                                   llvm::ConstantAggregateZero::get(ArenaTy),
+                                   sym("arena"));
+  Arena->setAlignment(llvm::Align(Plan.Alignment));
+  Arena->setSection(".cuvil." + Opts.ModelName + ".arena." + Opts.ArenaRegion);
+  Exported.insert(Arena->getName().str());
+  if (!Opts.EmbeddedBlob.empty()) {
+    auto *Init = llvm::ConstantDataArray::get(Ctx, llvm::ArrayRef(Opts.EmbeddedBlob));
+    Blob = new llvm::GlobalVariable(M, Init->getType(), true,
+                                    llvm::GlobalValue::ExternalLinkage, Init,
+                                    sym("weights"));
+    Blob->setAlignment(llvm::Align(Plan.Alignment));
+    Blob->setSection(".cuvil." + Opts.ModelName + ".weights");
+    Exported.insert(Blob->getName().str());
+  }
+  for (llvm::GlobalVariable *GV : {Arena, Blob})
+    if (GV && !T.PIC)
+      GV->setDSOLocal(true);
+  buildInit();
+  if (auto E = buildRunV())
+    return E;
+  buildRun();
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<CodegenResult> generateObject(const Graph &G,
+                                             const MemoryPlan &Plan,
+                                             const TargetInfo &T,
+                                             const CodegenOptions &Opts) {
+  auto Bitcode = kernelBitcode(T.Name);
+  if (!Bitcode)
+    return makeError("target '{}': this cuvilc was built without kernels "
+                     "for it",
+                     T.Name);
+  llvm::LLVMContext Ctx;
+  auto ModOrErr = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(*Bitcode, "kernels-" + T.Name + ".bc"), Ctx);
+  if (!ModOrErr)
+    return ModOrErr.takeError();
+  std::unique_ptr<llvm::Module> M = std::move(*ModOrErr);
+  M->setModuleIdentifier(Opts.ModelName);
+  M->setSourceFileName(Opts.ModelName);
+
+  auto TM = createTargetMachine(T);
+  if (!TM)
+    return TM.takeError();
+  M->setDataLayout((*TM)->createDataLayout());
+  M->setTargetTriple(T.Triple);
+
+  EntryBuilder EB(*M, G, Plan, T, Opts);
+  if (auto E = EB.build())
+    return E;
+
+  // Keep the entry points and data symbols; the runtime helpers the backend
+  // may call (memcpy...) stay as weak definitions so the object has no
+  // undefined symbols yet does not clash with the firmware's own.
+  std::set<std::string> Keep = EB.exported();
+  for (const char *S : WeakRuntimeSymbols)
+    if (llvm::Function *F = M->getFunction(S); F && !F->isDeclaration()) {
+      F->setLinkage(llvm::GlobalValue::WeakAnyLinkage);
+      Keep.insert(S);
+    }
+  llvm::internalizeModule(*M, [&](const llvm::GlobalValue &GV) {
+    return Keep.count(GV.getName().str()) != 0;
+  });
+
+  std::string VerifyMsg;
+  llvm::raw_string_ostream VOS(VerifyMsg);
+  if (llvm::verifyModule(*M, &VOS))
+    return makeError("internal error: invalid LLVM module: {}", VerifyMsg);
+
+  // Optimise (O3) with the target's cost model.
+  {
+    llvm::LoopAnalysisManager LAM;
+    llvm::FunctionAnalysisManager FAM;
+    llvm::CGSCCAnalysisManager CGAM;
+    llvm::ModuleAnalysisManager MAM;
+    llvm::PassBuilder PB(TM->get());
+    PB.registerModuleAnalyses(MAM);
+    PB.registerCGSCCAnalyses(CGAM);
+    PB.registerFunctionAnalyses(FAM);
+    PB.registerLoopAnalyses(LAM);
+    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    llvm::ModulePassManager MPM =
+        PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    MPM.run(*M, MAM);
+  }
+
+  CodegenResult R;
+  if (Opts.WantLLVMIR) {
+    llvm::raw_string_ostream OS(R.LLVMIR);
+    M->print(OS, nullptr);
+  }
+  auto Emit = [&](llvm::Module &Mod, llvm::CodeGenFileType FT,
+                  std::string &Out) -> llvm::Error {
+    llvm::SmallVector<char, 0> Buf;
+    llvm::raw_svector_ostream OS(Buf);
+    llvm::legacy::PassManager PM;
+    if ((*TM)->addPassesToEmitFile(PM, OS, nullptr, FT))
+      return makeError("target '{}': LLVM cannot emit this file type",
+                       T.Name);
+    PM.run(Mod);
+    Out.assign(Buf.begin(), Buf.end());
+    return llvm::Error::success();
+  };
+  // Code generation may rewrite the IR: emit assembly from a copy.
+  if (Opts.WantAsm) {
+    std::unique_ptr<llvm::Module> Copy = llvm::CloneModule(*M);
+    if (auto E = Emit(*Copy, llvm::CodeGenFileType::AssemblyFile, R.Asm))
+      return E;
+  }
+  if (auto E = Emit(*M, llvm::CodeGenFileType::ObjectFile, R.Object))
+    return E;
+  return R;
+}
+
+} // namespace cuvil

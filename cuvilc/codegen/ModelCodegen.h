@@ -1,0 +1,53 @@
+//===- ModelCodegen.h - IR + memory plan -> object file ---------*- C++ -*-===//
+#ifndef CUVIL_CODEGEN_MODELCODEGEN_H
+#define CUVIL_CODEGEN_MODELCODEGEN_H
+
+#include "ir/Graph.h"
+#include "ops/OpRegistry.h"
+#include "planner/MemoryPlan.h"
+#include "target/TargetInfo.h"
+
+#include <llvm/Support/Error.h>
+#include <string>
+#include <vector>
+
+namespace cuvil {
+
+struct CodegenOptions {
+  std::string ModelName;       ///< C symbol prefix.
+  std::string ArenaRegion;     ///< Memory region of the static arena.
+  uint64_t GraphHash = 0;      ///< Must match the weight blob's.
+  uint64_t WeightsDataSize = 0;
+  /// The FlatBuffers weight blob to embed; empty for external weights.
+  std::vector<uint8_t> EmbeddedBlob;
+  bool WantLLVMIR = false, WantAsm = false;
+};
+
+struct CodegenResult {
+  std::string Object;
+  std::string LLVMIR; ///< Optimised module text, if requested.
+  std::string Asm;    ///< Target assembly, if requested.
+};
+
+/// Lowers every node to kernel calls, builds the model's entry points
+/// (init / run / run_v), links the target's kernel bitcode, internalises,
+/// optimises for the target and emits an ELF relocatable object.
+llvm::Expected<CodegenResult> generateObject(const Graph &G,
+                                             const MemoryPlan &Plan,
+                                             const TargetInfo &T,
+                                             const CodegenOptions &Opts);
+
+/// Status codes returned by the generated entry points (also written into
+/// the generated header, and into runtime-baremetal/include/cuvil/status.h).
+enum StatusCode : int {
+  StatusOk = 0,
+  StatusNullArgument = -1,
+  StatusArenaMisaligned = -2,
+  StatusNoWeights = -3,
+  StatusNotInitialized = -4,
+  // -10 .. -19: weight blob verification (see cuvil/status.h).
+};
+
+} // namespace cuvil
+
+#endif

@@ -1,0 +1,185 @@
+//===- Build.cpp - `cuvilc build`: ONNX model -> object, header, script ---===//
+#include "codegen/ModelCodegen.h"
+#include "driver/Driver.h"
+#include "emit/HeaderWriter.h"
+#include "emit/LinkerScript.h"
+#include "emit/OutputFiles.h"
+#include "emit/Report.h"
+#include "emit/WeightsBlob.h"
+#include "frontend/onnx/OnnxImporter.h"
+#include "ir/Diagnostic.h"
+#include "passes/Pass.h"
+#include "planner/MemoryPlan.h"
+#include "target/TargetInfo.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+
+namespace fs = std::filesystem;
+
+namespace cuvil {
+
+namespace {
+
+class UsageErrorInfo : public llvm::ErrorInfo<UsageErrorInfo> {
+public:
+  static char ID;
+  explicit UsageErrorInfo(std::string Msg) : Msg(std::move(Msg)) {}
+  void log(llvm::raw_ostream &OS) const override { OS << Msg; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  std::string Msg;
+};
+char UsageErrorInfo::ID = 0;
+
+std::string replaceExtension(const std::string &Path, const char *Ext) {
+  return fs::path(Path).replace_extension(Ext).string();
+}
+
+/// Picks the first arena region (in the target's order of preference) that
+/// can hold the arena; the error gives the numbers.
+llvm::Expected<std::string> chooseArenaRegion(const TargetInfo &T,
+                                              const MemoryPlan &Plan) {
+  for (const std::string &R : T.ArenaRegions)
+    if (static_cast<uint64_t>(Plan.ArenaSize) <= T.region(R)->Length)
+      return R;
+  std::string Regions;
+  for (const std::string &R : T.ArenaRegions)
+    Regions += fmt::format("{}{} ({} bytes)", Regions.empty() ? "" : ", ", R,
+                           T.region(R)->Length);
+  return makeError("the activation arena needs {} bytes (lower bound {}), "
+                   "more than any arena region of target '{}' holds: {}",
+                   Plan.ArenaSize, Plan.LowerBound, T.Name, Regions);
+}
+
+/// Hash of everything the generated code assumes about the weight blob:
+/// the graph after passes, the target and the weight layout and bytes.
+uint64_t graphHash(const Graph &G, const MemoryPlan &Plan,
+                   const TargetInfo &T) {
+  std::string Text = G.print() + "\ntarget " + T.Name + "\n";
+  uint64_t H = fnv1a64(Text.data(), Text.size());
+  for (const Value *V : Plan.Weights) {
+    int64_t Off = Plan.at(V).Offset;
+    H = fnv1a64(&Off, sizeof(Off), H);
+    H = fnv1a64(V->data().data(), V->data().size(), H);
+  }
+  return H;
+}
+
+} // namespace
+
+llvm::Error usageError(const std::string &Msg) {
+  return llvm::make_error<UsageErrorInfo>(Msg);
+}
+
+bool isUsageError(const llvm::Error &E) { return E.isA<UsageErrorInfo>(); }
+
+std::string defaultModelName(const std::string &Path) {
+  std::string Stem = fs::path(Path).stem().string();
+  for (char &C : Stem)
+    C = static_cast<char>(std::tolower(static_cast<unsigned char>(C)));
+  return cIdentifier(Stem);
+}
+
+llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
+  // Usage checks first: nothing is read or written when they fail.
+  std::string Name = Opts.Name.empty() ? defaultModelName(Opts.Model) : Opts.Name;
+  if (Name != cIdentifier(Name))
+    return usageError(fmt::format("--name '{}' is not a C identifier", Name));
+  for (const std::string &E : Opts.Emit)
+    if (E != "llvm" && E != "asm")
+      return usageError(fmt::format("--emit: unknown kind '{}' (expected "
+                                    "llvm, asm)",
+                                    E));
+  auto Target = loadTarget(Opts.Target);
+  if (!Target)
+    return usageError(llvm::toString(Target.takeError()));
+  const TargetInfo &T = *Target;
+  std::string HeaderPath =
+      Opts.Header.empty() ? replaceExtension(Opts.Out, ".h") : Opts.Header;
+  std::string ScriptPath = Opts.LinkerScript.empty()
+                               ? replaceExtension(Opts.Out, ".ld")
+                               : Opts.LinkerScript;
+
+  // Frontend, verification, passes.
+  ImportOptions IO;
+  IO.DimValues = Opts.Dims;
+  auto GOrErr = importOnnx(Opts.Model, IO);
+  if (!GOrErr)
+    return GOrErr.takeError();
+  Graph &G = **GOrErr;
+  if (auto E = verifyGraph(G))
+    return E;
+  if (auto E = runPipeline(G, Opts.DumpIR,
+                           [&](std::string_view Pass, const Graph &Gr) {
+                             Log << "; IR after " << Pass << "\n"
+                                 << Gr.print();
+                           }))
+    return E;
+  // Passes rewrite nodes: check again what codegen will see.
+  if (auto E = verifyGraph(G))
+    return E;
+
+  // Memory.
+  PlanOptions PO;
+  PO.Alignment = T.DmaAlign;
+  auto Plan = planMemory(G, PO);
+  if (!Plan)
+    return Plan.takeError();
+  auto Region = chooseArenaRegion(T, *Plan);
+  if (!Region)
+    return Region.takeError();
+  const MemoryRegion *WR = T.region(T.WeightsRegion);
+  bool Embed = Opts.ExternalWeights.empty();
+  uint64_t Hash = graphHash(G, *Plan, T);
+  std::vector<uint8_t> Blob = buildWeightsBlob(*Plan, Name, T.Name, Hash);
+  if (Embed && Blob.size() > WR->Length)
+    return makeError("the weights need {} bytes, more than region {} of "
+                     "target '{}' holds ({} bytes)",
+                     Blob.size(), WR->Name, T.Name, WR->Length);
+
+  // Code.
+  CodegenOptions CO;
+  CO.ModelName = Name;
+  CO.ArenaRegion = *Region;
+  CO.GraphHash = Hash;
+  CO.WeightsDataSize = Plan->WeightsSize;
+  if (Embed)
+    CO.EmbeddedBlob = Blob;
+  for (const std::string &E : Opts.Emit) {
+    CO.WantLLVMIR |= E == "llvm";
+    CO.WantAsm |= E == "asm";
+  }
+  auto Code = generateObject(G, *Plan, T, CO);
+  if (!Code)
+    return Code.takeError();
+
+  HeaderInfo HI;
+  HI.ModelName = Name;
+  HI.SourceFile = fs::path(Opts.Model).filename().string();
+  HI.ArenaRegion = *Region;
+  HI.BlobSize = Blob.size();
+  HI.GraphHash = Hash;
+  HI.ExternalWeights = !Embed;
+
+  std::vector<OutputFile> Files = {
+      {Opts.Out, std::move(Code->Object)},
+      {HeaderPath, writeHeader(G, *Plan, T, HI)},
+      {ScriptPath, writeLinkerScript(Name, *Plan, T, *Region, Embed)},
+  };
+  if (!Embed)
+    Files.push_back({Opts.ExternalWeights, std::string(Blob.begin(), Blob.end())});
+  if (CO.WantLLVMIR)
+    Files.push_back({replaceExtension(Opts.Out, ".ll"), Code->LLVMIR});
+  if (CO.WantAsm)
+    Files.push_back({replaceExtension(Opts.Out, ".s"), Code->Asm});
+  if (!Opts.Report.empty())
+    Files.push_back({Opts.Report, writeReport(G, *Plan, T, *Region, Name,
+                                              Blob.size())});
+  return writeOutputFiles(Files);
+}
+
+} // namespace cuvil

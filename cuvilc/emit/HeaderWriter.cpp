@@ -1,0 +1,150 @@
+//===- HeaderWriter.cpp ---------------------------------------------------===//
+#include "emit/HeaderWriter.h"
+
+#include <cctype>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <set>
+
+namespace cuvil {
+
+std::string cIdentifier(const std::string &S) {
+  std::string Out;
+  for (char C : S)
+    Out += std::isalnum(static_cast<unsigned char>(C)) ? C : '_';
+  if (Out.empty() || std::isdigit(static_cast<unsigned char>(Out[0])))
+    Out = "_" + Out;
+  return Out;
+}
+
+static std::string upper(std::string S) {
+  for (char &C : S)
+    C = static_cast<char>(std::toupper(static_cast<unsigned char>(C)));
+  return S;
+}
+
+std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
+                        const TargetInfo &T, const HeaderInfo &Info) {
+  const std::string &N = Info.ModelName;
+  std::string P = "CUVIL_" + upper(N) + "_";
+  std::string Guard = P + "H";
+  std::string S;
+  auto Line = [&]<typename... Args>(fmt::format_string<Args...> F,
+                                    Args &&...A) {
+    S += fmt::format(F, std::forward<Args>(A)...);
+    S += '\n';
+  };
+
+  Line("/* {}.h: C API of the model compiled by cuvilc from {} for target "
+       "{}.", N, Info.SourceFile, T.Name);
+  Line(" * Generated file: do not edit. Link {}.o and INCLUDE {}.ld. */", N, N);
+  Line("#ifndef {}", Guard);
+  Line("#define {}", Guard);
+  Line("");
+  Line("#include <stdint.h>");
+  Line("");
+  Line("#ifdef __cplusplus");
+  Line("extern \"C\" {{");
+  Line("#endif");
+  Line("");
+  Line("/* Status codes (same values as runtime-baremetal's cuvil/status.h). */");
+  Line("#ifndef CUVIL_STATUS_CODES_DEFINED");
+  Line("#define CUVIL_STATUS_CODES_DEFINED");
+  for (auto [Name, V] : std::initializer_list<std::pair<const char *, int>>{
+           {"OK", 0}, {"ERR_NULL", -1}, {"ERR_ARENA_ALIGN", -2},
+           {"ERR_NO_WEIGHTS", -3}, {"ERR_NOT_INIT", -4},
+           {"ERR_BLOB_IDENT", -10}, {"ERR_BLOB_FORMAT", -11},
+           {"ERR_BLOB_VERSION", -12}, {"ERR_BLOB_HASH", -13},
+           {"ERR_BLOB_ALIGN", -14}, {"ERR_BLOB_SIZE", -15},
+           {"ERR_BLOB_CHECKSUM", -16}})
+    if (V)
+      Line("#define CUVIL_{} ({})", Name, V);
+    else
+      Line("#define CUVIL_{} {}", Name, V);
+  Line("#endif");
+  Line("");
+  Line("/* Memory. The static arena is placed by {}.ld in region {}. */", N,
+       Info.ArenaRegion);
+  Line("#define {}ARENA_SIZE {}u", P, Plan.ArenaSize);
+  Line("#define {}ARENA_ALIGN {}u", P, Plan.Alignment);
+  Line("#define {}WEIGHTS_SIZE {}u /* blob bytes{} */", P, Info.BlobSize,
+       Info.ExternalWeights ? "; external: see the .cuvw file" : "");
+  Line("#define {}GRAPH_HASH 0x{:016x}ull", P, Info.GraphHash);
+  Line("");
+
+  auto Tensors = [&](const char *Kind, const std::vector<Value *> &Vs) {
+    std::string K = upper(Kind);
+    Line("#define {}NUM_{}S {}", P, K, Vs.size());
+    std::vector<std::string> Bytes;
+    for (size_t I = 0; I < Vs.size(); ++I) {
+      const Value *V = Vs[I];
+      std::string Q = fmt::format("{}{}_{}_", P, K, I);
+      Line("/* {} {}: '{}' */", Kind, I, V->name());
+      Line("#define {}NAME \"{}\"", Q, V->name());
+      Line("#define {}RANK {}", Q, V->rank());
+      Line("#define {}SHAPE {{{}}}", Q,
+           V->rank() ? fmt::format("{}", fmt::join(V->shape(), ", ")) : "1");
+      Line("#define {}COUNT {}u", Q, V->numElements());
+      Line("#define {}BYTES {}u", Q, V->byteSize());
+      Line("#define {}TYPE {}", Q, dtypeCType(V->dtype()));
+      Bytes.push_back(std::to_string(V->byteSize()) + "u");
+    }
+    Line("#define {}{}_BYTES_LIST {{{}}}", P, K,
+         Bytes.empty() ? "0" : fmt::format("{}", fmt::join(Bytes, ", ")));
+    Line("");
+  };
+  Tensors("input", G.inputs());
+  Tensors("output", G.outputs());
+
+  Line("/* One model instance. Caller-owned; fill it with {}_init(). */",
+       "cuvil_" + N);
+  Line("typedef struct cuvil_{} {{", N);
+  Line("  void *arena;          /* activation arena in use */");
+  Line("  const void *weights;  /* verified weight data block */");
+  Line("  uint32_t state;       /* set by a successful init */");
+  Line("}} cuvil_{}_t;", N);
+  Line("");
+  Line("/* Prepares m. arena: NULL for the static arena, or {}ARENA_SIZE bytes", P);
+  Line(" * aligned to {}ARENA_ALIGN. weights/weights_size: {}", P,
+       Info.ExternalWeights
+           ? "the .cuvw blob (required: this model was built with external "
+             "weights), aligned to ARENA_ALIGN."
+           : "NULL/0 for the embedded blob, or a replacement .cuvw blob.");
+  Line(" * The blob is checked (identifier, version, graph hash, bounds,");
+  Line(" * alignment, checksum). Returns CUVIL_OK or a negative CUVIL_ERR_*. */");
+  Line("int cuvil_{}_init(cuvil_{}_t *m, void *arena, const void *weights,", N, N);
+  Line("                  unsigned long weights_size);");
+  Line("");
+  std::vector<std::string> Params;
+  std::set<std::string> Used = {"m"};
+  auto ParamName = [&](const Value *V, const char *Fallback, size_t I) {
+    std::string Id = cIdentifier(V->name());
+    if (Used.count(Id))
+      Id = fmt::format("{}{}", Fallback, I);
+    Used.insert(Id);
+    return Id;
+  };
+  for (size_t I = 0; I < G.inputs().size(); ++I)
+    Params.push_back(fmt::format("const {} *{}", dtypeCType(G.inputs()[I]->dtype()),
+                                 ParamName(G.inputs()[I], "input", I)));
+  for (size_t I = 0; I < G.outputs().size(); ++I)
+    Params.push_back(fmt::format("{} *{}", dtypeCType(G.outputs()[I]->dtype()),
+                                 ParamName(G.outputs()[I], "output", I)));
+  Line("/* Runs one inference. Buffers are dense, row-major; outputs must not");
+  Line(" * overlap inputs. Returns CUVIL_OK, or CUVIL_ERR_NOT_INIT. */");
+  Line("int cuvil_{}_run(cuvil_{}_t *m, {});", N, N, fmt::join(Params, ", "));
+  Line("");
+  Line("/* The same, with arrays of {}NUM_INPUTS input and {}NUM_OUTPUTS", P, P);
+  Line(" * output pointers. */");
+  Line("int cuvil_{}_run_v(cuvil_{}_t *m, const void *const *inputs,", N, N);
+  Line("                   void *const *outputs);");
+  Line("");
+  Line("#ifdef __cplusplus");
+  Line("}}");
+  Line("#endif");
+  Line("");
+  Line("#endif /* {} */", Guard);
+  return S;
+}
+
+} // namespace cuvil

@@ -1,0 +1,32 @@
+//===- HeaderWriter.h - The model's C header --------------------*- C++ -*-===//
+#ifndef CUVIL_EMIT_HEADERWRITER_H
+#define CUVIL_EMIT_HEADERWRITER_H
+
+#include "ir/Graph.h"
+#include "planner/MemoryPlan.h"
+#include "target/TargetInfo.h"
+
+#include <string>
+
+namespace cuvil {
+
+struct HeaderInfo {
+  std::string ModelName;   ///< C prefix.
+  std::string SourceFile;  ///< The ONNX file's base name (for the comment).
+  std::string ArenaRegion;
+  uint64_t BlobSize = 0;   ///< 0 for external weights.
+  uint64_t GraphHash = 0;
+  bool ExternalWeights = false;
+};
+
+/// The C API of one compiled model: sizes, shapes, the state struct and
+/// the init/run entry points. Deterministic for the same inputs.
+std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
+                        const TargetInfo &T, const HeaderInfo &Info);
+
+/// A C identifier made from S (invalid characters become '_').
+std::string cIdentifier(const std::string &S);
+
+} // namespace cuvil
+
+#endif

@@ -1,0 +1,45 @@
+//===- LinkerScript.cpp ---------------------------------------------------===//
+#include "emit/LinkerScript.h"
+
+#include <fmt/format.h>
+
+namespace cuvil {
+
+std::string writeLinkerScript(const std::string &N, const MemoryPlan &Plan,
+                              const TargetInfo &T,
+                              const std::string &ArenaRegion,
+                              bool EmbeddedWeights) {
+  int64_t A = Plan.Alignment;
+  std::string S;
+  S += fmt::format("/* {}.ld: placement of model '{}' (target {}), generated "
+                   "by cuvilc.\n",
+                   N, N, T.Name);
+  S += fmt::format(" * Arena: {} bytes in {} (lower bound {} bytes, ratio "
+                   "{:.3f}).\n",
+                   Plan.ArenaSize, ArenaRegion, Plan.LowerBound,
+                   Plan.efficiency());
+  S += fmt::format(" * Buffers and sizes are multiples of the {}-byte DMA "
+                   "alignment. */\n",
+                   A);
+  S += "SECTIONS\n{\n";
+  if (EmbeddedWeights) {
+    S += fmt::format("  .cuvil.{0}.weights : ALIGN({1})\n  {{\n"
+                     "    __cuvil_{0}_weights_start = .;\n"
+                     "    KEEP(*(.cuvil.{0}.weights))\n"
+                     "    . = ALIGN({1});\n"
+                     "    __cuvil_{0}_weights_end = .;\n"
+                     "  }} > {2}\n",
+                     N, A, T.WeightsRegion);
+  }
+  S += fmt::format("  .cuvil.{0}.arena.{1} (NOLOAD) : ALIGN({2})\n  {{\n"
+                   "    __cuvil_{0}_arena_start = .;\n"
+                   "    KEEP(*(.cuvil.{0}.arena.{1}))\n"
+                   "    . = ALIGN({2});\n"
+                   "    __cuvil_{0}_arena_end = .;\n"
+                   "  }} > {1}\n",
+                   N, ArenaRegion, A);
+  S += "}\n";
+  return S;
+}
+
+} // namespace cuvil

@@ -1,0 +1,49 @@
+//===- WeightsBlob.cpp ----------------------------------------------------===//
+#include "emit/WeightsBlob.h"
+
+#include "weights_generated.h"
+
+#include <cstring>
+
+namespace cuvil {
+
+uint64_t fnv1a64(const void *Data, size_t Size, uint64_t H) {
+  const auto *P = static_cast<const uint8_t *>(Data);
+  for (size_t I = 0; I < Size; ++I) {
+    H ^= P[I];
+    H *= 0x100000001b3ull;
+  }
+  return H;
+}
+
+std::vector<uint8_t> buildWeightsBlob(const MemoryPlan &Plan,
+                                      const std::string &ModelName,
+                                      const std::string &TargetName,
+                                      uint64_t GraphHash) {
+  namespace fbs = cuvil::schema;
+  std::vector<uint8_t> Data(Plan.WeightsSize, 0);
+  for (const Value *V : Plan.Weights)
+    std::memcpy(Data.data() + Plan.at(V).Offset, V->data().data(),
+                V->data().size());
+
+  flatbuffers::FlatBufferBuilder FB(Plan.WeightsSize + 4096);
+  FB.ForceDefaults(true); // explicit fields: the C reader finds every one
+  std::vector<flatbuffers::Offset<fbs::Tensor>> Tensors;
+  for (const Value *V : Plan.Weights)
+    Tensors.push_back(fbs::CreateTensorDirect(
+        FB, V->name().c_str(), static_cast<fbs::DType>(V->dtype()), &V->shape(),
+        0, Plan.at(V).Offset, V->byteSize()));
+  auto Header = fbs::CreateHeaderDirect(
+      FB, WeightsSchemaVersion, ModelName.c_str(), GraphHash,
+      TargetName.c_str(), static_cast<uint32_t>(Plan.Alignment));
+  auto TensorVec = FB.CreateVector(Tensors);
+  FB.ForceVectorAlignment(Data.size(), 1, Plan.Alignment);
+  auto DataVec = FB.CreateVector(Data);
+  auto Root = fbs::CreateWeights(FB, Header, TensorVec,
+                                 fnv1a64(Data.data(), Data.size()), DataVec);
+  fbs::FinishWeightsBuffer(FB, Root);
+  return std::vector<uint8_t>(FB.GetBufferPointer(),
+                              FB.GetBufferPointer() + FB.GetSize());
+}
+
+} // namespace cuvil

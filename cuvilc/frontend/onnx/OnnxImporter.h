@@ -1,0 +1,34 @@
+//===- OnnxImporter.h - ONNX model -> cuvil IR ------------------*- C++ -*-===//
+//
+// Parses an ONNX file with the ONNX protobuf classes, runs the ONNX checker
+// and shape inference, and builds the IR. No ONNX type leaks out of this
+// library. Ops cuvil does not support still become nodes (with a null
+// OpDef) so that `inspect` can show them and verification can list all of
+// them at once.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUVIL_FRONTEND_ONNX_ONNXIMPORTER_H
+#define CUVIL_FRONTEND_ONNX_ONNXIMPORTER_H
+
+#include "ir/Graph.h"
+
+#include <llvm/Support/Error.h>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace cuvil {
+
+struct ImportOptions {
+  /// Values for symbolic input dimensions (`--dim seq=128`).
+  std::map<std::string, int64_t> DimValues;
+};
+
+/// Imports the model at Path. Errors name the node and op when one is at
+/// fault; the caller adds the file name.
+llvm::Expected<std::unique_ptr<Graph>> importOnnx(const std::string &Path,
+                                                  const ImportOptions &Opts);
+
+} // namespace cuvil
+
+#endif

@@ -1,0 +1,235 @@
+//===- Graph.cpp ----------------------------------------------------------===//
+#include "ir/Graph.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace cuvil {
+
+int64_t Value::numElements() const {
+  int64_t N = 1;
+  for (int64_t D : Shape)
+    N *= D;
+  return N;
+}
+
+std::vector<int64_t> Value::toInt64s() const {
+  assert(isConstant() && "toInt64s on a non-constant");
+  std::vector<int64_t> Out(numElements());
+  for (size_t I = 0; I < Out.size(); ++I) {
+    if (Ty == DType::I64) {
+      std::memcpy(&Out[I], Data.data() + I * 8, 8);
+    } else if (Ty == DType::I32) {
+      int32_t X;
+      std::memcpy(&X, Data.data() + I * 4, 4);
+      Out[I] = X;
+    } else {
+      assert(false && "toInt64s on a non-integer constant");
+    }
+  }
+  return Out;
+}
+
+void Origin::merge(const Origin &O) {
+  for (size_t I = 0; I < O.Names.size(); ++I) {
+    if (std::find(Indices.begin(), Indices.end(), O.Indices[I]) !=
+        Indices.end())
+      continue;
+    Names.push_back(O.Names[I]);
+    Indices.push_back(O.Indices[I]);
+  }
+}
+
+std::string Origin::str() const {
+  std::string S;
+  for (size_t I = 0; I < Names.size(); ++I)
+    S += fmt::format("{}{}#{}", I ? ", " : "", Names[I], Indices[I]);
+  return S;
+}
+
+int64_t Node::getInt(const std::string &N, int64_t Default) const {
+  auto It = Attrs.find(N);
+  if (It == Attrs.end())
+    return Default;
+  if (auto *V = std::get_if<int64_t>(&It->second))
+    return *V;
+  return Default;
+}
+
+float Node::getFloat(const std::string &N, float Default) const {
+  auto It = Attrs.find(N);
+  if (It == Attrs.end())
+    return Default;
+  if (auto *V = std::get_if<float>(&It->second))
+    return *V;
+  return Default;
+}
+
+std::string Node::getString(const std::string &N,
+                            const std::string &Default) const {
+  auto It = Attrs.find(N);
+  if (It == Attrs.end())
+    return Default;
+  if (auto *V = std::get_if<std::string>(&It->second))
+    return *V;
+  return Default;
+}
+
+std::vector<int64_t> Node::getInts(const std::string &N,
+                                   std::vector<int64_t> Default) const {
+  auto It = Attrs.find(N);
+  if (It == Attrs.end())
+    return Default;
+  if (auto *V = std::get_if<std::vector<int64_t>>(&It->second))
+    return *V;
+  return Default;
+}
+
+void Value::removeUser(Node *N) {
+  auto It = std::find(Users.begin(), Users.end(), N);
+  assert(It != Users.end() && "use list out of sync");
+  Users.erase(It);
+}
+
+void Node::setInput(size_t I, Value *V) {
+  assert(I < Inputs.size() && "input index out of range");
+  if (Inputs[I])
+    Inputs[I]->removeUser(this);
+  Inputs[I] = V;
+  if (V)
+    V->Users.push_back(this);
+}
+
+Value *Graph::addValue(std::string N, DType Ty, std::vector<int64_t> Shape,
+                       ValueKind Kind) {
+  Values.push_back(std::make_unique<Value>(NextValueId++, std::move(N), Ty,
+                                           std::move(Shape), Kind));
+  return Values.back().get();
+}
+
+Node *Graph::addNode(std::string OpType, std::string N, const OpDef *Def,
+                     std::vector<Value *> Ins, std::vector<Value *> Outs) {
+  Nodes.push_back(
+      std::make_unique<Node>(NextNodeId++, std::move(OpType), std::move(N), Def));
+  Node *Nd = Nodes.back().get();
+  Nd->Inputs = std::move(Ins);
+  Nd->Outputs = std::move(Outs);
+  for (Value *V : Nd->Inputs)
+    if (V)
+      V->Users.push_back(Nd);
+  for (Value *V : Nd->Outputs) {
+    assert(!V->Producer && "value produced twice");
+    V->Producer = Nd;
+  }
+  return Nd;
+}
+
+void Graph::setNodeOutputs(Node *N, std::vector<Value *> Outs) {
+  assert(N->Outputs.empty() && "node outputs already set");
+  N->Outputs = std::move(Outs);
+  for (Value *V : N->Outputs) {
+    assert(!V->Producer && "value produced twice");
+    V->Producer = N;
+  }
+}
+
+void Graph::addNodeInput(Node *N, Value *V) {
+  N->Inputs.push_back(V);
+  if (V)
+    V->Users.push_back(N);
+}
+
+void Graph::truncateNodeInputs(Node *N, size_t Count) {
+  while (N->Inputs.size() > Count) {
+    if (Value *V = N->Inputs.back())
+      V->removeUser(N);
+    N->Inputs.pop_back();
+  }
+}
+
+void Graph::eraseNode(Node *N) {
+  for (Value *V : N->Inputs)
+    if (V)
+      V->removeUser(N);
+  for (Value *V : N->Outputs)
+    V->Producer = nullptr;
+  auto It = std::find_if(Nodes.begin(), Nodes.end(),
+                         [N](const auto &P) { return P.get() == N; });
+  assert(It != Nodes.end() && "erasing a node not in the graph");
+  Nodes.erase(It);
+}
+
+void Graph::replaceAllUses(Value *From, Value *To) {
+  std::vector<Node *> Users = From->Users;
+  for (Node *U : Users)
+    for (size_t I = 0; I < U->Inputs.size(); ++I)
+      if (U->Inputs[I] == From)
+        U->setInput(I, To);
+  for (Value *&O : Outputs)
+    if (O == From)
+      O = To;
+}
+
+bool Graph::isGraphOutput(const Value *V) const {
+  return std::find(Outputs.begin(), Outputs.end(), V) != Outputs.end();
+}
+
+void Graph::eraseDeadValues() {
+  std::erase_if(Values, [&](const std::unique_ptr<Value> &V) {
+    if (!V->Users.empty() || V->Producer || isGraphOutput(V.get()))
+      return false;
+    return std::find(Inputs.begin(), Inputs.end(), V.get()) == Inputs.end();
+  });
+}
+
+static std::string typeStr(const Value *V) {
+  return fmt::format("{}[{}]", dtypeName(V->dtype()),
+                     fmt::join(V->shape(), "x"));
+}
+
+static std::string attrStr(const AttrValue &A) {
+  return std::visit(
+      [](const auto &X) -> std::string {
+        using T = std::decay_t<decltype(X)>;
+        if constexpr (std::is_same_v<T, std::string>)
+          return fmt::format("\"{}\"", X);
+        else if constexpr (std::is_same_v<T, std::vector<int64_t>> ||
+                           std::is_same_v<T, std::vector<float>>)
+          return fmt::format("[{}]", fmt::join(X, ","));
+        else
+          return fmt::format("{}", X);
+      },
+      A);
+}
+
+std::string Graph::print() const {
+  std::string S = fmt::format("graph {}\n", Name);
+  for (const Value *V : Inputs)
+    S += fmt::format("  input %{}: {}\n", V->name(), typeStr(V));
+  for (const auto &V : Values)
+    if (V->isConstant() && (!V->users().empty() || isGraphOutput(V.get())))
+      S += fmt::format("  const %{}: {}\n", V->name(), typeStr(V.get()));
+  for (const auto &N : Nodes) {
+    std::vector<std::string> Outs, Ins, As;
+    for (const Value *V : N->outputs())
+      Outs.push_back(fmt::format("%{}: {}", V->name(), typeStr(V)));
+    for (const Value *V : N->inputs())
+      Ins.push_back(V ? "%" + V->name() : std::string("<none>"));
+    for (const auto &[K, A] : N->attrs())
+      As.push_back(fmt::format("{}={}", K, attrStr(A)));
+    S += fmt::format("  {} = {}({}){}  # {}\n", fmt::join(Outs, ", "),
+                     N->opType(), fmt::join(Ins, ", "),
+                     As.empty() ? "" : fmt::format(" {{{}}}", fmt::join(As, ", ")),
+                     N->origin().str());
+  }
+  std::vector<std::string> Outs;
+  for (const Value *V : Outputs)
+    Outs.push_back("%" + V->name());
+  S += fmt::format("  return {}\n", fmt::join(Outs, ", "));
+  return S;
+}
+
+} // namespace cuvil

@@ -1,0 +1,195 @@
+//===- Graph.h - The cuvil IR: a DAG of nodes over typed values -*- C++ -*-===//
+//
+// A Graph owns Values (tensors) and Nodes (operators). Shapes are static
+// (symbolic dimensions are resolved to their declared bound by the frontend).
+// Constants (ONNX initializers) are Values that carry their data. Every Node
+// keeps its Origin: the ONNX node(s) it came from, merged by fusion.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUVIL_IR_GRAPH_H
+#define CUVIL_IR_GRAPH_H
+
+#include "ir/DType.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace cuvil {
+
+class Node;
+struct OpDef;
+
+enum class ValueKind : uint8_t {
+  Input,        ///< Graph input, provided by the caller.
+  Constant,     ///< Initializer: data known at compile time.
+  Intermediate, ///< Produced by a node (may also be a graph output).
+};
+
+class Value {
+public:
+  Value(unsigned Id, std::string Name, DType Ty, std::vector<int64_t> Shape,
+        ValueKind Kind)
+      : Id(Id), Name(std::move(Name)), Ty(Ty), Shape(std::move(Shape)),
+        Kind(Kind) {}
+
+  unsigned id() const { return Id; }
+  const std::string &name() const { return Name; }
+  DType dtype() const { return Ty; }
+  const std::vector<int64_t> &shape() const { return Shape; }
+  size_t rank() const { return Shape.size(); }
+  ValueKind kind() const { return Kind; }
+  bool isConstant() const { return Kind == ValueKind::Constant; }
+
+  /// Number of elements (1 for a scalar).
+  int64_t numElements() const;
+  /// Size in bytes of the dense tensor.
+  int64_t byteSize() const { return numElements() * dtypeSize(Ty); }
+
+  /// Constant data (dense, little-endian). Only for constants.
+  const std::vector<uint8_t> &data() const { return Data; }
+  void setData(std::vector<uint8_t> D) { Data = std::move(D); }
+  /// Typed view of constant data.
+  const float *f32() const {
+    return reinterpret_cast<const float *>(Data.data());
+  }
+  std::vector<int64_t> toInt64s() const;
+
+  Node *producer() const { return Producer; }
+  const std::vector<Node *> &users() const { return Users; }
+
+  void setShape(std::vector<int64_t> S) { Shape = std::move(S); }
+  void setName(std::string N) { Name = std::move(N); }
+
+private:
+  friend class Graph;
+  friend class Node;
+  void removeUser(Node *N);
+
+  unsigned Id;
+  std::string Name;
+  DType Ty;
+  std::vector<int64_t> Shape;
+  ValueKind Kind;
+  std::vector<uint8_t> Data;
+  Node *Producer = nullptr;
+  std::vector<Node *> Users;
+};
+
+/// Attribute values as the ops see them (independent of ONNX's protobuf).
+using AttrValue = std::variant<int64_t, float, std::string,
+                               std::vector<int64_t>, std::vector<float>>;
+
+/// Where a node came from: ONNX node names and their indices in the model.
+struct Origin {
+  std::vector<std::string> Names;
+  std::vector<int> Indices;
+  void merge(const Origin &O);
+  std::string str() const;
+};
+
+class Node {
+public:
+  Node(unsigned Id, std::string OpType, std::string Name, const OpDef *Def)
+      : Id(Id), OpType(std::move(OpType)), Name(std::move(Name)), Def(Def) {}
+
+  unsigned id() const { return Id; }
+  const std::string &opType() const { return OpType; }
+  const std::string &name() const { return Name; }
+  /// The registry entry of this op, or null when cuvil does not support it.
+  const OpDef *def() const { return Def; }
+  /// Version of the operator set (of the op's domain) the model imports:
+  /// ONNX semantics of some ops change with it.
+  int64_t opset() const { return Opset; }
+  void setOpset(int64_t V) { Opset = V; }
+
+  /// Inputs in ONNX order; an omitted optional input is null.
+  const std::vector<Value *> &inputs() const { return Inputs; }
+  const std::vector<Value *> &outputs() const { return Outputs; }
+  Value *input(size_t I) const { return I < Inputs.size() ? Inputs[I] : nullptr; }
+  Value *output(size_t I) const { return Outputs[I]; }
+  size_t numInputs() const { return Inputs.size(); }
+
+  const Origin &origin() const { return Orig; }
+  Origin &origin() { return Orig; }
+
+  // Attributes.
+  bool hasAttr(const std::string &N) const { return Attrs.count(N) != 0; }
+  const std::map<std::string, AttrValue> &attrs() const { return Attrs; }
+  void setAttr(const std::string &N, AttrValue V) { Attrs[N] = std::move(V); }
+  void removeAttr(const std::string &N) { Attrs.erase(N); }
+  int64_t getInt(const std::string &N, int64_t Default) const;
+  float getFloat(const std::string &N, float Default) const;
+  std::string getString(const std::string &N, const std::string &Default) const;
+  std::vector<int64_t> getInts(const std::string &N,
+                               std::vector<int64_t> Default = {}) const;
+
+  /// Replaces input I (updating use lists).
+  void setInput(size_t I, Value *V);
+
+private:
+  friend class Graph;
+  unsigned Id;
+  std::string OpType;
+  std::string Name;
+  const OpDef *Def;
+  int64_t Opset = 0;
+  std::vector<Value *> Inputs;
+  std::vector<Value *> Outputs;
+  std::map<std::string, AttrValue> Attrs;
+  Origin Orig;
+};
+
+class Graph {
+public:
+  explicit Graph(std::string Name) : Name(std::move(Name)) {}
+
+  const std::string &name() const { return Name; }
+
+  Value *addValue(std::string Name, DType Ty, std::vector<int64_t> Shape,
+                  ValueKind Kind);
+  /// Adds a node; outputs become Intermediate values produced by it.
+  Node *addNode(std::string OpType, std::string Name, const OpDef *Def,
+                std::vector<Value *> Inputs, std::vector<Value *> Outputs);
+  /// Sets the outputs of a node created without them.
+  void setNodeOutputs(Node *N, std::vector<Value *> Outs);
+  /// Appends an input to a node.
+  void addNodeInput(Node *N, Value *V);
+  /// Drops a node's inputs from index Count on.
+  void truncateNodeInputs(Node *N, size_t Count);
+  /// Removes a node (its outputs must be unused or rewired first).
+  void eraseNode(Node *N);
+  /// Rewires every use of From (including graph outputs) to To.
+  void replaceAllUses(Value *From, Value *To);
+  /// Drops values that are neither used, produced, nor graph inputs/outputs.
+  void eraseDeadValues();
+
+  /// Nodes in execution (topological) order.
+  const std::vector<std::unique_ptr<Node>> &nodes() const { return Nodes; }
+  const std::vector<std::unique_ptr<Value>> &values() const { return Values; }
+  std::vector<Value *> &inputs() { return Inputs; }
+  const std::vector<Value *> &inputs() const { return Inputs; }
+  std::vector<Value *> &outputs() { return Outputs; }
+  const std::vector<Value *> &outputs() const { return Outputs; }
+  bool isGraphOutput(const Value *V) const;
+
+  /// Human-readable dump with shapes and origins (for --dump-ir).
+  std::string print() const;
+
+private:
+  std::string Name;
+  std::vector<std::unique_ptr<Value>> Values;
+  std::vector<std::unique_ptr<Node>> Nodes;
+  std::vector<Value *> Inputs;
+  std::vector<Value *> Outputs;
+  unsigned NextValueId = 0;
+  unsigned NextNodeId = 0;
+};
+
+} // namespace cuvil
+
+#endif

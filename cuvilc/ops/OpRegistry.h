@@ -1,0 +1,110 @@
+//===- OpRegistry.h - Per-operator definitions ------------------*- C++ -*-===//
+//
+// Each supported ONNX operator has one OpDef (in its own file under ops/),
+// listed in Ops.def. The pipeline never switches on op names: it asks the
+// OpDef to verify a node, to lower it to kernel calls, and for its traits.
+// Lowering produces plain data (KernelCall), so ops do not depend on LLVM
+// IR and codegen does not depend on ops.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUVIL_OPS_OPREGISTRY_H
+#define CUVIL_OPS_OPREGISTRY_H
+
+#include "ir/Graph.h"
+
+#include <llvm/Support/Error.h>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cuvil {
+
+/// One argument of a kernel call.
+struct KernelArg {
+  enum class Kind : uint8_t {
+    Tensor,   ///< Pointer to a tensor's buffer (+ ByteOffset).
+    Null,     ///< A null pointer (an absent optional operand).
+    Int,      ///< int64_t scalar.
+    Float,    ///< float scalar.
+    IntArray, ///< Pointer to a constant int64_t array.
+  };
+  Kind K = Kind::Null;
+  const Value *V = nullptr;
+  int64_t ByteOffset = 0;
+  int64_t I = 0;
+  float F = 0;
+  std::vector<int64_t> Array;
+
+  static KernelArg tensor(const Value *V, int64_t ByteOffset = 0) {
+    KernelArg A;
+    A.K = Kind::Tensor;
+    A.V = V;
+    A.ByteOffset = ByteOffset;
+    return A;
+  }
+  static KernelArg null() { return KernelArg(); }
+  static KernelArg i(int64_t X) {
+    KernelArg A;
+    A.K = Kind::Int;
+    A.I = X;
+    return A;
+  }
+  static KernelArg f(float X) {
+    KernelArg A;
+    A.K = Kind::Float;
+    A.F = X;
+    return A;
+  }
+  static KernelArg array(std::vector<int64_t> X) {
+    KernelArg A;
+    A.K = Kind::IntArray;
+    A.Array = std::move(X);
+    return A;
+  }
+};
+
+/// A call of runtime kernel `Kernel` (a cuvil_k_* function) with Args.
+struct KernelCall {
+  std::string Kernel;
+  std::vector<KernelArg> Args;
+};
+
+/// How the memory planner may place an op's output.
+enum class Placement : uint8_t {
+  Fresh,   ///< Output needs its own buffer.
+  InPlace, ///< Output may reuse input 0's buffer (element-wise).
+  View,    ///< Output is input 0's buffer reinterpreted (no kernel at all).
+};
+
+struct OpDef {
+  const char *Name;
+  /// Rejects what cuvil cannot compile (attributes, dtypes, ranks), with the
+  /// reason; also checks what shape inference left unknown.
+  llvm::Error (*Verify)(const Node &N);
+  /// Appends the kernel calls that compute the node. Null for View ops.
+  llvm::Error (*Lower)(const Node &N, std::vector<KernelCall> &Calls);
+  /// Multiply-accumulates of one execution (0 for data movement).
+  int64_t (*Macs)(const Node &N);
+  Placement Place;
+};
+
+/// The definition of OpType, or null when cuvil does not support it.
+const OpDef *lookupOp(std::string_view OpType);
+/// Names of all supported ops, sorted.
+std::vector<std::string_view> supportedOps();
+
+// Shared helpers for op definitions.
+int64_t noMacs(const Node &N);
+/// Requires every input and output that is present to be float32.
+llvm::Error requireF32(const Node &N);
+/// Clamp bounds of an activation fused into N by the fusion pass
+/// (attributes cuvil.act_lo / cuvil.act_hi; +-infinity when none).
+std::pair<float, float> fusedActivation(const Node &N);
+/// Clip's clamp bounds, from its constant inputs or (opset < 11) attributes.
+llvm::Expected<std::pair<float, float>> clipBounds(const Node &N);
+/// Normalises a possibly negative axis for a tensor of the given rank.
+llvm::Expected<int64_t> normalizeAxis(const Node &N, int64_t Axis, size_t Rank);
+
+} // namespace cuvil
+
+#endif

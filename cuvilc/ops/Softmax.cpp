@@ -1,0 +1,56 @@
+//===- Softmax.cpp - ONNX Softmax ------------------------------------------===//
+#include "ir/Diagnostic.h"
+#include "ops/OpRegistry.h"
+
+namespace cuvil {
+namespace {
+
+struct Extents {
+  int64_t Outer, N, Inner;
+};
+
+// Opset >= 13 normalises along one axis (default -1). Older opsets flatten
+// the input to 2-D at `axis` (default 1) and normalise each row.
+llvm::Expected<Extents> extents(const Node &Nd) {
+  const Value *X = Nd.input(0);
+  bool Coerce2D = Nd.opset() < 13;
+  auto Axis = normalizeAxis(Nd, Nd.getInt("axis", Coerce2D ? 1 : -1),
+                            X->rank());
+  if (!Axis)
+    return Axis.takeError();
+  Extents E{1, 1, 1};
+  for (int64_t D = 0; D < static_cast<int64_t>(X->rank()); ++D) {
+    int64_t Dim = X->shape()[D];
+    if (D < *Axis)
+      E.Outer *= Dim;
+    else if (D == *Axis || Coerce2D)
+      E.N *= Dim;
+    else
+      E.Inner *= Dim;
+  }
+  return E;
+}
+
+llvm::Error verify(const Node &N) {
+  if (auto E = requireF32(N))
+    return E;
+  return extents(N).takeError();
+}
+
+llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+  auto E = extents(N);
+  if (!E)
+    return E.takeError();
+  Calls.push_back({"cuvil_k_softmax_f32",
+                   {KernelArg::tensor(N.input(0)),
+                    KernelArg::tensor(N.output(0)), KernelArg::i(E->Outer),
+                    KernelArg::i(E->N), KernelArg::i(E->Inner)}});
+  return llvm::Error::success();
+}
+
+} // namespace
+
+extern const OpDef SoftmaxOp = {"Softmax", verify, lower, noMacs,
+                                Placement::Fresh};
+
+} // namespace cuvil

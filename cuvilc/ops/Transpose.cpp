@@ -1,0 +1,64 @@
+//===- Transpose.cpp - ONNX Transpose --------------------------------------===//
+#include "ir/Diagnostic.h"
+#include "ops/OpRegistry.h"
+
+#include <cuvil/kernels.h>
+
+namespace cuvil {
+namespace {
+
+std::vector<int64_t> perm(const Node &N) {
+  size_t R = N.input(0)->rank();
+  std::vector<int64_t> Rev;
+  for (size_t I = 0; I < R; ++I)
+    Rev.push_back(static_cast<int64_t>(R - 1 - I));
+  return N.getInts("perm", Rev);
+}
+
+llvm::Error verify(const Node &N) {
+  const Value *X = N.input(0);
+  if (dtypeSize(X->dtype()) != 4)
+    return nodeError(N, "element type {} is not supported (4-byte types only)",
+                     dtypeName(X->dtype()));
+  auto P = perm(N);
+  if (P.size() != X->rank())
+    return nodeError(N, "perm has {} entries for rank {}", P.size(), X->rank());
+  std::vector<bool> Seen(P.size());
+  for (int64_t I : P) {
+    if (I < 0 || I >= static_cast<int64_t>(P.size()) || Seen[I])
+      return nodeError(N, "perm is not a permutation");
+    Seen[I] = true;
+  }
+  if (X->rank() > CUVIL_MAX_RANK)
+    return nodeError(N, "rank {} exceeds the supported {}", X->rank(),
+                     CUVIL_MAX_RANK);
+  return llvm::Error::success();
+}
+
+llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+  const Value *X = N.input(0);
+  auto P = perm(N);
+  size_t R = X->rank();
+  std::vector<int64_t> InStride(R);
+  int64_t S = 1;
+  for (size_t I = R; I-- > 0;) {
+    InStride[I] = S;
+    S *= X->shape()[I];
+  }
+  std::vector<int64_t> Shape(CUVIL_MAX_RANK, 1), Str(CUVIL_MAX_RANK, 0);
+  for (size_t I = 0; I < R; ++I) {
+    Shape[CUVIL_MAX_RANK - R + I] = X->shape()[P[I]];
+    Str[CUVIL_MAX_RANK - R + I] = InStride[P[I]];
+  }
+  Calls.push_back({"cuvil_k_transpose_b32",
+                   {KernelArg::tensor(X), KernelArg::tensor(N.output(0)),
+                    KernelArg::array(Shape), KernelArg::array(Str)}});
+  return llvm::Error::success();
+}
+
+} // namespace
+
+extern const OpDef TransposeOp = {"Transpose", verify, lower, noMacs,
+                                  Placement::Fresh};
+
+} // namespace cuvil

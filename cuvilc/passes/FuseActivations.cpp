@@ -1,0 +1,72 @@
+//===- FuseActivations.cpp - Relu/Clip into the Conv/Gemm epilogue --------===//
+//
+// A Relu or a Clip with constant bounds that is the only user of a Conv or
+// Gemm result becomes a clamp in that kernel's epilogue (attributes
+// cuvil.act_lo / cuvil.act_hi), saving a pass over the tensor.
+//
+//===----------------------------------------------------------------------===//
+#include "ops/OpRegistry.h"
+#include "passes/Pass.h"
+
+#include <algorithm>
+
+namespace cuvil {
+
+llvm::Error fuseActivations(Graph &G) {
+  std::vector<Node *> Acts;
+  for (const auto &N : G.nodes())
+    if (N->opType() == "Relu" || N->opType() == "Clip")
+      Acts.push_back(N.get());
+  for (Node *A : Acts) {
+    Value *X = A->input(0);
+    Node *P = X->producer();
+    if (!P || (P->opType() != "Conv" && P->opType() != "Gemm") ||
+        X->users().size() != 1 || G.isGraphOutput(X) ||
+        X->dtype() != DType::F32)
+      continue;
+    std::pair<float, float> B{0.0f, std::numeric_limits<float>::infinity()};
+    if (A->opType() == "Clip") {
+      auto CB = clipBounds(*A);
+      if (!CB) {
+        llvm::consumeError(CB.takeError()); // verification reports it
+        continue;
+      }
+      B = *CB;
+    }
+    auto [Lo, Hi] = fusedActivation(*P);
+    P->setAttr("cuvil.act_lo", std::max(Lo, B.first));
+    P->setAttr("cuvil.act_hi", std::min(Hi, B.second));
+    P->origin().merge(A->origin());
+    Value *Y = A->output(0);
+    G.eraseNode(A);
+    G.replaceAllUses(Y, X);
+    if (G.isGraphOutput(X))
+      X->setName(Y->name());
+  }
+  G.eraseDeadValues();
+  return llvm::Error::success();
+}
+
+llvm::Error eliminateDeadCode(Graph &G) {
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (auto It = G.nodes().rbegin(); It != G.nodes().rend(); ++It) {
+      Node *N = It->get();
+      bool Live = std::any_of(N->outputs().begin(), N->outputs().end(),
+                              [&](const Value *V) {
+                                return !V->users().empty() ||
+                                       G.isGraphOutput(V);
+                              });
+      if (!Live) {
+        G.eraseNode(N);
+        Changed = true;
+        break;
+      }
+    }
+  }
+  G.eraseDeadValues();
+  return llvm::Error::success();
+}
+
+} // namespace cuvil

@@ -1,0 +1,62 @@
+//===- Pipeline.cpp - The default pass pipeline ---------------------------===//
+#include "ir/Diagnostic.h"
+#include "ops/OpRegistry.h"
+#include "passes/Pass.h"
+
+#include <algorithm>
+
+namespace cuvil {
+
+const std::vector<Pass> &defaultPipeline() {
+  static const std::vector<Pass> P = {
+      {"fold-batchnorm",
+       "fold BatchNormalization into the preceding Conv/Gemm, or into a "
+       "per-channel affine",
+       foldBatchNorm},
+      {"fuse-activations",
+       "fuse Relu/Clip into the epilogue of the producing Conv/Gemm",
+       fuseActivations},
+      {"dce", "remove nodes whose results are unused", eliminateDeadCode},
+  };
+  return P;
+}
+
+llvm::Error runPipeline(
+    Graph &G, const std::vector<std::string> &DumpAfter,
+    const std::function<void(std::string_view, const Graph &)> &Dump) {
+  auto Wanted = [&](std::string_view Name) {
+    return std::find(DumpAfter.begin(), DumpAfter.end(), Name) !=
+               DumpAfter.end() ||
+           std::find(DumpAfter.begin(), DumpAfter.end(), "all") !=
+               DumpAfter.end();
+  };
+  if (Wanted("import"))
+    Dump("import", G);
+  for (const Pass &P : defaultPipeline()) {
+    if (auto E = P.Run(G))
+      return E;
+    if (Wanted(P.Name))
+      Dump(P.Name, G);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error verifyGraphNode(const Node &N) {
+  if (N.def())
+    return N.def()->Verify(N);
+  std::string Dom = N.getString("cuvil.domain", "");
+  if (!Dom.empty())
+    return nodeError(N, "operator '{}' of domain '{}' is not supported by "
+                        "cuvil",
+                     N.opType(), Dom);
+  return nodeError(N, "operator '{}' is not supported by cuvil", N.opType());
+}
+
+llvm::Error verifyGraph(const Graph &G) {
+  llvm::Error All = llvm::Error::success();
+  for (const auto &N : G.nodes())
+    All = llvm::joinErrors(std::move(All), verifyGraphNode(*N));
+  return All;
+}
+
+} // namespace cuvil

@@ -1,0 +1,149 @@
+//===- TargetInfo.cpp - targets/*.toml -> TargetInfo ----------------------===//
+// Header-only, exception-free toml++ (the shared library is built with
+// exceptions, which this library does not use).
+#define TOML_EXCEPTIONS 0
+#define TOML_HEADER_ONLY 1
+#include "target/TargetInfo.h"
+
+#include "ir/Diagnostic.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/ranges.h>
+#include <toml++/toml.h>
+
+#ifndef CUVIL_SOURCE_TARGETS_DIR
+#error "CUVIL_SOURCE_TARGETS_DIR must name the source tree's targets/"
+#endif
+#ifndef CUVIL_INSTALLED_TARGETS_DIR
+#define CUVIL_INSTALLED_TARGETS_DIR "../share/cuvil/targets"
+#endif
+
+namespace fs = std::filesystem;
+
+namespace cuvil {
+
+const MemoryRegion *TargetInfo::region(const std::string &N) const {
+  for (const MemoryRegion &R : Regions)
+    if (R.Name == N)
+      return &R;
+  return nullptr;
+}
+
+std::string targetsDir() {
+  if (const char *Env = std::getenv("CUVIL_TARGETS_DIR"))
+    return Env;
+  std::error_code EC;
+  fs::path Self = fs::read_symlink("/proc/self/exe", EC);
+  if (!EC) {
+    fs::path Installed = Self.parent_path() / CUVIL_INSTALLED_TARGETS_DIR;
+    if (fs::is_directory(Installed, EC))
+      return Installed.lexically_normal().string();
+  }
+  return CUVIL_SOURCE_TARGETS_DIR;
+}
+
+llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path) {
+  toml::parse_result R = toml::parse_file(Path);
+  if (!R)
+    return makeError("{}:{}: {}", Path, R.error().source().begin.line,
+                     R.error().description());
+  const toml::table &T = R.table();
+  TargetInfo TI;
+  std::string Missing;
+  auto Str = [&](std::string_view Key, std::string &Out, bool Required) {
+    auto V = T.at_path(Key).value<std::string>();
+    if (V)
+      Out = *V;
+    else if (Required && Missing.empty())
+      Missing = std::string(Key);
+  };
+  Str("name", TI.Name, true);
+  Str("description", TI.Description, false);
+  Str("llvm.triple", TI.Triple, true);
+  Str("llvm.cpu", TI.CPU, true);
+  Str("llvm.features", TI.Features, false);
+  Str("llvm.abi", TI.ABI, false);
+  Str("llvm.code_model", TI.CodeModel, false);
+  Str("qemu.command", TI.QemuCommand, false);
+  Str("qemu.base_linker_script", TI.BaseLinkerScript, false);
+  Str("memory.weights_region", TI.WeightsRegion, true);
+  TI.PIC = T.at_path("llvm.pic").value_or(false);
+  TI.DmaAlign = T.at_path("memory.dma_align").value_or(int64_t(64));
+  TI.CacheLine = T.at_path("memory.cache_line").value_or(int64_t(64));
+  if (!Missing.empty())
+    return makeError("{}: missing required key '{}'", Path, Missing);
+  if (TI.DmaAlign < TI.CacheLine || (TI.DmaAlign & (TI.DmaAlign - 1)))
+    return makeError("{}: memory.dma_align must be a power of two and at "
+                     "least memory.cache_line",
+                     Path);
+  if (auto *A = T.at_path("memory.arena_regions").as_array())
+    for (const auto &E : *A)
+      if (auto S = E.value<std::string>())
+        TI.ArenaRegions.push_back(*S);
+  if (auto *Regs = T.at_path("memory.region").as_array())
+    for (const auto &E : *Regs) {
+      const toml::table *RT = E.as_table();
+      if (!RT)
+        continue;
+      MemoryRegion MR;
+      MR.Name = (*RT)["name"].value_or(std::string());
+      MR.Origin = (*RT)["origin"].value_or(int64_t(0));
+      MR.Length = (*RT)["length"].value_or(int64_t(0));
+      MR.Access = (*RT)["access"].value_or(std::string("rwx"));
+      MR.Banks = (*RT)["banks"].value_or(int64_t(1));
+      if (MR.Name.empty() || MR.Length == 0)
+        return makeError("{}: every [[memory.region]] needs a name and a "
+                         "non-zero length",
+                         Path);
+      TI.Regions.push_back(MR);
+    }
+  if (TI.ArenaRegions.empty())
+    return makeError("{}: memory.arena_regions is empty", Path);
+  for (const std::string &N : TI.ArenaRegions)
+    if (!TI.region(N))
+      return makeError("{}: arena region '{}' is not a [[memory.region]]",
+                       Path, N);
+  if (!TI.region(TI.WeightsRegion))
+    return makeError("{}: weights region '{}' is not a [[memory.region]]",
+                     Path, TI.WeightsRegion);
+  return TI;
+}
+
+llvm::Expected<std::vector<TargetInfo>> loadAllTargets() {
+  std::vector<std::string> Files;
+  std::error_code EC;
+  for (const auto &E : fs::directory_iterator(targetsDir(), EC))
+    if (E.path().extension() == ".toml")
+      Files.push_back(E.path().string());
+  if (EC)
+    return makeError("cannot read the targets directory {}: {}", targetsDir(),
+                     EC.message());
+  std::sort(Files.begin(), Files.end());
+  std::vector<TargetInfo> All;
+  for (const std::string &F : Files) {
+    auto T = loadTargetFile(F);
+    if (!T)
+      return T.takeError();
+    All.push_back(std::move(*T));
+  }
+  return All;
+}
+
+llvm::Expected<TargetInfo> loadTarget(const std::string &Name) {
+  fs::path P = fs::path(targetsDir()) / (Name + ".toml");
+  std::error_code EC;
+  if (Name.find('/') == std::string::npos && fs::exists(P, EC))
+    return loadTargetFile(P.string());
+  std::vector<std::string> Known;
+  if (auto All = loadAllTargets())
+    for (const TargetInfo &T : *All)
+      Known.push_back(T.Name);
+  else
+    llvm::consumeError(All.takeError());
+  return makeError("unknown target '{}' (known targets: {})", Name,
+                   fmt::join(Known, ", "));
+}
+
+} // namespace cuvil

@@ -1,0 +1,52 @@
+//===- TargetInfo.h - A target described by targets/NAME.toml ---*- C++ -*-===//
+#ifndef CUVIL_TARGET_TARGETINFO_H
+#define CUVIL_TARGET_TARGETINFO_H
+
+#include <cstdint>
+#include <llvm/Support/Error.h>
+#include <string>
+#include <vector>
+
+namespace cuvil {
+
+struct MemoryRegion {
+  std::string Name;
+  uint64_t Origin = 0;
+  uint64_t Length = 0;
+  std::string Access; ///< "rx", "rw", "rwx"
+  int64_t Banks = 1;
+};
+
+struct TargetInfo {
+  std::string Name;
+  std::string Description;
+  // LLVM code generation.
+  std::string Triple, CPU, Features, ABI, CodeModel;
+  bool PIC = false;
+  // Running test images.
+  std::string QemuCommand, BaseLinkerScript;
+  // Memory.
+  int64_t DmaAlign = 64, CacheLine = 64;
+  std::vector<std::string> ArenaRegions; ///< In order of preference.
+  std::string WeightsRegion;
+  std::vector<MemoryRegion> Regions;
+
+  const MemoryRegion *region(const std::string &Name) const;
+  /// True for the build machine target (no linker script, PIC objects).
+  bool isHost() const { return Name == "host"; }
+};
+
+/// Directory holding the target TOML files: $CUVIL_TARGETS_DIR, else the
+/// one installed next to the tool, else the source tree's targets/.
+std::string targetsDir();
+
+/// Parses one target file; errors name the file and the key.
+llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path);
+/// Loads targets/NAME.toml; an unknown name lists the known ones.
+llvm::Expected<TargetInfo> loadTarget(const std::string &Name);
+/// All targets, sorted by name.
+llvm::Expected<std::vector<TargetInfo>> loadAllTargets();
+
+} // namespace cuvil
+
+#endif

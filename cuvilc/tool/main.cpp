@@ -1,0 +1,139 @@
+//===- main.cpp - cuvilc command line -------------------------------------===//
+//
+// Only command-line parsing lives here; the work is in cuvil's libraries
+// (driver/). Exit codes: 0 success, 1 bad model or input, 2 usage error.
+//
+//===----------------------------------------------------------------------===//
+#include "driver/Driver.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <iostream>
+#include <llvm/Support/Error.h>
+
+#ifndef CUVIL_VERSION
+#error "CUVIL_VERSION must be defined by the build"
+#endif
+
+namespace {
+
+/// Prints every error joined in E, prefixed with the file it concerns.
+int report(llvm::Error E, const std::string &File) {
+  if (!E)
+    return 0;
+  int Code = cuvil::isUsageError(E) ? 2 : 1;
+  llvm::handleAllErrors(std::move(E), [&](const llvm::ErrorInfoBase &EI) {
+    if (File.empty() || Code == 2)
+      std::cerr << "error: " << EI.message() << "\n";
+    else
+      std::cerr << "error: " << File << ": " << EI.message() << "\n";
+  });
+  return Code;
+}
+
+/// Parses NAME=VALUE dimension bindings.
+std::string parseDims(const std::vector<std::string> &In,
+                      std::map<std::string, int64_t> &Out) {
+  for (const std::string &S : In) {
+    auto Eq = S.find('=');
+    try {
+      if (Eq == std::string::npos || Eq == 0)
+        throw std::invalid_argument(S);
+      size_t Used = 0;
+      long long V = std::stoll(S.substr(Eq + 1), &Used);
+      if (Used != S.size() - Eq - 1 || V <= 0)
+        throw std::invalid_argument(S);
+      Out[S.substr(0, Eq)] = V;
+    } catch (const std::exception &) {
+      return fmt::format("--dim '{}': expected NAME=N with N > 0", S);
+    }
+  }
+  return "";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App App{"cuvilc: ahead-of-time compiler from ONNX models to bare-metal "
+               "objects (" CUVIL_VERSION ")",
+               "cuvilc"};
+  App.set_version_flag("--version", "cuvilc " CUVIL_VERSION);
+  App.require_subcommand(1);
+
+  cuvil::BuildOptions B;
+  std::vector<std::string> BuildDims;
+  std::string Weights = "embed";
+  auto *Build = App.add_subcommand(
+      "build", "Compile MODEL.onnx into FILE.o, FILE.h and FILE.ld");
+  Build->add_option("model", B.Model, "ONNX model file")->required();
+  Build->add_option("--target,-t", B.Target,
+                    "Target name (see `cuvilc targets`)")
+      ->required();
+  Build->add_option("--out,-o", B.Out, "Object file to write")->required();
+  Build->add_option("--header", B.Header, "C header to write (default: FILE.h)");
+  Build->add_option("--linker-script", B.LinkerScript,
+                    "Linker-script fragment to write (default: FILE.ld)");
+  Build->add_option("--name", B.Name,
+                    "C symbol prefix: cuvil_NAME_run() (default: from the "
+                    "model file name)");
+  Build->add_option("--weights", Weights,
+                    "'embed' (default): weights inside the object; "
+                    "'external=FILE.cuvw': a separate blob for weight-only "
+                    "updates");
+  Build->add_option("--emit", B.Emit,
+                    "Also write intermediate forms: llvm (FILE.ll), asm "
+                    "(FILE.s)")
+      ->delimiter(',');
+  Build->add_option("--dump-ir", B.DumpIR,
+                    "Print the IR after these passes (import, "
+                    "fold-batchnorm, fuse-activations, dce, or all) to stderr")
+      ->delimiter(',');
+  Build->add_option("--report", B.Report,
+                    "Write a JSON report (memory map, per-node MACs, origins)");
+  Build->add_option("--dim", BuildDims,
+                    "Value of a symbolic input dimension, NAME=N (repeatable)");
+
+  std::string InspectModel, InspectTarget = "host";
+  std::vector<std::string> InspectDims;
+  auto *Inspect = App.add_subcommand(
+      "inspect", "Summarise a model after ONNX shape inference");
+  Inspect->add_option("model", InspectModel, "ONNX model file")->required();
+  Inspect->add_option("--target,-t", InspectTarget,
+                      "Target to check support against (default: host)");
+  Inspect->add_option("--dim", InspectDims,
+                      "Value of a symbolic input dimension, NAME=N");
+
+  auto *Targets =
+      App.add_subcommand("targets", "List the targets and their memory regions");
+
+  try {
+    App.parse(argc, argv);
+  } catch (const CLI::ParseError &E) {
+    int Code = App.exit(E);
+    return Code == 0 ? 0 : 2;
+  }
+
+  if (Build->parsed()) {
+    if (std::string Err = parseDims(BuildDims, B.Dims); !Err.empty())
+      return report(cuvil::usageError(Err), "");
+    if (Weights.rfind("external=", 0) == 0 && Weights.size() > 9)
+      B.ExternalWeights = Weights.substr(9);
+    else if (Weights != "embed")
+      return report(cuvil::usageError(fmt::format(
+                        "--weights '{}': expected 'embed' or "
+                        "'external=FILE.cuvw'",
+                        Weights)),
+                    "");
+    return report(cuvil::runBuild(B, std::cerr), B.Model);
+  }
+  if (Inspect->parsed()) {
+    std::map<std::string, int64_t> Dims;
+    if (std::string Err = parseDims(InspectDims, Dims); !Err.empty())
+      return report(cuvil::usageError(Err), "");
+    return report(cuvil::runInspect(InspectModel, InspectTarget, Dims, std::cout),
+                  InspectModel);
+  }
+  if (Targets->parsed())
+    return report(cuvil::runTargets(std::cout), "");
+  return 2;
+}

@@ -1,0 +1,25 @@
+/*
+ * Status codes of cuvil's generated entry points (cuvil_<model>_init/run)
+ * and of the runtime's weight-blob check. Generated model headers define
+ * the same values, so a firmware needs only the model header.
+ */
+#ifndef CUVIL_STATUS_H
+#define CUVIL_STATUS_H
+
+#ifndef CUVIL_STATUS_CODES_DEFINED
+#define CUVIL_STATUS_CODES_DEFINED
+#define CUVIL_OK 0
+#define CUVIL_ERR_NULL (-1)          /* a required pointer is NULL */
+#define CUVIL_ERR_ARENA_ALIGN (-2)   /* caller's arena is misaligned */
+#define CUVIL_ERR_NO_WEIGHTS (-3)    /* external weights, none given */
+#define CUVIL_ERR_NOT_INIT (-4)      /* run before a successful init */
+#define CUVIL_ERR_BLOB_IDENT (-10)   /* not a cuvil weight blob (CUVW) */
+#define CUVIL_ERR_BLOB_FORMAT (-11)  /* malformed: offsets out of bounds */
+#define CUVIL_ERR_BLOB_VERSION (-12) /* unsupported schema version */
+#define CUVIL_ERR_BLOB_HASH (-13)    /* blob built for another graph */
+#define CUVIL_ERR_BLOB_ALIGN (-14)   /* data block misaligned in memory */
+#define CUVIL_ERR_BLOB_SIZE (-15)    /* data smaller than the code needs */
+#define CUVIL_ERR_BLOB_CHECKSUM (-16) /* data corrupted */
+#endif
+
+#endif /* CUVIL_STATUS_H */

@@ -1,0 +1,119 @@
+/*
+ * cuvil weight blob verification: a minimal, bounds-checked FlatBuffers
+ * reader for the few fields of schema/weights.fbs the runtime needs.
+ *
+ * FlatBuffers layout (little-endian): the buffer starts with a uoffset (u32)
+ * to the root table, then the 4-byte file identifier. A table starts with
+ * an soffset (i32) back to its vtable: vtable = table - soffset. A vtable is
+ * u16 vtable size, u16 table size, then one u16 offset per field (0 or
+ * beyond the vtable: field absent). Sub-tables and vectors are reached by a
+ * uoffset relative to the field's own position; a vector is a u32 length
+ * followed by its elements.
+ */
+#include "cuvil/blob.h"
+
+#include <stddef.h>
+
+/* Field numbers in schema/weights.fbs. */
+enum { WEIGHTS_HEADER = 0, WEIGHTS_CHECKSUM = 2, WEIGHTS_DATA = 3 };
+enum { HEADER_VERSION = 0, HEADER_GRAPH_HASH = 2 };
+
+typedef struct {
+  const uint8_t *p;
+  uint64_t size;
+} buf_t;
+
+static uint64_t rd(const uint8_t *p, unsigned n) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n; ++i)
+    v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
+/* Position of field `idx` of the table at `table`, or 0 if absent; -1 if
+ * the table or its vtable is out of bounds. */
+static int64_t field(buf_t b, uint64_t table, unsigned idx, unsigned width) {
+  if (table + 4 > b.size)
+    return -1;
+  int64_t vt = (int64_t)table - (int32_t)rd(b.p + table, 4);
+  if (vt < 0 || (uint64_t)vt + 4 > b.size)
+    return -1;
+  uint64_t vt_size = rd(b.p + vt, 2), tbl_size = rd(b.p + vt + 2, 2);
+  if ((uint64_t)vt + vt_size > b.size || table + tbl_size > b.size)
+    return -1;
+  uint64_t slot = 4 + 2 * (uint64_t)idx;
+  if (slot + 2 > vt_size)
+    return 0;
+  uint64_t off = rd(b.p + vt + slot, 2);
+  if (off == 0)
+    return 0;
+  if (off + width > tbl_size)
+    return -1;
+  return (int64_t)(table + off);
+}
+
+/* Follows the uoffset stored at `pos`; -1 if out of bounds. */
+static int64_t follow(buf_t b, int64_t pos) {
+  if (pos <= 0 || (uint64_t)pos + 4 > b.size)
+    return -1;
+  uint64_t t = (uint64_t)pos + rd(b.p + pos, 4);
+  return t + 4 <= b.size ? (int64_t)t : -1;
+}
+
+uint64_t cuvil_fnv1a64(const uint8_t *p, uint64_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint64_t i = 0; i < n; ++i) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+int cuvil_blob_open(const void *blob, uint64_t size, uint64_t graph_hash,
+                    uint64_t align, uint64_t min_data, const uint8_t **data) {
+  buf_t b = {(const uint8_t *)blob, size};
+  if (!blob || !data)
+    return CUVIL_ERR_NULL;
+  if (size < 8 || b.p[4] != 'C' || b.p[5] != 'U' || b.p[6] != 'V' ||
+      b.p[7] != 'W')
+    return CUVIL_ERR_BLOB_IDENT;
+
+  int64_t root = (int64_t)rd(b.p, 4);
+  if ((uint64_t)root + 4 > size)
+    return CUVIL_ERR_BLOB_FORMAT;
+
+  int64_t hdr_field = field(b, (uint64_t)root, WEIGHTS_HEADER, 4);
+  int64_t hdr = hdr_field > 0 ? follow(b, hdr_field) : -1;
+  if (hdr < 0)
+    return CUVIL_ERR_BLOB_FORMAT;
+  int64_t ver = field(b, (uint64_t)hdr, HEADER_VERSION, 4);
+  int64_t hash = field(b, (uint64_t)hdr, HEADER_GRAPH_HASH, 8);
+  if (ver < 0 || hash < 0)
+    return CUVIL_ERR_BLOB_FORMAT;
+  if (ver == 0 || rd(b.p + ver, 4) != CUVIL_BLOB_SCHEMA_VERSION)
+    return CUVIL_ERR_BLOB_VERSION;
+  if (hash == 0 || rd(b.p + hash, 8) != graph_hash)
+    return CUVIL_ERR_BLOB_HASH;
+
+  int64_t sum = field(b, (uint64_t)root, WEIGHTS_CHECKSUM, 8);
+  int64_t data_field = field(b, (uint64_t)root, WEIGHTS_DATA, 4);
+  if (sum < 0 || data_field < 0)
+    return CUVIL_ERR_BLOB_FORMAT;
+  if (data_field == 0) /* no data vector: only valid for a weightless model */
+    return min_data == 0 ? (*data = b.p, CUVIL_OK) : CUVIL_ERR_BLOB_SIZE;
+  int64_t vec = follow(b, data_field);
+  if (vec < 0)
+    return CUVIL_ERR_BLOB_FORMAT;
+  uint64_t len = rd(b.p + vec, 4);
+  const uint8_t *start = b.p + vec + 4;
+  if ((uint64_t)vec + 4 + len > size)
+    return CUVIL_ERR_BLOB_FORMAT;
+  if (align && ((uintptr_t)start & (align - 1)) != 0)
+    return CUVIL_ERR_BLOB_ALIGN;
+  if (len < min_data)
+    return CUVIL_ERR_BLOB_SIZE;
+  if (cuvil_fnv1a64(start, len) != (sum ? rd(b.p + sum, 8) : 0))
+    return CUVIL_ERR_BLOB_CHECKSUM;
+  *data = start;
+  return CUVIL_OK;
+}
