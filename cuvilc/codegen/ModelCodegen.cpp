@@ -28,6 +28,7 @@
 #include <llvm/Transforms/IPO/Internalize.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <fmt/format.h>
 #include <set>
 
 namespace cuvil {
@@ -47,6 +48,7 @@ createTargetMachine(const TargetInfo &T) {
     llvm::InitializeAllTargets();
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers(); // for the arena's module assembly
     return true;
   }();
   (void)Initialized;
@@ -348,16 +350,27 @@ void EntryBuilder::buildRun() {
 }
 
 llvm::Error EntryBuilder::build() {
-  // The static arena: zero-initialised, so it lands in a NOBITS section
-  // that the linker-script fragment places in the chosen region.
-  auto *ArenaTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx),
-                                       std::max<int64_t>(Plan.ArenaSize, 1));
+  // The static arena. A global with an explicit section is never placed in
+  // BSS by LLVM, so the arena is defined in module assembly as a NOBITS
+  // section: the object carries no bytes for it, and the linker-script
+  // fragment places it (NOLOAD) in the chosen region.
+  int64_t ArenaBytes = std::max<int64_t>(Plan.ArenaSize, 1);
+  auto *ArenaTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx), ArenaBytes);
   Arena = new llvm::GlobalVariable(M, ArenaTy, false,
-                                   llvm::GlobalValue::ExternalLinkage,
-                                   llvm::ConstantAggregateZero::get(ArenaTy),
+                                   llvm::GlobalValue::ExternalLinkage, nullptr,
                                    sym("arena"));
   Arena->setAlignment(llvm::Align(Plan.Alignment));
-  Arena->setSection(".cuvil." + Opts.ModelName + ".arena." + Opts.ArenaRegion);
+  M.appendModuleInlineAsm(fmt::format(
+      "  .section .cuvil.{0}.arena.{1},\"aw\",%nobits\n"
+      "  .balign {2}\n"
+      "  .globl {3}\n"
+      "  .type {3},%object\n"
+      "  .size {3}, {4}\n"
+      "{3}:\n"
+      "  .zero {4}\n"
+      "  .text",
+      Opts.ModelName, Opts.ArenaRegion, Plan.Alignment, sym("arena"),
+      ArenaBytes));
   Exported.insert(Arena->getName().str());
   if (!Opts.EmbeddedBlob.empty()) {
     auto *Init = llvm::ConstantDataArray::get(Ctx, llvm::ArrayRef(Opts.EmbeddedBlob));

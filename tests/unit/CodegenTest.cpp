@@ -1,0 +1,88 @@
+//===- CodegenTest.cpp - Objects for every target -------------------------===//
+#include "TestGraphs.h"
+#include "codegen/ModelCodegen.h"
+#include "passes/Pass.h"
+
+#include <gtest/gtest.h>
+#include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Object/ObjectFile.h>
+
+using namespace cuvil;
+
+namespace {
+
+struct Built {
+  std::string Object;
+  std::set<std::string> Defined, Undefined;
+  unsigned Machine = 0;
+};
+
+Built build(const std::string &Target) {
+  auto G = test::convBnRelu();
+  EXPECT_FALSE(bool(runPipeline(*G, {}, nullptr)));
+  auto T = loadTarget(Target);
+  EXPECT_TRUE(bool(T));
+  auto P = planMemory(*G, {T->DmaAlign});
+  EXPECT_TRUE(bool(P));
+  CodegenOptions O;
+  O.ModelName = "cbr";
+  O.ArenaRegion = T->ArenaRegions[0];
+  O.GraphHash = 42;
+  O.WeightsDataSize = P->WeightsSize;
+  O.EmbeddedBlob.assign(128, 0);
+  auto R = generateObject(*G, *P, *T, O);
+  EXPECT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  Built B;
+  B.Object = R->Object;
+  auto Obj = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(B.Object, "m.o"));
+  EXPECT_TRUE(bool(Obj)) << llvm::toString(Obj.takeError());
+  auto *ELF = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(Obj->get());
+  EXPECT_NE(ELF, nullptr);
+  B.Machine = ELF->getEMachine();
+  for (const auto &Sym : (*Obj)->symbols()) {
+    auto Flags = Sym.getFlags();
+    auto Name = Sym.getName();
+    if (!Flags || !Name || Name->empty())
+      continue;
+    if (*Flags & llvm::object::SymbolRef::SF_Undefined)
+      B.Undefined.insert(Name->str());
+    else if (*Flags & llvm::object::SymbolRef::SF_Global)
+      B.Defined.insert(Name->str());
+  }
+  return B;
+}
+
+class CodegenForTarget : public ::testing::TestWithParam<const char *> {};
+
+} // namespace
+
+TEST_P(CodegenForTarget, SelfContainedObjectWithTheApi) {
+  Built B = build(GetParam());
+  for (const char *S : {"cuvil_cbr_init", "cuvil_cbr_run", "cuvil_cbr_run_v",
+                        "cuvil_cbr_arena", "cuvil_cbr_weights"})
+    EXPECT_TRUE(B.Defined.count(S)) << S;
+  // No kernel leaks out, and nothing is left undefined.
+  for (const std::string &S : B.Defined)
+    EXPECT_EQ(S.rfind("cuvil_k_", 0), std::string::npos) << S;
+  EXPECT_TRUE(B.Undefined.empty())
+      << "undefined: " << *B.Undefined.begin();
+}
+
+TEST_P(CodegenForTarget, ReproducibleBytes) {
+  EXPECT_EQ(build(GetParam()).Object, build(GetParam()).Object);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTargets, CodegenForTarget,
+                         ::testing::Values("host", "a78", "u74-mc"),
+                         [](const auto &Info) {
+                           std::string N = Info.param;
+                           std::replace(N.begin(), N.end(), '-', '_');
+                           return N;
+                         });
+
+TEST(Codegen, MachinePerTarget) {
+  EXPECT_EQ(build("host").Machine, llvm::ELF::EM_X86_64);
+  EXPECT_EQ(build("a78").Machine, llvm::ELF::EM_AARCH64);
+  EXPECT_EQ(build("u74-mc").Machine, llvm::ELF::EM_RISCV);
+}

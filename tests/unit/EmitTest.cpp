@@ -1,0 +1,116 @@
+//===- EmitTest.cpp - Weight blob, header and linker-script fragment ------===//
+#include "TestGraphs.h"
+#include "emit/HeaderWriter.h"
+#include "emit/LinkerScript.h"
+#include "emit/WeightsBlob.h"
+#include "target/TargetInfo.h"
+
+#include <cuvil/blob.h>
+#include <gtest/gtest.h>
+
+#include "weights_generated.h"
+
+using namespace cuvil;
+
+namespace {
+struct Fixture {
+  std::unique_ptr<Graph> G = test::convBnRelu();
+  MemoryPlan Plan;
+  std::vector<uint8_t> Blob;
+  Fixture() {
+    Plan = std::move(*planMemory(*G, {64}));
+    Blob = buildWeightsBlob(Plan, "cbr", "u74-mc", 0x1234);
+  }
+};
+
+/// A copy of the blob at a 64-byte aligned address.
+struct Aligned {
+  alignas(64) uint8_t Bytes[8192];
+};
+} // namespace
+
+TEST(Emit, BlobIsAValidFlatBufferWithTheTensorTable) {
+  Fixture F;
+  flatbuffers::Verifier V(F.Blob.data(), F.Blob.size());
+  ASSERT_TRUE(schema::VerifyWeightsBuffer(V));
+  ASSERT_TRUE(schema::WeightsBufferHasIdentifier(F.Blob.data()));
+  const schema::Weights *W = schema::GetWeights(F.Blob.data());
+  EXPECT_EQ(W->header()->schema_version(), WeightsSchemaVersion);
+  EXPECT_EQ(W->header()->model_name()->str(), "cbr");
+  EXPECT_EQ(W->header()->graph_hash(), 0x1234u);
+  ASSERT_EQ(W->tensors()->size(), F.Plan.Weights.size());
+  const schema::Tensor *T0 = W->tensors()->Get(0);
+  EXPECT_EQ(T0->name()->str(), "w");
+  EXPECT_EQ(T0->size(), 4u * 72);
+  // Data is at its planned offset, and aligned within the buffer.
+  const uint8_t *Data = W->data()->data();
+  EXPECT_EQ((Data - F.Blob.data()) % 64, 0);
+  EXPECT_EQ(std::memcmp(Data + T0->offset(), F.Plan.Weights[0]->data().data(),
+                        T0->size()),
+            0);
+}
+
+TEST(Emit, RuntimeBlobCheckAcceptsAndRejects) {
+  Fixture F;
+  ASSERT_LE(F.Blob.size(), sizeof(Aligned::Bytes));
+  auto A = std::make_unique<Aligned>();
+  std::memcpy(A->Bytes, F.Blob.data(), F.Blob.size());
+  const uint8_t *Data = nullptr;
+  uint64_t N = F.Blob.size();
+  EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x1234, 64, F.Plan.WeightsSize, &Data),
+            CUVIL_OK);
+  EXPECT_EQ(Data, schema::GetWeights(A->Bytes)->data()->data());
+  EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x9999, 64, 0, &Data),
+            CUVIL_ERR_BLOB_HASH);
+  EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x1234, 64, F.Plan.WeightsSize + 64,
+                            &Data),
+            CUVIL_ERR_BLOB_SIZE);
+  EXPECT_EQ(cuvil_blob_open(A->Bytes, 7, 0x1234, 64, 0, &Data),
+            CUVIL_ERR_BLOB_IDENT);
+  EXPECT_EQ(cuvil_blob_open(A->Bytes, N / 2, 0x1234, 64, 0, &Data),
+            CUVIL_ERR_BLOB_FORMAT);
+  // Flip one weight byte: the checksum catches it.
+  A->Bytes[Data - A->Bytes + 5] ^= 1;
+  EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x1234, 64, 0, &Data),
+            CUVIL_ERR_BLOB_CHECKSUM);
+}
+
+TEST(Emit, HeaderDeclaresTheApiAndSizes) {
+  Fixture F;
+  auto T = loadTarget("u74-mc");
+  ASSERT_TRUE(bool(T));
+  HeaderInfo HI{"cbr", "cbr.onnx", "L2LIM", F.Blob.size(), 0x1234, false};
+  std::string H = writeHeader(*F.G, F.Plan, *T, HI);
+  EXPECT_NE(H.find("#define CUVIL_CBR_ARENA_SIZE " +
+                   std::to_string(F.Plan.ArenaSize) + "u"),
+            std::string::npos);
+  EXPECT_NE(H.find("#define CUVIL_CBR_INPUT_0_SHAPE {1, 2, 4, 4}"),
+            std::string::npos);
+  EXPECT_NE(H.find("#define CUVIL_CBR_OUTPUT_BYTES_LIST {256u}"),
+            std::string::npos);
+  EXPECT_NE(H.find("int cuvil_cbr_run(cuvil_cbr_t *m, const float *x, float *y);"),
+            std::string::npos)
+      << H;
+  EXPECT_NE(H.find("#define CUVIL_ERR_BLOB_CHECKSUM (-16)"), std::string::npos);
+}
+
+TEST(Emit, LinkerScriptPlacesArenaAndWeights) {
+  Fixture F;
+  auto T = loadTarget("u74-mc");
+  ASSERT_TRUE(bool(T));
+  std::string S = writeLinkerScript("cbr", F.Plan, *T, "L2LIM", true);
+  EXPECT_NE(S.find(".cuvil.cbr.arena.L2LIM (NOLOAD) : ALIGN(64)"),
+            std::string::npos)
+      << S;
+  EXPECT_NE(S.find("} > L2LIM"), std::string::npos);
+  EXPECT_NE(S.find("KEEP(*(.cuvil.cbr.weights))"), std::string::npos);
+  EXPECT_NE(S.find("} > DDR"), std::string::npos);
+  EXPECT_EQ(writeLinkerScript("cbr", F.Plan, *T, "L2LIM", false)
+                .find(".weights"),
+            std::string::npos);
+}
+
+TEST(Emit, CIdentifiers) {
+  EXPECT_EQ(cIdentifier("input.1"), "input_1");
+  EXPECT_EQ(cIdentifier("9lives"), "_9lives");
+}

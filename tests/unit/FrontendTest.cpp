@@ -1,0 +1,140 @@
+//===- FrontendTest.cpp - ONNX import: shapes, constants, errors ----------===//
+#include "frontend/onnx/OnnxImporter.h"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+using namespace cuvil;
+
+namespace {
+
+void addInput(onnx::GraphProto &G, const std::string &Name,
+              std::vector<std::variant<int64_t, std::string>> Dims) {
+  auto *In = G.add_input();
+  In->set_name(Name);
+  auto *TT = In->mutable_type()->mutable_tensor_type();
+  TT->set_elem_type(onnx::TensorProto::FLOAT);
+  for (const auto &D : Dims) {
+    auto *Dim = TT->mutable_shape()->add_dim();
+    if (auto *V = std::get_if<int64_t>(&D))
+      Dim->set_dim_value(*V);
+    else
+      Dim->set_dim_param(std::get<std::string>(D));
+  }
+}
+
+/// x[N,4] -> Gemm(W[3,4], transB) -> Relu -> y, written to a temp file.
+std::string writeModel(const std::string &File, bool Symbolic,
+                       const std::string &SecondOp = "Relu") {
+  onnx::ModelProto M;
+  M.set_ir_version(7);
+  M.add_opset_import()->set_version(13);
+  auto *G = M.mutable_graph();
+  G->set_name("tiny");
+  addInput(*G, "x", {Symbolic ? std::variant<int64_t, std::string>("N")
+                              : std::variant<int64_t, std::string>(int64_t(2)),
+                     int64_t(4)});
+  auto *W = G->add_initializer();
+  W->set_name("W");
+  W->set_data_type(onnx::TensorProto::FLOAT);
+  W->add_dims(3);
+  W->add_dims(4);
+  for (int I = 0; I < 12; ++I)
+    W->add_float_data(0.5f * I);
+  auto *Gemm = G->add_node();
+  Gemm->set_op_type("Gemm");
+  Gemm->set_name("fc");
+  Gemm->add_input("x");
+  Gemm->add_input("W");
+  Gemm->add_output("h");
+  auto *TB = Gemm->add_attribute();
+  TB->set_name("transB");
+  TB->set_type(onnx::AttributeProto::INT);
+  TB->set_i(1);
+  auto *Act = G->add_node();
+  Act->set_op_type(SecondOp);
+  Act->set_name("act");
+  Act->add_input("h");
+  Act->add_output("y");
+  auto *Out = G->add_output();
+  Out->set_name("y");
+  auto *OT = Out->mutable_type()->mutable_tensor_type();
+  OT->set_elem_type(onnx::TensorProto::FLOAT);
+  OT->mutable_shape()->add_dim(); // unknown: shape inference fills it in
+  OT->mutable_shape()->add_dim();
+  std::string Path = ::testing::TempDir() + "/" + File;
+  std::ofstream OS(Path, std::ios::binary);
+  M.SerializeToOstream(&OS);
+  return Path;
+}
+
+} // namespace
+
+TEST(Frontend, ImportsShapesConstantsAndAttributes) {
+  auto G = importOnnx(writeModel("tiny.onnx", false), {});
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  Graph &Gr = **G;
+  ASSERT_EQ(Gr.nodes().size(), 2u);
+  const Node &Fc = *Gr.nodes()[0];
+  EXPECT_EQ(Fc.opType(), "Gemm");
+  EXPECT_EQ(Fc.getInt("transB", 0), 1);
+  EXPECT_EQ(Fc.opset(), 13);
+  EXPECT_EQ(Fc.origin().str(), "fc#0");
+  ASSERT_TRUE(Fc.input(1)->isConstant());
+  EXPECT_EQ(Fc.input(1)->f32()[11], 5.5f);
+  // Shapes come from ONNX shape inference.
+  EXPECT_EQ(Fc.output(0)->shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(Gr.outputs()[0]->shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(Gr.inputs()[0]->kind(), ValueKind::Input);
+}
+
+TEST(Frontend, SymbolicDimensionsNeedAValue) {
+  std::string P = writeModel("sym.onnx", true);
+  auto G = importOnnx(P, {});
+  ASSERT_FALSE(bool(G));
+  EXPECT_EQ(llvm::toString(G.takeError()),
+            "input 'x' has a symbolic dimension 'N'; give its value with "
+            "--dim N=N");
+  ImportOptions O;
+  O.DimValues["N"] = 5;
+  auto G2 = importOnnx(P, O);
+  ASSERT_TRUE(bool(G2)) << llvm::toString(G2.takeError());
+  EXPECT_EQ((*G2)->outputs()[0]->shape(), (std::vector<int64_t>{5, 3}));
+  O.DimValues["M"] = 1;
+  auto G3 = importOnnx(P, O);
+  ASSERT_FALSE(bool(G3));
+  EXPECT_NE(llvm::toString(G3.takeError()).find("no input dimension named 'M'"),
+            std::string::npos);
+}
+
+TEST(Frontend, UnsupportedOpsStillImport) {
+  auto G = importOnnx(writeModel("hm.onnx", false, "Hardmax"), {});
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  EXPECT_EQ((*G)->nodes()[1]->def(), nullptr);
+  EXPECT_EQ((*G)->nodes()[1]->output(0)->shape(), (std::vector<int64_t>{2, 3}));
+}
+
+TEST(Frontend, GarbageAndTruncatedFilesAreRejected) {
+  std::string Good = writeModel("good.onnx", false);
+  std::ifstream In(Good, std::ios::binary);
+  std::string Bytes((std::istreambuf_iterator<char>(In)), {});
+  std::string Cut = ::testing::TempDir() + "/cut.onnx";
+  std::ofstream(Cut, std::ios::binary) << Bytes.substr(0, Bytes.size() / 2);
+  auto G = importOnnx(Cut, {});
+  ASSERT_FALSE(bool(G));
+  EXPECT_NE(llvm::toString(G.takeError()).find("not an ONNX model"),
+            std::string::npos);
+
+  std::string Text = ::testing::TempDir() + "/text.onnx";
+  std::ofstream(Text) << "this is not a model\n";
+  auto G2 = importOnnx(Text, {});
+  ASSERT_FALSE(bool(G2));
+  EXPECT_NE(llvm::toString(G2.takeError()).find("not an ONNX model"),
+            std::string::npos);
+
+  auto G3 = importOnnx(::testing::TempDir() + "/missing.onnx", {});
+  ASSERT_FALSE(bool(G3));
+  EXPECT_EQ(llvm::toString(G3.takeError()),
+            "cannot open file: No such file or directory");
+}

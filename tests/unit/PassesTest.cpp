@@ -1,0 +1,77 @@
+//===- PassesTest.cpp - BatchNorm folding, activation fusion, DCE ---------===//
+#include "TestGraphs.h"
+#include "passes/Pass.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+
+using namespace cuvil;
+
+TEST(Passes, BatchNormFoldsIntoConvWeightsAndBias) {
+  auto G = test::convBnRelu();
+  std::vector<float> W0(G->nodes()[0]->input(1)->f32(),
+                        G->nodes()[0]->input(1)->f32() + 72);
+  ASSERT_FALSE(bool(foldBatchNorm(*G)));
+  ASSERT_EQ(G->nodes().size(), 2u); // Conv, Relu
+  const Node &Conv = *G->nodes()[0];
+  EXPECT_EQ(Conv.origin().str(), "conv1#0, bn1#1");
+  const Value *W = Conv.input(1), *B = Conv.input(2);
+  // Channel 1: scale 2 / sqrt(4 + 1e-5).
+  float S1 = 2.0f / std::sqrt(4.0f + 1e-5f);
+  EXPECT_NEAR(W->f32()[18], W0[18] * S1, 1e-6);
+  // bias' = (b - mean) * s + shift = (-0.2 + 0.5) * s1 + 0.1
+  EXPECT_NEAR(B->f32()[1], (-0.2f + 0.5f) * S1 + 0.1f, 1e-6);
+  EXPECT_EQ(G->nodes()[1]->input(0), Conv.output(0));
+}
+
+TEST(Passes, UnfoldableBatchNormBecomesAffine) {
+  auto G = test::convBnRelu();
+  // Make the conv result also a graph output: folding would change it.
+  G->outputs().push_back(G->nodes()[0]->output(0));
+  ASSERT_FALSE(bool(foldBatchNorm(*G)));
+  const Node &Bn = *G->nodes()[1];
+  EXPECT_EQ(Bn.opType(), "BatchNormalization");
+  EXPECT_EQ(Bn.getInt("cuvil.affine", 0), 1);
+  EXPECT_EQ(Bn.numInputs(), 3u);
+  EXPECT_FALSE(bool(Bn.def()->Verify(Bn)));
+  std::vector<KernelCall> Calls;
+  ASSERT_FALSE(bool(Bn.def()->Lower(Bn, Calls)));
+  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_channel_affine_f32");
+}
+
+TEST(Passes, ReluFusesIntoConvEpilogue) {
+  auto G = test::convBnRelu();
+  ASSERT_FALSE(bool(foldBatchNorm(*G)));
+  ASSERT_FALSE(bool(fuseActivations(*G)));
+  ASSERT_EQ(G->nodes().size(), 1u);
+  const Node &Conv = *G->nodes()[0];
+  EXPECT_EQ(Conv.getFloat("cuvil.act_lo", -1), 0.0f);
+  EXPECT_TRUE(std::isinf(Conv.getFloat("cuvil.act_hi", 0)));
+  EXPECT_EQ(Conv.origin().str(), "conv1#0, bn1#1, relu1#2");
+  // The graph output keeps the ONNX name of the fused node's result.
+  EXPECT_EQ(G->outputs()[0]->name(), "y");
+  EXPECT_EQ(G->outputs()[0], Conv.output(0));
+}
+
+TEST(Passes, DeadNodesAreRemoved) {
+  auto G = test::convBnRelu();
+  G->outputs()[0] = G->nodes()[0]->output(0); // only the conv is needed
+  ASSERT_FALSE(bool(eliminateDeadCode(*G)));
+  EXPECT_EQ(G->nodes().size(), 1u);
+}
+
+TEST(Passes, VerifyListsEveryUnsupportedNode) {
+  Graph G("g");
+  Value *X = G.addValue("x", DType::F32, {4}, ValueKind::Input);
+  Value *A = test::tensor(G, "a", {4});
+  Value *B = test::tensor(G, "b", {4});
+  G.addNode("Hardmax", "weird1", nullptr, {X}, {A});
+  G.addNode("LpNormalization", "weird2", nullptr, {A}, {B});
+  std::string Msg = llvm::toString(verifyGraph(G));
+  EXPECT_NE(Msg.find("node 'weird1' (Hardmax): operator 'Hardmax' is not "
+                     "supported"),
+            std::string::npos)
+      << Msg;
+  EXPECT_NE(Msg.find("node 'weird2' (LpNormalization)"), std::string::npos)
+      << Msg;
+}

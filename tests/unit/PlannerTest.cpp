@@ -1,0 +1,90 @@
+//===- PlannerTest.cpp - Liveness, in-place, views, offsets ---------------===//
+#include "TestGraphs.h"
+#include "planner/MemoryPlan.h"
+
+#include <gtest/gtest.h>
+
+using namespace cuvil;
+
+namespace {
+/// No two buffers with overlapping lifetimes may overlap in memory.
+void expectNoConflicts(const MemoryPlan &P) {
+  for (size_t I = 0; I < P.Buffers.size(); ++I)
+    for (size_t J = I + 1; J < P.Buffers.size(); ++J) {
+      const ArenaBuffer &A = P.Buffers[I], &B = P.Buffers[J];
+      bool Live = A.First <= B.Last && B.First <= A.Last;
+      bool Mem = A.Offset < B.Offset + B.Size && B.Offset < A.Offset + A.Size;
+      EXPECT_FALSE(Live && Mem) << A.Root->name() << " vs " << B.Root->name();
+    }
+}
+} // namespace
+
+TEST(Planner, ChainReachesTheLowerBound) {
+  auto G = test::chain(6);
+  auto P = planMemory(*G, {64});
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  // Softmax needs a fresh buffer, Sigmoid works in place: two 1 KiB
+  // buffers live at a time.
+  EXPECT_EQ(P->LowerBound, 2048);
+  EXPECT_EQ(P->ArenaSize, 2048);
+  EXPECT_DOUBLE_EQ(P->efficiency(), 1.0);
+  expectNoConflicts(*P);
+  // The graph input and output live in the caller's buffers.
+  EXPECT_EQ(P->at(G->inputs()[0]).B, Base::Input);
+  EXPECT_EQ(P->at(G->outputs()[0]).B, Base::Output);
+}
+
+TEST(Planner, InPlaceOpsShareTheirInputBuffer) {
+  auto G = test::chain(4); // softmax, sigmoid, softmax, sigmoid
+  auto P = planMemory(*G, {64});
+  ASSERT_TRUE(bool(P));
+  const Node &Soft = *G->nodes()[0], &Sig = *G->nodes()[1];
+  EXPECT_EQ(P->at(Sig.output(0)).Offset, P->at(Soft.output(0)).Offset);
+  EXPECT_EQ(P->at(Sig.output(0)).B, Base::Arena);
+}
+
+TEST(Planner, BuffersAreAlignedAndWeightsLaidOut) {
+  auto G = test::convBnRelu();
+  auto P = planMemory(*G, {128});
+  ASSERT_TRUE(bool(P));
+  for (const ArenaBuffer &B : P->Buffers) {
+    EXPECT_EQ(B.Offset % 128, 0);
+    EXPECT_EQ(B.Size % 128, 0);
+  }
+  EXPECT_EQ(P->Weights.size(), 6u); // w, b, and four BN parameters
+  for (const Value *W : P->Weights)
+    EXPECT_EQ(P->at(W).Offset % 128, 0);
+  EXPECT_EQ(P->WeightsSize % 128, 0);
+  expectNoConflicts(*P);
+}
+
+TEST(Planner, ViewOfAnInputThatIsAnOutputIsCopied) {
+  Graph G("g");
+  Value *X = G.addValue("x", DType::F32, {2, 3}, ValueKind::Input);
+  G.inputs().push_back(X);
+  Value *Y = test::tensor(G, "y", {6});
+  Node *R = test::addOp(G, "Flatten", "f", {X}, {Y}, 0);
+  R->setAttr("axis", int64_t(0));
+  G.outputs().push_back(Y);
+  auto P = planMemory(G, {64});
+  ASSERT_TRUE(bool(P));
+  ASSERT_EQ(P->OutputCopies.size(), 1u);
+  EXPECT_EQ(P->OutputCopies[0].second, X);
+  EXPECT_EQ(P->ArenaSize, 0);
+}
+
+TEST(Planner, ViewOfAnArenaBufferMovesItIntoTheOutput) {
+  Graph G("g");
+  Value *X = G.addValue("x", DType::F32, {1, 8}, ValueKind::Input);
+  G.inputs().push_back(X);
+  Value *S = test::tensor(G, "s", {1, 8});
+  test::addOp(G, "Softmax", "sm", {X}, {S}, 0);
+  Value *Y = test::tensor(G, "y", {8});
+  test::addOp(G, "Reshape", "r", {S, nullptr}, {Y}, 1);
+  G.outputs().push_back(Y);
+  auto P = planMemory(G, {64});
+  ASSERT_TRUE(bool(P));
+  EXPECT_TRUE(P->OutputCopies.empty());
+  EXPECT_EQ(P->at(S).B, Base::Output);
+  EXPECT_EQ(P->ArenaSize, 0);
+}
