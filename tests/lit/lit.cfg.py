@@ -1,0 +1,17 @@
+# lit configuration for cuvilc's command-line tests: each .test file runs
+# the tool and checks its output and errors with FileCheck.
+import os
+
+import lit.formats
+
+config.name = "cuvilc"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.cuvil_binary_dir, "tests", "lit")
+
+config.substitutions.append(("%cuvilc", config.cuvilc))
+config.substitutions.append(("%models", config.models_dir))
+config.substitutions.append(("%llvm_bin", config.llvm_tools_dir))
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])
