@@ -108,7 +108,7 @@ int cuvil_blob_open(const void *blob, uint64_t size, uint64_t graph_hash,
   const uint8_t *start = b.p + vec + 4;
   if ((uint64_t)vec + 4 + len > size)
     return CUVIL_ERR_BLOB_FORMAT;
-  if (align && ((uintptr_t)start & (align - 1)) != 0)
+  if (len && align && ((uintptr_t)start & (align - 1)) != 0)
     return CUVIL_ERR_BLOB_ALIGN;
   if (len < min_data)
     return CUVIL_ERR_BLOB_SIZE;

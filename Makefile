@@ -1,0 +1,51 @@
+# cuvil: the two entry points (see README.md) and a few helpers.
+#
+#   make demo   install what is missing, build, compile an example model for
+#               the u74-mc target and boot it in QEMU
+#   make test   install what is missing, build, run the whole test suite
+#
+# Everything is built in $(BUILD) with Ninja.
+
+BUILD ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc)
+CUVILC := $(abspath $(BUILD))/cuvilc/cuvilc
+
+.PHONY: all deps configure build test demo demo-a78 clean help
+
+all: build
+
+help:
+	@echo "make demo       build, compile the example CNN for u74-mc, boot it in QEMU"
+	@echo "make test       build and run every test (unit, CLI, boot, end-to-end)"
+	@echo "make build      configure and build only"
+	@echo "make demo-a78   the a78 example (CMake + GNU toolchain file)"
+	@echo "make deps       install the Debian/npm packages the project needs"
+
+deps:
+	./scripts/install-deps.sh
+
+configure: deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+demo: build
+	$(MAKE) -C examples/u74-mc-make CUVILC=$(CUVILC) \
+	  MODEL=$(abspath $(BUILD))/models/cnn/model.onnx \
+	  INPUT=$(abspath $(BUILD))/models/cnn/input_0.bin \
+	  BUILD=$(abspath $(BUILD))/examples/u74-mc-make run
+
+demo-a78: build
+	cmake -S examples/a78-cmake -B $(BUILD)/examples/a78-cmake \
+	  -DCMAKE_TOOLCHAIN_FILE=$(abspath cmake/toolchains/aarch64-gnu.cmake) \
+	  -DCUVILC=$(CUVILC) -DCUVIL_MODEL=$(abspath $(BUILD))/models/cnn/model.onnx \
+	  -DCUVIL_INPUT=$(abspath $(BUILD))/models/cnn/input_0.bin
+	cmake --build $(BUILD)/examples/a78-cmake --target run
+
+clean:
+	rm -rf $(BUILD)

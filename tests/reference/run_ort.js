@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// Compute ONNX Runtime reference outputs for cuvil's test models.
+//
+//   node tests/reference/run_ort.js MODEL_DIR...
+//
+// Each MODEL_DIR holds model.onnx, manifest.json and input_<i>.bin as written
+// by tests/models/gen_models.py. This writes ref_<i>.bin (raw little-endian
+// float32, C order) for the i-th output named in the manifest.
+//
+// Session settings: CPU provider, one thread, sequential execution and graph
+// optimisations disabled, so the reference is ORT's plain kernel for every
+// ONNX node: no ORT-side fusion (Conv+BN folding, Gemm+activation...) changes
+// the rounding we compare against, and results do not depend on the machine's
+// core count.
+'use strict';
+
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const ort = require('onnxruntime-node');
+
+const SESSION_OPTIONS = {
+  executionProviders: ['cpu'],
+  intraOpNumThreads: 1,
+  interOpNumThreads: 1,
+  executionMode: 'sequential',
+  graphOptimizationLevel: 'disabled',
+};
+
+class UsageError extends Error {}
+
+function readManifest(modelDir) {
+  const file = path.join(modelDir, 'manifest.json');
+  const manifest = JSON.parse(fs.readFileSync(file, 'utf8'));
+  if (!Array.isArray(manifest.inputs) || !Array.isArray(manifest.outputs)) {
+    throw new Error(`${file}: expected "inputs" and "outputs" arrays`);
+  }
+  return manifest;
+}
+
+function readInput(modelDir, index, spec) {
+  if (spec.dtype !== 'float32') {
+    throw new Error(`input '${spec.name}': unsupported dtype '${spec.dtype}' (only float32)`);
+  }
+  const file = path.join(modelDir, `input_${index}.bin`);
+  const bytes = fs.readFileSync(file);
+  const count = spec.shape.reduce((a, b) => a * b, 1);
+  if (bytes.length !== count * 4) {
+    throw new Error(`${file}: ${bytes.length} bytes, expected ${count * 4} ` +
+                    `for float32 [${spec.shape.join(', ')}]`);
+  }
+  // Copy into a fresh, aligned ArrayBuffer: a Buffer may sit at any offset of
+  // a shared pool.
+  const data = new Float32Array(new Uint8Array(bytes).buffer);
+  return new ort.Tensor('float32', data, spec.shape);
+}
+
+async function runModel(modelDir) {
+  const manifest = readManifest(modelDir);
+  const session = await ort.InferenceSession.create(path.join(modelDir, 'model.onnx'),
+                                                    SESSION_OPTIONS);
+  const expectedInputs = manifest.inputs.map((spec) => spec.name);
+  if (JSON.stringify(expectedInputs) !== JSON.stringify(session.inputNames)) {
+    throw new Error(`model inputs [${session.inputNames}] do not match the manifest's ` +
+                    `[${expectedInputs}]`);
+  }
+  const feeds = {};
+  manifest.inputs.forEach((spec, i) => { feeds[spec.name] = readInput(modelDir, i, spec); });
+
+  const results = await session.run(feeds, manifest.outputs);
+  manifest.outputs.forEach((name, i) => {
+    const tensor = results[name];
+    if (tensor.type !== 'float32') {
+      throw new Error(`output '${name}': ORT returned ${tensor.type}, expected float32`);
+    }
+    const data = tensor.data;
+    fs.writeFileSync(path.join(modelDir, `ref_${i}.bin`),
+                     Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+  });
+  await session.release();
+  return manifest.outputs.length;
+}
+
+async function main(args) {
+  if (args.length === 0 || args.includes('-h') || args.includes('--help')) {
+    throw new UsageError('usage: node run_ort.js MODEL_DIR...');
+  }
+  // Float32Array uses the machine's byte order; the files are little-endian.
+  if (os.endianness() !== 'LE') {
+    throw new Error('reference files are little-endian; this machine is big-endian');
+  }
+  let failed = 0;
+  for (const modelDir of args) {
+    try {
+      const n = await runModel(modelDir);
+      console.log(`run_ort: ${modelDir}: wrote ${n} reference output(s)`);
+    } catch (err) {
+      console.error(`run_ort: error: ${modelDir}: ${err.message}`);
+      failed += 1;
+    }
+  }
+  return failed === 0 ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (err) => {
+    console.error(`run_ort: ${err.message}`);
+    process.exitCode = err instanceof UsageError ? 2 : 1;
+  });
