@@ -1,0 +1,18 @@
+/*
+ * Internal interfaces of the u74-mc boot code: functions start.S and
+ * trap_entry.S call in the C files of this directory.
+ */
+#ifndef CUVIL_BOOT_U74_MC_H
+#define CUVIL_BOOT_U74_MC_H
+
+#include <stdint.h>
+
+/* Enable the UART0 transmitter (called by start.S before main). */
+void cuvil_uart_init(void);
+
+/* Print the trap cause, CSRs and registers, then exit with
+ * CUVIL_EXIT_TRAP_BASE + mcause. `regs` holds x0..x31 as they were when
+ * the trap was taken (x0 reads 0, sp is the interrupted stack pointer). */
+__attribute__((noreturn)) void cuvil_trap_report(const uint64_t regs[32]);
+
+#endif /* CUVIL_BOOT_U74_MC_H */
