@@ -43,7 +43,7 @@ function(cuvil_kernel_bitcode target out)
       COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
       COMMAND ${CUVIL_CLANG} --target=${triple} ${flags}
         -std=c11 -O2 -Xclang -disable-llvm-optzns
-        -ffreestanding -fno-builtin -fno-stack-protector -fno-common
+        -ffreestanding -fno-builtin -fno-math-errno -fno-stack-protector -fno-common
         -fno-exceptions -fno-unwind-tables -fno-asynchronous-unwind-tables
         -Wall -Wextra -Werror
         -I${PROJECT_SOURCE_DIR}/runtime-baremetal/include

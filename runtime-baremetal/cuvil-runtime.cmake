@@ -67,8 +67,8 @@ target_link_options(cuvil_rt INTERFACE
 if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
   target_link_options(cuvil_rt INTERFACE -fuse-ld=lld)
 elseif(CMAKE_C_COMPILER_ID STREQUAL "GNU")
-  # GCC turns copy/fill loops into memcpy/memset calls even in freestanding
-  # code; mem.c must not call itself (clang has no such transformation).
+  # Some GCC versions turn copy/fill loops into memcpy/memset calls even in
+  # freestanding code (GCC bug 56888); mem.c must not call itself.
   set_source_files_properties("${CUVIL_RT_DIR}/lib/mem.c" PROPERTIES
     COMPILE_OPTIONS -fno-tree-loop-distribute-patterns)
   # GNU ld 2.39+ warns about the single RWX segment of a RAM-only image.

@@ -87,12 +87,13 @@ else
 # GNU ld 2.39+ warns about the single RWX segment of a RAM-only image.
 cuvil_rt_linker := -Wl,--no-warn-rwx-segments
 cuvil_rt_libgcc := -lgcc
-# GCC turns copy/fill loops into memcpy/memset calls even in freestanding
-# code; mem.c must not call itself (clang has no such transformation).
+# Some GCC versions turn copy/fill loops into memcpy/memset calls even in
+# freestanding code (GCC bug 56888); mem.c must not call itself.
 cuvil_rt_mem_flags := -fno-tree-loop-distribute-patterns
 endif
 
-# aarch64-linux-gnu-gcc targets Linux: no PIE, no stack protector.
+# aarch64-linux-gnu-gcc targets Linux, where code is position-independent
+# and executables are PIE by default.
 ifeq ($(cuvil_rt_cc)-$(CUVIL_TARGET),gnu-a78)
 cuvil_rt_arch += -fno-pic -mcmodel=small
 cuvil_rt_linker += -no-pie

@@ -7,6 +7,8 @@ namespace {
 
 llvm::Error verify(const Node &N) {
   const Value *Y = N.output(0);
+  if (Y->rank() == 0)
+    return nodeError(N, "cannot concatenate scalars");
   auto Axis = normalizeAxis(N, N.getInt("axis", 0), Y->rank());
   if (!Axis)
     return Axis.takeError();

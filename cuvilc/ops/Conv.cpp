@@ -18,6 +18,10 @@ llvm::Error verify(const Node &N) {
   const Value *X = N.input(0), *W = N.input(1), *B = N.input(2);
   if (!X || !W)
     return nodeError(N, "Conv needs inputs X and W");
+  if (X->rank() < 3)
+    return nodeError(N, "input '{}' has rank {}; expected N, C and spatial "
+                        "dimensions",
+                     X->name(), X->rank());
   if (W->rank() != X->rank())
     return nodeError(N, "weight rank {} differs from input rank {}",
                      W->rank(), X->rank());

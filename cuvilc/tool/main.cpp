@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <iostream>
+#include <llvm/Support/ConvertUTF.h>
 #include <llvm/Support/Error.h>
 
 #ifndef CUVIL_VERSION
@@ -17,6 +18,19 @@
 
 namespace {
 
+/// Names in a damaged model can hold any bytes: control characters, and
+/// everything non-ASCII unless the message is valid UTF-8, are escaped.
+std::string printable(const std::string &S) {
+  const auto *Begin = reinterpret_cast<const llvm::UTF8 *>(S.data());
+  bool Utf8 = llvm::isLegalUTF8String(&Begin, Begin + S.size());
+  std::string Out;
+  for (unsigned char C : S) {
+    bool Keep = C == '\n' || (C >= 0x20 && C != 0x7f && (C < 0x80 || Utf8));
+    Out += Keep ? std::string(1, char(C)) : fmt::format("\\x{:02x}", C);
+  }
+  return Out;
+}
+
 /// Prints every error joined in E, prefixed with the file it concerns.
 int report(llvm::Error E, const std::string &File) {
   if (!E)
@@ -24,9 +38,10 @@ int report(llvm::Error E, const std::string &File) {
   int Code = cuvil::isUsageError(E) ? 2 : 1;
   llvm::handleAllErrors(std::move(E), [&](const llvm::ErrorInfoBase &EI) {
     if (File.empty() || Code == 2)
-      std::cerr << "error: " << EI.message() << "\n";
+      std::cerr << "error: " << printable(EI.message()) << "\n";
     else
-      std::cerr << "error: " << File << ": " << EI.message() << "\n";
+      std::cerr << "error: " << File << ": " << printable(EI.message())
+                << "\n";
   });
   return Code;
 }
@@ -105,6 +120,8 @@ int main(int argc, char **argv) {
 
   auto *Targets =
       App.add_subcommand("targets", "List the targets and their memory regions");
+  for (CLI::App *Sub : {Build, Inspect, Targets})
+    Sub->set_version_flag("--version", "cuvilc " CUVIL_VERSION);
 
   try {
     App.parse(argc, argv);

@@ -8,12 +8,13 @@
  * are never made, so they also work on cores and memory types that fault
  * on them.
  *
- * GCC's loop distribution turns copy and fill loops into memcpy/memset
- * calls even under -ffreestanding, which inside memcpy itself would recurse
- * forever: runtime.mk and cuvil-runtime.cmake build this file with
+ * GCC's loop distribution can turn copy and fill loops into memcpy/memset
+ * calls even under -ffreestanding (GCC bug 56888; GCC 10 does, 12 no
+ * longer does), which inside memcpy itself would recurse forever:
+ * runtime.mk and cuvil-runtime.cmake build this file with
  * -fno-tree-loop-distribute-patterns for GCC. Clang forms no such calls
  * under -ffreestanding (it implies -fno-builtin). tests/boot checks the
- * disassembly of both builds.
+ * relocations of every build for calls to the four functions.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -81,7 +81,7 @@ static char *put_digits(char *out, uint64_t v, int count) {
 }
 
 static const double powers_of_ten[MAX_PRECISION + 1] = {
-    1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
+    1e0, 1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
     1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
 };
 
@@ -129,8 +129,8 @@ static char *put_fixed(char *out, uint64_t integer, uint64_t fraction,
 /* d.ddde+XX for finite v >= 0; returns the text length. */
 static int format_exponent(char *buf, double v, int precision) {
   /* Scale v into [1, 10): divide by the steps while v is too large,
-   * multiply while it is too small. Each step is exactly representable, so
-   * at most nine roundings happen even for 1e300 or 1e-300. */
+   * multiply while it is too small. Binary powers of ten keep it to at most
+   * nine roundings, even for 1e300 or 1e-300. */
   static const double steps[] = {1e256, 1e128, 1e64, 1e32, 1e16,
                                  1e8,   1e4,   1e2,  1e1};
   static const int step_exponents[] = {256, 128, 64, 32, 16, 8, 4, 2, 1};
@@ -169,11 +169,11 @@ static int format_exponent(char *buf, double v, int precision) {
 }
 
 static void put_double(const struct spec *spec, char conversion, double v) {
-  struct spec field = *spec;
   const char *sign = __builtin_signbit(v) ? "-" : "";
   if (__builtin_isnan(v) || __builtin_isinf(v)) {
-    field.zero = 0;
-    put_field(&field, sign, __builtin_isnan(v) ? "nan" : "inf", 3);
+    struct spec space_padded = *spec; /* "  inf", never "00inf" */
+    space_padded.zero = 0;
+    put_field(&space_padded, sign, __builtin_isnan(v) ? "nan" : "inf", 3);
     return;
   }
   if (v < 0)
@@ -191,7 +191,7 @@ static void put_double(const struct spec *spec, char conversion, double v) {
   } else {
     length = format_exponent(buf, v, precision);
   }
-  put_field(&field, sign, buf, length);
+  put_field(spec, sign, buf, length);
 }
 
 static void put_integer(const struct spec *spec, char conversion,
@@ -201,10 +201,18 @@ static void put_integer(const struct spec *spec, char conversion,
   if (conversion == 'd' || conversion == 'i') {
     int64_t value;
     switch (spec->length) {
-    case LENGTH_LONG: value = __builtin_va_arg(*args, long); break;
-    case LENGTH_LONG_LONG: value = __builtin_va_arg(*args, long long); break;
-    case LENGTH_SIZE: value = (int64_t)__builtin_va_arg(*args, size_t); break;
-    default: value = __builtin_va_arg(*args, int); break;
+    case LENGTH_LONG:
+      value = __builtin_va_arg(*args, long);
+      break;
+    case LENGTH_LONG_LONG:
+      value = __builtin_va_arg(*args, long long);
+      break;
+    case LENGTH_SIZE: /* %zd: the signed type of size_t's width */
+      value = __builtin_va_arg(*args, intptr_t);
+      break;
+    default:
+      value = __builtin_va_arg(*args, int);
+      break;
     }
     /* Negate in unsigned arithmetic: correct for INT64_MIN too. */
     magnitude = value < 0 ? 0 - (uint64_t)value : (uint64_t)value;
@@ -212,12 +220,18 @@ static void put_integer(const struct spec *spec, char conversion,
       prefix = "-";
   } else {
     switch (spec->length) {
-    case LENGTH_LONG: magnitude = __builtin_va_arg(*args, unsigned long); break;
+    case LENGTH_LONG:
+      magnitude = __builtin_va_arg(*args, unsigned long);
+      break;
     case LENGTH_LONG_LONG:
       magnitude = __builtin_va_arg(*args, unsigned long long);
       break;
-    case LENGTH_SIZE: magnitude = __builtin_va_arg(*args, size_t); break;
-    default: magnitude = __builtin_va_arg(*args, unsigned int); break;
+    case LENGTH_SIZE:
+      magnitude = __builtin_va_arg(*args, size_t);
+      break;
+    default:
+      magnitude = __builtin_va_arg(*args, unsigned int);
+      break;
     }
   }
   char buf[BUFFER_SIZE];
@@ -294,7 +308,7 @@ void cuvil_printf(const char *fmt, ...) {
     }
     case 'p': {
       char buf[BUFFER_SIZE];
-      const uintptr_t p = (uintptr_t)__builtin_va_arg(args, void *);
+      const uintptr_t p = (uintptr_t) __builtin_va_arg(args, void *);
       const int length = format_unsigned(buf + sizeof buf, p, 16, 0);
       put_field(&spec, "0x", buf + sizeof buf - length, length);
       break;

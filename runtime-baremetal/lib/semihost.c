@@ -54,8 +54,7 @@ long cuvil_semihost_read_file(const char *path, void *buf, size_t size) {
   return result;
 }
 
-long cuvil_semihost_write_file(const char *path, const void *buf,
-                               size_t size) {
+long cuvil_semihost_write_file(const char *path, const void *buf, size_t size) {
   const intptr_t handle = open_file(path, OPEN_MODE_WB);
   if (handle < 0)
     return -1;
@@ -68,8 +67,7 @@ long cuvil_semihost_write_file(const char *path, const void *buf,
 }
 
 void cuvil_port_exit(int code) {
-  uintptr_t args[2] = {ADP_STOPPED_APPLICATION_EXIT,
-                       (uintptr_t)(intptr_t)code};
+  uintptr_t args[2] = {ADP_STOPPED_APPLICATION_EXIT, (uintptr_t)(intptr_t)code};
   cuvil_semihost_call(SYS_EXIT, args);
   /* Still here: nobody listens (no debugger, no emulator). */
   cuvil_port_halt();

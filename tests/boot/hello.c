@@ -82,8 +82,8 @@ static void test_printf(void) {
                -2.71828, 1234.4, 0.0005, 1.26, -3.14159);
   cuvil_printf("float: %f %f %.3f %lu\n", 0.1f, 1e10, 123456789.0626,
                1234567890123ul);
-  cuvil_printf("exp: %e %.3e %e %e %.2e\n", 12345.678, -0.000123456, 0.0,
-               1e300, 9.999e-5);
+  cuvil_printf("exp: %e %.3e %e %e %.2e\n", 12345.678, -0.000123456, 0.0, 1e300,
+               9.999e-5);
   cuvil_printf("special: %f %f %f %e [%5f]\n", __builtin_inf(),
                -__builtin_inf(), __builtin_nan(""), -0.0, __builtin_inf());
 }
@@ -124,8 +124,8 @@ static void test_mem(void) {
         /* memmove within one buffer: source and destination overlap. */
         ok &= memmove(src + d, src + s, (size_t)n) == src + d;
         for (int i = 0; i < MEM_BUF; i++)
-          ok &= src[i] == (i >= d && i < d + n ? pattern(s + i - d)
-                                                 : pattern(i));
+          ok &=
+              src[i] == (i >= d && i < d + n ? pattern(s + i - d) : pattern(i));
       }
     }
   }
@@ -150,8 +150,8 @@ static void test_semihosting(void) {
   static const char message[] = "cuvil semihosting round trip\n";
   const long length = (long)sizeof message - 1;
   char buf[64];
-  check(cuvil_semihost_write_file("boot-test.txt", message, sizeof message - 1) ==
-            length,
+  check(cuvil_semihost_write_file("boot-test.txt", message,
+                                  sizeof message - 1) == length,
         "write_file");
   check(cuvil_semihost_read_file("boot-test.txt", buf, sizeof buf) == length &&
             memcmp(buf, message, (size_t)length) == 0,

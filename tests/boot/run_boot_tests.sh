@@ -14,14 +14,15 @@
 #   models    model sections land in their regions via cuvil-models.ld
 #   cmake     hello built through cuvil-runtime.cmake and a toolchain file
 #
-# Usage: tests/boot/run_boot_tests.sh [BUILD_DIR]   (default build/boot-tests)
+# Usage: tests/boot/run_boot_tests.sh [BUILD_DIR]
+#   (default: build/boot-tests in the repository)
 # Prints "PASS name" or "FAIL name" (details indented below) per case, then
 # "N passed, M failed"; exits 1 if any case failed.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 tests=$root/tests/boot
-build=$(realpath -m "${1:-build/boot-tests}")
+build=$(realpath -m "${1:-$root/build/boot-tests}")
 jobs=$(nproc)
 
 # target, compiler, label, CMake toolchain file
@@ -50,14 +51,7 @@ fail() {
 
 # The QEMU command line of a target, from targets/<target>.toml.
 qemu_command() {
-  local command
-  command=$(sed -n 's/^command *= *"\(.*\)"$/\1/p' "$root/targets/$1.toml")
-  # -M virt's default NIC is a virtio-net-pci whose option ROM comes from
-  # the ipxe-qemu package; without it QEMU 7.2 refuses to start.
-  if [[ $command == *"-M virt"* ]]; then
-    command+=" -nic none"
-  fi
-  echo "$command"
+  sed -n 's/^command *= *"\(.*\)"$/\1/p' "$root/targets/$1.toml"
 }
 
 # run_qemu DIR SECONDS ELF COMMAND: run ELF in the fresh directory DIR
@@ -80,7 +74,7 @@ check_hello() {
   run_qemu "$dir" 60 "$elf" "$command"
   rc=$?
   if ((rc != 0)); then
-    fail "$name" "exit code $rc, expected 0" "$(tail -5 "$dir/uart.txt" "$dir/qemu.log")"
+    fail "$name" "exit code $rc, expected 0" "$(tail -n 5 "$dir/uart.txt" "$dir/qemu.log")"
   elif ! diff -u "$tests/hello.expected" "$dir/uart.txt" >"$dir/diff.txt"; then
     fail "$name" "UART output differs from hello.expected:" "$(cat "$dir/diff.txt")"
   elif [[ $(cat "$dir/boot-test.txt" 2>/dev/null) != "cuvil semihosting round trip" ]]; then
@@ -97,7 +91,7 @@ check_trap() {
   rc=$?
   local uart=$dir/uart.txt
   if ((rc != want)); then
-    fail "$name" "exit code $rc, expected $want" "$(tail -12 "$uart")"
+    fail "$name" "exit code $rc, expected $want" "$(tail -n 12 "$uart")"
   elif ! grep -q '^\*\*\* cuvil: ' "$uart" || ! grep -qF "$cause" "$uart" ||
     ! grep -qF "$last" "$uart"; then
     fail "$name" "no complete trap dump ('$cause', '$last'):" "$(cat "$uart")"
@@ -112,6 +106,8 @@ check_trap() {
 # (the core parks), so the timeout ends it.
 check_nohost() {
   local name=$1 dir=$2 elf=$3 command rc
+  # shellcheck disable=SC2001 # sed reads clearer than an extglob pattern
+  # shellcheck disable=SC2001 # sed reads clearer than an extglob pattern
   command=$(sed 's/ -semihosting-config [^ ]*//' <<<"$4")
   run_qemu "$dir" 3 "$elf" "$command"
   rc=$?
@@ -144,7 +140,7 @@ for config in "${configs[@]}"; do
       pass "build-$id"
     fi
   else
-    fail "build-$id" "$(tail -20 "$out/build.log")"
+    fail "build-$id" "$(tail -n 20 "$out/build.log")"
     continue
   fi
   images=("$out/hello.elf" "$out/trap.elf" "$out/nohost.elf" "$out-models/models.elf")
@@ -197,7 +193,7 @@ for config in "${configs[@]}"; do
     cmake --build "$cmake_out" -j"$jobs" >>"$out/cmake.log" 2>&1; then
     check_hello "cmake-$id" "$cmake_out/run-hello" "$cmake_out/hello.elf" "$command"
   else
-    fail "cmake-$id" "$(tail -20 "$out/cmake.log")"
+    fail "cmake-$id" "$(tail -n 20 "$out/cmake.log")"
   fi
 done
 

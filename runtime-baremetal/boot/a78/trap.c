@@ -6,10 +6,10 @@
 
 #include "boot.h"
 
-static const char *const kind_names[4] = {"synchronous exception", "IRQ",
-                                          "FIQ", "SError"};
-static const char *const origin_names[4] = {
-    "EL1 (SP_EL0)", "EL1 (SP_EL1)", "EL0 (AArch64)", "EL0 (AArch32)"};
+static const char *const kind_names[4] = {"synchronous exception", "IRQ", "FIQ",
+                                          "SError"};
+static const char *const origin_names[4] = {"EL1 (SP_EL0)", "EL1 (SP_EL1)",
+                                            "EL0 (AArch64)", "EL0 (AArch32)"};
 
 /* ESR_EL1.EC values an EL1 program can meet. */
 static const char *const class_names[64] = {

@@ -12,6 +12,7 @@
 
 #define FRAME_SIZE      (32 * 8)        /* x0..x30, sp */
 #define VECTOR_EL1_SYNC 4               /* current EL with SP_EL1, synchronous */
+#define CPACR_EL1_FPEN  (3 << 20)       /* FP/SIMD does not trap at EL1/EL0 */
 
 /* One table entry: 32 instructions at most (0x80 bytes). */
 .macro vector index
@@ -80,5 +81,10 @@ save_and_report:
     add sp, sp, #FRAME_SIZE
     eret
 
-1:  mov x1, sp
+    /* The report is C and printf handles doubles: FP/SIMD must not trap,
+     * even when this exception came before start.S enabled it. */
+1:  mov x1, #CPACR_EL1_FPEN
+    msr cpacr_el1, x1
+    isb
+    mov x1, sp
     bl cuvil_trap_report            /* does not return */

@@ -7,8 +7,9 @@
  * every other hart parks in a wfi loop.
  *
  * The boot hart sets up gp, sp and the trap vector, enables the FPU and
- * the counters, initialises .data and .bss, runs the static constructors,
- * calls main and exits through semihosting with main's return value.
+ * the counters, initialises .data, .bss and the UART, runs the static
+ * constructors, calls main and exits through semihosting with main's
+ * return value.
  */
 
 #define BOOT_HART 1

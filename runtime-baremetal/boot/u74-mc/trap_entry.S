@@ -8,8 +8,9 @@
  * functions can fail cleanly on a board without a debugger.
  */
 
-#define FRAME_SIZE       (32 * 8)   /* x0..x31, 16-byte multiple */
-#define CAUSE_BREAKPOINT 3
+#define FRAME_SIZE         (32 * 8)     /* x0..x31, 16-byte multiple */
+#define CAUSE_BREAKPOINT   3
+#define MSTATUS_FS_INITIAL (1 << 13)
 
     .section .text.cuvil.trap, "ax", @progbits
     .globl cuvil_trap_entry
@@ -40,6 +41,10 @@ cuvil_trap_entry:
     addi sp, sp, FRAME_SIZE
     mret
 
-1:  mv a0, sp
+    /* The report is C and printf handles doubles: FP instructions must not
+     * trap, even when this trap came before start.S enabled the FPU. */
+1:  li t0, MSTATUS_FS_INITIAL
+    csrs mstatus, t0
+    mv a0, sp
     call cuvil_trap_report          /* does not return */
     .size cuvil_trap_entry, . - cuvil_trap_entry

@@ -8,51 +8,49 @@
 void cuvil_k_gemm_f32(const float *a, const float *b, const float *c, float *y,
                       int64_t m, int64_t n, int64_t k, int64_t trans_a,
                       int64_t trans_b, float alpha, float beta, int64_t c_rs,
-                      int64_t c_cs, float act_lo, float act_hi)
-{
-    /* op(a)(i, p) = a[i * a_rs + p * a_cs], op(b)(p, j) = b[p * b_rs + j * b_cs]. */
-    const int64_t a_rs = trans_a ? 1 : k, a_cs = trans_a ? m : 1;
-    const int64_t b_rs = trans_b ? 1 : n, b_cs = trans_b ? k : 1;
-    /* As in BLAS, beta == 0 means c is not read (it may hold NaN or inf). */
-    const int use_c = c != NULL && beta != 0.0f;
+                      int64_t c_cs, float act_lo, float act_hi) {
+  /* op(a)(i, p) = a[i * a_rs + p * a_cs], op(b)(p, j) = b[p * b_rs + j * b_cs].
+   */
+  const int64_t a_rs = trans_a ? 1 : k, a_cs = trans_a ? m : 1;
+  const int64_t b_rs = trans_b ? 1 : n, b_cs = trans_b ? k : 1;
+  /* As in BLAS, beta == 0 means c is not read (it may hold NaN or inf). */
+  const int use_c = c != NULL && beta != 0.0f;
 
-    for (int64_t i = 0; i < m; ++i) {
-        float *yr = y + i * n;
-        /* Each c(i, j) is read just before y(i, j) is first written, so y
-         * may alias a dense c. */
-        for (int64_t j = 0; j < n; ++j)
-            yr[j] = use_c ? beta * c[i * c_rs + j * c_cs] : 0.0f;
-        /* k outside, j inside: row i of the product is accumulated without
-         * a float reduction, so the j loop vectorises. */
-        for (int64_t p = 0; p < k; ++p) {
-            const float av = alpha * a[i * a_rs + p * a_cs];
-            for (int64_t j = 0; j < n; ++j)
-                yr[j] += av * b[p * b_rs + j * b_cs];
-        }
-        for (int64_t j = 0; j < n; ++j)
-            yr[j] = cuvil_clampf(yr[j], act_lo, act_hi);
+  for (int64_t i = 0; i < m; ++i) {
+    float *yr = y + i * n;
+    /* Each c(i, j) is read just before y(i, j) is first written, so y
+     * may alias a dense c. */
+    for (int64_t j = 0; j < n; ++j)
+      yr[j] = use_c ? beta * c[i * c_rs + j * c_cs] : 0.0f;
+    /* k outside, j inside: row i of the product is accumulated without
+     * a float reduction, so the j loop vectorises. */
+    for (int64_t p = 0; p < k; ++p) {
+      const float av = alpha * a[i * a_rs + p * a_cs];
+      for (int64_t j = 0; j < n; ++j)
+        yr[j] += av * b[p * b_rs + j * b_cs];
     }
+    for (int64_t j = 0; j < n; ++j)
+      yr[j] = cuvil_clampf(yr[j], act_lo, act_hi);
+  }
 }
 
 void cuvil_k_matmul_f32(const float *a, const float *b, float *y, int64_t m,
                         int64_t n, int64_t k, const int64_t *batch_shape,
-                        const int64_t *a_bstride, const int64_t *b_bstride)
-{
-    _Static_assert(CUVIL_MATMUL_BATCH_RANK == 4,
-                   "the batch loop nest spans CUVIL_MATMUL_BATCH_RANK dims");
-    const int64_t *s = batch_shape, *as = a_bstride, *bs = b_bstride;
-    float *yb = y;
-    for (int64_t b0 = 0; b0 < s[0]; ++b0)
-        for (int64_t b1 = 0; b1 < s[1]; ++b1)
-            for (int64_t b2 = 0; b2 < s[2]; ++b2)
-                for (int64_t b3 = 0; b3 < s[3]; ++b3) {
-                    const float *ab = a + b0 * as[0] + b1 * as[1] +
-                                      b2 * as[2] + b3 * as[3];
-                    const float *bb = b + b0 * bs[0] + b1 * bs[1] +
-                                      b2 * bs[2] + b3 * bs[3];
-                    cuvil_k_gemm_f32(ab, bb, NULL, yb, m, n, k, 0, 0, 1.0f,
-                                     0.0f, 0, 0, -__builtin_inff(),
-                                     __builtin_inff());
-                    yb += m * n;
-                }
+                        const int64_t *a_bstride, const int64_t *b_bstride) {
+  _Static_assert(CUVIL_MATMUL_BATCH_RANK == 4,
+                 "the batch loop nest spans CUVIL_MATMUL_BATCH_RANK dims");
+  const int64_t *s = batch_shape, *as = a_bstride, *bs = b_bstride;
+  float *yb = y;
+  for (int64_t b0 = 0; b0 < s[0]; ++b0)
+    for (int64_t b1 = 0; b1 < s[1]; ++b1)
+      for (int64_t b2 = 0; b2 < s[2]; ++b2)
+        for (int64_t b3 = 0; b3 < s[3]; ++b3) {
+          const float *ab =
+              a + b0 * as[0] + b1 * as[1] + b2 * as[2] + b3 * as[3];
+          const float *bb =
+              b + b0 * bs[0] + b1 * bs[1] + b2 * bs[2] + b3 * bs[3];
+          cuvil_k_gemm_f32(ab, bb, NULL, yb, m, n, k, 0, 0, 1.0f, 0.0f, 0, 0,
+                           -__builtin_inff(), __builtin_inff());
+          yb += m * n;
+        }
 }

@@ -8,47 +8,42 @@
 typedef uint32_t __attribute__((may_alias)) cuvil_b32_t;
 
 static void copy_bytes(const unsigned char *src, unsigned char *dst,
-                       int64_t nbytes)
-{
-    for (int64_t i = 0; i < nbytes; ++i)
-        dst[i] = src[i];
+                       int64_t nbytes) {
+  for (int64_t i = 0; i < nbytes; ++i)
+    dst[i] = src[i];
 }
 
-void cuvil_k_copy(const void *src, void *dst, int64_t nbytes)
-{
-    if (src == dst)
-        return;
-    copy_bytes(src, dst, nbytes);
+void cuvil_k_copy(const void *src, void *dst, int64_t nbytes) {
+  if (src == dst)
+    return;
+  copy_bytes(src, dst, nbytes);
 }
 
 void cuvil_k_copy_rows(const void *src, void *dst, int64_t rows,
                        int64_t row_bytes, int64_t src_stride,
-                       int64_t dst_stride)
-{
-    const unsigned char *s = src;
-    unsigned char *d = dst;
-    for (int64_t r = 0; r < rows; ++r)
-        copy_bytes(s + r * src_stride, d + r * dst_stride, row_bytes);
+                       int64_t dst_stride) {
+  const unsigned char *s = src;
+  unsigned char *d = dst;
+  for (int64_t r = 0; r < rows; ++r)
+    copy_bytes(s + r * src_stride, d + r * dst_stride, row_bytes);
 }
 
 void cuvil_k_transpose_b32(const void *x, void *y, const int64_t *out_shape,
-                           const int64_t *in_str)
-{
-    _Static_assert(CUVIL_MAX_RANK == 6,
-                   "the loop nest below spans CUVIL_MAX_RANK dimensions");
-    const cuvil_b32_t *xs = x;
-    cuvil_b32_t *yd = y;
-    const int64_t *s = out_shape, *st = in_str;
-    int64_t yi = 0;
-    for (int64_t i0 = 0; i0 < s[0]; ++i0)
-        for (int64_t i1 = 0; i1 < s[1]; ++i1)
-            for (int64_t i2 = 0; i2 < s[2]; ++i2)
-                for (int64_t i3 = 0; i3 < s[3]; ++i3)
-                    for (int64_t i4 = 0; i4 < s[4]; ++i4) {
-                        const cuvil_b32_t *xr = xs + i0 * st[0] + i1 * st[1] +
-                                                i2 * st[2] + i3 * st[3] +
-                                                i4 * st[4];
-                        for (int64_t i5 = 0; i5 < s[5]; ++i5, ++yi)
-                            yd[yi] = xr[i5 * st[5]];
-                    }
+                           const int64_t *in_str) {
+  _Static_assert(CUVIL_MAX_RANK == 6,
+                 "the loop nest below spans CUVIL_MAX_RANK dimensions");
+  const cuvil_b32_t *xs = x;
+  cuvil_b32_t *yd = y;
+  const int64_t *s = out_shape, *st = in_str;
+  int64_t yi = 0;
+  for (int64_t i0 = 0; i0 < s[0]; ++i0)
+    for (int64_t i1 = 0; i1 < s[1]; ++i1)
+      for (int64_t i2 = 0; i2 < s[2]; ++i2)
+        for (int64_t i3 = 0; i3 < s[3]; ++i3)
+          for (int64_t i4 = 0; i4 < s[4]; ++i4) {
+            const cuvil_b32_t *xr = xs + i0 * st[0] + i1 * st[1] + i2 * st[2] +
+                                    i3 * st[3] + i4 * st[4];
+            for (int64_t i5 = 0; i5 < s[5]; ++i5, ++yi)
+              yd[yi] = xr[i5 * st[5]];
+          }
 }

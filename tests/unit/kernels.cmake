@@ -1,0 +1,19 @@
+# Host build of the reference kernels and their unit tests. Included from
+# tests/unit/CMakeLists.txt, after find_package(GTest) and include(GoogleTest).
+set(CUVIL_RUNTIME_DIR ${PROJECT_SOURCE_DIR}/runtime-baremetal)
+
+# The kernels in the same C dialect as their target bitcode: freestanding C11.
+file(GLOB cuvil_kernels_host_sources CONFIGURE_DEPENDS
+  ${CUVIL_RUNTIME_DIR}/kernels/ref/*.c)
+add_library(cuvil_kernels_host STATIC ${cuvil_kernels_host_sources})
+target_include_directories(cuvil_kernels_host PUBLIC ${CUVIL_RUNTIME_DIR}/include)
+set_target_properties(cuvil_kernels_host PROPERTIES
+  C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+target_compile_options(cuvil_kernels_host PRIVATE -ffreestanding)
+
+add_executable(kernels_test ${CMAKE_CURRENT_LIST_DIR}/kernels_test.cpp)
+# For "kernels/math.h": the kernels directory itself must not be on the
+# include path, or its math.h would shadow the C library's.
+target_include_directories(kernels_test PRIVATE ${CUVIL_RUNTIME_DIR})
+target_link_libraries(kernels_test PRIVATE cuvil_kernels_host GTest::gtest_main)
+gtest_discover_tests(kernels_test)
