@@ -67,13 +67,18 @@ llvm::Expected<MemoryPlan> planMemory(const Graph &G,
   // External bases: graph inputs and constants.
   for (unsigned I = 0; I < G.inputs().size(); ++I)
     Plan.Locations[G.inputs()[I]->id()] = {Base::Input, I, 0};
+  auto AddWeight = [&](const Value *V) {
+    if (!V || !V->isConstant() || Plan.Locations.count(V->id()))
+      return;
+    Plan.Locations[V->id()] = {Base::Weights, 0, Plan.WeightsSize};
+    Plan.Weights.push_back(V);
+    Plan.WeightsSize += alignUp(V->byteSize(), A);
+  };
   for (const auto &N : G.nodes())
     for (const Value *V : N->inputs())
-      if (V && V->isConstant() && !Plan.Locations.count(V->id())) {
-        Plan.Locations[V->id()] = {Base::Weights, 0, Plan.WeightsSize};
-        Plan.Weights.push_back(V);
-        Plan.WeightsSize += alignUp(V->byteSize(), A);
-      }
+      AddWeight(V);
+  for (const Value *V : G.outputs()) // a constant output is copied out
+    AddWeight(V);
 
   // Alias roots: views share their input's buffer, in-place ops their
   // input 0's buffer when it dies at this node.

@@ -88,3 +88,19 @@ TEST(Planner, ViewOfAnArenaBufferMovesItIntoTheOutput) {
   EXPECT_EQ(P->at(S).B, Base::Output);
   EXPECT_EQ(P->ArenaSize, 0);
 }
+
+TEST(Planner, ConstantOutputIsAWeightCopiedOut) {
+  Graph G("g");
+  Value *X = G.addValue("x", DType::F32, {4}, ValueKind::Input);
+  G.inputs().push_back(X);
+  Value *Y = test::tensor(G, "y", {4});
+  test::addOp(G, "Relu", "r", {X}, {Y}, 0);
+  Value *C = test::constF32(G, "c", {2}, {1, 2});
+  G.outputs() = {Y, C};
+  auto P = planMemory(G, {64});
+  ASSERT_TRUE(bool(P));
+  EXPECT_EQ(P->at(C).B, Base::Weights);
+  ASSERT_EQ(P->OutputCopies.size(), 1u);
+  EXPECT_EQ(P->OutputCopies[0].first, 1u);
+  EXPECT_EQ(P->OutputCopies[0].second, C);
+}
