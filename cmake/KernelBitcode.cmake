@@ -47,7 +47,6 @@ function(cuvil_kernel_bitcode target out)
         -fno-exceptions -fno-unwind-tables -fno-asynchronous-unwind-tables
         -Wall -Wextra -Werror
         -I${PROJECT_SOURCE_DIR}/runtime-baremetal/include
-        -I${PROJECT_SOURCE_DIR}/runtime-baremetal/kernels
         -emit-llvm -c ${src} -o ${bc}
       DEPENDS ${src} ${headers} ${toml}
       COMMENT "Kernel bitcode ${target}: ${parent}/${base}.c"

@@ -45,7 +45,7 @@ CUVIL_MATH_INLINE float cuvil_clampf(float v, float lo, float hi) {
 }
 
 /* ln 2 split for Cody-Waite reduction: LN2_HI has 15 significant bits, so
- * n * LN2_HI is exact for every |n| < 512 that occurs below. */
+ * n * LN2_HI is exact for |n| < 512 (exp needs |n| <= 151, log |e| <= 149). */
 #define CUVIL_LN2_HI 0x1.62e4p-1f
 #define CUVIL_LN2_LO 0x1.7f7d1cp-20f
 
@@ -70,7 +70,8 @@ CUVIL_MATH_INLINE float cuvil_expf(float x) {
   const float shift = 0x1.8p23f;
   const float t = x * 0x1.715476p+0f + shift;
   const float fn = t - shift;
-  /* Unsigned arithmetic: well defined even for the garbage bits of NaN. */
+  /* Unsigned subtraction: no overflow even for the bits of a NaN t (whose
+   * result is NaN whatever n is). */
   const int32_t n = (int32_t)(cuvil_f32_bits(t) - cuvil_f32_bits(shift));
 
   /* The first product is exact, so r carries only LN2_LO's rounding. */

@@ -16,4 +16,4 @@ add_executable(kernels_test ${CMAKE_CURRENT_LIST_DIR}/kernels_test.cpp)
 # include path, or its math.h would shadow the C library's.
 target_include_directories(kernels_test PRIVATE ${CUVIL_RUNTIME_DIR})
 target_link_libraries(kernels_test PRIVATE cuvil_kernels_host GTest::gtest_main)
-gtest_discover_tests(kernels_test)
+gtest_discover_tests(kernels_test NO_PRETTY_VALUES)

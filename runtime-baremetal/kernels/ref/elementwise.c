@@ -13,7 +13,6 @@ binary(enum binary_op op, const float *a, const float *b, float *y,
        const int64_t *s, const int64_t *as, const int64_t *bs) {
   _Static_assert(CUVIL_MAX_RANK == 6,
                  "the loop nest below spans CUVIL_MAX_RANK dimensions");
-  int64_t yi = 0;
   for (int64_t i0 = 0; i0 < s[0]; ++i0)
     for (int64_t i1 = 0; i1 < s[1]; ++i1)
       for (int64_t i2 = 0; i2 < s[2]; ++i2)
@@ -23,13 +22,18 @@ binary(enum binary_op op, const float *a, const float *b, float *y,
                               i3 * as[3] + i4 * as[4];
             const float *br = b + i0 * bs[0] + i1 * bs[1] + i2 * bs[2] +
                               i3 * bs[3] + i4 * bs[4];
-            for (int64_t i5 = 0; i5 < s[5]; ++i5, ++yi) {
+            /* y is dense. Indexing it from the loop counters (not a running
+             * count) lets LLVM relate its addresses to those of a and b. */
+            float *yr =
+                y + ((((i0 * s[1] + i1) * s[2] + i2) * s[3] + i3) * s[4] + i4) *
+                        s[5];
+            for (int64_t i5 = 0; i5 < s[5]; ++i5) {
               const float va = ar[i5 * as[5]];
               const float vb = br[i5 * bs[5]];
-              y[yi] = op == BINARY_ADD   ? va + vb
-                      : op == BINARY_SUB ? va - vb
-                      : op == BINARY_MUL ? va * vb
-                                         : va / vb;
+              yr[i5] = op == BINARY_ADD   ? va + vb
+                       : op == BINARY_SUB ? va - vb
+                       : op == BINARY_MUL ? va * vb
+                                          : va / vb;
             }
           }
 }

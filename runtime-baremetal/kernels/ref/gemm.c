@@ -9,8 +9,8 @@ void cuvil_k_gemm_f32(const float *a, const float *b, const float *c, float *y,
                       int64_t m, int64_t n, int64_t k, int64_t trans_a,
                       int64_t trans_b, float alpha, float beta, int64_t c_rs,
                       int64_t c_cs, float act_lo, float act_hi) {
-  /* op(a)(i, p) = a[i * a_rs + p * a_cs], op(b)(p, j) = b[p * b_rs + j * b_cs].
-   */
+  /* Element (i, p) of op(a) is a[i * a_rs + p * a_cs];
+   * element (p, j) of op(b) is b[p * b_rs + j * b_cs]. */
   const int64_t a_rs = trans_a ? 1 : k, a_cs = trans_a ? m : 1;
   const int64_t b_rs = trans_b ? 1 : n, b_cs = trans_b ? k : 1;
   /* As in BLAS, beta == 0 means c is not read (it may hold NaN or inf). */

@@ -14,8 +14,8 @@ void cuvil_k_maxpool2d_f32(const float *x, float *y, int64_t nc, int64_t h,
     float *yp = y + p * oh * ow;
     for (int64_t oy = 0; oy < oh; ++oy)
       for (int64_t ox = 0; ox < ow; ++ox) {
-        /* Padding is skipped rather than read as -inf. A NaN
-         * input never compares greater, as in ONNX Runtime. */
+        /* Padding is skipped rather than read as -inf; a NaN input is
+         * skipped too (it never compares greater). */
         float best = -__builtin_inff();
         for (int64_t ky = 0; ky < kh; ++ky) {
           const int64_t iy = oy * stride_h - pad_top + ky * dil_h;

@@ -14,6 +14,8 @@ static void copy_bytes(const unsigned char *src, unsigned char *dst,
 }
 
 void cuvil_k_copy(const void *src, void *dst, int64_t nbytes) {
+  /* A copy the planner made redundant by placing both tensors at the same
+   * address: write nothing, the buffer may be read-only. */
   if (src == dst)
     return;
   copy_bytes(src, dst, nbytes);
@@ -35,7 +37,6 @@ void cuvil_k_transpose_b32(const void *x, void *y, const int64_t *out_shape,
   const cuvil_b32_t *xs = x;
   cuvil_b32_t *yd = y;
   const int64_t *s = out_shape, *st = in_str;
-  int64_t yi = 0;
   for (int64_t i0 = 0; i0 < s[0]; ++i0)
     for (int64_t i1 = 0; i1 < s[1]; ++i1)
       for (int64_t i2 = 0; i2 < s[2]; ++i2)
@@ -43,7 +44,13 @@ void cuvil_k_transpose_b32(const void *x, void *y, const int64_t *out_shape,
           for (int64_t i4 = 0; i4 < s[4]; ++i4) {
             const cuvil_b32_t *xr = xs + i0 * st[0] + i1 * st[1] + i2 * st[2] +
                                     i3 * st[3] + i4 * st[4];
-            for (int64_t i5 = 0; i5 < s[5]; ++i5, ++yi)
-              yd[yi] = xr[i5 * st[5]];
+            /* y is dense. Indexing it from the loop counters (not a running
+             * count) lets LLVM relate its addresses to those of x. */
+            cuvil_b32_t *yr =
+                yd +
+                ((((i0 * s[1] + i1) * s[2] + i2) * s[3] + i3) * s[4] + i4) *
+                    s[5];
+            for (int64_t i5 = 0; i5 < s[5]; ++i5)
+              yr[i5] = xr[i5 * st[5]];
           }
 }
