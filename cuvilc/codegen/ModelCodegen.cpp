@@ -28,6 +28,7 @@
 #include <llvm/Transforms/IPO/Internalize.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <cctype>
 #include <fmt/format.h>
 #include <set>
 
@@ -87,8 +88,10 @@ public:
     I32 = llvm::Type::getInt32Ty(Ctx);
     F32 = llvm::Type::getFloatTy(Ctx);
     // Mirrors `cuvil_<name>_t` in the generated header.
+    NumArenas = std::max<size_t>(Plan.Arenas.size(), 1);
     StateTy = llvm::StructType::create(
-        Ctx, {PtrTy, PtrTy, I32}, "struct.cuvil_" + Opts.ModelName + "_t");
+        Ctx, {PtrTy, I32, llvm::ArrayType::get(PtrTy, NumArenas)},
+        "struct.cuvil_" + Opts.ModelName + "_t");
   }
 
   llvm::Error build();
@@ -119,11 +122,20 @@ private:
   llvm::PointerType *PtrTy;
   llvm::Type *I64, *I32, *F32;
   llvm::StructType *StateTy;
-  llvm::GlobalVariable *Arena = nullptr, *Blob = nullptr;
+  size_t NumArenas;
+  std::vector<llvm::GlobalVariable *> Arenas;
+  llvm::GlobalVariable *Blob = nullptr;
   llvm::Function *RunV = nullptr;
   std::set<std::string> Exported;
+  /// Address of arena slot A in the state struct.
+  llvm::Value *arenaSlot(llvm::Value *State, size_t A) {
+    return B.CreateInBoundsGEP(StateTy, State,
+                               {B.getInt32(0), B.getInt32(2), B.getInt32(A)});
+  }
+
   // Bases inside run_v.
-  llvm::Value *ArenaBase = nullptr, *WeightsBase = nullptr;
+  std::vector<llvm::Value *> ArenaBases;
+  llvm::Value *WeightsBase = nullptr;
   std::vector<llvm::Value *> InputPtrs, OutputPtrs;
   unsigned ArrayCount = 0;
 };
@@ -152,7 +164,7 @@ llvm::Function *EntryBuilder::newFunction(const std::string &Name,
 }
 
 void EntryBuilder::buildInit() {
-  // int cuvil_<name>_init(cuvil_<name>_t *m, void *arena,
+  // int cuvil_<name>_init(cuvil_<name>_t *m, void *const *arenas,
   //                       const void *weights, unsigned long size)
   llvm::Function *F = newFunction(sym("init"), I32, {PtrTy, PtrTy, PtrTy, I64});
   auto *Entry = llvm::BasicBlock::Create(Ctx, "entry", F);
@@ -162,7 +174,7 @@ void EntryBuilder::buildInit() {
   B.CreateRet(Code);
 
   B.SetInsertPoint(Entry);
-  llvm::Value *State = F->getArg(0), *UserArena = F->getArg(1),
+  llvm::Value *State = F->getArg(0), *UserArenas = F->getArg(1),
               *UserBlob = F->getArg(2), *UserSize = F->getArg(3);
   auto Check = [&](llvm::Value *Bad, int Status, const char *Next) {
     auto *Cont = llvm::BasicBlock::Create(Ctx, Next, F);
@@ -171,13 +183,29 @@ void EntryBuilder::buildInit() {
     B.CreateCondBr(Bad, Fail, Cont);
     B.SetInsertPoint(Cont);
   };
-  Check(B.CreateIsNull(State), StatusNullArgument, "arena");
-  llvm::Value *ArenaPtr =
-      B.CreateSelect(B.CreateIsNull(UserArena), Arena, UserArena);
-  llvm::Value *Misaligned = B.CreateICmpNE(
-      B.CreateAnd(B.CreatePtrToInt(ArenaPtr, I64), Plan.Alignment - 1),
-      llvm::ConstantInt::get(I64, 0));
-  Check(Misaligned, StatusArenaMisaligned, "weights");
+  Check(B.CreateIsNull(State), StatusNullArgument, "arenas");
+  // Arena A: arenas[A] when the caller gives one, else the static arena.
+  std::vector<llvm::Value *> ArenaPtrs;
+  for (size_t A = 0; A < NumArenas; ++A) {
+    auto *Given = llvm::BasicBlock::Create(Ctx, "arena.given", F);
+    auto *Join = llvm::BasicBlock::Create(Ctx, "arena.join", F);
+    llvm::BasicBlock *From = B.GetInsertBlock();
+    B.CreateCondBr(B.CreateIsNull(UserArenas), Join, Given);
+    B.SetInsertPoint(Given);
+    llvm::Value *Slot = B.CreateLoad(
+        PtrTy, B.CreateConstInBoundsGEP1_64(PtrTy, UserArenas, A));
+    llvm::Value *Pick = B.CreateSelect(B.CreateIsNull(Slot), Arenas[A], Slot);
+    B.CreateBr(Join);
+    B.SetInsertPoint(Join);
+    llvm::PHINode *Ptr = B.CreatePHI(PtrTy, 2, "arena");
+    Ptr->addIncoming(Arenas[A], From);
+    Ptr->addIncoming(Pick, Given);
+    llvm::Value *Misaligned = B.CreateICmpNE(
+        B.CreateAnd(B.CreatePtrToInt(Ptr, I64), Plan.Alignment - 1),
+        llvm::ConstantInt::get(I64, 0));
+    Check(Misaligned, StatusArenaMisaligned, "arena.ok");
+    ArenaPtrs.push_back(Ptr);
+  }
   llvm::Value *BlobPtr = UserBlob, *BlobSize = UserSize;
   if (Blob) {
     llvm::Value *UseEmbedded = B.CreateIsNull(UserBlob);
@@ -201,11 +229,12 @@ void EntryBuilder::buildInit() {
   B.CreateCondBr(B.CreateICmpNE(Rc, llvm::ConstantInt::get(I32, 0)), Fail,
                  Store);
   B.SetInsertPoint(Store);
-  B.CreateStore(ArenaPtr, B.CreateStructGEP(StateTy, State, 0));
   B.CreateStore(B.CreateLoad(PtrTy, DataSlot),
-                B.CreateStructGEP(StateTy, State, 1));
+                B.CreateStructGEP(StateTy, State, 0));
+  for (size_t A = 0; A < NumArenas; ++A)
+    B.CreateStore(ArenaPtrs[A], arenaSlot(State, A));
   B.CreateStore(llvm::ConstantInt::get(I32, ReadyMagic),
-                B.CreateStructGEP(StateTy, State, 2));
+                B.CreateStructGEP(StateTy, State, 1));
   B.CreateRet(llvm::ConstantInt::get(I32, StatusOk));
 }
 
@@ -213,7 +242,7 @@ llvm::Value *EntryBuilder::pointerTo(const Value *V, int64_t Extra) {
   const Location &L = Plan.at(V);
   llvm::Value *Base = nullptr;
   switch (L.B) {
-  case Base::Arena: Base = ArenaBase; break;
+  case Base::Arena: Base = ArenaBases[L.Index]; break;
   case Base::Weights: Base = WeightsBase; break;
   case Base::Input: Base = InputPtrs[L.Index]; break;
   case Base::Output: Base = OutputPtrs[L.Index]; break;
@@ -275,14 +304,16 @@ llvm::Error EntryBuilder::buildRunV() {
   B.CreateCondBr(B.CreateIsNull(State), Bad, Check);
   B.SetInsertPoint(Check);
   llvm::Value *Ready = B.CreateICmpEQ(
-      B.CreateLoad(I32, B.CreateStructGEP(StateTy, State, 2)),
+      B.CreateLoad(I32, B.CreateStructGEP(StateTy, State, 1)),
       llvm::ConstantInt::get(I32, ReadyMagic));
   B.CreateCondBr(Ready, Body, Bad);
 
   B.SetInsertPoint(Body);
-  ArenaBase = B.CreateLoad(PtrTy, B.CreateStructGEP(StateTy, State, 0), "arena");
+  for (size_t A = 0; A < NumArenas; ++A)
+    ArenaBases.push_back(B.CreateLoad(PtrTy, arenaSlot(State, A),
+                                      "arena" + std::to_string(A)));
   WeightsBase =
-      B.CreateLoad(PtrTy, B.CreateStructGEP(StateTy, State, 1), "weights");
+      B.CreateLoad(PtrTy, B.CreateStructGEP(StateTy, State, 0), "weights");
   for (unsigned I = 0; I < G.inputs().size(); ++I)
     InputPtrs.push_back(B.CreateLoad(
         PtrTy, B.CreateConstInBoundsGEP1_64(PtrTy, RunV->getArg(1), I),
@@ -299,6 +330,11 @@ llvm::Error EntryBuilder::buildRunV() {
     if (auto E = N->def()->Lower(*N, Calls))
       return E;
     for (const KernelCall &C : Calls) {
+      // A copy whose source the planner already put at its destination
+      // (a Concat input computed into its slice) is no work at all.
+      if (C.IsCopy && Plan.sameStorage(C.Args[0].V, C.Args[0].ByteOffset,
+                                       C.Args[1].V, C.Args[1].ByteOffset))
+        continue;
       llvm::Function *K = M.getFunction(C.Kernel);
       if (!K || K->isDeclaration())
         return nodeError(*N, "internal error: kernel {} is missing from the "
@@ -350,28 +386,31 @@ void EntryBuilder::buildRun() {
 }
 
 llvm::Error EntryBuilder::build() {
-  // The static arena. A global with an explicit section is never placed in
-  // BSS by LLVM, so the arena is defined in module assembly as a NOBITS
-  // section: the object carries no bytes for it, and the linker-script
-  // fragment places it (NOLOAD) in the chosen region.
-  int64_t ArenaBytes = std::max<int64_t>(Plan.ArenaSize, 1);
-  auto *ArenaTy = llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx), ArenaBytes);
-  Arena = new llvm::GlobalVariable(M, ArenaTy, false,
-                                   llvm::GlobalValue::ExternalLinkage, nullptr,
-                                   sym("arena"));
-  Arena->setAlignment(llvm::Align(Plan.Alignment));
-  M.appendModuleInlineAsm(fmt::format(
-      "  .section .cuvil.{0}.arena.{1},\"aw\",%nobits\n"
-      "  .balign {2}\n"
-      "  .globl {3}\n"
-      "  .type {3},%object\n"
-      "  .size {3}, {4}\n"
-      "{3}:\n"
-      "  .zero {4}\n"
-      "  .text",
-      Opts.ModelName, Opts.ArenaRegion, Plan.Alignment, sym("arena"),
-      ArenaBytes));
-  Exported.insert(Arena->getName().str());
+  // The static arenas, one per region. A global with an explicit section is
+  // never placed in BSS by LLVM, so each arena is defined in module
+  // assembly as a NOBITS section: the object carries no bytes for it, and
+  // the linker-script fragment places it (NOLOAD) in its region.
+  for (size_t A = 0; A < NumArenas; ++A) {
+    std::string Region = A < Plan.Arenas.size() ? Plan.Arenas[A].Region : "RAM";
+    int64_t Bytes = A < Plan.Arenas.size() ? Plan.Arenas[A].Size : 0;
+    auto *Ty = llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx), Bytes);
+    std::string Name = arenaSymbol(Opts.ModelName, Region);
+    auto *GV = new llvm::GlobalVariable(
+        M, Ty, false, llvm::GlobalValue::ExternalLinkage, nullptr, Name);
+    GV->setAlignment(llvm::Align(Plan.Alignment));
+    M.appendModuleInlineAsm(fmt::format(
+        "  .section .cuvil.{0}.arena.{1},\"aw\",%nobits\n"
+        "  .balign {2}\n"
+        "  .globl {3}\n"
+        "  .type {3},%object\n"
+        "  .size {3}, {4}\n"
+        "{3}:\n"
+        "  .zero {4}\n"
+        "  .text",
+        Opts.ModelName, Region, Plan.Alignment, Name, Bytes));
+    Exported.insert(Name);
+    Arenas.push_back(GV);
+  }
   if (!Opts.EmbeddedBlob.empty()) {
     auto *Init = llvm::ConstantDataArray::get(Ctx, llvm::ArrayRef(Opts.EmbeddedBlob));
     Blob = new llvm::GlobalVariable(M, Init->getType(), true,
@@ -381,9 +420,12 @@ llvm::Error EntryBuilder::build() {
     Blob->setSection(".cuvil." + Opts.ModelName + ".weights");
     Exported.insert(Blob->getName().str());
   }
-  for (llvm::GlobalVariable *GV : {Arena, Blob})
-    if (GV && !T.PIC)
+  if (!T.PIC) {
+    for (llvm::GlobalVariable *GV : Arenas)
       GV->setDSOLocal(true);
+    if (Blob)
+      Blob->setDSOLocal(true);
+  }
   buildInit();
   if (auto E = buildRunV())
     return E;
@@ -392,6 +434,13 @@ llvm::Error EntryBuilder::build() {
 }
 
 } // namespace
+
+std::string arenaSymbol(const std::string &Model, const std::string &Region) {
+  std::string R = Region;
+  for (char &C : R)
+    C = static_cast<char>(std::tolower(static_cast<unsigned char>(C)));
+  return "cuvil_" + Model + "_arena_" + R;
+}
 
 llvm::Expected<CodegenResult> generateObject(const Graph &G,
                                              const MemoryPlan &Plan,

@@ -15,7 +15,6 @@ namespace cuvil {
 
 struct CodegenOptions {
   std::string ModelName;       ///< C symbol prefix.
-  std::string ArenaRegion;     ///< Memory region of the static arena.
   uint64_t GraphHash = 0;      ///< Must match the weight blob's.
   uint64_t WeightsDataSize = 0;
   /// The FlatBuffers weight blob to embed; empty for external weights.
@@ -36,6 +35,9 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
                                              const MemoryPlan &Plan,
                                              const TargetInfo &T,
                                              const CodegenOptions &Opts);
+
+/// Symbol of a model's static arena in a region: cuvil_<model>_arena_<region>.
+std::string arenaSymbol(const std::string &Model, const std::string &Region);
 
 /// Status codes returned by the generated entry points (also written into
 /// the generated header, and into runtime-baremetal/include/cuvil/status.h).

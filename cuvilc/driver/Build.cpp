@@ -39,22 +39,6 @@ std::string replaceExtension(const std::string &Path, const char *Ext) {
   return fs::path(Path).replace_extension(Ext).string();
 }
 
-/// Picks the first arena region (in the target's order of preference) that
-/// can hold the arena; the error gives the numbers.
-llvm::Expected<std::string> chooseArenaRegion(const TargetInfo &T,
-                                              const MemoryPlan &Plan) {
-  for (const std::string &R : T.ArenaRegions)
-    if (static_cast<uint64_t>(Plan.ArenaSize) <= T.region(R)->Length)
-      return R;
-  std::string Regions;
-  for (const std::string &R : T.ArenaRegions)
-    Regions += fmt::format("{}{} ({} bytes)", Regions.empty() ? "" : ", ", R,
-                           T.region(R)->Length);
-  return makeError("the activation arena needs {} bytes (lower bound {}), "
-                   "more than any arena region of target '{}' holds: {}",
-                   Plan.ArenaSize, Plan.LowerBound, T.Name, Regions);
-}
-
 /// Hash of everything the generated code assumes about the weight blob:
 /// the graph after passes, the target and the weight layout and bytes.
 uint64_t graphHash(const Graph &G, const MemoryPlan &Plan,
@@ -70,6 +54,24 @@ uint64_t graphHash(const Graph &G, const MemoryPlan &Plan,
 }
 
 } // namespace
+
+llvm::Expected<PlanOptions>
+planOptionsFor(const TargetInfo &T,
+               const std::vector<std::string> &ArenaRegions) {
+  PlanOptions PO;
+  PO.Alignment = T.DmaAlign;
+  PO.AllowSpill = T.AllowSpill;
+  for (const std::string &R :
+       ArenaRegions.empty() ? T.ArenaRegions : ArenaRegions) {
+    const MemoryRegion *MR = T.region(R);
+    if (!MR || !MR->writable())
+      return usageError(fmt::format("--arena-regions: '{}' is not a writable "
+                                    "memory region of target '{}'",
+                                    R, T.Name));
+    PO.Regions.push_back(MR);
+  }
+  return PO;
+}
 
 llvm::Error usageError(const std::string &Msg) {
   return llvm::make_error<UsageErrorInfo>(Msg);
@@ -103,6 +105,16 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   std::string ScriptPath = Opts.LinkerScript.empty()
                                ? replaceExtension(Opts.Out, ".ld")
                                : Opts.LinkerScript;
+  std::string WeightsRegion =
+      Opts.WeightsRegion.empty() ? T.WeightsRegion : Opts.WeightsRegion;
+  const MemoryRegion *WR = T.region(WeightsRegion);
+  if (!WR)
+    return usageError(fmt::format("--weights-region: target '{}' has no "
+                                  "memory region '{}'",
+                                  T.Name, WeightsRegion));
+  auto PO = planOptionsFor(T, Opts.ArenaRegions);
+  if (!PO)
+    return PO.takeError();
 
   // Frontend, verification, passes.
   ImportOptions IO;
@@ -124,15 +136,9 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
     return E;
 
   // Memory.
-  PlanOptions PO;
-  PO.Alignment = T.DmaAlign;
-  auto Plan = planMemory(G, PO);
+  auto Plan = planMemory(G, *PO);
   if (!Plan)
     return Plan.takeError();
-  auto Region = chooseArenaRegion(T, *Plan);
-  if (!Region)
-    return Region.takeError();
-  const MemoryRegion *WR = T.region(T.WeightsRegion);
   bool Embed = Opts.ExternalWeights.empty();
   uint64_t Hash = graphHash(G, *Plan, T);
   std::vector<uint8_t> Blob = buildWeightsBlob(*Plan, Name, T.Name, Hash);
@@ -144,7 +150,6 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   // Code.
   CodegenOptions CO;
   CO.ModelName = Name;
-  CO.ArenaRegion = *Region;
   CO.GraphHash = Hash;
   CO.WeightsDataSize = Plan->WeightsSize;
   if (Embed)
@@ -160,7 +165,6 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   HeaderInfo HI;
   HI.ModelName = Name;
   HI.SourceFile = fs::path(Opts.Model).filename().string();
-  HI.ArenaRegion = *Region;
   HI.BlobSize = Blob.size();
   HI.GraphHash = Hash;
   HI.ExternalWeights = !Embed;
@@ -168,7 +172,7 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   std::vector<OutputFile> Files = {
       {Opts.Out, std::move(Code->Object)},
       {HeaderPath, writeHeader(G, *Plan, T, HI)},
-      {ScriptPath, writeLinkerScript(Name, *Plan, T, *Region, Embed)},
+      {ScriptPath, writeLinkerScript(Name, *Plan, T, WeightsRegion, Embed)},
   };
   if (!Embed)
     Files.push_back({Opts.ExternalWeights, std::string(Blob.begin(), Blob.end())});
@@ -177,7 +181,7 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   if (CO.WantAsm)
     Files.push_back({replaceExtension(Opts.Out, ".s"), Code->Asm});
   if (!Opts.Report.empty())
-    Files.push_back({Opts.Report, writeReport(G, *Plan, T, *Region, Name,
+    Files.push_back({Opts.Report, writeReport(G, *Plan, T, Name,
                                               Blob.size())});
   return writeOutputFiles(Files);
 }

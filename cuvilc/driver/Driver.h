@@ -9,6 +9,9 @@
 #ifndef CUVIL_DRIVER_DRIVER_H
 #define CUVIL_DRIVER_DRIVER_H
 
+#include "planner/MemoryPlan.h"
+#include "target/TargetInfo.h"
+
 #include <llvm/Support/Error.h>
 #include <map>
 #include <ostream>
@@ -26,6 +29,8 @@ struct BuildOptions {
   std::string Report;         ///< JSON report path; empty: none.
   std::string Name;           ///< C prefix; default from the model file name.
   std::string ExternalWeights; ///< .cuvw path; empty: embed.
+  std::string WeightsRegion;   ///< Default: the target's weights_region.
+  std::vector<std::string> ArenaRegions; ///< Default: the target's.
   std::vector<std::string> Emit;    ///< "llvm", "asm".
   std::vector<std::string> DumpIR;  ///< Pass names, or "all".
   std::map<std::string, int64_t> Dims;
@@ -36,9 +41,28 @@ struct BuildOptions {
 llvm::Error usageError(const std::string &Msg);
 bool isUsageError(const llvm::Error &E);
 
+/// The planner options for target T: its DMA alignment, its arena regions
+/// (or ArenaRegions, if not empty: names checked) and its spill policy.
+llvm::Expected<PlanOptions>
+planOptionsFor(const TargetInfo &T, const std::vector<std::string> &ArenaRegions);
+
 /// `cuvilc build`: writes the object, header, linker script (and blob).
 /// Progress/dumps go to Log.
 llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log);
+
+struct PlanCommandOptions {
+  std::string Model;  ///< Input .onnx path.
+  std::string Target; ///< Target name.
+  std::vector<std::string> ArenaRegions; ///< Default: the target's.
+  /// Write PREFIX.<region>.svg, a picture of each arena; empty: none.
+  std::string SvgPrefix;
+  std::map<std::string, int64_t> Dims;
+};
+
+/// `cuvilc plan`: runs the stages of `build` up to the memory plan and
+/// prints it: per arena its size, lower bound and ratio, then every arena
+/// tensor with its offset, size, live steps and producing ONNX nodes.
+llvm::Error runPlan(const PlanCommandOptions &Opts, std::ostream &Out);
 
 /// `cuvilc inspect`: graph summary after shape inference.
 llvm::Error runInspect(const std::string &Model, const std::string &Target,

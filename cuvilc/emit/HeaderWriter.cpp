@@ -1,6 +1,7 @@
 //===- HeaderWriter.cpp ---------------------------------------------------===//
 #include "emit/HeaderWriter.h"
 
+#include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -63,9 +64,14 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
       Line("#define CUVIL_{} {}", Name, V);
   Line("#endif");
   Line("");
-  Line("/* Memory. The static arena is placed by {}.ld in region {}. */", N,
-       Info.ArenaRegion);
-  Line("#define {}ARENA_SIZE {}u", P, Plan.ArenaSize);
+  Line("/* Memory: one activation arena per memory region, placed by {}.ld. */",
+       N);
+  Line("#define {}NUM_ARENAS {}", P, std::max<size_t>(Plan.Arenas.size(), 1));
+  for (size_t A = 0; A < Plan.Arenas.size(); ++A) {
+    Line("#define {}ARENA_{}_REGION \"{}\"", P, A, Plan.Arenas[A].Region);
+    Line("#define {}ARENA_{}_SIZE {}u", P, A, Plan.Arenas[A].Size);
+  }
+  Line("#define {}ARENA_SIZE {}u /* all arenas */", P, Plan.arenaSize());
   Line("#define {}ARENA_ALIGN {}u", P, Plan.Alignment);
   Line("#define {}WEIGHTS_SIZE {}u /* blob bytes{} */", P, Info.BlobSize,
        Info.ExternalWeights ? "; external: see the .cuvw file" : "");
@@ -99,12 +105,13 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("/* One model instance. Caller-owned; fill it with {}_init(). */",
        "cuvil_" + N);
   Line("typedef struct cuvil_{} {{", N);
-  Line("  void *arena;          /* activation arena in use */");
   Line("  const void *weights;  /* verified weight data block */");
   Line("  uint32_t state;       /* set by a successful init */");
+  Line("  void *arenas[{}NUM_ARENAS]; /* activation arenas in use */", P);
   Line("}} cuvil_{}_t;", N);
   Line("");
-  Line("/* Prepares m. arena: NULL for the static arena, or {}ARENA_SIZE bytes", P);
+  Line("/* Prepares m. arenas: NULL for the static arenas, or an array of");
+  Line(" * {}NUM_ARENAS pointers, each NULL (static) or to ARENA_<i>_SIZE bytes", P);
   Line(" * aligned to {}ARENA_ALIGN. weights/weights_size: {}", P,
        Info.ExternalWeights
            ? "the .cuvw blob (required: this model was built with external "
@@ -112,7 +119,8 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
            : "NULL/0 for the embedded blob, or a replacement .cuvw blob.");
   Line(" * The blob is checked (identifier, version, graph hash, bounds,");
   Line(" * alignment, checksum). Returns CUVIL_OK or a negative CUVIL_ERR_*. */");
-  Line("int cuvil_{}_init(cuvil_{}_t *m, void *arena, const void *weights,", N, N);
+  Line("int cuvil_{}_init(cuvil_{}_t *m, void *const *arenas, const void *weights,",
+       N, N);
   Line("                  unsigned long weights_size);");
   Line("");
   std::vector<std::string> Params;

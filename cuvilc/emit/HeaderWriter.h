@@ -13,7 +13,6 @@ namespace cuvil {
 struct HeaderInfo {
   std::string ModelName;   ///< C prefix.
   std::string SourceFile;  ///< The ONNX file's base name (for the comment).
-  std::string ArenaRegion;
   uint64_t BlobSize = 0;   ///< 0 for external weights.
   uint64_t GraphHash = 0;
   bool ExternalWeights = false;

@@ -7,17 +7,16 @@ namespace cuvil {
 
 std::string writeLinkerScript(const std::string &N, const MemoryPlan &Plan,
                               const TargetInfo &T,
-                              const std::string &ArenaRegion,
+                              const std::string &WeightsRegion,
                               bool EmbeddedWeights) {
   int64_t A = Plan.Alignment;
   std::string S;
   S += fmt::format("/* {}.ld: placement of model '{}' (target {}), generated "
                    "by cuvilc.\n",
                    N, N, T.Name);
-  S += fmt::format(" * Arena: {} bytes in {} (lower bound {} bytes, ratio "
-                   "{:.3f}).\n",
-                   Plan.ArenaSize, ArenaRegion, Plan.LowerBound,
-                   Plan.efficiency());
+  for (const ArenaPlan &AP : Plan.Arenas)
+    S += fmt::format(" * Arena in {}: {} bytes (lower bound {}, ratio {:.3f}).\n",
+                     AP.Region, AP.Size, AP.LowerBound, AP.ratio());
   S += fmt::format(" * Buffers and sizes are multiples of the {}-byte DMA "
                    "alignment. */\n",
                    A);
@@ -29,15 +28,16 @@ std::string writeLinkerScript(const std::string &N, const MemoryPlan &Plan,
                      "    . = ALIGN({1});\n"
                      "    __cuvil_{0}_weights_end = .;\n"
                      "  }} > {2}\n",
-                     N, A, T.WeightsRegion);
+                     N, A, WeightsRegion);
   }
-  S += fmt::format("  .cuvil.{0}.arena.{1} (NOLOAD) : ALIGN({2})\n  {{\n"
-                   "    __cuvil_{0}_arena_start = .;\n"
-                   "    KEEP(*(.cuvil.{0}.arena.{1}))\n"
-                   "    . = ALIGN({2});\n"
-                   "    __cuvil_{0}_arena_end = .;\n"
-                   "  }} > {1}\n",
-                   N, ArenaRegion, A);
+  for (const ArenaPlan &AP : Plan.Arenas)
+    S += fmt::format("  .cuvil.{0}.arena.{1} (NOLOAD) : ALIGN({2})\n  {{\n"
+                     "    __cuvil_{0}_arena_{1}_start = .;\n"
+                     "    KEEP(*(.cuvil.{0}.arena.{1}))\n"
+                     "    . = ALIGN({2});\n"
+                     "    __cuvil_{0}_arena_{1}_end = .;\n"
+                     "  }} > {1}\n",
+                     N, AP.Region, A);
   S += "}\n";
   return S;
 }

@@ -10,11 +10,12 @@
 namespace cuvil {
 
 /// A `SECTIONS { ... }` fragment that the board's base script INCLUDEs:
-/// places .cuvil.<name>.arena.<region> (NOLOAD) and .cuvil.<name>.weights
-/// into the target's memory regions, aligned, with start/size symbols.
+/// places every .cuvil.<name>.arena.<region> (NOLOAD) in its region and
+/// .cuvil.<name>.weights in WeightsRegion (unless the weights are external),
+/// aligned, with start/end symbols.
 std::string writeLinkerScript(const std::string &ModelName,
                               const MemoryPlan &Plan, const TargetInfo &T,
-                              const std::string &ArenaRegion,
+                              const std::string &WeightsRegion,
                               bool EmbeddedWeights);
 
 } // namespace cuvil

@@ -3,7 +3,9 @@
 
 #include "ops/OpRegistry.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 namespace cuvil {
 
@@ -17,34 +19,95 @@ static const char *baseName(Base B) {
   return "?";
 }
 
+/// Same-bank pair counts are null for regions without banks.
+static nlohmann::ordered_json bankPairs(int64_t N) {
+  return N < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(N);
+}
+
+static nlohmann::ordered_json onnxNodes(const Value &V) {
+  const Node *P = V.producer();
+  if (!P)
+    return nlohmann::ordered_json::array();
+  if (P->origin().Names.empty())
+    return nlohmann::ordered_json::array({P->name()});
+  return P->origin().Names;
+}
+
+/// The arenas, and every buffer (by arena, then offset) with the values
+/// stored in it and the nodes that produce them.
+static void writeMemory(nlohmann::ordered_json &R, const MemoryPlan &Plan) {
+  using nlohmann::ordered_json;
+  int64_t Total = Plan.arenaSize();
+  R["schedule"] = Plan.Schedule;
+  R["arena"] = {
+      {"bytes", Total},
+      {"lower_bound_bytes", Plan.LowerBound},
+      {"ratio", Plan.ratio()},
+      {"alignment", Plan.Alignment},
+      {"baseline_bytes", Plan.BaselineSize},
+      {"baseline_ratio",
+       Total ? static_cast<double>(Plan.BaselineSize) / Total : 1.0}};
+  ordered_json Arenas = ordered_json::array();
+  for (const ArenaPlan &A : Plan.Arenas)
+    Arenas.push_back({{"region", A.Region},
+                      {"bytes", A.Size},
+                      {"lower_bound_bytes", A.LowerBound},
+                      {"ratio", A.ratio()},
+                      {"strategy", A.Strategy},
+                      {"same_bank_pairs_before", bankPairs(A.SameBankPairsBefore)},
+                      {"same_bank_pairs", bankPairs(A.SameBankPairs)}});
+  R["arenas"] = Arenas;
+
+  std::vector<const ArenaBuffer *> Order;
+  for (const ArenaBuffer &B : Plan.Buffers)
+    Order.push_back(&B);
+  std::stable_sort(Order.begin(), Order.end(),
+                   [](const ArenaBuffer *L, const ArenaBuffer *R) {
+                     return std::tie(L->Arena, L->Offset, L->First) <
+                            std::tie(R->Arena, R->Offset, R->First);
+                   });
+  ordered_json Bufs = ordered_json::array();
+  for (const ArenaBuffer *B : Order) {
+    ordered_json Values = ordered_json::array();
+    for (const Value *V : B->Values) {
+      const Node *P = V->producer();
+      Values.push_back({{"name", V->name()},
+                        {"offset", Plan.at(V).Offset},
+                        {"bytes", V->byteSize()},
+                        {"node", P ? P->name() : ""},
+                        {"op", P ? P->opType() : ""},
+                        {"onnx_nodes", onnxNodes(*V)}});
+    }
+    Bufs.push_back({{"arena", B->Arena},
+                    {"region", Plan.Arenas[B->Arena].Region},
+                    {"root", B->Root->name()},
+                    {"offset", B->Offset},
+                    {"size", B->Size},
+                    {"bytes", B->Bytes},
+                    {"live", {B->First, B->Last}},
+                    {"values", Values}});
+  }
+  R["buffers"] = Bufs;
+}
+
 std::string writeReport(const Graph &G, const MemoryPlan &Plan,
-                        const TargetInfo &T, const std::string &ArenaRegion,
-                        const std::string &ModelName, uint64_t BlobSize) {
+                        const TargetInfo &T, const std::string &ModelName,
+                        uint64_t BlobSize) {
   using nlohmann::ordered_json;
   ordered_json R;
   R["model"] = ModelName;
   R["target"] = T.Name;
-  R["arena"] = {{"region", ArenaRegion},
-                {"bytes", Plan.ArenaSize},
-                {"lower_bound_bytes", Plan.LowerBound},
-                {"ratio", Plan.efficiency()},
-                {"alignment", Plan.Alignment},
-                {"strategy", Plan.Strategy}};
-  ordered_json Bufs = ordered_json::array();
-  for (const ArenaBuffer &B : Plan.Buffers)
-    Bufs.push_back({{"value", B.Root->name()},
-                    {"offset", B.Offset},
-                    {"bytes", B.Size},
-                    {"live", {B.First, B.Last}}});
-  R["arena"]["buffers"] = Bufs;
+  writeMemory(R, Plan);
   R["weights"] = {{"region", T.WeightsRegion},
                   {"blob_bytes", BlobSize},
                   {"data_bytes", Plan.WeightsSize},
                   {"tensors", Plan.Weights.size()}};
   ordered_json Nodes = ordered_json::array();
   int64_t TotalMacs = 0;
-  for (const auto &N : G.nodes()) {
+  for (size_t Step = 0; Step < G.nodes().size(); ++Step) {
+    const Node *N = G.nodes()[Step].get();
     ordered_json J;
+    J["step"] = Step;
     J["name"] = N->name();
     J["op"] = N->opType();
     J["origin"] = N->origin().Names;

@@ -10,12 +10,14 @@
 
 namespace cuvil {
 
-/// The build report: memory map (arena buffers with offsets and live
-/// ranges, weights), arena efficiency, and per node: op, origins, MACs and
-/// output locations.
+/// The build report: the memory plan (schedule; per arena its region,
+/// size, lower bound, ratio, strategy and same-bank pairs; the greedy
+/// baseline; per buffer its arena, offset, size, live steps and the values
+/// stored in it with the ONNX nodes that produce them), the weights, and
+/// per node in execution order: op, origins, MACs and output locations.
 std::string writeReport(const Graph &G, const MemoryPlan &Plan,
-                        const TargetInfo &T, const std::string &ArenaRegion,
-                        const std::string &ModelName, uint64_t BlobSize);
+                        const TargetInfo &T, const std::string &ModelName,
+                        uint64_t BlobSize);
 
 } // namespace cuvil
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <unordered_map>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -160,6 +161,18 @@ void Graph::eraseNode(Node *N) {
                          [N](const auto &P) { return P.get() == N; });
   assert(It != Nodes.end() && "erasing a node not in the graph");
   Nodes.erase(It);
+}
+
+void Graph::reorderNodes(const std::vector<Node *> &Order) {
+  assert(Order.size() == Nodes.size() && "reorder must keep every node");
+  std::unordered_map<const Node *, std::unique_ptr<Node>> Owned;
+  for (auto &N : Nodes)
+    Owned[N.get()] = std::move(N);
+  for (size_t I = 0; I < Order.size(); ++I) {
+    auto It = Owned.find(Order[I]);
+    assert(It != Owned.end() && It->second && "node missing or repeated");
+    Nodes[I] = std::move(It->second);
+  }
 }
 
 void Graph::replaceAllUses(Value *From, Value *To) {

@@ -163,6 +163,8 @@ public:
   void truncateNodeInputs(Node *N, size_t Count);
   /// Removes a node (its outputs must be unused or rewired first).
   void eraseNode(Node *N);
+  /// Puts the nodes in Order (a permutation of nodes()).
+  void reorderNodes(const std::vector<Node *> &Order);
   /// Rewires every use of From (including graph outputs) to To.
   void replaceAllUses(Value *From, Value *To);
   /// Drops values that are neither used, produced, nor graph inputs/outputs.

@@ -42,7 +42,8 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     Calls.push_back({"cuvil_k_copy_rows",
                      {KernelArg::tensor(X), KernelArg::tensor(Y, Offset),
                       KernelArg::i(Outer), KernelArg::i(Row), KernelArg::i(Row),
-                      KernelArg::i(DstRow)}});
+                      KernelArg::i(DstRow)},
+                     /*IsCopy=*/true});
     Offset += Row;
   }
   return llvm::Error::success();

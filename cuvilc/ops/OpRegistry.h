@@ -67,6 +67,9 @@ struct KernelArg {
 struct KernelCall {
   std::string Kernel;
   std::vector<KernelArg> Args;
+  /// Args 0 and 1 are the source and destination tensors of a pure copy:
+  /// codegen drops the call when the planner put both at the same bytes.
+  bool IsCopy = false;
 };
 
 /// How the memory planner may place an op's output.

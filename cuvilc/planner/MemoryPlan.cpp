@@ -1,11 +1,15 @@
-//===- MemoryPlan.cpp - Liveness, aliasing and offset assignment ----------===//
+//===- MemoryPlan.cpp - Aliasing, lifetimes, regions, schedules -----------===//
 #include "planner/MemoryPlan.h"
 
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
+#include "planner/OffsetAssignment.h"
+#include "planner/Schedule.h"
 
 #include <algorithm>
 #include <cassert>
+#include <fmt/format.h>
+#include <optional>
 #include <unordered_map>
 
 namespace cuvil {
@@ -16,50 +20,325 @@ const Location &MemoryPlan::at(const Value *V) const {
   return It->second;
 }
 
-double MemoryPlan::efficiency() const {
-  return LowerBound ? static_cast<double>(ArenaSize) / LowerBound : 1.0;
+int64_t MemoryPlan::arenaSize() const {
+  int64_t S = 0;
+  for (const ArenaPlan &A : Arenas)
+    S += A.Size;
+  return S;
+}
+
+double MemoryPlan::ratio() const {
+  return LowerBound ? static_cast<double>(arenaSize()) / LowerBound : 1.0;
+}
+
+bool MemoryPlan::sameStorage(const Value *A, int64_t OffA, const Value *B,
+                             int64_t OffB) const {
+  const Location &LA = at(A), &LB = at(B);
+  return LA.B == LB.B && LA.Index == LB.Index &&
+         LA.Offset + OffA == LB.Offset + OffB;
 }
 
 namespace {
 
 int64_t alignUp(int64_t X, int64_t A) { return (X + A - 1) / A * A; }
 
-/// Offset assignment: places buffers one at a time, in the given order, at
-/// the lowest offset that does not overlap a placed buffer with an
-/// overlapping live range (best fit among the gaps).
-int64_t assignOffsets(std::vector<ArenaBuffer> &Bufs,
-                      const std::vector<size_t> &Order) {
-  std::vector<size_t> Placed;
-  int64_t Total = 0;
-  for (size_t I : Order) {
-    ArenaBuffer &B = Bufs[I];
-    // Intervals already taken during B's lifetime, sorted by offset.
-    std::vector<std::pair<int64_t, int64_t>> Taken;
-    for (size_t J : Placed) {
-      const ArenaBuffer &P = Bufs[J];
-      if (P.First <= B.Last && B.First <= P.Last)
-        Taken.push_back({P.Offset, P.Offset + P.Size});
-    }
-    std::sort(Taken.begin(), Taken.end());
-    int64_t Best = -1, BestGap = INT64_MAX, Cursor = 0;
-    for (auto [Lo, Hi] : Taken) {
-      if (Lo - Cursor >= B.Size && Lo - Cursor < BestGap) {
-        Best = Cursor;
-        BestGap = Lo - Cursor;
-      }
-      Cursor = std::max(Cursor, Hi);
-    }
-    B.Offset = Best >= 0 ? Best : Cursor;
-    Total = std::max(Total, B.Offset + B.Size);
-    Placed.push_back(I);
+/// Where a value's bytes are, relative to the storage of its root.
+struct Alias {
+  const Value *Root;
+  int64_t Offset;
+};
+
+/// Decides aliasing (views, in-place, concat slices) on the current order
+/// and collects the arena buffers with their live ranges.
+class Liveness {
+public:
+  Liveness(const Graph &G, MemoryPlan &Plan) : G(G), Plan(Plan) {}
+  void run();
+
+  std::unordered_map<const Value *, Alias> Aliases;
+  std::unordered_map<const Value *, unsigned> OutputOf; // root -> output
+  std::unordered_map<const Value *, size_t> BufferOf;   // root -> buffer
+
+  Alias aliasOf(const Value *V) const {
+    auto It = Aliases.find(V);
+    return It == Aliases.end() ? Alias{V, 0} : It->second;
   }
-  return Total;
+  bool inArena(const Value *Root) const {
+    return Root->kind() == ValueKind::Intermediate && !OutputOf.count(Root);
+  }
+
+private:
+  bool canRunInPlace(const Node &N, unsigned Step) const;
+  void concatInPlace(const Node &N);
+
+  const Graph &G;
+  MemoryPlan &Plan;
+  std::unordered_map<const Value *, unsigned> LastUse;
+};
+
+bool Liveness::canRunInPlace(const Node &N, unsigned Step) const {
+  const Value *In = N.input(0), *Out = N.output(0);
+  if (!In || In->byteSize() != Out->byteSize() || G.isGraphOutput(In))
+    return false;
+  Alias A = aliasOf(In);
+  if (A.Offset != 0 || !inArena(A.Root))
+    return false;
+  // Every value stored in the root's buffer must be dead after this step.
+  for (const auto &[V, Al] : Aliases)
+    if (Al.Root == A.Root && LastUse.count(V) && LastUse.at(V) > Step)
+      return false;
+  return !(LastUse.count(A.Root) && LastUse.at(A.Root) > Step);
+}
+
+/// A Concat whose inputs are laid out one after the other in its output
+/// (everything before the axis has extent 1) lets each input's producer
+/// write straight into its slice; the copies then vanish.
+void Liveness::concatInPlace(const Node &N) {
+  const Value *Y = N.output(0);
+  if (N.opType() != "Concat" || !inArena(Y) || Y->rank() == 0)
+    return;
+  int64_t Axis = N.getInt("axis", 0);
+  if (Axis < 0)
+    Axis += Y->rank();
+  for (int64_t D = 0; D < Axis; ++D)
+    if (Y->shape()[D] != 1)
+      return;
+  std::vector<const Value *> Seen;
+  for (const Value *X : N.inputs()) {
+    bool Own = X && X->kind() == ValueKind::Intermediate && X->producer() &&
+               X->users().size() == 1 && !G.isGraphOutput(X) &&
+               aliasOf(X).Root == X &&
+               X->producer()->def()->Place != Placement::View &&
+               std::find(Seen.begin(), Seen.end(), X) == Seen.end();
+    if (!Own)
+      return;
+    Seen.push_back(X);
+  }
+  int64_t Offset = 0;
+  for (const Value *X : N.inputs()) {
+    Aliases[X] = {Y, Offset};
+    Offset += X->byteSize();
+  }
+}
+
+void Liveness::run() {
+  const auto &Nodes = G.nodes();
+  for (unsigned S = 0; S < Nodes.size(); ++S)
+    for (const Value *V : Nodes[S]->inputs())
+      if (V)
+        LastUse[V] = S;
+  for (unsigned I = 0; I < G.outputs().size(); ++I)
+    OutputOf.emplace(G.outputs()[I], I);
+
+  // Concats first (in reverse, so a concat feeding a concat nests): their
+  // inputs' producers must know where to write.
+  for (auto It = Nodes.rbegin(); It != Nodes.rend(); ++It)
+    concatInPlace(**It);
+
+  for (unsigned S = 0; S < Nodes.size(); ++S) {
+    const Node &N = *Nodes[S];
+    assert(N.def() && "planning an unverified graph");
+    Placement P = N.def()->Place;
+    const Value *Out = N.outputs().empty() ? nullptr : N.output(0);
+    if (!Out || Aliases.count(Out))
+      continue;
+    const Value *In = N.input(0);
+    if (P == Placement::View) {
+      Alias A = aliasOf(In);
+      if (!OutputOf.count(Out) || inArena(A.Root)) {
+        Aliases[Out] = A;
+        // An output view of an arena buffer moves that buffer into the
+        // caller's output.
+        if (OutputOf.count(Out) && A.Offset == 0 &&
+            A.Root->byteSize() == Out->byteSize())
+          OutputOf.emplace(A.Root, OutputOf[Out]);
+        else if (OutputOf.count(Out))
+          Plan.OutputCopies.push_back({OutputOf[Out], In});
+      } else {
+        // A view of an input, a constant or another output: copied out.
+        Plan.OutputCopies.push_back({OutputOf[Out], In});
+        Aliases[Out] = A;
+      }
+    } else if (P == Placement::InPlace && canRunInPlace(N, S)) {
+      Alias A = aliasOf(In);
+      Aliases[Out] = A;
+      if (OutputOf.count(Out))
+        OutputOf.emplace(A.Root, OutputOf[Out]);
+    }
+  }
+
+  // Graph outputs no node writes directly (inputs, constants, values bound
+  // to an earlier output) are copied at the end.
+  for (unsigned I = 0; I < G.outputs().size(); ++I) {
+    const Value *O = G.outputs()[I];
+    Alias A = aliasOf(O);
+    bool Direct = A.Root->kind() == ValueKind::Intermediate &&
+                  OutputOf.count(A.Root) && OutputOf.at(A.Root) == I &&
+                  A.Offset == 0;
+    bool Copied = std::any_of(Plan.OutputCopies.begin(),
+                              Plan.OutputCopies.end(),
+                              [&](const auto &C) { return C.first == I; });
+    if (!Direct && !Copied)
+      Plan.OutputCopies.push_back({I, O});
+  }
+
+  // Buffers: one per arena root, live from the first definition of any of
+  // its values to the last use of any of them.
+  for (unsigned S = 0; S < Nodes.size(); ++S)
+    for (const Value *V : Nodes[S]->outputs()) {
+      const Value *R = aliasOf(V).Root;
+      if (!inArena(R))
+        continue;
+      auto [It, New] = BufferOf.try_emplace(R, Plan.Buffers.size());
+      if (New) {
+        ArenaBuffer B;
+        B.Root = R;
+        B.Bytes = R->byteSize();
+        B.Size = alignUp(B.Bytes, Plan.Alignment);
+        B.First = B.Last = S;
+        Plan.Buffers.push_back(B);
+      }
+      ArenaBuffer &B = Plan.Buffers[It->second];
+      B.First = std::min(B.First, S);
+      B.Last = std::max(B.Last, S);
+      B.Values.push_back(V);
+    }
+  for (ArenaBuffer &B : Plan.Buffers) // the root first
+    std::stable_partition(B.Values.begin(), B.Values.end(),
+                          [&](const Value *V) { return V == B.Root; });
+  auto Extend = [&](const Value *V, unsigned S) {
+    auto It = BufferOf.find(aliasOf(V).Root);
+    if (It != BufferOf.end())
+      Plan.Buffers[It->second].Last = std::max(Plan.Buffers[It->second].Last, S);
+  };
+  for (unsigned S = 0; S < Nodes.size(); ++S)
+    for (const Value *V : Nodes[S]->inputs())
+      if (V)
+        Extend(V, S);
+  for (const auto &[I, V] : Plan.OutputCopies) // copies run after the nodes
+    Extend(V, Nodes.size());
+}
+
+/// Pairs of buffers one kernel streams together: an input and an output of
+/// the same node.
+std::vector<std::pair<size_t, size_t>>
+partnerPairs(const Graph &G, const Liveness &L,
+             const std::vector<size_t> &Members) {
+  std::unordered_map<size_t, size_t> Local; // buffer -> index in Members
+  for (size_t I = 0; I < Members.size(); ++I)
+    Local[Members[I]] = I;
+  std::vector<std::pair<size_t, size_t>> Pairs;
+  auto Find = [&](const Value *V) -> long {
+    auto It = L.BufferOf.find(L.aliasOf(V).Root);
+    if (It == L.BufferOf.end() || !Local.count(It->second))
+      return -1;
+    return static_cast<long>(Local[It->second]);
+  };
+  for (const auto &N : G.nodes())
+    for (const Value *Out : N->outputs()) {
+      long O = Find(Out);
+      for (const Value *In : N->inputs()) {
+        long I = In ? Find(In) : -1;
+        if (O >= 0 && I >= 0 && O != I &&
+            std::find(Pairs.begin(), Pairs.end(),
+                      std::make_pair(size_t(I), size_t(O))) == Pairs.end())
+          Pairs.push_back({size_t(I), size_t(O)});
+      }
+    }
+  return Pairs;
+}
+
+BankModel bankModel(const MemoryRegion *R) {
+  BankModel B;
+  if (R && R->Banks > 1) {
+    B.Count = std::min<int64_t>(R->Banks, 64);
+    B.Granule = R->BankInterleave ? R->BankInterleave
+                : R->BankSize     ? R->BankSize
+                                  : static_cast<int64_t>(R->Length) / R->Banks;
+  }
+  return B;
+}
+
+/// Packs the buffers assigned to arena A (region R) and records the result.
+ArenaPlan packRegion(const Graph &G, MemoryPlan &Plan, const Liveness &L,
+                     unsigned A, const MemoryRegion *R) {
+  std::vector<size_t> Members;
+  std::vector<ArenaBuffer> Bufs;
+  for (size_t I = 0; I < Plan.Buffers.size(); ++I)
+    if (Plan.Buffers[I].Arena == A) {
+      Members.push_back(I);
+      Bufs.push_back(Plan.Buffers[I]);
+    }
+  BankModel Banks = bankModel(R);
+  auto Pairs = partnerPairs(G, L, Members);
+  Packing P = packArena(Bufs, Pairs, Banks);
+  ArenaPlan AP;
+  AP.Region = R ? R->Name : "ARENA";
+  AP.Size = P.Size;
+  AP.Strategy = P.Strategy;
+  AP.SameBankPairs = P.SameBankPairs;
+  // Before bank-aware placement: the best compact packing's pairs.
+  AP.SameBankPairsBefore = P.SameBankPairs;
+  if (Banks.enabled()) {
+    Packing Compact = packArena(Bufs, Pairs, BankModel());
+    AP.SameBankPairsBefore =
+        countSameBankPairs(Bufs, Compact.Offsets, Pairs, Banks);
+  }
+  for (size_t I = 0; I < Members.size(); ++I)
+    Plan.Buffers[Members[I]].Offset = P.Offsets[I];
+  std::vector<int64_t> Live;
+  for (const ArenaBuffer &B : Bufs) {
+    if (Live.size() <= B.Last)
+      Live.resize(B.Last + 1, 0);
+    for (unsigned S = B.First; S <= B.Last; ++S)
+      Live[S] += B.Bytes;
+  }
+  AP.LowerBound = Live.empty() ? 0 : *std::max_element(Live.begin(), Live.end());
+  return AP;
+}
+
+/// A plain greedy-by-size packing with no reuse of any kind: every value a
+/// node writes gets its own buffer, live from definition to last use.
+int64_t baselineSize(const Graph &G, int64_t Align) {
+  std::vector<ArenaBuffer> Bufs;
+  std::unordered_map<const Value *, size_t> Index;
+  for (unsigned S = 0; S < G.nodes().size(); ++S)
+    for (const Value *V : G.nodes()[S]->outputs())
+      if (V->kind() == ValueKind::Intermediate && !G.isGraphOutput(V)) {
+        Index[V] = Bufs.size();
+        ArenaBuffer B;
+        B.Root = V;
+        B.Bytes = V->byteSize();
+        B.Size = alignUp(B.Bytes, Align);
+        B.First = B.Last = S;
+        Bufs.push_back(B);
+      }
+  for (unsigned S = 0; S < G.nodes().size(); ++S)
+    for (const Value *V : G.nodes()[S]->inputs())
+      if (auto It = Index.find(V); V && It != Index.end())
+        Bufs[It->second].Last = S;
+  std::vector<size_t> Order(Bufs.size());
+  for (size_t I = 0; I < Order.size(); ++I)
+    Order[I] = I;
+  std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+    return Bufs[A].Size > Bufs[B].Size;
+  });
+  std::vector<std::pair<size_t, size_t>> NoPairs;
+  return packArena(Bufs, NoPairs, BankModel()).Size;
+}
+
+std::string regionList(const std::vector<const MemoryRegion *> &Regions) {
+  std::string S;
+  for (const MemoryRegion *R : Regions)
+    S += fmt::format("{}{} ({} bytes)", S.empty() ? "" : ", ", R->Name,
+                     R->Length);
+  return S;
 }
 
 } // namespace
 
-llvm::Expected<MemoryPlan> planMemory(const Graph &G,
-                                      const PlanOptions &Opts) {
+llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
+                                        const PlanOptions &Opts) {
   MemoryPlan Plan;
   Plan.Alignment = Opts.Alignment;
   const int64_t A = Opts.Alignment;
@@ -80,168 +359,148 @@ llvm::Expected<MemoryPlan> planMemory(const Graph &G,
   for (const Value *V : G.outputs()) // a constant output is copied out
     AddWeight(V);
 
-  // Alias roots: views share their input's buffer, in-place ops their
-  // input 0's buffer when it dies at this node.
-  std::unordered_map<const Value *, const Value *> Root;
-  auto RootOf = [&](const Value *V) {
-    auto It = Root.find(V);
-    return It == Root.end() ? V : It->second;
-  };
-  std::unordered_map<const Value *, unsigned> LastUse;
-  for (unsigned S = 0; S < G.nodes().size(); ++S)
-    for (const Value *V : G.nodes()[S]->inputs())
-      if (V)
-        LastUse[V] = S;
+  Liveness L(G, Plan);
+  L.run();
 
-  // Which graph output each value is bound to (the first one, if several).
-  std::unordered_map<const Value *, unsigned> OutputOf;
-  for (unsigned I = 0; I < G.outputs().size(); ++I)
-    OutputOf.emplace(G.outputs()[I], I);
+  // Lower bound over all regions.
+  std::vector<int64_t> Live(G.nodes().size() + 1, 0);
+  for (const ArenaBuffer &B : Plan.Buffers)
+    for (unsigned S = B.First; S <= B.Last; ++S)
+      Live[S] += B.Bytes;
+  Plan.LowerBound = *std::max_element(Live.begin(), Live.end());
 
-  std::unordered_map<const Value *, unsigned> BufferOf; // root -> index
-  auto RootIsArena = [&](const Value *R) {
-    return R->kind() == ValueKind::Intermediate && !OutputOf.count(R);
+  // Regions: everything in the first region that holds it; with spilling,
+  // the largest buffers move on to the next region until the rest fits.
+  std::vector<const MemoryRegion *> Regions = Opts.Regions;
+  if (Regions.empty())
+    Regions.push_back(nullptr); // unbounded (tests)
+  auto Capacity = [&](size_t R) {
+    return Regions[R] ? static_cast<int64_t>(Regions[R]->Length) : INT64_MAX;
   };
-  for (unsigned S = 0; S < G.nodes().size(); ++S) {
-    const Node &N = *G.nodes()[S];
-    assert(N.def() && "planning an unverified graph");
-    for (const Value *Out : N.outputs()) {
-      const Value *In = N.input(0);
-      Placement P = N.def()->Place;
-      bool Alias = false;
-      if (P == Placement::View && Out == N.output(0)) {
-        // A view of something outside the arena that is itself an output
-        // must be copied; any other view simply aliases.
-        Alias = !OutputOf.count(Out) || RootIsArena(RootOf(In));
-      } else if (P == Placement::InPlace && Out == N.output(0) && In &&
-                 In->byteSize() == Out->byteSize() &&
-                 RootIsArena(RootOf(In)) && LastUse[In] == S &&
-                 !G.isGraphOutput(In)) {
-        // In place only if no other alias of the root is used later.
-        const Value *R = RootOf(In);
-        Alias = true;
-        for (const auto &[V, Rt] : Root)
-          if (Rt == R && LastUse.count(V) && LastUse[V] > S)
-            Alias = false;
-        if (LastUse.count(R) && LastUse[R] > S)
-          Alias = false;
+  auto PackAll = [&](size_t NumArenas) {
+    Plan.Arenas.clear();
+    for (unsigned I = 0; I < NumArenas; ++I)
+      Plan.Arenas.push_back(packRegion(G, Plan, L, I, Regions[I]));
+  };
+  bool Placed = false;
+  if (!Opts.AllowSpill) {
+    for (size_t R = 0; R < Regions.size() && !Placed; ++R) {
+      for (ArenaBuffer &B : Plan.Buffers)
+        B.Arena = 0;
+      Plan.Arenas = {packRegion(G, Plan, L, 0, Regions[R])};
+      Placed = Plan.Arenas[0].Size <= Capacity(R);
+    }
+  } else {
+    for (ArenaBuffer &B : Plan.Buffers)
+      B.Arena = 0;
+    for (size_t R = 0; R < Regions.size() && !Placed; ++R) {
+      PackAll(R + 1);
+      if (Plan.Arenas[R].Size <= Capacity(R)) {
+        Placed = true;
+        break;
       }
-      if (Alias) {
-        const Value *R = RootOf(In);
-        Root[Out] = R;
-        // An output view of an arena buffer moves the whole buffer into the
-        // caller's output.
-        if (OutputOf.count(Out) && RootIsArena(R))
-          OutputOf.emplace(R, OutputOf[Out]);
-        continue;
+      if (R + 1 == Regions.size())
+        break;
+      // Move the largest buffers of region R on, until R fits.
+      std::vector<size_t> InR;
+      for (size_t I = 0; I < Plan.Buffers.size(); ++I)
+        if (Plan.Buffers[I].Arena == R)
+          InR.push_back(I);
+      std::stable_sort(InR.begin(), InR.end(), [&](size_t X, size_t Y) {
+        return Plan.Buffers[X].Size > Plan.Buffers[Y].Size;
+      });
+      for (size_t I : InR) {
+        Plan.Buffers[I].Arena = R + 1;
+        if (packRegion(G, Plan, L, R, Regions[R]).Size <= Capacity(R))
+          break;
       }
-      if (P == Placement::View && Out == N.output(0)) {
-        // Output view of an input/constant/other output: copy at the end.
-        Plan.OutputCopies.push_back({OutputOf[Out], In});
-        Root[Out] = RootOf(In);
-        continue;
-      }
-      Root[Out] = Out;
     }
   }
+  if (!Placed) {
+    if (Regions.size() == 1)
+      return makeError("the activation arena needs {} bytes (lower bound {}) "
+                       "but region {} holds {} bytes",
+                       Plan.Arenas[0].Size, Plan.LowerBound,
+                       Regions[0]->Name, Regions[0]->Length);
+    return makeError("the activation arena needs {} bytes (lower bound {}), "
+                     "more than {}: {}",
+                     Plan.arenaSize(), Plan.LowerBound,
+                     Opts.AllowSpill ? "the arena regions hold together"
+                                     : "any arena region holds",
+                     regionList(Regions));
+  }
+  // Drop trailing empty arenas (a spill that was not needed).
+  while (Plan.Arenas.size() > 1 && Plan.Arenas.back().Size == 0)
+    Plan.Arenas.pop_back();
 
-  // Graph outputs that are not computed into their buffer by a node: graph
-  // inputs, constants, or a value bound to an earlier output.
+  // Locations of everything nodes produce.
   for (unsigned I = 0; I < G.outputs().size(); ++I) {
     const Value *O = G.outputs()[I];
-    const Value *R = RootOf(O);
-    bool Direct = R->kind() == ValueKind::Intermediate && OutputOf.count(R) &&
-                  OutputOf[R] == I;
-    bool Copied = std::any_of(
-        Plan.OutputCopies.begin(), Plan.OutputCopies.end(),
-        [&](const auto &C) { return C.first == I; });
-    if (!Direct && !Copied)
-      Plan.OutputCopies.push_back({I, O});
-  }
-
-  // Arena buffers and their live ranges.
-  for (unsigned S = 0; S < G.nodes().size(); ++S)
-    for (const Value *Out : G.nodes()[S]->outputs()) {
-      const Value *R = RootOf(Out);
-      if (!RootIsArena(R) || OutputOf.count(R))
-        continue;
-      if (!BufferOf.count(R)) {
-        BufferOf[R] = Plan.Buffers.size();
-        Plan.Buffers.push_back({R, alignUp(R->byteSize(), A), 0, S, S});
-      }
-    }
-  for (unsigned S = 0; S < G.nodes().size(); ++S)
-    for (const Value *V : G.nodes()[S]->inputs())
-      if (V) {
-        auto It = BufferOf.find(RootOf(V));
-        if (It != BufferOf.end())
-          Plan.Buffers[It->second].Last =
-              std::max(Plan.Buffers[It->second].Last, S);
-      }
-  // Copies to outputs run after the last node.
-  for (const auto &[I, V] : Plan.OutputCopies) {
-    auto It = BufferOf.find(RootOf(V));
-    if (It != BufferOf.end())
-      Plan.Buffers[It->second].Last = G.nodes().size();
-  }
-
-  // Lower bound: the largest unaligned live total at any step.
-  for (unsigned S = 0; S <= G.nodes().size(); ++S) {
-    int64_t Live = 0;
-    for (const ArenaBuffer &B : Plan.Buffers)
-      if (B.First <= S && S <= B.Last)
-        Live += B.Root->byteSize();
-    Plan.LowerBound = std::max(Plan.LowerBound, Live);
-  }
-
-  // Two strategies; the smaller arena wins (ties: the first).
-  struct Strategy {
-    const char *Name;
-    std::vector<size_t> Order;
-  };
-  std::vector<size_t> BySize(Plan.Buffers.size()), ByStart(Plan.Buffers.size());
-  for (size_t I = 0; I < Plan.Buffers.size(); ++I)
-    BySize[I] = ByStart[I] = I;
-  std::stable_sort(BySize.begin(), BySize.end(), [&](size_t X, size_t Y) {
-    return Plan.Buffers[X].Size > Plan.Buffers[Y].Size;
-  });
-  std::stable_sort(ByStart.begin(), ByStart.end(), [&](size_t X, size_t Y) {
-    return Plan.Buffers[X].First < Plan.Buffers[Y].First;
-  });
-  std::vector<Strategy> Strategies = {{"greedy-by-size", BySize},
-                                      {"greedy-by-start", ByStart}};
-  int64_t Best = -1;
-  std::vector<ArenaBuffer> BestBufs;
-  for (const Strategy &St : Strategies) {
-    std::vector<ArenaBuffer> Bufs = Plan.Buffers;
-    int64_t Size = assignOffsets(Bufs, St.Order);
-    if (Best < 0 || Size < Best) {
-      Best = Size;
-      BestBufs = std::move(Bufs);
-      Plan.Strategy = St.Name;
-    }
-  }
-  Plan.Buffers = std::move(BestBufs);
-  Plan.ArenaSize = std::max<int64_t>(Best, 0);
-
-  // Locations of every value produced by a node.
-  for (unsigned I = 0; I < G.outputs().size(); ++I) {
-    const Value *O = G.outputs()[I];
-    if (OutputOf.count(O) && OutputOf[O] == I && !Plan.Locations.count(O->id()))
+    auto It = L.OutputOf.find(O);
+    if (It != L.OutputOf.end() && It->second == I && !Plan.Locations.count(O->id()))
       Plan.Locations[O->id()] = {Base::Output, I, 0};
   }
   for (const auto &N : G.nodes())
     for (const Value *V : N->outputs()) {
-      const Value *R = RootOf(V);
-      if (auto It = BufferOf.find(R); It != BufferOf.end())
-        Plan.Locations[V->id()] = {Base::Arena, 0,
-                                   Plan.Buffers[It->second].Offset};
-      else if (auto Ot = OutputOf.find(R); Ot != OutputOf.end())
-        Plan.Locations[V->id()] = {Base::Output, Ot->second, 0};
-      else
-        Plan.Locations[V->id()] = Plan.at(R);
+      Alias Al = L.aliasOf(V);
+      if (auto It = L.BufferOf.find(Al.Root); It != L.BufferOf.end()) {
+        const ArenaBuffer &B = Plan.Buffers[It->second];
+        Plan.Locations[V->id()] = {Base::Arena, B.Arena, B.Offset + Al.Offset};
+      } else if (auto Ot = L.OutputOf.find(Al.Root); Ot != L.OutputOf.end()) {
+        Plan.Locations[V->id()] = {Base::Output, Ot->second, Al.Offset};
+      } else {
+        Location Loc = Plan.at(Al.Root);
+        Loc.Offset += Al.Offset;
+        Plan.Locations[V->id()] = Loc;
+      }
     }
+  Plan.BaselineSize = baselineSize(G, A);
   return Plan;
+}
+
+llvm::Expected<MemoryPlan> planMemory(Graph &G, const PlanOptions &Opts) {
+  std::vector<Schedule> Candidates;
+  if (Opts.OptimizeSchedule)
+    Candidates = candidateSchedules(G);
+  if (Candidates.size() <= 1) {
+    auto P = planForOrder(G, Opts);
+    if (P)
+      P->Schedule = "model";
+    return P;
+  }
+  std::optional<MemoryPlan> Best;
+  std::vector<Node *> BestOrder;
+  llvm::Error FirstError = llvm::Error::success();
+  for (const Schedule &S : Candidates) {
+    G.reorderNodes(S.Order);
+    auto P = planForOrder(G, Opts);
+    if (!P) {
+      // Keep the model order's error (the one users can relate to).
+      if (S.Name == "model")
+        FirstError = P.takeError();
+      else
+        llvm::consumeError(P.takeError());
+      continue;
+    }
+    auto Key = [](const MemoryPlan &M) {
+      return std::make_pair(M.arenaSize(), M.LowerBound);
+    };
+    if (!Best || Key(*P) < Key(*Best)) {
+      P->Schedule = S.Name;
+      Best = std::move(*P);
+      BestOrder = S.Order;
+    }
+  }
+  if (!Best)
+    return std::move(FirstError);
+  llvm::consumeError(std::move(FirstError));
+  G.reorderNodes(BestOrder);
+  // Locations hold value ids and buffers hold pointers: both survive the
+  // reordering, but steps are indices, so plan once more on the final order.
+  auto Final = planForOrder(G, Opts);
+  if (Final)
+    Final->Schedule = Best->Schedule;
+  return Final;
 }
 
 } // namespace cuvil

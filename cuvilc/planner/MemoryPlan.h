@@ -1,17 +1,30 @@
 //===- MemoryPlan.h - Where every tensor lives ------------------*- C++ -*-===//
 //
 // The planner decides, for every value the generated code touches, a base
-// (the activation arena, the weight data block, or one of the caller's
-// input/output buffers) and a byte offset from it. Arena buffers are
-// placed by lifetime on the execution order, with in-place reuse for
-// element-wise ops, views for reshapes, and the smallest of several offset
-// assignments.
+// (one of the activation arenas, the weight data block, or one of the
+// caller's input/output buffers) and a byte offset from it.
+//
+// Steps (planMemory):
+//   1. schedule: among several topological orders (the model's own, a
+//      memory-greedy list schedule, a depth-first one, and an exact search
+//      for small graphs) keep the one whose plan is smallest, and reorder
+//      the graph's nodes to it;
+//   2. aliasing: views (reshape...) share their input's buffer, element-wise
+//      ops run in place when their input dies, a Concat's inputs are
+//      computed straight into their slices of its output;
+//   3. lifetimes and the lower bound (largest total size of buffers live at
+//      one step, before alignment);
+//   4. regions: buffers go to the target's arena regions by preference,
+//      spilling to the next region only when the target allows it;
+//   5. offsets: several assignment strategies per region, the smallest
+//      result wins (ties: fewer same-bank operand pairs).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUVIL_PLANNER_MEMORYPLAN_H
 #define CUVIL_PLANNER_MEMORYPLAN_H
 
 #include "ir/Graph.h"
+#include "target/TargetInfo.h"
 
 #include <llvm/Support/Error.h>
 #include <map>
@@ -24,21 +37,41 @@ enum class Base : uint8_t { Arena, Weights, Input, Output };
 
 struct Location {
   Base B = Base::Arena;
-  unsigned Index = 0; ///< Input/output number for Base::Input/Output.
+  /// Arena number (Base::Arena), input/output number (Base::Input/Output).
+  unsigned Index = 0;
   int64_t Offset = 0; ///< Bytes from the base.
 };
 
-/// One arena buffer (a set of aliased values).
+/// One arena buffer: a set of aliased values sharing storage.
 struct ArenaBuffer {
-  const Value *Root;     ///< The value that defines it.
-  int64_t Size;          ///< Bytes, rounded up to the alignment.
-  int64_t Offset;        ///< Bytes from the arena start.
-  unsigned First, Last;  ///< Live range: node indices, inclusive.
+  const Value *Root = nullptr; ///< The value that owns the storage.
+  std::vector<const Value *> Values; ///< Every value stored in it (Root first).
+  int64_t Bytes = 0;     ///< Unaligned size of the root.
+  int64_t Size = 0;      ///< Bytes rounded up to the alignment.
+  int64_t Offset = 0;    ///< Bytes from the start of its arena.
+  unsigned First = 0, Last = 0; ///< Live range: steps (node indices), inclusive.
+  unsigned Arena = 0;    ///< Index into MemoryPlan::Arenas.
+};
+
+/// The arena of one memory region.
+struct ArenaPlan {
+  std::string Region;       ///< Target region name.
+  int64_t Size = 0;         ///< Bytes (a multiple of the alignment).
+  int64_t LowerBound = 0;   ///< Largest live total of its buffers at a step.
+  std::string Strategy;     ///< Offset-assignment strategy that won.
+  /// Pairs of buffers one kernel streams together (an input and an output
+  /// of the same node) that share a memory bank; -1 if the region has no
+  /// banks. Before: with the compact assignment; after: as placed.
+  int64_t SameBankPairsBefore = -1, SameBankPairs = -1;
+  double ratio() const {
+    return LowerBound ? static_cast<double>(Size) / LowerBound : 1.0;
+  }
 };
 
 struct MemoryPlan {
   std::map<unsigned, Location> Locations; ///< By value id.
   std::vector<ArenaBuffer> Buffers;
+  std::vector<ArenaPlan> Arenas; ///< One per region used (maybe empty).
   /// Graph outputs that must be copied from another location at the end of
   /// a run (an output that is a graph input, a constant, or an alias of
   /// another output): (output index, source value).
@@ -48,22 +81,44 @@ struct MemoryPlan {
   int64_t WeightsSize = 0;
 
   int64_t Alignment = 64;
-  int64_t ArenaSize = 0;
-  /// Largest total size of simultaneously live buffers (before alignment).
+  /// Largest total size of simultaneously live buffers over all regions
+  /// (after in-place decisions, before alignment padding).
   int64_t LowerBound = 0;
-  /// Name of the offset-assignment strategy that won.
-  std::string Strategy;
+  /// The schedule that won, and the arena a plain greedy-by-size
+  /// assignment without reordering, in-place reuse or views would need.
+  std::string Schedule;
+  int64_t BaselineSize = 0;
 
   const Location &at(const Value *V) const;
-  /// arena bytes / lower bound (1.0 for an empty arena).
-  double efficiency() const;
+  /// Total arena bytes over all regions.
+  int64_t arenaSize() const;
+  /// Total arena bytes / lower bound (1.0 for an empty arena).
+  double ratio() const;
+  /// True if an input and an output of a kernel call resolve to the same
+  /// bytes (the planner put the input in place): the copy is a no-op.
+  bool sameStorage(const Value *A, int64_t OffA, const Value *B,
+                   int64_t OffB) const;
 };
 
 struct PlanOptions {
   int64_t Alignment = 64;
+  /// Arena regions in order of preference (the target's by default), with
+  /// their capacities; the first one that holds everything is used. When
+  /// AllowSpill, buffers that do not fit go to the next region.
+  std::vector<const MemoryRegion *> Regions;
+  bool AllowSpill = false;
+  /// Try other execution orders (and reorder the graph to the best).
+  bool OptimizeSchedule = true;
 };
 
-llvm::Expected<MemoryPlan> planMemory(const Graph &G, const PlanOptions &Opts);
+/// Plans G's memory; may reorder G's nodes (a valid topological order).
+/// Errors name the region, the bytes needed and the bytes available.
+llvm::Expected<MemoryPlan> planMemory(Graph &G, const PlanOptions &Opts);
+
+/// Plans G's memory for its current node order (no reordering); used by
+/// planMemory for every candidate order, and by tests.
+llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
+                                        const PlanOptions &Opts);
 
 } // namespace cuvil
 

@@ -70,6 +70,7 @@ llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path) {
   Str("qemu.base_linker_script", TI.BaseLinkerScript, false);
   Str("memory.weights_region", TI.WeightsRegion, true);
   TI.PIC = T.at_path("llvm.pic").value_or(false);
+  TI.AllowSpill = T.at_path("memory.spill").value_or(false);
   TI.DmaAlign = T.at_path("memory.dma_align").value_or(int64_t(64));
   TI.CacheLine = T.at_path("memory.cache_line").value_or(int64_t(64));
   if (!Missing.empty())
@@ -92,7 +93,14 @@ llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path) {
       MR.Origin = (*RT)["origin"].value_or(int64_t(0));
       MR.Length = (*RT)["length"].value_or(int64_t(0));
       MR.Access = (*RT)["access"].value_or(std::string("rwx"));
+      MR.Kind = (*RT)["kind"].value_or(std::string());
       MR.Banks = (*RT)["banks"].value_or(int64_t(1));
+      MR.BankSize = (*RT)["bank_size"].value_or(int64_t(0));
+      MR.BankInterleave = (*RT)["bank_interleave"].value_or(int64_t(0));
+      if (MR.Banks < 1 || MR.Banks > 64 || (MR.BankSize && MR.BankInterleave))
+        return makeError("{}: region '{}': banks must be 1..64, with either "
+                         "bank_size or bank_interleave",
+                         Path, MR.Name);
       if (MR.Name.empty() || MR.Length == 0)
         return makeError("{}: every [[memory.region]] needs a name and a "
                          "non-zero length",
@@ -101,10 +109,13 @@ llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path) {
     }
   if (TI.ArenaRegions.empty())
     return makeError("{}: memory.arena_regions is empty", Path);
-  for (const std::string &N : TI.ArenaRegions)
+  for (const std::string &N : TI.ArenaRegions) {
     if (!TI.region(N))
       return makeError("{}: arena region '{}' is not a [[memory.region]]",
                        Path, N);
+    if (!TI.region(N)->writable())
+      return makeError("{}: arena region '{}' is not writable", Path, N);
+  }
   if (!TI.region(TI.WeightsRegion))
     return makeError("{}: weights region '{}' is not a [[memory.region]]",
                      Path, TI.WeightsRegion);

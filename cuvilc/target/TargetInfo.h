@@ -11,10 +11,16 @@ namespace cuvil {
 
 struct MemoryRegion {
   std::string Name;
+  std::string Kind;   ///< "lim", "sram", "ddr", "flash" (documentation)
   uint64_t Origin = 0;
   uint64_t Length = 0;
   std::string Access; ///< "rx", "rw", "rwx"
+  /// Banks: Count, and either the size of each contiguous bank or the
+  /// interleave granularity (bytes after which the next bank starts).
   int64_t Banks = 1;
+  int64_t BankSize = 0;
+  int64_t BankInterleave = 0;
+  bool writable() const { return Access.find('w') != std::string::npos; }
 };
 
 struct TargetInfo {
@@ -28,6 +34,7 @@ struct TargetInfo {
   // Memory.
   int64_t DmaAlign = 64, CacheLine = 64;
   std::vector<std::string> ArenaRegions; ///< In order of preference.
+  bool AllowSpill = false; ///< Buffers may overflow into the next region.
   std::string WeightsRegion;
   std::vector<MemoryRegion> Regions;
 

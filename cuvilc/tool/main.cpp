@@ -95,6 +95,13 @@ int main(int argc, char **argv) {
                     "'embed' (default): weights inside the object; "
                     "'external=FILE.cuvw': a separate blob for weight-only "
                     "updates");
+  Build->add_option("--weights-region", B.WeightsRegion,
+                    "Memory region for the embedded weights (default: the "
+                    "target's, e.g. DDR; FLASH on u74-mc for execute-in-place)");
+  Build->add_option("--arena-regions", B.ArenaRegions,
+                    "Memory regions for the activation arenas, fastest "
+                    "first (default: the target's)")
+      ->delimiter(',');
   Build->add_option("--emit", B.Emit,
                     "Also write intermediate forms: llvm (FILE.ll), asm "
                     "(FILE.s)")

@@ -260,10 +260,102 @@ def standalone_bn(g):
     g.output(g.batchnorm(x, "bn", 6, epsilon=1e-3))
 
 
+def conv_relu(g, x, name, cin, cout, kernel, **attrs):
+    """Conv + Relu: the pair cuvil fuses into one kernel."""
+    return g.node("Relu", [g.conv(x, name, cin, cout, kernel, **attrs)], name + "_relu")
+
+
+def chain(g):
+    """Eight Conv+Relu layers in a plain chain, channel counts varying."""
+    x = g.input("input", g.rng.normal(0.0, 1.0, (1, 3, 16, 16)))
+    widths = (8, 16, 12, 24, 8, 20, 4, 10)
+    cin = 3
+    for layer, cout in enumerate(widths, start=1):
+        kernel = (1, 1) if layer % 3 == 0 else (3, 3)
+        pad = kernel[0] // 2
+        x = conv_relu(g, x, f"conv{layer}", cin, cout, kernel, pads=[pad] * 4)
+        cin = cout
+    g.output(x)
+
+
+def resblock(g):
+    """A small ResNet: stem Conv-BN-Relu, a basic block with an identity
+    shortcut, one downsampling with a strided 1x1 projection shortcut, another
+    identity block, then global average pooling and a classifier."""
+
+    def conv_bn(x, name, cin, cout, kernel, stride=1):
+        pad = kernel // 2
+        x = g.conv(x, name, cin, cout, (kernel, kernel), bias=False, strides=[stride] * 2,
+                   pads=[pad] * 4)
+        return g.batchnorm(x, name + "_bn", cout)
+
+    def basic_block(x, name, cin, cout, stride):
+        h = g.node("Relu", [conv_bn(x, name + "_conv1", cin, cout, 3, stride)],
+                   name + "_relu1")
+        h = conv_bn(h, name + "_conv2", cout, cout, 3)
+        if stride == 1 and cin == cout:
+            shortcut = x
+        else:
+            shortcut = conv_bn(x, name + "_proj", cin, cout, 1, stride)
+        return g.node("Relu", [g.node("Add", [h, shortcut], name + "_add")], name + "_relu2")
+
+    x = g.input("input", g.rng.normal(0.0, 1.0, (1, 3, 16, 16)))
+    x = g.node("Relu", [conv_bn(x, "stem", 3, 8, 3)], "stem_relu")
+    x = basic_block(x, "block1", 8, 8, 1)
+    x = basic_block(x, "block2", 8, 16, 2)
+    x = basic_block(x, "block3", 16, 16, 1)
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x], "gap")], "flatten", axis=1)
+    g.output(g.linear(x, "fc", 16, 10))
+
+
+def fire(g):
+    """SqueezeNet: a strided stem, two fire modules (squeeze 1x1, expand 1x1
+    and 3x3 concatenated on channels) with a max pool between, and the
+    1x1-conv classifier with global average pooling."""
+
+    def fire_module(x, name, cin, squeeze, expand):
+        s = conv_relu(g, x, name + "_squeeze", cin, squeeze, (1, 1))
+        e1 = conv_relu(g, s, name + "_expand1x1", squeeze, expand, (1, 1))
+        e3 = conv_relu(g, s, name + "_expand3x3", squeeze, expand, (3, 3), pads=[1, 1, 1, 1])
+        return g.node("Concat", [e1, e3], name + "_concat", axis=1)
+
+    x = g.input("input", g.rng.normal(0.0, 1.0, (1, 3, 32, 32)))
+    x = conv_relu(g, x, "stem", 3, 16, (3, 3), strides=[2, 2], pads=[1, 1, 1, 1])
+    x = fire_module(x, "fire1", 16, 4, 8)                                        # [1,16,16,16]
+    x = g.node("MaxPool", [x], "pool", kernel_shape=[3, 3], strides=[2, 2])      # [1,16,7,7]
+    x = fire_module(x, "fire2", 16, 6, 12)                                       # [1,24,7,7]
+    x = conv_relu(g, x, "classifier", 24, 10, (1, 1))
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x], "gap")], "flatten", axis=1)
+    g.output(g.node("Softmax", [x], "probs", axis=1))
+
+
+def inception(g):
+    """Two inception blocks, each four parallel branches concatenated on
+    channels: 1x1; 1x1 -> 3x3; 1x1 -> 3x3 -> 3x3 (a factorised 5x5); and a
+    3x3 stride-1 max pool -> 1x1."""
+
+    def block(x, name, cin, c1, c3_reduce, c3, c5_reduce, c5, pool_proj):
+        b1 = conv_relu(g, x, name + "_1x1", cin, c1, (1, 1))
+        b2 = conv_relu(g, x, name + "_3x3_reduce", cin, c3_reduce, (1, 1))
+        b2 = conv_relu(g, b2, name + "_3x3", c3_reduce, c3, (3, 3), pads=[1, 1, 1, 1])
+        b3 = conv_relu(g, x, name + "_5x5_reduce", cin, c5_reduce, (1, 1))
+        b3 = conv_relu(g, b3, name + "_5x5a", c5_reduce, c5, (3, 3), pads=[1, 1, 1, 1])
+        b3 = conv_relu(g, b3, name + "_5x5b", c5, c5, (3, 3), pads=[1, 1, 1, 1])
+        b4 = g.node("MaxPool", [x], name + "_pool", kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+        b4 = conv_relu(g, b4, name + "_pool_proj", cin, pool_proj, (1, 1))
+        return g.node("Concat", [b1, b2, b3, b4], name + "_concat", axis=1)
+
+    x = g.input("input", g.rng.normal(0.0, 1.0, (1, 8, 16, 16)))
+    x = block(x, "inc1", 8, 4, 4, 8, 2, 4, 4)                                    # [1,20,16,16]
+    x = block(x, "inc2", 20, 8, 6, 12, 2, 4, 4)                                  # [1,28,16,16]
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x], "gap")], "flatten", axis=1)
+    g.output(g.linear(x, "fc", 28, 10))
+
+
 MODELS = {
     f.__name__: f
     for f in (mlp, cnn, dwsep, broadcast, shapes, activations, pools, matmul, conv_variants,
-              standalone_bn)
+              standalone_bn, chain, resblock, fire, inception)
 }
 
 

@@ -26,7 +26,6 @@ Built build(const std::string &Target) {
   EXPECT_TRUE(bool(P));
   CodegenOptions O;
   O.ModelName = "cbr";
-  O.ArenaRegion = T->ArenaRegions[0];
   O.GraphHash = 42;
   O.WeightsDataSize = P->WeightsSize;
   O.EmbeddedBlob.assign(128, 0);
@@ -60,7 +59,7 @@ class CodegenForTarget : public ::testing::TestWithParam<const char *> {};
 TEST_P(CodegenForTarget, SelfContainedObjectWithTheApi) {
   Built B = build(GetParam());
   for (const char *S : {"cuvil_cbr_init", "cuvil_cbr_run", "cuvil_cbr_run_v",
-                        "cuvil_cbr_arena", "cuvil_cbr_weights"})
+                        "cuvil_cbr_arena_arena", "cuvil_cbr_weights"})
     EXPECT_TRUE(B.Defined.count(S)) << S;
   // No kernel leaks out, and nothing is left undefined.
   for (const std::string &S : B.Defined)

@@ -79,14 +79,18 @@ TEST(Emit, HeaderDeclaresTheApiAndSizes) {
   Fixture F;
   auto T = loadTarget("u74-mc");
   ASSERT_TRUE(bool(T));
-  HeaderInfo HI{"cbr", "cbr.onnx", "L2LIM", F.Blob.size(), 0x1234, false};
+  HeaderInfo HI{"cbr", "cbr.onnx", F.Blob.size(), 0x1234, false};
   std::string H = writeHeader(*F.G, F.Plan, *T, HI);
-  EXPECT_NE(H.find("#define CUVIL_CBR_ARENA_SIZE " +
-                   std::to_string(F.Plan.ArenaSize) + "u"),
-            std::string::npos);
+  EXPECT_NE(H.find("#define CUVIL_CBR_ARENA_0_SIZE " +
+                   std::to_string(F.Plan.Arenas[0].Size) + "u"),
+            std::string::npos)
+      << H;
+  EXPECT_NE(H.find("#define CUVIL_CBR_NUM_ARENAS 1"), std::string::npos);
   EXPECT_NE(H.find("#define CUVIL_CBR_INPUT_0_SHAPE {1, 2, 4, 4}"),
             std::string::npos);
   EXPECT_NE(H.find("#define CUVIL_CBR_OUTPUT_BYTES_LIST {256u}"),
+            std::string::npos);
+  EXPECT_NE(H.find("int cuvil_cbr_init(cuvil_cbr_t *m, void *const *arenas,"),
             std::string::npos);
   EXPECT_NE(H.find("int cuvil_cbr_run(cuvil_cbr_t *m, const float *x, float *y);"),
             std::string::npos)
@@ -98,14 +102,15 @@ TEST(Emit, LinkerScriptPlacesArenaAndWeights) {
   Fixture F;
   auto T = loadTarget("u74-mc");
   ASSERT_TRUE(bool(T));
-  std::string S = writeLinkerScript("cbr", F.Plan, *T, "L2LIM", true);
+  F.Plan.Arenas[0].Region = "L2LIM";
+  std::string S = writeLinkerScript("cbr", F.Plan, *T, "DDR", true);
   EXPECT_NE(S.find(".cuvil.cbr.arena.L2LIM (NOLOAD) : ALIGN(64)"),
             std::string::npos)
       << S;
   EXPECT_NE(S.find("} > L2LIM"), std::string::npos);
   EXPECT_NE(S.find("KEEP(*(.cuvil.cbr.weights))"), std::string::npos);
   EXPECT_NE(S.find("} > DDR"), std::string::npos);
-  EXPECT_EQ(writeLinkerScript("cbr", F.Plan, *T, "L2LIM", false)
+  EXPECT_EQ(writeLinkerScript("cbr", F.Plan, *T, "DDR", false)
                 .find(".weights"),
             std::string::npos);
 }

@@ -26,8 +26,8 @@ TEST(Planner, ChainReachesTheLowerBound) {
   // Softmax needs a fresh buffer, Sigmoid works in place: two 1 KiB
   // buffers live at a time.
   EXPECT_EQ(P->LowerBound, 2048);
-  EXPECT_EQ(P->ArenaSize, 2048);
-  EXPECT_DOUBLE_EQ(P->efficiency(), 1.0);
+  EXPECT_EQ(P->arenaSize(), 2048);
+  EXPECT_DOUBLE_EQ(P->ratio(), 1.0);
   expectNoConflicts(*P);
   // The graph input and output live in the caller's buffers.
   EXPECT_EQ(P->at(G->inputs()[0]).B, Base::Input);
@@ -70,7 +70,7 @@ TEST(Planner, ViewOfAnInputThatIsAnOutputIsCopied) {
   ASSERT_TRUE(bool(P));
   ASSERT_EQ(P->OutputCopies.size(), 1u);
   EXPECT_EQ(P->OutputCopies[0].second, X);
-  EXPECT_EQ(P->ArenaSize, 0);
+  EXPECT_EQ(P->arenaSize(), 0);
 }
 
 TEST(Planner, ViewOfAnArenaBufferMovesItIntoTheOutput) {
@@ -86,7 +86,7 @@ TEST(Planner, ViewOfAnArenaBufferMovesItIntoTheOutput) {
   ASSERT_TRUE(bool(P));
   EXPECT_TRUE(P->OutputCopies.empty());
   EXPECT_EQ(P->at(S).B, Base::Output);
-  EXPECT_EQ(P->ArenaSize, 0);
+  EXPECT_EQ(P->arenaSize(), 0);
 }
 
 TEST(Planner, ConstantOutputIsAWeightCopiedOut) {

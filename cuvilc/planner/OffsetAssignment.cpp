@@ -1,0 +1,208 @@
+//===- OffsetAssignment.cpp - Strategies for packing an arena -------------===//
+//
+// Every strategy places buffers one at a time, in its own order, at the
+// best-fitting gap among the buffers already placed whose live ranges
+// overlap (the classic greedy offset assignment). They differ in the order:
+//   greedy-by-size      largest first;
+//   greedy-by-breadth   buffers live during the most crowded steps first;
+//   greedy-by-start     in order of definition;
+//   exhaustive          every order (small arenas only): optimal among
+//                       greedy placements.
+// With banks, each order also runs bank-aware: among the gaps that do not
+// grow the arena beyond the best compact size, it picks the one sharing the
+// fewest banks with the buffer's partners.
+//
+//===----------------------------------------------------------------------===//
+#include "planner/OffsetAssignment.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <numeric>
+
+namespace cuvil {
+
+uint64_t BankModel::banks(int64_t Offset, int64_t Size) const {
+  if (!enabled() || Size <= 0)
+    return 0;
+  int64_t FirstGranule = Offset / Granule;
+  int64_t LastGranule = (Offset + Size - 1) / Granule;
+  if (LastGranule - FirstGranule + 1 >= Count) // touches every bank
+    return Count >= 64 ? ~0ull : (1ull << Count) - 1;
+  uint64_t Mask = 0;
+  for (int64_t G = FirstGranule; G <= LastGranule; ++G)
+    Mask |= 1ull << (G % Count);
+  return Mask;
+}
+
+int64_t countSameBankPairs(const std::vector<ArenaBuffer> &Buffers,
+                           const std::vector<int64_t> &Offsets,
+                           const std::vector<std::pair<size_t, size_t>> &Partners,
+                           const BankModel &Banks) {
+  if (!Banks.enabled())
+    return -1;
+  int64_t N = 0;
+  for (auto [A, B] : Partners)
+    if (Banks.banks(Offsets[A], Buffers[A].Size) &
+        Banks.banks(Offsets[B], Buffers[B].Size))
+      ++N;
+  return N;
+}
+
+namespace {
+
+bool overlapInTime(const ArenaBuffer &A, const ArenaBuffer &B) {
+  return A.First <= B.Last && B.First <= A.Last;
+}
+
+/// Greedy placement in Order. With Limit >= 0 and banks, bank-aware: any
+/// gap position up to Limit, fewest shared banks first.
+Packing place(const std::vector<ArenaBuffer> &Bufs,
+              const std::vector<size_t> &Order,
+              const std::vector<std::vector<size_t>> &PartnersOf,
+              const BankModel &Banks, int64_t Limit) {
+  Packing P;
+  P.Offsets.assign(Bufs.size(), -1);
+  std::vector<size_t> Placed;
+  for (size_t I : Order) {
+    const ArenaBuffer &B = Bufs[I];
+    std::vector<std::pair<int64_t, int64_t>> Taken;
+    for (size_t J : Placed)
+      if (overlapInTime(B, Bufs[J]))
+        Taken.push_back({P.Offsets[J], P.Offsets[J] + Bufs[J].Size});
+    std::sort(Taken.begin(), Taken.end());
+    // Candidate positions: the start of every gap and the top of the pile.
+    std::vector<std::pair<int64_t, int64_t>> Gaps; // (start, length)
+    int64_t Cursor = 0;
+    for (auto [Lo, Hi] : Taken) {
+      if (Lo > Cursor)
+        Gaps.push_back({Cursor, Lo - Cursor});
+      Cursor = std::max(Cursor, Hi);
+    }
+    Gaps.push_back({Cursor, INT64_MAX});
+    int64_t Best = -1;
+    if (Limit >= 0 && Banks.enabled()) {
+      // Bank-aware: every fitting position (gap start or gap end), fewest
+      // shared banks with placed partners, then lowest address.
+      int64_t BestShared = INT64_MAX;
+      for (auto [Start, Len] : Gaps) {
+        if (Len < B.Size)
+          continue;
+        std::vector<int64_t> Cands = {Start};
+        if (Len != INT64_MAX)
+          Cands.push_back(Start + Len - B.Size);
+        else
+          for (int64_t K = 1; K < Banks.Count; ++K)
+            Cands.push_back((Start / Banks.Granule + K) * Banks.Granule);
+        for (int64_t Pos : Cands) {
+          if (Pos + B.Size > Limit || Pos < Start)
+            continue;
+          uint64_t Mine = Banks.banks(Pos, B.Size);
+          int64_t Shared = 0;
+          for (size_t Q : PartnersOf[I])
+            if (P.Offsets[Q] >= 0 &&
+                (Mine & Banks.banks(P.Offsets[Q], Bufs[Q].Size)))
+              ++Shared;
+          if (Shared < BestShared || (Shared == BestShared && Pos < Best)) {
+            BestShared = Shared;
+            Best = Pos;
+          }
+        }
+      }
+    }
+    if (Best < 0) {
+      // Best fit: the smallest bounded gap that holds the buffer.
+      int64_t BestLen = INT64_MAX;
+      for (auto [Start, Len] : Gaps)
+        if (Len >= B.Size && Len < BestLen) {
+          Best = Start;
+          BestLen = Len;
+        }
+      if (Best < 0)
+        Best = Gaps.back().first; // on top of the pile
+    }
+    P.Offsets[I] = Best;
+    P.Size = std::max(P.Size, Best + B.Size);
+    Placed.push_back(I);
+  }
+  return P;
+}
+
+} // namespace
+
+Packing packArena(const std::vector<ArenaBuffer> &Bufs,
+                  const std::vector<std::pair<size_t, size_t>> &Partners,
+                  const BankModel &Banks) {
+  size_t N = Bufs.size();
+  std::vector<std::vector<size_t>> PartnersOf(N);
+  for (auto [A, B] : Partners) {
+    PartnersOf[A].push_back(B);
+    PartnersOf[B].push_back(A);
+  }
+  // Live totals per step; the breadth of a buffer is the largest live total
+  // during its lifetime, and the largest overall bounds every packing.
+  unsigned Steps = 0;
+  for (const ArenaBuffer &B : Bufs)
+    Steps = std::max(Steps, B.Last + 1);
+  std::vector<int64_t> Live(Steps, 0);
+  for (const ArenaBuffer &B : Bufs)
+    for (unsigned S = B.First; S <= B.Last; ++S)
+      Live[S] += B.Size;
+  int64_t Bound = Live.empty() ? 0 : *std::max_element(Live.begin(), Live.end());
+  std::vector<int64_t> Breadth(N, 0);
+  for (size_t I = 0; I < N; ++I)
+    Breadth[I] = *std::max_element(Live.begin() + Bufs[I].First,
+                                   Live.begin() + Bufs[I].Last + 1);
+  std::vector<size_t> Identity(N);
+  std::iota(Identity.begin(), Identity.end(), 0);
+  auto Sorted = [&](auto Less) {
+    std::vector<size_t> O = Identity;
+    std::stable_sort(O.begin(), O.end(), Less);
+    return O;
+  };
+  std::vector<std::pair<std::string, std::vector<size_t>>> Orders = {
+      {"greedy-by-size", Sorted([&](size_t A, size_t B) {
+         return Bufs[A].Size > Bufs[B].Size;
+       })},
+      {"greedy-by-breadth", Sorted([&](size_t A, size_t B) {
+         return Breadth[A] != Breadth[B] ? Breadth[A] > Breadth[B]
+                                         : Bufs[A].Size > Bufs[B].Size;
+       })},
+      {"greedy-by-start", Sorted([&](size_t A, size_t B) {
+         return Bufs[A].First < Bufs[B].First;
+       })},
+  };
+
+  Packing Best;
+  bool Have = false;
+  auto Consider = [&](Packing P, const std::string &Name) {
+    P.Strategy = Name;
+    P.SameBankPairs = countSameBankPairs(Bufs, P.Offsets, Partners, Banks);
+    if (!Have || P.Size < Best.Size ||
+        (P.Size == Best.Size && P.SameBankPairs < Best.SameBankPairs)) {
+      Best = std::move(P);
+      Have = true;
+    }
+  };
+  for (const auto &[Name, Order] : Orders)
+    Consider(place(Bufs, Order, PartnersOf, Banks, -1), Name);
+  // Exhaustive over placement orders for small arenas (8! = 40320), until
+  // one reaches the bound.
+  if (N > 1 && N <= 8 && Best.Size > Bound) {
+    std::vector<size_t> O = Identity;
+    do
+      Consider(place(Bufs, O, PartnersOf, Banks, -1), "exhaustive");
+    while (Best.Size > Bound && std::next_permutation(O.begin(), O.end()));
+  }
+  if (Banks.enabled() && Best.SameBankPairs > 0) {
+    int64_t Limit = Best.Size;
+    for (const auto &[Name, Order] : Orders)
+      Consider(place(Bufs, Order, PartnersOf, Banks, Limit),
+               Name + "+banks");
+  }
+  if (!Have)
+    Best.Strategy = "empty";
+  return Best;
+}
+
+} // namespace cuvil

@@ -1,0 +1,251 @@
+//===- Schedule.cpp - Candidate execution orders --------------------------===//
+//
+// The cost model here is simple on purpose: a value produced by a node
+// occupies its bytes from its producer until its last user has run; graph
+// inputs, outputs and constants live elsewhere and cost nothing. The
+// planner then plans every candidate for real (with in-place reuse and
+// alignment) and keeps the best, so the model only has to rank orders.
+//
+//===----------------------------------------------------------------------===//
+#include "planner/Schedule.h"
+
+#include "ops/OpRegistry.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <unordered_map>
+
+namespace cuvil {
+namespace {
+
+/// Dependencies and costs of the nodes, by index in G.nodes().
+struct DepGraph {
+  size_t N = 0;
+  std::vector<std::vector<size_t>> Preds, Succs;
+  std::vector<int64_t> OutBytes;    ///< Arena bytes a node's outputs take.
+  /// Per node: (bytes, indices of the nodes that use them) per output.
+  std::vector<std::vector<std::pair<int64_t, std::vector<size_t>>>> Outs;
+};
+
+bool costsArena(const Graph &G, const Value *V) {
+  return V->kind() == ValueKind::Intermediate && !G.isGraphOutput(V);
+}
+
+DepGraph buildDeps(const Graph &G) {
+  DepGraph D;
+  D.N = G.nodes().size();
+  std::unordered_map<const Node *, size_t> Index;
+  for (size_t I = 0; I < D.N; ++I)
+    Index[G.nodes()[I].get()] = I;
+  D.Preds.resize(D.N);
+  D.Succs.resize(D.N);
+  D.OutBytes.assign(D.N, 0);
+  D.Outs.resize(D.N);
+  for (size_t I = 0; I < D.N; ++I) {
+    const Node &Nd = *G.nodes()[I];
+    for (const Value *V : Nd.inputs())
+      if (V && V->producer()) {
+        size_t P = Index.at(V->producer());
+        if (std::find(D.Preds[I].begin(), D.Preds[I].end(), P) ==
+            D.Preds[I].end()) {
+          D.Preds[I].push_back(P);
+          D.Succs[P].push_back(I);
+        }
+      }
+    bool View = Nd.def() && Nd.def()->Place == Placement::View;
+    for (const Value *V : Nd.outputs()) {
+      int64_t Bytes = costsArena(G, V) && !View ? V->byteSize() : 0;
+      std::vector<size_t> Users;
+      for (const Node *U : V->users())
+        Users.push_back(Index.at(U));
+      D.OutBytes[I] += Bytes;
+      D.Outs[I].push_back({Bytes, std::move(Users)});
+    }
+  }
+  return D;
+}
+
+std::vector<Node *> toNodes(const Graph &G, const std::vector<size_t> &Order) {
+  std::vector<Node *> Out;
+  for (size_t I : Order)
+    Out.push_back(G.nodes()[I].get());
+  return Out;
+}
+
+/// Runs the nodes in the order Pick chooses among the ready ones.
+std::vector<size_t>
+listSchedule(const DepGraph &D,
+             const std::function<size_t(const std::vector<size_t> &Ready,
+                                        const std::vector<bool> &Done)> &Pick) {
+  std::vector<size_t> Missing(D.N), Order;
+  std::vector<bool> Done(D.N, false);
+  std::vector<size_t> Ready;
+  for (size_t I = 0; I < D.N; ++I)
+    if (!(Missing[I] = D.Preds[I].size()))
+      Ready.push_back(I);
+  while (!Ready.empty()) {
+    size_t K = Pick(Ready, Done);
+    size_t I = Ready[K];
+    Ready.erase(Ready.begin() + K);
+    Done[I] = true;
+    Order.push_back(I);
+    for (size_t S : D.Succs[I])
+      if (--Missing[S] == 0)
+        Ready.push_back(S);
+    std::sort(Ready.begin(), Ready.end());
+  }
+  return Order;
+}
+
+/// Bytes freed by running node I after the nodes in Done: its inputs whose
+/// other users have all run.
+int64_t freedBy(const DepGraph &D, size_t I, const std::vector<bool> &Done) {
+  int64_t Freed = 0;
+  for (size_t P : D.Preds[I])
+    for (const auto &[Bytes, Users] : D.Outs[P]) {
+      if (!Bytes || std::find(Users.begin(), Users.end(), I) == Users.end())
+        continue;
+      bool Last = std::all_of(Users.begin(), Users.end(), [&](size_t U) {
+        return U == I || Done[U];
+      });
+      Freed += Last ? Bytes : 0;
+    }
+  return Freed;
+}
+
+std::vector<size_t> memoryGreedy(const DepGraph &D) {
+  return listSchedule(D, [&](const std::vector<size_t> &Ready,
+                             const std::vector<bool> &Done) {
+    size_t Best = 0;
+    int64_t BestGrowth = INT64_MAX;
+    for (size_t K = 0; K < Ready.size(); ++K) {
+      int64_t Growth = D.OutBytes[Ready[K]] - freedBy(D, Ready[K], Done);
+      if (Growth < BestGrowth) {
+        BestGrowth = Growth;
+        Best = K;
+      }
+    }
+    return Best;
+  });
+}
+
+/// Post-order from the graph outputs; a node's producers are visited in
+/// decreasing order of the peak their subtrees need (Sethi-Ullman style).
+std::vector<size_t> depthFirst(const Graph &G, const DepGraph &D) {
+  std::vector<int64_t> Need(D.N, -1);
+  std::function<int64_t(size_t)> NeedOf = [&](size_t I) -> int64_t {
+    if (Need[I] >= 0)
+      return Need[I];
+    int64_t M = D.OutBytes[I];
+    for (size_t P : D.Preds[I])
+      M = std::max(M, NeedOf(P));
+    return Need[I] = M;
+  };
+  std::vector<bool> Seen(D.N, false);
+  std::vector<size_t> Order;
+  std::function<void(size_t)> Visit = [&](size_t I) {
+    if (Seen[I])
+      return;
+    Seen[I] = true;
+    std::vector<size_t> Ps = D.Preds[I];
+    std::stable_sort(Ps.begin(), Ps.end(), [&](size_t A, size_t B) {
+      return NeedOf(A) > NeedOf(B);
+    });
+    for (size_t P : Ps)
+      Visit(P);
+    Order.push_back(I);
+  };
+  std::unordered_map<const Node *, size_t> Index;
+  for (size_t I = 0; I < D.N; ++I)
+    Index[G.nodes()[I].get()] = I;
+  for (const Value *O : G.outputs())
+    if (O->producer())
+      Visit(Index.at(O->producer()));
+  for (size_t I = 0; I < D.N; ++I) // nodes no output depends on
+    Visit(I);
+  return Order;
+}
+
+/// Exact minimum peak by dynamic programming over downward-closed node
+/// sets, breadth-first by set size. Gives up (empty result) beyond 64
+/// nodes or when the sets of one size exceed a budget.
+std::vector<size_t> exactOrder(const DepGraph &D) {
+  constexpr size_t MaxStates = 20000;
+  if (D.N > 64 || D.N == 0)
+    return {};
+  using Set = uint64_t;
+  struct State {
+    int64_t Peak;
+    Set Prev;
+    size_t Last;
+  };
+  auto LiveBytes = [&](Set S) {
+    int64_t L = 0;
+    for (size_t I = 0; I < D.N; ++I)
+      if (S >> I & 1)
+        for (const auto &[Bytes, Users] : D.Outs[I])
+          if (Bytes && std::any_of(Users.begin(), Users.end(),
+                                   [&](size_t U) { return !(S >> U & 1); }))
+            L += Bytes;
+    return L;
+  };
+  std::vector<std::map<Set, State>> Layers(D.N + 1);
+  Layers[0][0] = {0, 0, 0};
+  for (size_t K = 0; K < D.N; ++K) {
+    if (Layers[K].size() > MaxStates)
+      return {};
+    for (const auto &[S, St] : Layers[K]) {
+      int64_t Live = LiveBytes(S);
+      for (size_t I = 0; I < D.N; ++I) {
+        if (S >> I & 1)
+          continue;
+        if (!std::all_of(D.Preds[I].begin(), D.Preds[I].end(),
+                         [&](size_t P) { return S >> P & 1; }))
+          continue;
+        int64_t Peak = std::max(St.Peak, Live + D.OutBytes[I]);
+        Set Next = S | (Set(1) << I);
+        auto It = Layers[K + 1].find(Next);
+        if (It == Layers[K + 1].end() || Peak < It->second.Peak)
+          Layers[K + 1][Next] = {Peak, S, I};
+      }
+    }
+  }
+  std::vector<size_t> Order;
+  Set S = D.N == 64 ? ~Set(0) : (Set(1) << D.N) - 1;
+  for (size_t K = D.N; K > 0; --K) {
+    const State &St = Layers[K].at(S);
+    Order.push_back(St.Last);
+    S = St.Prev;
+  }
+  std::reverse(Order.begin(), Order.end());
+  return Order;
+}
+
+} // namespace
+
+std::vector<Schedule> candidateSchedules(const Graph &G) {
+  DepGraph D = buildDeps(G);
+  std::vector<size_t> Model(D.N);
+  for (size_t I = 0; I < D.N; ++I)
+    Model[I] = I;
+  std::vector<std::pair<std::string, std::vector<size_t>>> Orders = {
+      {"model", Model},
+      {"memory-greedy", memoryGreedy(D)},
+      {"depth-first", depthFirst(G, D)},
+      {"exact", exactOrder(D)},
+  };
+  std::vector<Schedule> Out;
+  std::vector<std::vector<size_t>> Seen;
+  for (auto &[Name, Order] : Orders) {
+    if (Order.size() != D.N ||
+        std::find(Seen.begin(), Seen.end(), Order) != Seen.end())
+      continue;
+    Seen.push_back(Order);
+    Out.push_back({Name, toNodes(G, Order)});
+  }
+  return Out;
+}
+
+} // namespace cuvil
