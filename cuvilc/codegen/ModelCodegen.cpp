@@ -446,11 +446,11 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
                                              const MemoryPlan &Plan,
                                              const TargetInfo &T,
                                              const CodegenOptions &Opts) {
-  auto Bitcode = kernelBitcode(T.Name);
+  auto Bitcode = kernelBitcode(T.Kernels);
   if (!Bitcode)
-    return makeError("target '{}': this cuvilc was built without kernels "
-                     "for it",
-                     T.Name);
+    return makeError("target '{}': this cuvilc has no kernel library '{}' "
+                     "(llvm.kernels in its TOML file)",
+                     T.Name, T.Kernels);
   llvm::LLVMContext Ctx;
   auto ModOrErr = llvm::parseBitcodeFile(
       llvm::MemoryBufferRef(*Bitcode, "kernels-" + T.Name + ".bc"), Ctx);
@@ -465,6 +465,16 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
     return TM.takeError();
   M->setDataLayout((*TM)->createDataLayout());
   M->setTargetTriple(T.Triple);
+  // Specialise the kernels for this target's CPU (the library may have been
+  // built for another CPU of the same ISA).
+  for (llvm::Function &F : *M) {
+    if (F.isDeclaration())
+      continue;
+    F.removeFnAttr("tune-cpu");
+    F.addFnAttr("target-cpu", T.CPU);
+    if (!T.Features.empty())
+      F.addFnAttr("target-features", T.Features);
+  }
 
   EntryBuilder EB(*M, G, Plan, T, Opts);
   if (auto E = EB.build())

@@ -66,6 +66,9 @@ llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path) {
   Str("llvm.features", TI.Features, false);
   Str("llvm.abi", TI.ABI, false);
   Str("llvm.code_model", TI.CodeModel, false);
+  Str("llvm.kernels", TI.Kernels, false);
+  if (TI.Kernels.empty())
+    TI.Kernels = TI.Name;
   Str("qemu.command", TI.QemuCommand, false);
   Str("qemu.base_linker_script", TI.BaseLinkerScript, false);
   Str("memory.weights_region", TI.WeightsRegion, true);

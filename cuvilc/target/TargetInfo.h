@@ -28,6 +28,10 @@ struct TargetInfo {
   std::string Description;
   // LLVM code generation.
   std::string Triple, CPU, Features, ABI, CodeModel;
+  /// Which kernel bitcode library (built with cuvilc, named after the
+  /// target it was built for) this target uses: its own by default; a new
+  /// board with a known ISA names an existing one (e.g. "a78").
+  std::string Kernels;
   bool PIC = false;
   // Running test images.
   std::string QemuCommand, BaseLinkerScript;
