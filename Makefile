@@ -11,7 +11,7 @@ BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 CUVILC := $(abspath $(BUILD))/cuvilc/cuvilc
 
-.PHONY: all deps configure build test demo demo-a78 clean help
+.PHONY: all deps configure build test demo demo-a78 memory-report clean help
 
 all: build
 
@@ -20,6 +20,7 @@ help:
 	@echo "make test       build and run every test (unit, CLI, boot, end-to-end)"
 	@echo "make build      configure and build only"
 	@echo "make demo-a78   the a78 example (CMake + GNU toolchain file)"
+	@echo "make memory-report  regenerate docs/memory.md (arena sizes per model)"
 	@echo "make deps       install the Debian/npm packages the project needs"
 
 deps:
@@ -46,6 +47,10 @@ demo-a78: build
 	  -DCUVILC=$(CUVILC) -DCUVIL_MODEL=$(abspath $(BUILD))/models/cnn/model.onnx \
 	  -DCUVIL_INPUT=$(abspath $(BUILD))/models/cnn/input_0.bin
 	cmake --build $(BUILD)/examples/a78-cmake --target run
+
+memory-report: build
+	/usr/bin/python3 scripts/memory_report.py --cuvilc $(CUVILC) \
+	  --models $(BUILD)/models --out docs/memory.md --jobs $(JOBS)
 
 clean:
 	rm -rf $(BUILD)

@@ -181,7 +181,7 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   if (CO.WantAsm)
     Files.push_back({replaceExtension(Opts.Out, ".s"), Code->Asm});
   if (!Opts.Report.empty())
-    Files.push_back({Opts.Report, writeReport(G, *Plan, T, Name,
+    Files.push_back({Opts.Report, writeReport(G, *Plan, T, Name, WeightsRegion,
                                               Blob.size())});
   return writeOutputFiles(Files);
 }

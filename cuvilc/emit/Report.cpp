@@ -19,6 +19,19 @@ static const char *baseName(Base B) {
   return "?";
 }
 
+std::vector<const ArenaBuffer *> buffersByAddress(const MemoryPlan &Plan) {
+  std::vector<const ArenaBuffer *> Order;
+  for (const ArenaBuffer &B : Plan.Buffers)
+    Order.push_back(&B);
+  std::sort(
+      Order.begin(), Order.end(),
+      [](const ArenaBuffer *L, const ArenaBuffer *R) {
+        return std::make_tuple(L->Arena, L->Offset, L->First, L->Root->id()) <
+               std::make_tuple(R->Arena, R->Offset, R->First, R->Root->id());
+      });
+  return Order;
+}
+
 /// Same-bank pair counts are null for regions without banks.
 static nlohmann::ordered_json bankPairs(int64_t N) {
   return N < 0 ? nlohmann::ordered_json() : nlohmann::ordered_json(N);
@@ -39,35 +52,27 @@ static void writeMemory(nlohmann::ordered_json &R, const MemoryPlan &Plan) {
   using nlohmann::ordered_json;
   int64_t Total = Plan.arenaSize();
   R["schedule"] = Plan.Schedule;
-  R["arena"] = {
-      {"bytes", Total},
-      {"lower_bound_bytes", Plan.LowerBound},
-      {"ratio", Plan.ratio()},
-      {"alignment", Plan.Alignment},
-      {"baseline_bytes", Plan.BaselineSize},
-      {"baseline_ratio",
-       Total ? static_cast<double>(Plan.BaselineSize) / Total : 1.0}};
+  R["arena"] = {{"bytes", Total},
+                {"lower_bound_bytes", Plan.LowerBound},
+                {"ratio", Plan.ratio()},
+                {"alignment", Plan.Alignment},
+                {"baseline_bytes", Plan.BaselineSize},
+                {"baseline_ratio",
+                 Total ? static_cast<double>(Plan.BaselineSize) / Total : 1.0}};
   ordered_json Arenas = ordered_json::array();
   for (const ArenaPlan &A : Plan.Arenas)
-    Arenas.push_back({{"region", A.Region},
-                      {"bytes", A.Size},
-                      {"lower_bound_bytes", A.LowerBound},
-                      {"ratio", A.ratio()},
-                      {"strategy", A.Strategy},
-                      {"same_bank_pairs_before", bankPairs(A.SameBankPairsBefore)},
-                      {"same_bank_pairs", bankPairs(A.SameBankPairs)}});
+    Arenas.push_back(
+        {{"region", A.Region},
+         {"bytes", A.Size},
+         {"lower_bound_bytes", A.LowerBound},
+         {"ratio", A.ratio()},
+         {"strategy", A.Strategy},
+         {"same_bank_pairs_before", bankPairs(A.SameBankPairsBefore)},
+         {"same_bank_pairs", bankPairs(A.SameBankPairs)}});
   R["arenas"] = Arenas;
 
-  std::vector<const ArenaBuffer *> Order;
-  for (const ArenaBuffer &B : Plan.Buffers)
-    Order.push_back(&B);
-  std::stable_sort(Order.begin(), Order.end(),
-                   [](const ArenaBuffer *L, const ArenaBuffer *R) {
-                     return std::tie(L->Arena, L->Offset, L->First) <
-                            std::tie(R->Arena, R->Offset, R->First);
-                   });
   ordered_json Bufs = ordered_json::array();
-  for (const ArenaBuffer *B : Order) {
+  for (const ArenaBuffer *B : buffersByAddress(Plan)) {
     ordered_json Values = ordered_json::array();
     for (const Value *V : B->Values) {
       const Node *P = V->producer();
@@ -92,13 +97,13 @@ static void writeMemory(nlohmann::ordered_json &R, const MemoryPlan &Plan) {
 
 std::string writeReport(const Graph &G, const MemoryPlan &Plan,
                         const TargetInfo &T, const std::string &ModelName,
-                        uint64_t BlobSize) {
+                        const std::string &WeightsRegion, uint64_t BlobSize) {
   using nlohmann::ordered_json;
   ordered_json R;
   R["model"] = ModelName;
   R["target"] = T.Name;
   writeMemory(R, Plan);
-  R["weights"] = {{"region", T.WeightsRegion},
+  R["weights"] = {{"region", WeightsRegion},
                   {"blob_bytes", BlobSize},
                   {"data_bytes", Plan.WeightsSize},
                   {"tensors", Plan.Weights.size()}};

@@ -1,4 +1,5 @@
-//===- Report.h - JSON build report ------------------------------*- C++ -*-===//
+//===- Report.h - JSON build report ------------------------------*- C++
+//-*-===//
 #ifndef CUVIL_EMIT_REPORT_H
 #define CUVIL_EMIT_REPORT_H
 
@@ -7,8 +8,14 @@
 #include "target/TargetInfo.h"
 
 #include <string>
+#include <vector>
 
 namespace cuvil {
+
+/// Plan's buffers by arena, then offset, then first live step (then root
+/// value id, so the order is total): the order the report and `cuvilc
+/// plan` list them in.
+std::vector<const ArenaBuffer *> buffersByAddress(const MemoryPlan &Plan);
 
 /// The build report: the memory plan (schedule; per arena its region,
 /// size, lower bound, ratio, strategy and same-bank pairs; the greedy
@@ -17,7 +24,7 @@ namespace cuvil {
 /// per node in execution order: op, origins, MACs and output locations.
 std::string writeReport(const Graph &G, const MemoryPlan &Plan,
                         const TargetInfo &T, const std::string &ModelName,
-                        uint64_t BlobSize);
+                        const std::string &WeightsRegion, uint64_t BlobSize);
 
 } // namespace cuvil
 

@@ -92,7 +92,8 @@ bool Liveness::canRunInPlace(const Node &N, unsigned Step) const {
 
 /// A Concat whose inputs are laid out one after the other in its output
 /// (everything before the axis has extent 1) lets each input's producer
-/// write straight into its slice; the copies then vanish.
+/// write straight into its slice; the copies then vanish. Only when every
+/// slice is a multiple of the DMA alignment, so slices stay aligned.
 void Liveness::concatInPlace(const Node &N) {
   const Value *Y = N.output(0);
   if (N.opType() != "Concat" || !inArena(Y) || Y->rank() == 0)
@@ -105,7 +106,9 @@ void Liveness::concatInPlace(const Node &N) {
       return;
   std::vector<const Value *> Seen;
   for (const Value *X : N.inputs()) {
-    bool Own = X && X->kind() == ValueKind::Intermediate && X->producer() &&
+    // Every slice must start and end on the DMA alignment.
+    bool Own = X && X->byteSize() % Plan.Alignment == 0 &&
+               X->kind() == ValueKind::Intermediate && X->producer() &&
                X->users().size() == 1 && !G.isGraphOutput(X) &&
                aliasOf(X).Root == X &&
                X->producer()->def()->Place != Placement::View &&
@@ -114,9 +117,11 @@ void Liveness::concatInPlace(const Node &N) {
       return;
     Seen.push_back(X);
   }
-  int64_t Offset = 0;
+  // Y itself may already sit in an outer concat's slice.
+  Alias Base = aliasOf(Y);
+  int64_t Offset = Base.Offset;
   for (const Value *X : N.inputs()) {
-    Aliases[X] = {Y, Offset};
+    Aliases[X] = {Base.Root, Offset};
     Offset += X->byteSize();
   }
 }
@@ -446,7 +451,9 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
       if (auto It = L.BufferOf.find(Al.Root); It != L.BufferOf.end()) {
         const ArenaBuffer &B = Plan.Buffers[It->second];
         Plan.Locations[V->id()] = {Base::Arena, B.Arena, B.Offset + Al.Offset};
-      } else if (auto Ot = L.OutputOf.find(Al.Root); Ot != L.OutputOf.end()) {
+      } else if (auto Ot = L.OutputOf.find(Al.Root);
+                 Ot != L.OutputOf.end() &&
+                 Al.Root->kind() == ValueKind::Intermediate) {
         Plan.Locations[V->id()] = {Base::Output, Ot->second, Al.Offset};
       } else {
         Location Loc = Plan.at(Al.Root);
@@ -492,7 +499,7 @@ llvm::Expected<MemoryPlan> planMemory(Graph &G, const PlanOptions &Opts) {
     }
   }
   if (!Best)
-    return std::move(FirstError);
+    return FirstError;
   llvm::consumeError(std::move(FirstError));
   G.reorderNodes(BestOrder);
   // Locations hold value ids and buffers hold pointers: both survive the

@@ -7,7 +7,10 @@
 //   greedy-by-breadth   buffers live during the most crowded steps first;
 //   greedy-by-start     in order of definition;
 //   exhaustive          every order (small arenas only): optimal among
-//                       greedy placements.
+//                       greedy placements;
+//   two-ended           by start, each buffer at whichever free end (below
+//                       the bound) is farther from the buffers live with it,
+//                       so neighbours alternate: optimal on chains.
 // With banks, each order also runs bank-aware: among the gaps that do not
 // grow the arena beyond the best compact size, it picks the one sharing the
 // fewest banks with the buffer's partners.
@@ -16,6 +19,7 @@
 #include "planner/OffsetAssignment.h"
 
 #include <algorithm>
+#include <cmath>
 #include <climits>
 #include <cstdint>
 #include <numeric>
@@ -55,12 +59,17 @@ bool overlapInTime(const ArenaBuffer &A, const ArenaBuffer &B) {
   return A.First <= B.Last && B.First <= A.Last;
 }
 
-/// Greedy placement in Order. With Limit >= 0 and banks, bank-aware: any
-/// gap position up to Limit, fewest shared banks first.
+enum class Mode {
+  BestFit,   ///< the smallest gap that holds the buffer
+  TwoEnded,  ///< below Limit, the free end farthest from the neighbours
+  BankAware, ///< below Limit, fewest banks shared with partners
+};
+
+/// Greedy placement in Order.
 Packing place(const std::vector<ArenaBuffer> &Bufs,
               const std::vector<size_t> &Order,
               const std::vector<std::vector<size_t>> &PartnersOf,
-              const BankModel &Banks, int64_t Limit) {
+              const BankModel &Banks, Mode How, int64_t Limit) {
   Packing P;
   P.Offsets.assign(Bufs.size(), -1);
   std::vector<size_t> Placed;
@@ -81,7 +90,30 @@ Packing place(const std::vector<ArenaBuffer> &Bufs,
     }
     Gaps.push_back({Cursor, INT64_MAX});
     int64_t Best = -1;
-    if (Limit >= 0 && Banks.enabled()) {
+    if (How == Mode::TwoEnded && !Taken.empty()) {
+      // The lowest and the highest free position below Limit; take the one
+      // farther from the middle of the buffers live at the same time, so
+      // neighbours in time alternate between the two ends of the arena.
+      int64_t Low = -1, High = -1;
+      for (auto [Start, Len] : Gaps) {
+        int64_t End = Len == INT64_MAX ? Limit : Start + Len;
+        End = std::min(End, Limit);
+        if (End - Start < B.Size)
+          continue;
+        if (Low < 0)
+          Low = Start;
+        High = End - B.Size; // sizes and Limit are aligned: so is High
+      }
+      if (Low >= 0) {
+        int64_t Sum = 0;
+        for (auto [Lo, Hi] : Taken)
+          Sum += Lo + Hi;
+        double Middle = static_cast<double>(Sum) / (2.0 * Taken.size());
+        double Mine = Low + B.Size / 2.0, Theirs = High + B.Size / 2.0;
+        Best = std::abs(Theirs - Middle) > std::abs(Mine - Middle) ? High : Low;
+      }
+    }
+    if (How == Mode::BankAware && Banks.enabled()) {
       // Bank-aware: every fitting position (gap start or gap end), fewest
       // shared banks with placed partners, then lowest address.
       int64_t BestShared = INT64_MAX;
@@ -185,19 +217,25 @@ Packing packArena(const std::vector<ArenaBuffer> &Bufs,
     }
   };
   for (const auto &[Name, Order] : Orders)
-    Consider(place(Bufs, Order, PartnersOf, Banks, -1), Name);
+    Consider(place(Bufs, Order, PartnersOf, Banks, Mode::BestFit, -1), Name);
+  // Aim at the bound: alternate ends (optimal on chains).
+  if (Best.Size > Bound)
+    Consider(place(Bufs, Orders.back().second, PartnersOf, Banks,
+                   Mode::TwoEnded, Bound),
+             "two-ended");
   // Exhaustive over placement orders for small arenas (8! = 40320), until
   // one reaches the bound.
   if (N > 1 && N <= 8 && Best.Size > Bound) {
     std::vector<size_t> O = Identity;
     do
-      Consider(place(Bufs, O, PartnersOf, Banks, -1), "exhaustive");
+      Consider(place(Bufs, O, PartnersOf, Banks, Mode::BestFit, -1),
+               "exhaustive");
     while (Best.Size > Bound && std::next_permutation(O.begin(), O.end()));
   }
   if (Banks.enabled() && Best.SameBankPairs > 0) {
     int64_t Limit = Best.Size;
     for (const auto &[Name, Order] : Orders)
-      Consider(place(Bufs, Order, PartnersOf, Banks, Limit),
+      Consider(place(Bufs, Order, PartnersOf, Banks, Mode::BankAware, Limit),
                Name + "+banks");
   }
   if (!Have)

@@ -125,9 +125,27 @@ int main(int argc, char **argv) {
   Inspect->add_option("--dim", InspectDims,
                       "Value of a symbolic input dimension, NAME=N");
 
+  cuvil::PlanCommandOptions P;
+  std::vector<std::string> PlanDims;
+  auto *Plan = App.add_subcommand(
+      "plan", "Print the memory plan of MODEL.onnx; draw each arena as SVG");
+  Plan->add_option("model", P.Model, "ONNX model file")->required();
+  Plan->add_option("--target,-t", P.Target,
+                   "Target name (see `cuvilc targets`)")
+      ->required();
+  Plan->add_option("--arena-regions", P.ArenaRegions,
+                   "Memory regions for the activation arenas, fastest "
+                   "first (default: the target's)")
+      ->delimiter(',');
+  Plan->add_option("--svg", P.SvgPrefix,
+                   "Write PREFIX.<region>.svg: each arena over the "
+                   "execution steps, one rectangle per tensor");
+  Plan->add_option("--dim", PlanDims,
+                   "Value of a symbolic input dimension, NAME=N (repeatable)");
+
   auto *Targets =
       App.add_subcommand("targets", "List the targets and their memory regions");
-  for (CLI::App *Sub : {Build, Inspect, Targets})
+  for (CLI::App *Sub : {Build, Inspect, Plan, Targets})
     Sub->set_version_flag("--version", "cuvilc " CUVIL_VERSION);
 
   try {
@@ -156,6 +174,11 @@ int main(int argc, char **argv) {
       return report(cuvil::usageError(Err), "");
     return report(cuvil::runInspect(InspectModel, InspectTarget, Dims, std::cout),
                   InspectModel);
+  }
+  if (Plan->parsed()) {
+    if (std::string Err = parseDims(PlanDims, P.Dims); !Err.empty())
+      return report(cuvil::usageError(Err), "");
+    return report(cuvil::runPlan(P, std::cout), P.Model);
   }
   if (Targets->parsed())
     return report(cuvil::runTargets(std::cout), "");

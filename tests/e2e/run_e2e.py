@@ -2,20 +2,26 @@
 """End-to-end model tests: compile each test model with cuvilc, run it, compare
 every output with ONNX Runtime's.
 
-    run_e2e.py --cuvilc PATH --models DIR --work DIR --targets host,a78,u74-mc
-               [--model NAME]...
+    run_e2e.py --cuvilc PATH --models DIR --work DIR
+               [--targets host,a78,u74-mc] [--variant NAME]... [--model NAME]...
 
 --models is the directory tests/models/gen_models.py wrote, with reference
 outputs from tests/reference/run_ort.js; every subdirectory holding a
-manifest.json is a model. For each target and model, in WORK/<target>/<model>:
+manifest.json is a model. --targets names targets built as they come;
+--variant names a placement variant (see VARIANTS): a board target built with
+other cuvilc placement flags, e.g. u74-mc-flash, the u74-mc with its weights in
+flash. For each target or variant and model, in WORK/<target>/<model>:
 
-  1. cuvilc build model.onnx --target T --name model --out model.o
-     (also writes model.h and model.ld); model.o must have no undefined symbols;
+  1. cuvilc build model.onnx --target T --name model --out model.o [variant
+     flags] (also writes model.h and model.ld); model.o must have no undefined
+     symbols;
   2. build tests/e2e/runner.c against it: natively for `host`; for a board
      target, with the runtime library (runtime-baremetal/runtime.mk, built
      once per target into WORK/runtime-<target>) and the target's base linker
      script, which INCLUDEs cuvil-models.ld, which INCLUDEs model.ld; the
-     image must contain no heap functions;
+     image must contain no heap functions; for a variant, each of the model's
+     output sections it names must lie inside the memory region it names (in
+     the image's section headers, as llvm-readelf prints them);
   3. run it: natively, or with the [qemu] command of targets/<target>.toml
      plus `-icount shift=0` (deterministic instruction counts), with the case
      directory as working directory for semihosting file I/O;
@@ -26,6 +32,7 @@ Prints `PASS target/model (...)` or `FAIL target/model: reason` per case, then
 """
 
 import argparse
+import dataclasses
 import json
 import pathlib
 import re
@@ -50,12 +57,37 @@ RUN_TIMEOUT_S = 120
 HOST_CC = "cc"
 CROSS_CC = "clang-19"
 NM = "llvm-nm-19"
+READELF = "llvm-readelf-19"
 HEAP_FUNCTIONS = {"malloc", "free", "calloc", "realloc", "sbrk"}
 RUN_OK = re.compile(r"^cuvil: run ok(?: cycles=(\d+) instret=(\d+))?\r?$", re.MULTILINE)
+# A line of `llvm-readelf -S -W`: [Nr] Name Type Address Off Size ...
+SECTION_HEADER = re.compile(r"^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s",
+                            re.MULTILINE)
 
 
 class CaseError(Exception):
     """A step of a test case failed; the message says which and why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    """A board target built with other placement flags for cuvilc, and the
+    memory region (of the target's file) that each named output section of the
+    linked image must lie in."""
+
+    target: str
+    cuvilc_flags: list
+    section_regions: dict
+
+
+VARIANTS = {
+    # Weights in the QSPI flash that QEMU's sifive_u maps at 0x20000000
+    # (execute in place), the arena in the L2 LIM.
+    "u74-mc-flash": Variant("u74-mc", ["--weights-region", "FLASH"], {
+        ".cuvil.model.weights": "FLASH",
+        ".cuvil.model.arena.L2LIM": "L2LIM",
+    }),
+}
 
 
 def run(cmd, what, cwd=None, timeout=TOOL_TIMEOUT_S):
@@ -87,6 +119,10 @@ class HostTarget:
 
     name = "host"
 
+    def __init__(self):
+        self.label = self.name  # of its cases: WORK/<label>/<model>
+        self.cuvilc_flags = []
+
     def prepare(self, work_root):
         """Nothing to build ahead of the cases."""
 
@@ -105,6 +141,11 @@ class BoardTarget:
 
     def __init__(self, name, config):
         self.name = name
+        self.label = name  # of its cases: WORK/<label>/<model>
+        self.cuvilc_flags = []
+        self.section_regions = {}  # output section -> region it must lie in
+        self.regions = {r["name"]: (r["origin"], r["length"])
+                        for r in config["memory"]["region"]}
         self.qemu = shlex.split(config["qemu"]["command"])
         self.base_script = LINKER_SCRIPTS / config["qemu"]["base_linker_script"]
         self.rt = None  # runtime.mk's output variables, set by prepare()
@@ -121,21 +162,40 @@ class BoardTarget:
         self.rt = {n: shlex.split(v) for n, v in zip(names, values, strict=True)}
         run([*make, *self.rt["CUVIL_RT_LIB"]], "build the runtime library")
 
-    def build(self, case_dir):
-        runner_o = case_dir / "runner.o"
-        run([CROSS_CC, *self.rt["CUVIL_RT_CFLAGS"], "-O2", "-I", case_dir, "-c", RUNNER,
-             "-o", runner_o], "compile runner")
+    def build(self, case_dir, source=RUNNER, models=("model",)):
+        """Compile source against the headers in case_dir and link it with the
+        models' objects (<name>.o, placed by <name>.ld) into image.elf."""
+        source_o = case_dir / f"{source.stem}.o"
+        run([CROSS_CC, *self.rt["CUVIL_RT_CFLAGS"], "-O2", "-I", case_dir, "-c", source,
+             "-o", source_o], f"compile {source.name}")
         # The base script INCLUDEs cuvil-models.ld; the linker finds it and
-        # model.ld in its working directory.
-        (case_dir / "cuvil-models.ld").write_text("INCLUDE model.ld\n")
+        # the models' scripts in its working directory.
+        (case_dir / "cuvil-models.ld").write_text("".join(f"INCLUDE {m}.ld\n" for m in models))
         image = case_dir / "image.elf"
-        run([CROSS_CC, *self.rt["CUVIL_RT_LDFLAGS"], "-L", case_dir, runner_o,
-             case_dir / "model.o", *self.rt["CUVIL_RT_LDLIBS"], "-o", image],
+        run([CROSS_CC, *self.rt["CUVIL_RT_LDFLAGS"], "-L", case_dir, source_o,
+             *(case_dir / f"{m}.o" for m in models), *self.rt["CUVIL_RT_LDLIBS"], "-o", image],
             "link image", cwd=case_dir)
         heap = sorted(HEAP_FUNCTIONS & symbol_names(image))
         if heap:
             raise CaseError(f"image.elf contains heap functions: {', '.join(heap)}")
+        self.check_sections(image)
         return image
+
+    def check_sections(self, image):
+        """CaseError unless each section of section_regions lies in its region."""
+        if not self.section_regions:
+            return
+        listing = run([READELF, "-S", "-W", image], f"{READELF} -S {image.name}").stdout
+        sections = {m[1]: (int(m[2], 16), int(m[3], 16))
+                    for m in SECTION_HEADER.finditer(listing)}
+        for section, region in self.section_regions.items():
+            if section not in sections:
+                raise CaseError(f"{image.name} has no section {section}")
+            address, size = sections[section]
+            origin, length = self.regions[region]
+            if not origin <= address <= address + size <= origin + length:
+                raise CaseError(f"{section} [{address:#x}, {address + size:#x}) is not inside "
+                                f"region {region} [{origin:#x}, {origin + length:#x})")
 
     def command(self, image):
         return [*self.qemu, "-icount", "shift=0", "-kernel", image.name]
@@ -153,6 +213,19 @@ def load_target(name):
     if "qemu" not in config:
         raise ValueError(f"{path}: no [qemu] section: cannot run tests for target '{name}'")
     return BoardTarget(name, config)
+
+
+def load_variant(name):
+    variant = VARIANTS[name]
+    target = load_target(variant.target)
+    missing = sorted(set(variant.section_regions.values()) - set(target.regions))
+    if missing:
+        raise ValueError(f"variant '{name}': target '{target.name}' has no region "
+                         f"{', '.join(missing)}")
+    target.label = name
+    target.cuvilc_flags = variant.cuvilc_flags
+    target.section_regions = variant.section_regions
+    return target
 
 
 def compare(model_dir, case_dir, output_names):
@@ -188,20 +261,29 @@ def run_case(cuvilc, target, model_dir, case_dir):
     for i in range(len(manifest["inputs"])):
         shutil.copyfile(model_dir / f"input_{i}.bin", case_dir / f"input_{i}.bin")
 
-    model_o = case_dir / "model.o"
-    run([cuvilc, "build", model_dir / "model.onnx", "--target", target.name, "--name", "model",
-         "--out", model_o], "cuvilc build")
-    undefined = run([NM, "-u", "-j", model_o], f"{NM} -u model.o").stdout.split()
-    if undefined:
-        raise CaseError(f"model.o has undefined symbols: {', '.join(undefined)}")
+    compile_model(cuvilc, target, model_dir, case_dir)
+    instret = run_image(target, target.build(case_dir), case_dir)
+    return compare(model_dir, case_dir, manifest["outputs"]), instret
 
-    exe = target.build(case_dir)
+
+def compile_model(cuvilc, target, model_dir, case_dir, name="model"):
+    """cuvilc build into case_dir/<name>.o (and .h, .ld); the object must have no
+    undefined symbols."""
+    model_o = case_dir / f"{name}.o"
+    run([cuvilc, "build", model_dir / "model.onnx", "--target", target.name, "--name", name,
+         "--out", model_o, *target.cuvilc_flags], f"cuvilc build {model_dir.name}")
+    undefined = run([NM, "-u", "-j", model_o], f"{NM} -u {model_o.name}").stdout.split()
+    if undefined:
+        raise CaseError(f"{model_o.name} has undefined symbols: {', '.join(undefined)}")
+
+
+def run_image(target, exe, case_dir):
+    """Run exe in case_dir; returns the instruction count it reports, if any."""
     stdout = run(target.command(exe), "run", cwd=case_dir, timeout=RUN_TIMEOUT_S).stdout
     ok = RUN_OK.search(stdout)
     if not ok:
-        raise CaseError("the runner exited 0 without printing 'cuvil: run ok'")
-    instret = int(ok.group(2)) if ok.group(2) else None
-    return compare(model_dir, case_dir, manifest["outputs"]), instret
+        raise CaseError(f"{exe.name} exited 0 without printing 'cuvil: run ok'")
+    return int(ok.group(2)) if ok.group(2) else None
 
 
 def find_models(models_root, wanted):
@@ -222,8 +304,10 @@ def parse_args():
     parser.add_argument("--models", required=True, type=pathlib.Path,
                         help="directory written by gen_models.py, with reference outputs")
     parser.add_argument("--work", required=True, type=pathlib.Path, help="scratch directory")
-    parser.add_argument("--targets", required=True,
+    parser.add_argument("--targets", default="",
                         help="comma-separated targets, e.g. host,a78,u74-mc")
+    parser.add_argument("--variant", action="append", default=[], choices=sorted(VARIANTS),
+                        help="also test this placement variant (repeatable)")
     parser.add_argument("--model", action="append", default=[], metavar="NAME",
                         help="test only this model (repeatable)")
     return parser.parse_args()
@@ -235,8 +319,9 @@ def main():
         if not args.cuvilc.is_file():
             raise ValueError(f"cuvilc not found at {args.cuvilc}")
         targets = [load_target(t) for t in args.targets.split(",") if t]
+        targets += [load_variant(v) for v in args.variant]
         if not targets:
-            raise ValueError("--targets names no target")
+            raise ValueError("neither --targets nor --variant names a target")
         models = find_models(args.models, args.model)
     except (ValueError, tomllib.TOMLDecodeError) as err:
         print(f"run_e2e: error: {err}", file=sys.stderr)
@@ -249,13 +334,13 @@ def main():
         try:
             target.prepare(work)
         except CaseError as err:
-            print(f"run_e2e: error: target {target.name}: {err}", flush=True)
+            print(f"run_e2e: error: target {target.label}: {err}", flush=True)
             for model_dir in models:
-                print(f"FAIL {target.name}/{model_dir.name}: target setup failed (see above)")
+                print(f"FAIL {target.label}/{model_dir.name}: target setup failed (see above)")
             failed += len(models)
             continue
         for model_dir in models:
-            case = f"{target.name}/{model_dir.name}"
+            case = f"{target.label}/{model_dir.name}"
             try:
                 max_err, instret = run_case(cuvilc, target, model_dir.resolve(), work / case)
             except CaseError as reason:
