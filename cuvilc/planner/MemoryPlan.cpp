@@ -260,6 +260,7 @@ BankModel bankModel(const MemoryRegion *R) {
     B.Granule = R->BankInterleave ? R->BankInterleave
                 : R->BankSize     ? R->BankSize
                                   : static_cast<int64_t>(R->Length) / R->Banks;
+    B.Capacity = static_cast<int64_t>(R->Length);
   }
   return B;
 }

@@ -11,9 +11,10 @@
 //   two-ended           by start, each buffer at whichever free end (below
 //                       the bound) is farther from the buffers live with it,
 //                       so neighbours alternate: optimal on chains.
-// With banks, each order also runs bank-aware: among the gaps that do not
-// grow the arena beyond the best compact size, it picks the one sharing the
-// fewest banks with the buffer's partners.
+// With banks, each order also runs bank-aware: among the positions that fit
+// in the region, it picks the one sharing the fewest banks with the
+// buffer's partners; such a packing wins if it leaves fewer same-bank
+// pairs, even when it is larger (the region's capacity allows it).
 //
 //===----------------------------------------------------------------------===//
 #include "planner/OffsetAssignment.h"
@@ -232,11 +233,19 @@ Packing packArena(const std::vector<ArenaBuffer> &Bufs,
                "exhaustive");
     while (Best.Size > Bound && std::next_permutation(O.begin(), O.end()));
   }
+  // Banks: partners in different banks, using the region's capacity if
+  // need be; fewer shared banks win over size.
   if (Banks.enabled() && Best.SameBankPairs > 0) {
-    int64_t Limit = Best.Size;
-    for (const auto &[Name, Order] : Orders)
-      Consider(place(Bufs, Order, PartnersOf, Banks, Mode::BankAware, Limit),
-               Name + "+banks");
+    int64_t Limit = std::max(Best.Size, Banks.Capacity);
+    for (const auto &[Name, Order] : Orders) {
+      Packing P = place(Bufs, Order, PartnersOf, Banks, Mode::BankAware, Limit);
+      P.Strategy = Name + "+banks";
+      P.SameBankPairs = countSameBankPairs(Bufs, P.Offsets, Partners, Banks);
+      if (P.Size <= Limit &&
+          std::make_pair(P.SameBankPairs, P.Size) <
+              std::make_pair(Best.SameBankPairs, Best.Size))
+        Best = std::move(P);
+    }
   }
   if (!Have)
     Best.Strategy = "empty";

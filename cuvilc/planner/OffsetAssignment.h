@@ -15,6 +15,7 @@ struct BankModel {
   int64_t Count = 1;      ///< Number of banks; 1: no bank structure.
   int64_t Granule = 0;    ///< Bytes of consecutive addresses in one bank
                           ///< (contiguous: bank size; interleaved: stride).
+  int64_t Capacity = 0;   ///< Bytes the region holds (bank-aware limit).
   bool enabled() const { return Count > 1 && Granule > 0; }
   /// Bitmask of the banks [Offset, Offset + Size) touches (Count <= 64).
   uint64_t banks(int64_t Offset, int64_t Size) const;
@@ -32,7 +33,8 @@ struct Packing {
 /// aligned) with every strategy and returns the smallest packing; ties go
 /// to fewer same-bank pairs, then to the first strategy. Partners lists
 /// pairs of buffer indices one kernel streams together; with banks, a
-/// bank-aware variant may trade nothing in size for fewer shared banks.
+/// bank-aware packing within Banks.Capacity wins if it leaves fewer
+/// same-bank pairs.
 Packing packArena(const std::vector<ArenaBuffer> &Buffers,
                   const std::vector<std::pair<size_t, size_t>> &Partners,
                   const BankModel &Banks);

@@ -7,21 +7,22 @@ every output with ONNX Runtime's.
 
 --models is the directory tests/models/gen_models.py wrote, with reference
 outputs from tests/reference/run_ort.js; every subdirectory holding a
-manifest.json is a model. --targets names targets built as they come;
---variant names a placement variant (see VARIANTS): a board target built with
-other cuvilc placement flags, e.g. u74-mc-flash, the u74-mc with its weights in
-flash. For each target or variant and model, in WORK/<target>/<model>:
+manifest.json is a model. --targets names targets built with their default
+placement; --variant names a placement variant (see VARIANTS): a board target
+built with other cuvilc placement flags, e.g. u74-mc-flash, the u74-mc with its
+weights in flash. For each target (or variant) T and model, in WORK/T/<model>:
 
-  1. cuvilc build model.onnx --target T --name model --out model.o [variant
-     flags] (also writes model.h and model.ld); model.o must have no undefined
-     symbols;
+  1. cuvilc build model.onnx --target T --name model --out model.o, plus the
+     variant's flags (also writes model.h and model.ld); model.o must have no
+     undefined symbols;
   2. build tests/e2e/runner.c against it: natively for `host`; for a board
      target, with the runtime library (runtime-baremetal/runtime.mk, built
-     once per target into WORK/runtime-<target>) and the target's base linker
-     script, which INCLUDEs cuvil-models.ld, which INCLUDEs model.ld; the
-     image must contain no heap functions; for a variant, each of the model's
-     output sections it names must lie inside the memory region it names (in
-     the image's section headers, as llvm-readelf prints them);
+     once per target or variant into WORK/runtime-T, so that tests running at
+     the same time never share one) and the target's base linker script,
+     which INCLUDEs cuvil-models.ld, which INCLUDEs model.ld; the image must
+     contain no heap functions; for a variant, each output section it names
+     must lie inside the memory region it names (by the image's section
+     headers, as llvm-readelf prints them);
   3. run it: natively, or with the [qemu] command of targets/<target>.toml
      plus `-icount shift=0` (deterministic instruction counts), with the case
      directory as working directory for semihosting file I/O;
@@ -61,8 +62,8 @@ READELF = "llvm-readelf-19"
 HEAP_FUNCTIONS = {"malloc", "free", "calloc", "realloc", "sbrk"}
 RUN_OK = re.compile(r"^cuvil: run ok(?: cycles=(\d+) instret=(\d+))?\r?$", re.MULTILINE)
 # A line of `llvm-readelf -S -W`: [Nr] Name Type Address Off Size ...
-SECTION_HEADER = re.compile(r"^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s",
-                            re.MULTILINE)
+SECTION_HEADER = re.compile(
+    r"^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s", re.MULTILINE)
 
 
 class CaseError(Exception):
@@ -153,7 +154,7 @@ class BoardTarget:
     def prepare(self, work_root):
         """Build (or bring up to date) this target's runtime library."""
         make = ["make", "--no-print-directory", "-f", RUNTIME_MK, f"CUVIL_TARGET={self.name}",
-                f"CC={CROSS_CC}", f"CUVIL_RT_BUILD={work_root / f'runtime-{self.name}'}",
+                f"CC={CROSS_CC}", f"CUVIL_RT_BUILD={work_root / f'runtime-{self.label}'}",
                 f"CUVIL_LINKER_SCRIPT={self.base_script}"]
         names = ("CUVIL_RT_LIB", "CUVIL_RT_CFLAGS", "CUVIL_RT_LDFLAGS", "CUVIL_RT_LDLIBS")
         query = [*make, "-s", "--eval", "cuvil-e2e-print-%: ; @echo '$($*)'",

@@ -7,6 +7,7 @@ import lit.formats
 config.name = "cuvilc"
 config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".test"]
+config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.cuvil_binary_dir, "tests", "lit")
 
