@@ -170,45 +170,43 @@ std::vector<size_t> depthFirst(const Graph &G, const DepGraph &D) {
 
 /// Exact minimum peak by dynamic programming over downward-closed node
 /// sets, breadth-first by set size. Gives up (empty result) beyond 64
-/// nodes or when the sets of one size exceed a budget.
+/// nodes or past a budget of states, which bounds its time on wide graphs.
 std::vector<size_t> exactOrder(const DepGraph &D) {
-  constexpr size_t MaxStates = 20000;
+  constexpr size_t MaxStates = 200000;
   if (D.N > 64 || D.N == 0)
     return {};
   using Set = uint64_t;
   struct State {
     int64_t Peak;
+    int64_t Live; ///< Bytes live after running the set.
     Set Prev;
     size_t Last;
   };
-  auto LiveBytes = [&](Set S) {
-    int64_t L = 0;
-    for (size_t I = 0; I < D.N; ++I)
-      if (S >> I & 1)
-        for (const auto &[Bytes, Users] : D.Outs[I])
-          if (Bytes && std::any_of(Users.begin(), Users.end(),
-                                   [&](size_t U) { return !(S >> U & 1); }))
-            L += Bytes;
-    return L;
-  };
   std::vector<std::map<Set, State>> Layers(D.N + 1);
-  Layers[0][0] = {0, 0, 0};
+  Layers[0][0] = {0, 0, 0, 0};
+  size_t Visited = 0;
+  std::vector<bool> Done(D.N);
   for (size_t K = 0; K < D.N; ++K) {
-    if (Layers[K].size() > MaxStates)
+    Visited += Layers[K].size();
+    if (Visited > MaxStates)
       return {};
     for (const auto &[S, St] : Layers[K]) {
-      int64_t Live = LiveBytes(S);
+      for (size_t I = 0; I < D.N; ++I)
+        Done[I] = S >> I & 1;
       for (size_t I = 0; I < D.N; ++I) {
-        if (S >> I & 1)
+        if (Done[I] || !std::all_of(D.Preds[I].begin(), D.Preds[I].end(),
+                                    [&](size_t P) { return Done[P]; }))
           continue;
-        if (!std::all_of(D.Preds[I].begin(), D.Preds[I].end(),
-                         [&](size_t P) { return S >> P & 1; }))
-          continue;
-        int64_t Peak = std::max(St.Peak, Live + D.OutBytes[I]);
+        int64_t Peak = std::max(St.Peak, St.Live + D.OutBytes[I]);
+        int64_t Live = St.Live + D.OutBytes[I] - freedBy(D, I, Done);
+        // Outputs nobody reads die at once.
+        for (const auto &[Bytes, Users] : D.Outs[I])
+          if (Users.empty())
+            Live -= Bytes;
         Set Next = S | (Set(1) << I);
         auto It = Layers[K + 1].find(Next);
         if (It == Layers[K + 1].end() || Peak < It->second.Peak)
-          Layers[K + 1][Next] = {Peak, S, I};
+          Layers[K + 1][Next] = {Peak, Live, S, I};
       }
     }
   }

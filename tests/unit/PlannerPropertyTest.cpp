@@ -1088,26 +1088,3 @@ TEST(PlannerProperty, NestedConcatsComputeIntoTheOuterSlices) {
   ASSERT_TRUE(P);
   EXPECT_EQ(P->arenaSize(), E->byteSize()) << describePlan(*P);
 }
-TEST(Scratch, Stats) {
-  std::map<std::string, int> Count;
-  for (unsigned I = 0; I < 3000; ++I) {
-    Case C = randomCase(0x5eed0000 + I);
-    auto P = planMemory(*C.G, C.Opts);
-    if (!P) { Count["error"]++; llvm::consumeError(P.takeError()); continue; }
-    bool InPlace = false, Slice = false;
-    for (const auto &N : C.G->nodes()) {
-      if (N->def()->Place == Placement::View) continue;
-      for (const Value *X : N->inputs())
-        if (X && P->at(X).B == P->at(N->output(0)).B && P->at(X).Index == P->at(N->output(0)).Index && P->at(X).B != Base::Weights &&
-            P->at(X).Offset < P->at(N->output(0)).Offset + N->output(0)->byteSize() && P->at(N->output(0)).Offset < P->at(X).Offset + X->byteSize())
-          (N->opType() == "Concat" ? Slice : InPlace) = true;
-    }
-    Count["inplace"] += InPlace; Count["slice"] += Slice;
-    Count["spill"] += P->Arenas.size() > 1;
-    Count["copies"] += !P->OutputCopies.empty();
-    Count["sched:" + P->Schedule]++;
-    Count["region:" + (P->Arenas.empty() ? std::string("none") : P->Arenas[0].Region)]++;
-    Count["nodes"] += C.G->nodes().size();
-  }
-  for (auto &[K, V] : Count) printf("%s %d\n", K.c_str(), V);
-}
