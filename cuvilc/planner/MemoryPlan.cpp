@@ -253,7 +253,9 @@ partnerPairs(const Graph &G, const Liveness &L,
   return Pairs;
 }
 
-BankModel bankModel(const MemoryRegion *R) {
+/// The banks of region R, if its bank granule keeps buffers aligned (the
+/// target loader insists on it; hand-made regions may not).
+BankModel bankModel(const MemoryRegion *R, int64_t Alignment) {
   BankModel B;
   if (R && R->Banks > 1) {
     B.Count = std::min<int64_t>(R->Banks, 64);
@@ -261,6 +263,8 @@ BankModel bankModel(const MemoryRegion *R) {
                 : R->BankSize     ? R->BankSize
                                   : static_cast<int64_t>(R->Length) / R->Banks;
     B.Capacity = static_cast<int64_t>(R->Length);
+    if (B.Granule % Alignment)
+      return BankModel();
   }
   return B;
 }
@@ -275,7 +279,7 @@ ArenaPlan packRegion(const Graph &G, MemoryPlan &Plan, const Liveness &L,
       Members.push_back(I);
       Bufs.push_back(Plan.Buffers[I]);
     }
-  BankModel Banks = bankModel(R);
+  BankModel Banks = bankModel(R, Plan.Alignment);
   auto Pairs = partnerPairs(G, L, Members);
   Packing P = packArena(Bufs, Pairs, Banks);
   ArenaPlan AP;

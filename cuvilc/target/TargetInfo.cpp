@@ -110,6 +110,15 @@ llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path) {
                          Path);
       TI.Regions.push_back(MR);
     }
+  for (const MemoryRegion &R : TI.Regions) {
+    int64_t Granule = R.BankInterleave ? R.BankInterleave
+                      : R.BankSize     ? R.BankSize
+                                       : static_cast<int64_t>(R.Length) / R.Banks;
+    if (R.Banks > 1 && Granule % TI.DmaAlign)
+      return makeError("{}: region '{}': the bank granule ({} bytes) must be "
+                       "a multiple of memory.dma_align ({})",
+                       Path, R.Name, Granule, TI.DmaAlign);
+  }
   if (TI.ArenaRegions.empty())
     return makeError("{}: memory.arena_regions is empty", Path);
   for (const std::string &N : TI.ArenaRegions) {

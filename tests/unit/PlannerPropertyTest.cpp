@@ -181,16 +181,18 @@ private:
         Ins.push_back(operand());
       concat(Name, Out, Ins, Index);
     } else if (Op == "Branches") {
-      // Branches that only the concat reads, as in a fire module (at most
-      // 4 x 80 elements: the concat takes them all).
+      // Branches that only the concat reads, as in a fire module; 32 or 64
+      // floats wide, so that every slice stays aligned (the planner computes
+      // such inputs in their slices), and the concat takes them all.
       std::vector<Value *> Ins;
       for (unsigned I = 0, E = R.between(2, 4); I < E; ++I)
         Ins.push_back(gemm(X, Name + "b" + std::to_string(I),
-                           Out + "b" + std::to_string(I), Index));
+                           Out + "b" + std::to_string(I), 32 * R.between(1, 2),
+                           Index));
       Pool.resize(Pool.size() - Ins.size());
       concat(Name, Out, Ins, Index);
     } else if (Op == "Gemm") {
-      gemm(X, Name, Out, Index);
+      gemm(X, Name, Out, R.between(1, 80), Index);
     } else if (Op == "Reshape") {
       addOp(G, Op, Name, {X, shapeConstant(G, Name + ".shape", {1, Width})},
             {result(Out, Width)}, Index);
@@ -202,8 +204,7 @@ private:
   }
 
   Value *gemm(Value *X, const std::string &Name, const std::string &Out,
-              int Index) {
-    int64_t N = R.between(1, 80);
+              int64_t N, int Index) {
     std::vector<Value *> Ins = {X,
                                 constant(G, Name + ".w", {X->shape()[1], N})};
     if (R.chance(50))
