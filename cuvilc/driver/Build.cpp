@@ -73,6 +73,28 @@ planOptionsFor(const TargetInfo &T,
   return PO;
 }
 
+llvm::Expected<std::unique_ptr<Graph>>
+loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
+          const std::vector<std::string> &DumpIR, std::ostream &Log) {
+  ImportOptions IO;
+  IO.DimValues = Dims;
+  auto G = importOnnx(Model, IO);
+  if (!G)
+    return G.takeError();
+  if (auto E = verifyGraph(**G))
+    return E;
+  if (auto E = runPipeline(**G, DumpIR,
+                           [&](std::string_view Pass, const Graph &Gr) {
+                             Log << "; IR after " << Pass << "\n"
+                                 << Gr.print();
+                           }))
+    return E;
+  // Passes rewrite nodes: check again what codegen will see.
+  if (auto E = verifyGraph(**G))
+    return E;
+  return G;
+}
+
 llvm::Error usageError(const std::string &Msg) {
   return llvm::make_error<UsageErrorInfo>(Msg);
 }
@@ -116,24 +138,10 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   if (!PO)
     return PO.takeError();
 
-  // Frontend, verification, passes.
-  ImportOptions IO;
-  IO.DimValues = Opts.Dims;
-  auto GOrErr = importOnnx(Opts.Model, IO);
+  auto GOrErr = loadModel(Opts.Model, Opts.Dims, Opts.DumpIR, Log);
   if (!GOrErr)
     return GOrErr.takeError();
   Graph &G = **GOrErr;
-  if (auto E = verifyGraph(G))
-    return E;
-  if (auto E = runPipeline(G, Opts.DumpIR,
-                           [&](std::string_view Pass, const Graph &Gr) {
-                             Log << "; IR after " << Pass << "\n"
-                                 << Gr.print();
-                           }))
-    return E;
-  // Passes rewrite nodes: check again what codegen will see.
-  if (auto E = verifyGraph(G))
-    return E;
 
   // Memory.
   auto Plan = planMemory(G, *PO);

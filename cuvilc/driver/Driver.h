@@ -14,6 +14,7 @@
 
 #include <llvm/Support/Error.h>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -45,6 +46,12 @@ bool isUsageError(const llvm::Error &E);
 /// (or ArenaRegions, if not empty: names checked) and its spill policy.
 llvm::Expected<PlanOptions>
 planOptionsFor(const TargetInfo &T, const std::vector<std::string> &ArenaRegions);
+
+/// The model at Model imported, verified and optimised by the pass
+/// pipeline (IR dumps after the passes named in DumpIR go to Log).
+llvm::Expected<std::unique_ptr<Graph>>
+loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
+          const std::vector<std::string> &DumpIR, std::ostream &Log);
 
 /// `cuvilc build`: writes the object, header, linker script (and blob).
 /// Progress/dumps go to Log.

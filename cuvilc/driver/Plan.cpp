@@ -11,8 +11,6 @@
 #include "emit/OutputFiles.h"
 #include "emit/PlanSvg.h"
 #include "emit/Report.h"
-#include "frontend/onnx/OnnxImporter.h"
-#include "passes/Pass.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
 
@@ -129,18 +127,10 @@ llvm::Error runPlan(const PlanCommandOptions &Opts, std::ostream &Out) {
   if (!PO)
     return PO.takeError();
 
-  ImportOptions IO;
-  IO.DimValues = Opts.Dims;
-  auto GOrErr = importOnnx(Opts.Model, IO);
+  auto GOrErr = loadModel(Opts.Model, Opts.Dims, {}, Out);
   if (!GOrErr)
     return GOrErr.takeError();
   Graph &G = **GOrErr;
-  if (auto E = verifyGraph(G))
-    return E;
-  if (auto E = runPipeline(G, {}, [](std::string_view, const Graph &) {}))
-    return E;
-  if (auto E = verifyGraph(G))
-    return E;
   auto Plan = planMemory(G, *PO);
   if (!Plan)
     return Plan.takeError();

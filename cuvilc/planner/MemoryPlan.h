@@ -101,7 +101,8 @@ struct MemoryPlan {
 };
 
 struct PlanOptions {
-  int64_t Alignment = 64;
+  PlanOptions(int64_t Alignment = 64) : Alignment(Alignment) {}
+  int64_t Alignment;
   /// Arena regions in order of preference (the target's by default), with
   /// their capacities; the first one that holds everything is used. When
   /// AllowSpill, buffers that do not fit go to the next region.

@@ -6,6 +6,7 @@
 #include "ops/OpRegistry.h"
 
 #include <cstring>
+#include <fmt/format.h>
 #include <memory>
 #include <vector>
 
@@ -69,8 +70,8 @@ inline std::unique_ptr<Graph> chain(int N) {
   G->inputs().push_back(X);
   Value *Cur = X;
   for (int I = 0; I < N; ++I) {
-    Value *Y = tensor(*G, "t" + std::to_string(I), {1, 256});
-    addOp(*G, I % 2 ? "Sigmoid" : "Softmax", "n" + std::to_string(I), {Cur},
+    Value *Y = tensor(*G, fmt::format("t{}", I), {1, 256});
+    addOp(*G, I % 2 ? "Sigmoid" : "Softmax", fmt::format("n{}", I), {Cur},
           {Y}, I);
     Cur = Y;
   }
