@@ -11,7 +11,7 @@ BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 CUVILC := $(abspath $(BUILD))/cuvilc/cuvilc
 
-.PHONY: all deps configure build test demo demo-a78 memory-report clean help
+.PHONY: all deps configure build test demo demo-a78 memory-report conformance clean help
 
 all: build
 
@@ -21,6 +21,7 @@ help:
 	@echo "make build      configure and build only"
 	@echo "make demo-a78   the a78 example (CMake + GNU toolchain file)"
 	@echo "make memory-report  regenerate docs/memory.md (arena sizes per model)"
+	@echo "make conformance  run every in-scope ONNX backend test on all targets, refresh docs/conformance.md"
 	@echo "make deps       install the Debian/npm packages the project needs"
 
 deps:
@@ -47,6 +48,9 @@ demo-a78: build
 	  -DCUVILC=$(CUVILC) -DCUVIL_MODEL=$(abspath $(BUILD))/models/cnn/model.onnx \
 	  -DCUVIL_INPUT=$(abspath $(BUILD))/models/cnn/input_0.bin
 	cmake --build $(BUILD)/examples/a78-cmake --target run
+
+conformance: build
+	cmake --build $(BUILD) --target conformance
 
 memory-report: build
 	/usr/bin/python3 scripts/memory_report.py --cuvilc $(CUVILC) \

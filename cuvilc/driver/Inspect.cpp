@@ -29,6 +29,10 @@ llvm::Error runInspect(const std::string &Model, const std::string &Target,
   auto GOrErr = importOnnx(Model, IO);
   if (!GOrErr)
     return GOrErr.takeError();
+  // Shape computations fold away before anything is compiled: show and
+  // check what the target would get.
+  if (auto E = foldConstants(**GOrErr))
+    return E;
   const Graph &G = **GOrErr;
 
   std::string S;

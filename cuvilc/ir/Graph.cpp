@@ -17,6 +17,11 @@ int64_t Value::numElements() const {
   return N;
 }
 
+bool Value::hasStaticShape() const {
+  return std::all_of(Shape.begin(), Shape.end(),
+                     [](int64_t D) { return D >= 0; });
+}
+
 std::vector<int64_t> Value::toInt64s() const {
   assert(isConstant() && "toInt64s on a non-constant");
   std::vector<int64_t> Out(numElements());
@@ -199,8 +204,12 @@ void Graph::eraseDeadValues() {
 }
 
 static std::string typeStr(const Value *V) {
-  return fmt::format("{}[{}]", dtypeName(V->dtype()),
-                     fmt::join(V->shape(), "x"));
+  std::vector<std::string> Dims;
+  for (int64_t D : V->shape())
+    Dims.push_back(D == UnknownDim    ? "?"
+                   : D == UnknownRank ? "*"
+                                      : std::to_string(D));
+  return fmt::format("{}[{}]", dtypeName(V->dtype()), fmt::join(Dims, "x"));
 }
 
 static std::string attrStr(const AttrValue &A) {

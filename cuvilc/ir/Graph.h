@@ -2,6 +2,10 @@
 //
 // A Graph owns Values (tensors) and Nodes (operators). Shapes are static
 // (symbolic dimensions are resolved to their declared bound by the frontend).
+// Right after import a dimension ONNX shape inference could not determine
+// is UnknownDim (a shape of unknown rank is {UnknownRank}); the
+// fold-constants pass resolves those it can, and verification rejects the
+// rest.
 // Constants (ONNX initializers) are Values that carry their data. Every Node
 // keeps its Origin: the ONNX node(s) it came from, merged by fusion.
 //
@@ -24,6 +28,11 @@ namespace cuvil {
 class Node;
 struct OpDef;
 
+/// A dimension not known yet (only between import and shape resolution).
+constexpr int64_t UnknownDim = -1;
+/// The shape {UnknownRank}: not even the rank is known yet.
+constexpr int64_t UnknownRank = -2;
+
 enum class ValueKind : uint8_t {
   Input,        ///< Graph input, provided by the caller.
   Constant,     ///< Initializer: data known at compile time.
@@ -44,6 +53,8 @@ public:
   size_t rank() const { return Shape.size(); }
   ValueKind kind() const { return Kind; }
   bool isConstant() const { return Kind == ValueKind::Constant; }
+  /// Whether every dimension is known (no UnknownDim or UnknownRank).
+  bool hasStaticShape() const;
 
   /// Number of elements (1 for a scalar).
   int64_t numElements() const;

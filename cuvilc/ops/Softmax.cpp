@@ -1,4 +1,4 @@
-//===- Softmax.cpp - ONNX Softmax ------------------------------------------===//
+//===- Softmax.cpp - Softmax, LogSoftmax, Hardmax -------------------------===//
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
 
@@ -14,8 +14,8 @@ struct Extents {
 llvm::Expected<Extents> extents(const Node &Nd) {
   const Value *X = Nd.input(0);
   bool Coerce2D = Nd.opset() < 13;
-  auto Axis = normalizeAxis(Nd, Nd.getInt("axis", Coerce2D ? 1 : -1),
-                            X->rank());
+  auto Axis =
+      normalizeAxis(Nd, Nd.getInt("axis", Coerce2D ? 1 : -1), X->rank());
   if (!Axis)
     return Axis.takeError();
   Extents E{1, 1, 1};
@@ -37,20 +37,30 @@ llvm::Error verify(const Node &N) {
   return extents(N).takeError();
 }
 
+template <const char *Kernel>
 llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   auto E = extents(N);
   if (!E)
     return E.takeError();
-  Calls.push_back({"cuvil_k_softmax_f32",
-                   {KernelArg::tensor(N.input(0)),
-                    KernelArg::tensor(N.output(0)), KernelArg::i(E->Outer),
-                    KernelArg::i(E->N), KernelArg::i(E->Inner)}});
+  Calls.push_back(
+      {Kernel,
+       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.output(0)),
+        KernelArg::i(E->Outer), KernelArg::i(E->N), KernelArg::i(E->Inner)}});
   return llvm::Error::success();
 }
 
+constexpr char SoftmaxK[] = "cuvil_k_softmax_f32";
+constexpr char LogSoftmaxK[] = "cuvil_k_logsoftmax_f32";
+constexpr char HardmaxK[] = "cuvil_k_hardmax_f32";
+
 } // namespace
 
-extern const OpDef SoftmaxOp = {"Softmax", verify, lower, noMacs,
+// All three share Softmax's axis semantics (2-D coercion before opset 13).
+extern const OpDef SoftmaxOp = {"Softmax", verify, lower<SoftmaxK>, noMacs,
+                                Placement::Fresh};
+extern const OpDef LogSoftmaxOp = {"LogSoftmax", verify, lower<LogSoftmaxK>,
+                                   noMacs, Placement::Fresh};
+extern const OpDef HardmaxOp = {"Hardmax", verify, lower<HardmaxK>, noMacs,
                                 Placement::Fresh};
 
 } // namespace cuvil

@@ -2,8 +2,9 @@
 //
 // Reshape, Flatten, Squeeze, Unsqueeze, Identity and inference-mode Dropout
 // change no bytes: their output is a view of input 0 (Placement::View). The
-// output shape comes from ONNX shape inference; these checks only make sure
-// it is known and the element count is preserved.
+// output shape comes from ONNX shape inference or, when that could not tell,
+// from the fold-constants pass (ShapeRules); these checks only make sure
+// the element count is preserved.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"

@@ -16,6 +16,9 @@ struct Pass {
   std::string_view Name;
   std::string_view Description;
   llvm::Error (*Run)(Graph &G);
+  /// Verify every node after this pass (before passes that rewrite nodes
+  /// and rely on their validity).
+  bool VerifyAfter = false;
 };
 
 /// Checks that every node is supported and valid for code generation.
@@ -25,6 +28,7 @@ llvm::Error verifyGraph(const Graph &G);
 llvm::Error verifyGraphNode(const Node &N);
 
 // The passes, in pipeline order.
+llvm::Error foldConstants(Graph &G);
 llvm::Error foldBatchNorm(Graph &G);
 llvm::Error fuseActivations(Graph &G);
 llvm::Error eliminateDeadCode(Graph &G);
@@ -33,7 +37,9 @@ llvm::Error eliminateDeadCode(Graph &G);
 const std::vector<Pass> &defaultPipeline();
 
 /// Runs the pipeline; after each pass whose name is in DumpAfter (or all
-/// passes for "all"), calls Dump(passName, graph).
+/// passes for "all"), calls Dump(passName, graph). Verifies the graph after
+/// the passes marked VerifyAfter (fold-constants: what it could not fold or
+/// resolve is reported there, every offending node at once).
 llvm::Error runPipeline(
     Graph &G, const std::vector<std::string> &DumpAfter,
     const std::function<void(std::string_view, const Graph &)> &Dump);

@@ -9,6 +9,11 @@ namespace cuvil {
 
 const std::vector<Pass> &defaultPipeline() {
   static const std::vector<Pass> P = {
+      {"fold-constants",
+       "evaluate nodes whose inputs are constants (and Shape/Size of static "
+       "shapes) at compile time; resolve the shapes ONNX shape inference "
+       "left unknown",
+       foldConstants, /*VerifyAfter=*/true},
       {"fold-batchnorm",
        "fold BatchNormalization into the preceding Conv/Gemm, or into a "
        "per-channel affine",
@@ -37,13 +42,22 @@ llvm::Error runPipeline(
       return E;
     if (Wanted(P.Name))
       Dump(P.Name, G);
+    if (P.VerifyAfter)
+      if (auto E = verifyGraph(G))
+        return E;
   }
   return llvm::Error::success();
 }
 
 llvm::Error verifyGraphNode(const Node &N) {
-  if (N.def())
+  if (N.def()) {
+    for (const Value *V : N.outputs())
+      if (!V->hasStaticShape())
+        return nodeError(N, "the shape of output '{}' could not be "
+                            "determined at compile time",
+                         V->name());
     return N.def()->Verify(N);
+  }
   std::string Dom = N.getString("cuvil.domain", "");
   if (!Dom.empty())
     return nodeError(N, "operator '{}' of domain '{}' is not supported by "

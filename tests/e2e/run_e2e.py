@@ -127,10 +127,11 @@ class HostTarget:
     def prepare(self, work_root):
         """Nothing to build ahead of the cases."""
 
-    def build(self, case_dir):
+    def build(self, case_dir, defines=()):
+        """The runner, with the preprocessor definitions `defines` (NAME=VALUE)."""
         exe = case_dir / "run"
-        run([HOST_CC, "-O2", "-DCUVIL_HOST", "-I", case_dir, RUNNER, case_dir / "model.o",
-             "-o", exe], "build runner")
+        run([HOST_CC, "-O2", "-DCUVIL_HOST", *(f"-D{d}" for d in defines), "-I", case_dir,
+             RUNNER, case_dir / "model.o", "-o", exe], "build runner")
         return exe
 
     def command(self, exe):
@@ -163,12 +164,13 @@ class BoardTarget:
         self.rt = {n: shlex.split(v) for n, v in zip(names, values, strict=True)}
         run([*make, *self.rt["CUVIL_RT_LIB"]], "build the runtime library")
 
-    def build(self, case_dir, source=RUNNER, models=("model",)):
-        """Compile source against the headers in case_dir and link it with the
+    def build(self, case_dir, source=RUNNER, models=("model",), defines=()):
+        """Compile source against the headers in case_dir, with the
+        preprocessor definitions `defines` (NAME=VALUE), and link it with the
         models' objects (<name>.o, placed by <name>.ld) into image.elf."""
         source_o = case_dir / f"{source.stem}.o"
-        run([CROSS_CC, *self.rt["CUVIL_RT_CFLAGS"], "-O2", "-I", case_dir, "-c", source,
-             "-o", source_o], f"compile {source.name}")
+        run([CROSS_CC, *self.rt["CUVIL_RT_CFLAGS"], "-O2", *(f"-D{d}" for d in defines),
+             "-I", case_dir, "-c", source, "-o", source_o], f"compile {source.name}")
         # The base script INCLUDEs cuvil-models.ld; the linker finds it and
         # the models' scripts in its working directory.
         (case_dir / "cuvil-models.ld").write_text("".join(f"INCLUDE {m}.ld\n" for m in models))

@@ -37,10 +37,13 @@
 #define CUVIL_RUNNER_IO_POOL_BYTES (1ul << 20)
 #endif
 
+/* For a model without inputs (all constants), the header's list is {0}: C
+ * has no empty initializers. Arrays indexed by input are sized to match. */
+#define INPUT_SLOTS (CUVIL_MODEL_NUM_INPUTS ? CUVIL_MODEL_NUM_INPUTS : 1)
 static const unsigned long input_bytes[] = CUVIL_MODEL_INPUT_BYTES_LIST;
 static const unsigned long output_bytes[] = CUVIL_MODEL_OUTPUT_BYTES_LIST;
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-_Static_assert(COUNT(input_bytes) == CUVIL_MODEL_NUM_INPUTS,
+_Static_assert(COUNT(input_bytes) == INPUT_SLOTS,
                "CUVIL_MODEL_INPUT_BYTES_LIST must have one entry per input");
 _Static_assert(COUNT(output_bytes) == CUVIL_MODEL_NUM_OUTPUTS,
                "CUVIL_MODEL_OUTPUT_BYTES_LIST must have one entry per output");
@@ -120,7 +123,7 @@ int main(void) {
 
   char name[32];
   unsigned char *next = io_pool;
-  const void *inputs[CUVIL_MODEL_NUM_INPUTS];
+  const void *inputs[INPUT_SLOTS];
   for (unsigned i = 0; i < CUVIL_MODEL_NUM_INPUTS; ++i) {
     const char *path = file_name(name, "input", i);
     if (read_file(path, next, input_bytes[i]) < 0) {

@@ -203,6 +203,47 @@ def shapes(g):
     g.output(g.node("Softmax", [cat], "softmax", axis=1))
 
 
+def shape_ops(g):
+    """Shape computations that fold at compile time (PyTorch's flatten:
+    Shape -> Gather -> Unsqueeze -> Concat -> Reshape; ConstantOfShape; Range)
+    and the data-movement ops on run-time data: Slice, Gather, Pad, Expand,
+    Tile, Split, Cast."""
+    x = g.input("x", g.rng.normal(0.0, 2.0, (2, 3, 4, 5)))
+    i64 = np.int64
+    s = g.node("Shape", [x], "shape")
+    n = g.node("Gather", [s, g.const("zero", 0, i64)], "batch", axis=0)
+    u = g.node("Unsqueeze", [n, g.const("axis0", [0], i64)], "batch1")
+    flat = g.node("Concat", [u, g.const("minus1", [-1], i64)], "flat_shape", axis=0)
+    # ONNX's shape inference leaves [?,?]: cuvil resolves it after folding.
+    f = g.node("Reshape", [x, flat], "flatten")
+    g.output(g.node("Reshape", [f, g.const("flat2", [2, 60], i64)], "flat_out"))
+    g.output(g.node("Slice", [x, g.const("starts", [3, -1], i64),
+                              g.const("ends", [-100, 0], i64),
+                              g.const("slice_axes", [3, 1], i64),
+                              g.const("steps", [-2, -1], i64)], "slice"))         # [2,2,4,2]
+    g.output(g.node("Gather", [x, g.const("idx", [[2, -1], [0, 0]], i64)],
+                    "gather", axis=2))                                            # [2,3,2,2,5]
+    g.output(g.node("Pad", [x, g.const("pads_r", [0, 0, 1, 2, 0, 0, 2, 1], i64)],
+                    "pad_reflect", mode="reflect"))                               # [2,3,7,8]
+    g.output(g.node("Pad", [x, g.const("pads_c", [0, 1, 0, -1, 0, 0, 1, 0], i64),
+                            g.const("pad_value", 0.5)], "pad_const"))             # [2,4,5,4]
+    col = g.node("Slice", [x, g.const("c0", [0], i64), g.const("c1", [1], i64),
+                           g.const("c3", [3], i64)], "column")                    # [2,3,4,1]
+    g.output(g.node("Expand", [col, g.const("to", [2, 3, 4, 6], i64)], "expand"))
+    g.output(g.node("Tile", [x, g.const("reps", [1, 2, 1, 2], i64)], "tile"))     # [2,6,4,10]
+    g.nodes.append(helper.make_node("Split", [x, g.const("parts", [2, 3], i64)],
+                                    ["split_a", "split_b"], name="split", axis=3))
+    g.output("split_a")
+    g.output("split_b")
+    ci = g.node("Cast", [x], "to_int", to=TensorProto.INT32)
+    g.output(g.node("Cast", [ci], "to_float", to=TensorProto.FLOAT))
+    half = helper.make_tensor("value", TensorProto.FLOAT, [1], [1.5])
+    ones = g.node("ConstantOfShape", [s], "filled", value=half)
+    ramp = g.node("Range", [g.const("r0", 0.0), g.const("r1", 5.0), g.const("r2", 1.0)],
+                  "ramp")
+    g.output(g.node("Add", [g.node("Add", [x, ones], "plus_filled"), ramp], "plus_ramp"))
+
+
 def activations(g):
     """Sigmoid, Tanh, Relu and Clip (both, one or no bound) over [-10, 10]."""
     values = np.linspace(-10.0, 10.0, 256)
@@ -354,7 +395,7 @@ def inception(g):
 
 MODELS = {
     f.__name__: f
-    for f in (mlp, cnn, dwsep, broadcast, shapes, activations, pools, matmul, conv_variants,
+    for f in (mlp, cnn, dwsep, broadcast, shapes, shape_ops, activations, pools, matmul, conv_variants,
               standalone_bn, chain, resblock, fire, inception)
 }
 
@@ -402,10 +443,10 @@ def write_bad(out_dir, cnn_model):
     expect_unparseable(text, "not_onnx.onnx")
     (bad / "not_onnx.onnx").write_bytes(text)
 
-    # Valid ONNX, but Hardmax and LpNormalization are outside cuvil's op set.
+    # Valid ONNX, but RandomUniformLike and LpNormalization are outside cuvil's op set.
     g = Graph("unsupported_op")
     x = g.input_without_data("x", (1, 10))
-    h = g.node("Hardmax", [x], "weird1", axis=-1)
+    h = g.node("RandomUniformLike", [x], "weird1")
     g.output(g.node("LpNormalization", [h], "weird2", axis=-1, p=2))
     onnx.save(g.to_model(), bad / "unsupported_op.onnx")
 

@@ -65,11 +65,11 @@ TEST(Passes, VerifyListsEveryUnsupportedNode) {
   Value *X = G.addValue("x", DType::F32, {4}, ValueKind::Input);
   Value *A = test::tensor(G, "a", {4});
   Value *B = test::tensor(G, "b", {4});
-  G.addNode("Hardmax", "weird1", nullptr, {X}, {A});
+  G.addNode("RandomUniformLike", "weird1", nullptr, {X}, {A});
   G.addNode("LpNormalization", "weird2", nullptr, {A}, {B});
   std::string Msg = llvm::toString(verifyGraph(G));
-  EXPECT_NE(Msg.find("node 'weird1' (Hardmax): operator 'Hardmax' is not "
-                     "supported"),
+  EXPECT_NE(Msg.find("node 'weird1' (RandomUniformLike): operator "
+                     "'RandomUniformLike' is not supported"),
             std::string::npos)
       << Msg;
   EXPECT_NE(Msg.find("node 'weird2' (LpNormalization)"), std::string::npos)

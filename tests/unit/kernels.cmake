@@ -11,7 +11,10 @@ set_target_properties(cuvil_kernels_host PROPERTIES
   C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
 target_compile_options(cuvil_kernels_host PRIVATE -ffreestanding)
 
-add_executable(kernels_test ${CMAKE_CURRENT_LIST_DIR}/kernels_test.cpp)
+add_executable(kernels_test ${CMAKE_CURRENT_LIST_DIR}/kernels_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/datamove_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/unary_math_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/reduce_test.cpp)
 # For "kernels/math.h": the kernels directory itself must not be on the
 # include path, or its math.h would shadow the C library's.
 target_include_directories(kernels_test PRIVATE ${CUVIL_RUNTIME_DIR})

@@ -184,14 +184,22 @@ llvm::Expected<Value *> Importer::createValue(const std::string &Name,
   auto Ty = mapType(TT.elem_type());
   if (!Ty)
     return Fail("has unsupported element type " + typeName(TT.elem_type()));
-  if (!TT.has_shape())
-    return Fail("has an unknown rank after ONNX shape inference");
+  if (!TT.has_shape()) {
+    if (Kind == ValueKind::Input)
+      return Fail("has an unknown rank after ONNX shape inference");
+    Value *V = G->addValue(Name, *Ty, {UnknownRank}, Kind);
+    Values[Name] = V;
+    return V;
+  }
+  // A dimension shape inference left open (e.g. a Reshape whose shape is
+  // computed by a Shape -> Gather -> Concat chain) stays UnknownDim until
+  // the fold-constants pass resolves it; graph inputs must be static.
   std::vector<int64_t> Shape;
   for (const auto &D : TT.shape().dim()) {
-    if (!D.has_dim_value())
+    if (!D.has_dim_value() && Kind == ValueKind::Input)
       return Fail("has a dimension that ONNX shape inference could not "
                   "determine statically");
-    Shape.push_back(D.dim_value());
+    Shape.push_back(D.has_dim_value() ? D.dim_value() : UnknownDim);
   }
   Value *V = G->addValue(Name, *Ty, Shape, Kind);
   Values[Name] = V;
@@ -207,13 +215,35 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
 
   // Constant nodes become constant values directly.
   if (Standard && NP.op_type() == "Constant") {
-    for (const auto &A : NP.attribute())
+    for (const auto &A : NP.attribute()) {
+      onnx::TensorProto T;
       if (A.name() == "value" && A.has_t()) {
-        auto V = addConstant(A.t(), NP.output(0));
-        return V.takeError();
+        T = A.t();
+      } else if (A.name() == "value_float" || A.name() == "value_floats") {
+        T.set_data_type(onnx::TensorProto::FLOAT);
+        if (A.name() == "value_float")
+          T.add_float_data(A.f());
+        else
+          T.add_dims(A.floats_size());
+        for (float F : A.floats())
+          T.add_float_data(F);
+      } else if (A.name() == "value_int" || A.name() == "value_ints") {
+        T.set_data_type(onnx::TensorProto::INT64);
+        if (A.name() == "value_int")
+          T.add_int64_data(A.i());
+        else
+          T.add_dims(A.ints_size());
+        for (int64_t I : A.ints())
+          T.add_int64_data(I);
+      } else {
+        continue;
       }
-    return makeError("node '{}' (Constant): only the 'value' tensor form is "
-                     "supported",
+      T.set_name(NP.output(0));
+      auto V = addConstant(T, NP.output(0));
+      return V.takeError();
+    }
+    return makeError("node '{}' (Constant): only the value, value_float(s) "
+                     "and value_int(s) forms are supported",
                      Name);
   }
 
@@ -249,8 +279,33 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
     case AP::FLOATS:
       N->setAttr(A.name(), std::vector<float>(A.floats().begin(), A.floats().end()));
       break;
+    case AP::TENSOR: {
+      // A small tensor attribute (ConstantOfShape's value) becomes
+      // NAME.dtype, NAME.shape and NAME.bits (each element's bits,
+      // zero-extended): the IR has no tensor attributes.
+      auto Ty = mapType(A.t().data_type());
+      int64_t Count = 1;
+      for (int64_t D : A.t().dims())
+        Count *= D;
+      if (!Ty || Count > 64)
+        break;
+      auto Bytes = tensorBytes(A.t(), *Ty, Count);
+      if (!Bytes) {
+        llvm::consumeError(Bytes.takeError()); // the op's checks report it
+        break;
+      }
+      std::vector<int64_t> Bits(Count, 0);
+      for (int64_t I = 0; I < Count; ++I)
+        std::memcpy(&Bits[I], Bytes->data() + I * dtypeSize(*Ty),
+                    dtypeSize(*Ty));
+      N->setAttr(A.name() + ".dtype", static_cast<int64_t>(*Ty));
+      N->setAttr(A.name() + ".shape",
+                 std::vector<int64_t>(A.t().dims().begin(), A.t().dims().end()));
+      N->setAttr(A.name() + ".bits", std::move(Bits));
+      break;
+    }
     default:
-      // Tensor/graph attributes belong to ops cuvil does not support yet;
+      // Graph attributes belong to ops cuvil does not support yet;
       // verification rejects those ops by name.
       break;
     }
@@ -287,7 +342,18 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
     onnx::shape_inference::InferShapes(M, onnx::OpSchemaRegistry::Instance(),
                                        SO);
   } catch (const std::exception &Ex) {
-    return makeError("ONNX shape inference failed: {}", Ex.what());
+    // Old exporters wrote models the strict inference rejects (an int64
+    // Constant before opset 9): infer what it can, leniently; the shapes it
+    // leaves open are resolved after constant folding, or reported.
+    std::string Strict = Ex.what();
+    try {
+      onnx::ShapeInferenceOptions SO(/*check_type=*/false, /*strict=*/0,
+                                     /*data_prop=*/true);
+      onnx::shape_inference::InferShapes(
+          M, onnx::OpSchemaRegistry::Instance(), SO);
+    } catch (const std::exception &) {
+      return makeError("ONNX shape inference failed: {}", Strict);
+    }
   }
 
   const onnx::GraphProto &GP = M.graph();

@@ -138,6 +138,324 @@ void cuvil_k_copy_rows(const void *src, void *dst, int64_t rows,
 void cuvil_k_transpose_b32(const void *x, void *y, const int64_t *out_shape,
                            const int64_t *in_str);
 
+/* ---- Shape and data-movement ops (Slice, Expand, Tile, Pad, Split, Gather,
+ *      Cast) ------------------------------------------------------------ */
+
+/* Strided copy of elements of BITS bits: for every index (i0..i5) below
+ * shape[CUVIL_MAX_RANK], y[sum(ik * y_str[k])] = x[sum(ik * x_str[k])]
+ * (element strides, possibly 0 or negative; x and y already point at the
+ * first element). Slice, Expand, Tile, Split and Pad's interior. */
+void cuvil_k_strided_copy_b8(const void *x, void *y, const int64_t *shape,
+                             const int64_t *x_str, const int64_t *y_str);
+void cuvil_k_strided_copy_b16(const void *x, void *y, const int64_t *shape,
+                              const int64_t *x_str, const int64_t *y_str);
+void cuvil_k_strided_copy_b32(const void *x, void *y, const int64_t *shape,
+                              const int64_t *x_str, const int64_t *y_str);
+void cuvil_k_strided_copy_b64(const void *x, void *y, const int64_t *shape,
+                              const int64_t *x_str, const int64_t *y_str);
+/* y[0..n) = the low BITS bits of bits (Pad's constant). */
+void cuvil_k_fill_b8(void *y, int64_t n, int64_t bits);
+void cuvil_k_fill_b16(void *y, int64_t n, int64_t bits);
+void cuvil_k_fill_b32(void *y, int64_t n, int64_t bits);
+void cuvil_k_fill_b64(void *y, int64_t n, int64_t bits);
+/* Gather along an axis: x is [outer, axis_dim, inner], y is
+ * [outer, n_idx, inner]; y[o, j, :] = x[o, idx[j], :]. inner in bytes;
+ * negative indices count from the end; out-of-range ones are clamped. */
+void cuvil_k_gather_i64(const void *x, void *y, const int64_t *idx,
+                        int64_t outer, int64_t n_idx, int64_t axis_dim,
+                        int64_t inner_bytes);
+void cuvil_k_gather_i32(const void *x, void *y, const int32_t *idx,
+                        int64_t outer, int64_t n_idx, int64_t axis_dim,
+                        int64_t inner_bytes);
+
+/* Slice with run-time parameters: x has shape in_shape, y out_shape (both
+ * padded on the left to CUVIL_MAX_RANK; rank is the real rank). For each
+ * k < count, axis axes[k] (or k when axes is NULL) starts at starts[k]
+ * (negative counts from the end, clamped as ONNX does) and steps by
+ * steps[k] (1 when NULL). The output shape already encodes the ends. */
+#define CUVIL_SLICE_DECL(BITS, INAME, ITYPE)                                   \
+  void cuvil_k_slice_b##BITS##_##INAME(                                        \
+      const void *x, void *y, const int64_t *in_shape,                         \
+      const int64_t *out_shape, const ITYPE *starts, const ITYPE *axes,        \
+      const ITYPE *steps, int64_t count, int64_t rank);
+CUVIL_SLICE_DECL(8, i64, int64_t)
+CUVIL_SLICE_DECL(16, i64, int64_t)
+CUVIL_SLICE_DECL(32, i64, int64_t)
+CUVIL_SLICE_DECL(64, i64, int64_t)
+CUVIL_SLICE_DECL(8, i32, int32_t)
+CUVIL_SLICE_DECL(16, i32, int32_t)
+CUVIL_SLICE_DECL(32, i32, int32_t)
+CUVIL_SLICE_DECL(64, i32, int32_t)
+#undef CUVIL_SLICE_DECL
+
+/* Pad with run-time pads (int64: the begin pads of n_axes axes, given by
+ * axes or 0..n_axes-1; the end pads are implied by out_shape). Shapes are
+ * padded on the left to CUVIL_MAX_RANK; rank is the real rank. mode: 0
+ * constant (*value, or 0 when value is NULL), 1 edge, 2 reflect, 3 wrap. */
+#define CUVIL_PAD_DECL(BITS)                                                   \
+  void cuvil_k_pad_b##BITS(const void *x, void *y, const int64_t *in_shape,   \
+                           const int64_t *out_shape, const int64_t *pads,      \
+                           const int64_t *axes, int64_t n_axes, int64_t rank,  \
+                           int64_t mode, const void *value);
+CUVIL_PAD_DECL(8)
+CUVIL_PAD_DECL(16)
+CUVIL_PAD_DECL(32)
+CUVIL_PAD_DECL(64)
+#undef CUVIL_PAD_DECL
+
+/* Range: y[i] = *start + i * *delta for i < n (start and delta are
+ * one-element tensors of y's type). */
+void cuvil_k_range_f32(const void *start, const void *delta, void *y,
+                       int64_t n);
+void cuvil_k_range_f64(const void *start, const void *delta, void *y,
+                       int64_t n);
+void cuvil_k_range_i16(const void *start, const void *delta, void *y,
+                       int64_t n);
+void cuvil_k_range_i32(const void *start, const void *delta, void *y,
+                       int64_t n);
+void cuvil_k_range_i64(const void *start, const void *delta, void *y,
+                       int64_t n);
+
+/* Cast: cuvil_k_cast_<from>_<to>(x, y, n) converts n elements with C
+ * semantics (to bool: x != 0), for every pair of CUVIL_CAST_TYPES. */
+#define CUVIL_CAST_TYPES(X)                                                    \
+  X(f32, float) X(f64, double) X(i8, int8_t) X(u8, uint8_t) X(i16, int16_t)    \
+  X(u16, uint16_t) X(i32, int32_t) X(u32, uint32_t) X(i64, int64_t)           \
+  X(u64, uint64_t) X(bool, uint8_t)
+#define CUVIL_CAST_ROW(X, F, FC)                                               \
+  X(F, FC, f32, float) X(F, FC, f64, double) X(F, FC, i8, int8_t)              \
+  X(F, FC, u8, uint8_t) X(F, FC, i16, int16_t) X(F, FC, u16, uint16_t)         \
+  X(F, FC, i32, int32_t) X(F, FC, u32, uint32_t) X(F, FC, i64, int64_t)        \
+  X(F, FC, u64, uint64_t) X(F, FC, bool, uint8_t)
+#define CUVIL_CAST_PAIRS(X)                                                    \
+  CUVIL_CAST_ROW(X, f32, float) CUVIL_CAST_ROW(X, f64, double)                 \
+  CUVIL_CAST_ROW(X, i8, int8_t) CUVIL_CAST_ROW(X, u8, uint8_t)                 \
+  CUVIL_CAST_ROW(X, i16, int16_t) CUVIL_CAST_ROW(X, u16, uint16_t)             \
+  CUVIL_CAST_ROW(X, i32, int32_t) CUVIL_CAST_ROW(X, u32, uint32_t)             \
+  CUVIL_CAST_ROW(X, i64, int64_t) CUVIL_CAST_ROW(X, u64, uint64_t)             \
+  CUVIL_CAST_ROW(X, bool, uint8_t)
+#define CUVIL_CAST_DECL(F, FC, T, TC)                                          \
+  void cuvil_k_cast_##F##_##T(const void *x, void *y, int64_t n);
+CUVIL_CAST_PAIRS(CUVIL_CAST_DECL)
+#undef CUVIL_CAST_DECL
+/* float16 and bfloat16 (as uint16_t bits) to and from float32 only: round
+ * to nearest even, NaN stays NaN, overflow becomes infinity. */
+void cuvil_k_cast_f32_f16(const void *x, void *y, int64_t n);
+void cuvil_k_cast_f16_f32(const void *x, void *y, int64_t n);
+void cuvil_k_cast_f32_bf16(const void *x, void *y, int64_t n);
+/* Truncating float32 -> bfloat16 (Cast before opset 19, as ONNX's reference). */
+void cuvil_k_cast_f32_bf16_trunc(const void *x, void *y, int64_t n);
+void cuvil_k_cast_bf16_f32(const void *x, void *y, int64_t n);
+
+/* ---- Reductions, arg-reductions, broadcast element-wise families -------- */
+/* (issue #3: kernels in kernels/ref/reduce.c and kernels/ref/binary.c) */
+
+/* Reductions take two loop nests padded (on the left, with extent 1) to this
+ * rank: the kept dimensions in output order and the reduced dimensions. */
+#define CUVIL_REDUCE_RANK 3
+
+/* y[o] = reduce over r of x[sum(o_k * out_str[k]) + sum(r_k * red_str[k])],
+ * for o over out_shape (y dense in that order) and r over red_shape.
+ * <op>: sum, mean, max, min, prod, sum_square, l1, l2, log_sum, log_sum_exp
+ * for f32 and f64 (f64 exp/log through the f32 approximations); sum, max,
+ * min, prod for i32 and i64. An empty reduction gives the op's identity. */
+#define CUVIL_REDUCE_DECL(NAME, SFX, T)                                        \
+  void cuvil_k_reduce_##NAME##_##SFX(const T *x, T *y,                         \
+                                     const int64_t *out_shape,                 \
+                                     const int64_t *out_str,                   \
+                                     const int64_t *red_shape,                 \
+                                     const int64_t *red_str);
+#define CUVIL_REDUCE_FLOAT_DECLS(SFX, T)                                       \
+  CUVIL_REDUCE_DECL(sum, SFX, T) CUVIL_REDUCE_DECL(mean, SFX, T)               \
+  CUVIL_REDUCE_DECL(max, SFX, T) CUVIL_REDUCE_DECL(min, SFX, T)                \
+  CUVIL_REDUCE_DECL(prod, SFX, T) CUVIL_REDUCE_DECL(sum_square, SFX, T)        \
+  CUVIL_REDUCE_DECL(l1, SFX, T) CUVIL_REDUCE_DECL(l2, SFX, T)                  \
+  CUVIL_REDUCE_DECL(log_sum, SFX, T) CUVIL_REDUCE_DECL(log_sum_exp, SFX, T)
+#define CUVIL_REDUCE_INT_DECLS(SFX, T)                                         \
+  CUVIL_REDUCE_DECL(sum, SFX, T) CUVIL_REDUCE_DECL(max, SFX, T)                \
+  CUVIL_REDUCE_DECL(min, SFX, T) CUVIL_REDUCE_DECL(prod, SFX, T)
+CUVIL_REDUCE_FLOAT_DECLS(f32, float)
+CUVIL_REDUCE_FLOAT_DECLS(f64, double)
+CUVIL_REDUCE_INT_DECLS(i32, int32_t)
+CUVIL_REDUCE_INT_DECLS(i64, int64_t)
+
+/* ArgMax/ArgMin over the middle axis of [outer, n, inner] (n >= 1); y is
+ * [outer, inner] int64. Ties: first index, or last when select_last. */
+#define CUVIL_ARG_DECLS(SFX, T)                                                \
+  void cuvil_k_argmax_##SFX(const T *x, int64_t *y, int64_t outer, int64_t n,  \
+                            int64_t inner, int64_t select_last);               \
+  void cuvil_k_argmin_##SFX(const T *x, int64_t *y, int64_t outer, int64_t n,  \
+                            int64_t inner, int64_t select_last);
+CUVIL_ARG_DECLS(f32, float)
+CUVIL_ARG_DECLS(i32, int32_t)
+CUVIL_ARG_DECLS(i64, int64_t)
+
+/* LogSoftmax, and Hardmax (1 at the first maximum, 0 elsewhere), over the
+ * middle axis of [outer, n, inner]. */
+void cuvil_k_logsoftmax_f32(const float *x, float *y, int64_t outer, int64_t n,
+                            int64_t inner);
+void cuvil_k_hardmax_f32(const float *x, float *y, int64_t outer, int64_t n,
+                         int64_t inner);
+
+/* Broadcast binary kernels with the signature of cuvil_k_add_f32:
+ *   void cuvil_k_<op>_<t>(const TA *a, const TB *b, TY *y,
+ *                         const int64_t *shape, const int64_t *a_str,
+ *                         const int64_t *b_str);
+ * <t> in i8 u8 i16 u16 i32 u32 i64 u64 (ints), f32, f64, bool (uint8_t 0/1):
+ *   add, sub, mul, div       ints, f64 (f32 above); int division by 0 gives 0
+ *   max, min                 ints, f16, f32, f64
+ *   mod                      ints: the result has the divisor's sign (fmod=0)
+ *   fmod                     ints, f16, f32, f64: C fmod (fmod=1)
+ *   pow                      f32, i32, i64; mixed pow_<ta>_<tb>: f32_i32,
+ *                            f32_i64, f32_u32, f32_u64, i32_f32, i64_f32
+ *                            (y has a's type)
+ *   equal, greater, less, greater_equal, less_equal
+ *                            ints, f32, f64 (equal also bool); y is bool
+ *   and, or, xor             bool
+ *   shl, shr                 u8 u16 u32 u64 (BitShift); shifts >= width give 0
+ * y may alias a when a is dense with the output's shape and type. */
+#define CUVIL_BINARY_DECL(NAME, TA, TB, TY)                                    \
+  void NAME(const TA *a, const TB *b, TY *y, const int64_t *shape,             \
+            const int64_t *a_str, const int64_t *b_str);
+#define CUVIL_BINARY_INT_DECLS(SFX, T)                                         \
+  CUVIL_BINARY_DECL(cuvil_k_add_##SFX, T, T, T)                                \
+  CUVIL_BINARY_DECL(cuvil_k_sub_##SFX, T, T, T)                                \
+  CUVIL_BINARY_DECL(cuvil_k_mul_##SFX, T, T, T)                                \
+  CUVIL_BINARY_DECL(cuvil_k_div_##SFX, T, T, T)                                \
+  CUVIL_BINARY_DECL(cuvil_k_max_##SFX, T, T, T)                                \
+  CUVIL_BINARY_DECL(cuvil_k_min_##SFX, T, T, T)                                \
+  CUVIL_BINARY_DECL(cuvil_k_mod_##SFX, T, T, T)                                \
+  CUVIL_BINARY_DECL(cuvil_k_fmod_##SFX, T, T, T)                               \
+  CUVIL_BINARY_DECL(cuvil_k_equal_##SFX, T, T, uint8_t)                        \
+  CUVIL_BINARY_DECL(cuvil_k_greater_##SFX, T, T, uint8_t)                      \
+  CUVIL_BINARY_DECL(cuvil_k_less_##SFX, T, T, uint8_t)                         \
+  CUVIL_BINARY_DECL(cuvil_k_greater_equal_##SFX, T, T, uint8_t)                \
+  CUVIL_BINARY_DECL(cuvil_k_less_equal_##SFX, T, T, uint8_t)
+CUVIL_BINARY_INT_DECLS(i8, int8_t)
+CUVIL_BINARY_INT_DECLS(u8, uint8_t)
+CUVIL_BINARY_INT_DECLS(i16, int16_t)
+CUVIL_BINARY_INT_DECLS(u16, uint16_t)
+CUVIL_BINARY_INT_DECLS(i32, int32_t)
+CUVIL_BINARY_INT_DECLS(u32, uint32_t)
+CUVIL_BINARY_INT_DECLS(i64, int64_t)
+CUVIL_BINARY_INT_DECLS(u64, uint64_t)
+CUVIL_BINARY_DECL(cuvil_k_add_f64, double, double, double)
+CUVIL_BINARY_DECL(cuvil_k_sub_f64, double, double, double)
+CUVIL_BINARY_DECL(cuvil_k_mul_f64, double, double, double)
+CUVIL_BINARY_DECL(cuvil_k_div_f64, double, double, double)
+CUVIL_BINARY_DECL(cuvil_k_max_f32, float, float, float)
+CUVIL_BINARY_DECL(cuvil_k_min_f32, float, float, float)
+CUVIL_BINARY_DECL(cuvil_k_max_f64, double, double, double)
+CUVIL_BINARY_DECL(cuvil_k_min_f64, double, double, double)
+CUVIL_BINARY_DECL(cuvil_k_fmod_f32, float, float, float)
+CUVIL_BINARY_DECL(cuvil_k_fmod_f64, double, double, double)
+/* float16 elements as their uint16_t bits (compared and computed in f32). */
+CUVIL_BINARY_DECL(cuvil_k_max_f16, uint16_t, uint16_t, uint16_t)
+CUVIL_BINARY_DECL(cuvil_k_min_f16, uint16_t, uint16_t, uint16_t)
+CUVIL_BINARY_DECL(cuvil_k_fmod_f16, uint16_t, uint16_t, uint16_t)
+CUVIL_BINARY_DECL(cuvil_k_pow_f32, float, float, float)
+CUVIL_BINARY_DECL(cuvil_k_pow_f32_i32, float, int32_t, float)
+CUVIL_BINARY_DECL(cuvil_k_pow_f32_i64, float, int64_t, float)
+CUVIL_BINARY_DECL(cuvil_k_pow_f32_u32, float, uint32_t, float)
+CUVIL_BINARY_DECL(cuvil_k_pow_f32_u64, float, uint64_t, float)
+CUVIL_BINARY_DECL(cuvil_k_pow_i32, int32_t, int32_t, int32_t)
+CUVIL_BINARY_DECL(cuvil_k_pow_i64, int64_t, int64_t, int64_t)
+CUVIL_BINARY_DECL(cuvil_k_pow_i32_f32, int32_t, float, int32_t)
+CUVIL_BINARY_DECL(cuvil_k_pow_i64_f32, int64_t, float, int64_t)
+#define CUVIL_COMPARE_DECLS(SFX, T)                                            \
+  CUVIL_BINARY_DECL(cuvil_k_equal_##SFX, T, T, uint8_t)                        \
+  CUVIL_BINARY_DECL(cuvil_k_greater_##SFX, T, T, uint8_t)                      \
+  CUVIL_BINARY_DECL(cuvil_k_less_##SFX, T, T, uint8_t)                         \
+  CUVIL_BINARY_DECL(cuvil_k_greater_equal_##SFX, T, T, uint8_t)                \
+  CUVIL_BINARY_DECL(cuvil_k_less_equal_##SFX, T, T, uint8_t)
+CUVIL_COMPARE_DECLS(f32, float)
+CUVIL_COMPARE_DECLS(f64, double)
+CUVIL_BINARY_DECL(cuvil_k_equal_bool, uint8_t, uint8_t, uint8_t)
+CUVIL_BINARY_DECL(cuvil_k_and_bool, uint8_t, uint8_t, uint8_t)
+CUVIL_BINARY_DECL(cuvil_k_or_bool, uint8_t, uint8_t, uint8_t)
+CUVIL_BINARY_DECL(cuvil_k_xor_bool, uint8_t, uint8_t, uint8_t)
+#define CUVIL_SHIFT_DECLS(SFX, T)                                              \
+  CUVIL_BINARY_DECL(cuvil_k_shl_##SFX, T, T, T)                                \
+  CUVIL_BINARY_DECL(cuvil_k_shr_##SFX, T, T, T)
+CUVIL_SHIFT_DECLS(u8, uint8_t)
+CUVIL_SHIFT_DECLS(u16, uint16_t)
+CUVIL_SHIFT_DECLS(u32, uint32_t)
+CUVIL_SHIFT_DECLS(u64, uint64_t)
+
+/* Where: y = c ? a : b with broadcasting (c bool), for elements of 8, 16,
+ * 32 or 64 bits (cuvil_k_where_b<bits>); strides as for binary kernels. */
+#define CUVIL_WHERE_DECL(BITS)                                                 \
+  void cuvil_k_where_b##BITS(const uint8_t *c, const void *a, const void *b,   \
+                             void *y, const int64_t *shape,                    \
+                             const int64_t *c_str, const int64_t *a_str,       \
+                             const int64_t *b_str);
+CUVIL_WHERE_DECL(8)
+CUVIL_WHERE_DECL(16)
+CUVIL_WHERE_DECL(32)
+CUVIL_WHERE_DECL(64)
+
+/* y[i] = x[i] * s for i < n (Mean's final division). In place. */
+void cuvil_k_scale_f32(const float *x, float *y, int64_t n, float s);
+void cuvil_k_scale_f64(const double *x, double *y, int64_t n, float s);
+
+/* ---- end of issue #3 section ---------------------------------------------- */
+
+/* ---- Unary math and parameterised activations (unary_math.c,
+ * activations.c) -------------------------------------------------------- */
+
+/* y[i] = op(x[i]) for i < n; in place (y == x allowed). round is half to
+ * even; sign gives +-1, or x itself for +-0 and NaN. */
+void cuvil_k_abs_f32(const float *x, float *y, int64_t n);
+void cuvil_k_neg_f32(const float *x, float *y, int64_t n);
+void cuvil_k_exp_f32(const float *x, float *y, int64_t n);
+void cuvil_k_log_f32(const float *x, float *y, int64_t n);
+void cuvil_k_sqrt_f32(const float *x, float *y, int64_t n);
+void cuvil_k_reciprocal_f32(const float *x, float *y, int64_t n);
+void cuvil_k_floor_f32(const float *x, float *y, int64_t n);
+void cuvil_k_ceil_f32(const float *x, float *y, int64_t n);
+void cuvil_k_round_f32(const float *x, float *y, int64_t n);
+void cuvil_k_sign_f32(const float *x, float *y, int64_t n);
+void cuvil_k_sin_f32(const float *x, float *y, int64_t n);
+void cuvil_k_cos_f32(const float *x, float *y, int64_t n);
+void cuvil_k_tan_f32(const float *x, float *y, int64_t n);
+void cuvil_k_asin_f32(const float *x, float *y, int64_t n);
+void cuvil_k_acos_f32(const float *x, float *y, int64_t n);
+void cuvil_k_atan_f32(const float *x, float *y, int64_t n);
+void cuvil_k_sinh_f32(const float *x, float *y, int64_t n);
+void cuvil_k_cosh_f32(const float *x, float *y, int64_t n);
+void cuvil_k_asinh_f32(const float *x, float *y, int64_t n);
+void cuvil_k_acosh_f32(const float *x, float *y, int64_t n);
+void cuvil_k_atanh_f32(const float *x, float *y, int64_t n);
+void cuvil_k_erf_f32(const float *x, float *y, int64_t n);
+/* Bool results (one byte, 0 or 1); not in place (y is narrower than x). */
+void cuvil_k_isnan_f32(const float *x, uint8_t *y, int64_t n);
+/* x == -inf counts when detect_negative != 0, +inf when detect_positive. */
+void cuvil_k_isinf_f32(const float *x, uint8_t *y, int64_t n,
+                       int64_t detect_negative, int64_t detect_positive);
+/* Logical not of bools (0 or 1); in place. */
+void cuvil_k_not_bool(const uint8_t *x, uint8_t *y, int64_t n);
+
+/* Activations with the ONNX attributes as parameters; in place. */
+void cuvil_k_leaky_relu_f32(const float *x, float *y, int64_t n, float alpha);
+void cuvil_k_elu_f32(const float *x, float *y, int64_t n, float alpha);
+void cuvil_k_selu_f32(const float *x, float *y, int64_t n, float alpha,
+                      float gamma);
+void cuvil_k_celu_f32(const float *x, float *y, int64_t n, float alpha);
+void cuvil_k_hard_sigmoid_f32(const float *x, float *y, int64_t n, float alpha,
+                              float beta);
+void cuvil_k_hard_swish_f32(const float *x, float *y, int64_t n);
+void cuvil_k_softplus_f32(const float *x, float *y, int64_t n);
+void cuvil_k_softsign_f32(const float *x, float *y, int64_t n);
+void cuvil_k_thresholded_relu_f32(const float *x, float *y, int64_t n,
+                                  float alpha);
+/* y = x < 0 ? slope * x : x, slope broadcast to x's shape: the shape and
+ * stride arrays are those of the broadcast binary kernels (y may alias x). */
+void cuvil_k_prelu_f32(const float *x, const float *slope, float *y,
+                       const int64_t *shape, const int64_t *x_str,
+                       const int64_t *slope_str);
+
+/* ---- end of unary math and activations section ---------------------- */
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,13 @@
 
 #include "../math.h"
 
-enum binary_op { BINARY_ADD, BINARY_SUB, BINARY_MUL, BINARY_DIV };
+enum binary_op {
+  BINARY_ADD,
+  BINARY_SUB,
+  BINARY_MUL,
+  BINARY_DIV,
+  BINARY_PRELU, /* a < 0 ? b * a : a (b is the slope) */
+};
 
 /* y = a op b over the padded output shape s. op is a constant at every call
  * site, so after inlining only one arm of the select remains. */
@@ -33,9 +39,16 @@ binary(enum binary_op op, const float *a, const float *b, float *y,
               yr[i5] = op == BINARY_ADD   ? va + vb
                        : op == BINARY_SUB ? va - vb
                        : op == BINARY_MUL ? va * vb
-                                          : va / vb;
+                       : op == BINARY_DIV ? va / vb
+                                          : (va < 0.0f ? vb * va : va);
             }
           }
+}
+
+void cuvil_k_prelu_f32(const float *x, const float *slope, float *y,
+                       const int64_t *shape, const int64_t *x_str,
+                       const int64_t *slope_str) {
+  binary(BINARY_PRELU, x, slope, y, shape, x_str, slope_str);
 }
 
 void cuvil_k_add_f32(const float *a, const float *b, float *y,

@@ -1,0 +1,61 @@
+//===- Cast.cpp - ONNX Cast at run time -----------------------------------===//
+//
+// Converts between float32/64, the integer types and bool with one kernel
+// per pair (cuvil_k_cast_<from>_<to>), and float16/bfloat16 to and from
+// float32. CastLike (the type of input 1) is the same. A Cast of a constant
+// is folded at compile time by the fold-constants pass instead.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Diagnostic.h"
+#include "ops/OpRegistry.h"
+
+namespace cuvil {
+namespace {
+
+bool isHalf(DType T) { return T == DType::F16 || T == DType::BF16; }
+
+/// float16 and bfloat16 convert to and from float32 only.
+bool castable(DType From, DType To) {
+  if (isHalf(From) || isHalf(To))
+    return From == To || From == DType::F32 || To == DType::F32;
+  return true;
+}
+
+llvm::Error verify(const Node &N) {
+  const Value *X = N.input(0), *Y = N.output(0);
+  if (!X)
+    return nodeError(N, "missing input");
+  if (!castable(X->dtype(), Y->dtype()))
+    return nodeError(N, "casting {} to {} is not supported",
+                     dtypeName(X->dtype()), dtypeName(Y->dtype()));
+  if (X->shape() != Y->shape())
+    return nodeError(N, "output '{}' differs in shape from the input",
+                     Y->name());
+  return llvm::Error::success();
+}
+
+llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+  const Value *X = N.input(0), *Y = N.output(0);
+  if (X->dtype() == Y->dtype()) {
+    Calls.push_back({"cuvil_k_copy",
+                     {KernelArg::tensor(X), KernelArg::tensor(Y),
+                      KernelArg::i(Y->byteSize())},
+                     /*IsCopy=*/true});
+    return llvm::Error::success();
+  }
+  // Before opset 19, ONNX's reference truncated float32 to bfloat16.
+  bool Trunc = Y->dtype() == DType::BF16 && N.opset() < 19;
+  Calls.push_back({fmt::format("cuvil_k_cast_{}_{}{}", dtypeName(X->dtype()),
+                               dtypeName(Y->dtype()), Trunc ? "_trunc" : ""),
+                   {KernelArg::tensor(X), KernelArg::tensor(Y),
+                    KernelArg::i(Y->numElements())}});
+  return llvm::Error::success();
+}
+
+} // namespace
+
+extern const OpDef CastOp = {"Cast", verify, lower, noMacs, Placement::Fresh};
+extern const OpDef CastLikeOp = {"CastLike", verify, lower, noMacs,
+                                 Placement::Fresh};
+
+} // namespace cuvil
