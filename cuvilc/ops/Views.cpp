@@ -27,14 +27,30 @@ llvm::Error verifyView(const Node &N) {
 }
 
 llvm::Error verifyDropout(const Node &N) {
-  if (N.outputs().size() > 1 && !N.output(1)->users().empty())
-    return nodeError(N, "the mask output is not supported");
+  if (N.outputs().size() > 1 && N.output(1)->dtype() != DType::Bool)
+    return nodeError(N, "the mask output must be bool");
+  // Training mode drops elements at random, unless the ratio is 0.
+  auto ConstantZero = [](const Value *V) {
+    return V && V->isConstant() &&
+           std::all_of(V->data().begin(), V->data().end(),
+                       [](uint8_t B) { return B == 0; });
+  };
   if (const Value *T = N.input(2))
-    if (!T->isConstant() ||
-        std::any_of(T->data().begin(), T->data().end(),
-                    [](uint8_t B) { return B != 0; }))
-      return nodeError(N, "training_mode must be a constant false");
+    if (!ConstantZero(T) && !ConstantZero(N.input(1)))
+      return nodeError(N, "training_mode must be a constant false (or the "
+                          "ratio a constant 0)");
   return verifyView(N);
+}
+
+// Output 0 is a view of the input; in inference every element is kept, so
+// the optional mask output is all true.
+llvm::Error lowerDropout(const Node &N, std::vector<KernelCall> &Calls) {
+  if (N.outputs().size() > 1)
+    Calls.push_back({"cuvil_k_fill_b8",
+                     {KernelArg::tensor(N.output(1)),
+                      KernelArg::i(N.output(1)->numElements()),
+                      KernelArg::i(1)}});
+  return llvm::Error::success();
 }
 
 } // namespace
@@ -49,7 +65,7 @@ extern const OpDef UnsqueezeOp = {"Unsqueeze", verifyView, nullptr, noMacs,
                                   Placement::View};
 extern const OpDef IdentityOp = {"Identity", verifyView, nullptr, noMacs,
                                  Placement::View};
-extern const OpDef DropoutOp = {"Dropout", verifyDropout, nullptr, noMacs,
-                                Placement::View};
+extern const OpDef DropoutOp = {"Dropout", verifyDropout, lowerDropout,
+                                noMacs, Placement::View};
 
 } // namespace cuvil

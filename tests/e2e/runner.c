@@ -126,7 +126,7 @@ int main(void) {
   const void *inputs[INPUT_SLOTS];
   for (unsigned i = 0; i < CUVIL_MODEL_NUM_INPUTS; ++i) {
     const char *path = file_name(name, "input", i);
-    if (read_file(path, next, input_bytes[i]) < 0) {
+    if (read_file(path, next, input_bytes[i]) != (long)input_bytes[i]) {
       say("cuvil: error: cannot read %s: expected a file of %lu bytes\n", path,
           input_bytes[i]);
       return 1;
