@@ -1,0 +1,29 @@
+//===- ShapeResolution.h - Output shapes from folded constants --*- C++ -*-===//
+//
+// ONNX shape inference leaves some output dimensions unknown when they
+// depend on values it cannot see (a Reshape whose shape comes from a Shape
+// chain, say). Once fold-constants has turned those values into constants,
+// these rules compute the missing shapes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUVIL_PASSES_SHAPERESOLUTION_H
+#define CUVIL_PASSES_SHAPERESOLUTION_H
+
+#include "ir/Graph.h"
+
+#include <llvm/Support/Error.h>
+#include <vector>
+
+namespace cuvil {
+
+/// Fills in N's unknown output shapes where a rule and N's (now static)
+/// inputs allow; leaves them unknown otherwise (verification reports it).
+void resolveShapes(Node &N);
+
+/// The output shape of a Tile node for an input of shape In.
+llvm::Expected<std::vector<int64_t>> tileShape(const Node &N,
+                                               const std::vector<int64_t> &In);
+
+} // namespace cuvil
+
+#endif
