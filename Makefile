@@ -11,7 +11,7 @@ BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 CUVILC := $(abspath $(BUILD))/cuvilc/cuvilc
 
-.PHONY: all deps configure build test demo demo-a78 memory-report conformance clean help
+.PHONY: all deps configure build test demo demo-a78 memory-report conformance bench clean help
 
 all: build
 
@@ -22,6 +22,7 @@ help:
 	@echo "make demo-a78   the a78 example (CMake + GNU toolchain file)"
 	@echo "make memory-report  regenerate docs/memory.md (arena sizes per model)"
 	@echo "make conformance  run every in-scope ONNX backend test on all targets, refresh docs/conformance.md"
+	@echo "make bench      run the benchmark suite (bench/) on all targets, refresh docs/benchmarks.md"
 	@echo "make deps       install the Debian/npm packages the project needs"
 
 deps:
@@ -55,6 +56,12 @@ conformance: build
 memory-report: build
 	/usr/bin/python3 scripts/memory_report.py --cuvilc $(CUVILC) \
 	  --models $(BUILD)/models --out docs/memory.md --jobs $(JOBS)
+
+bench: build
+	/usr/bin/python3 bench/run_bench.py --cuvilc $(CUVILC) --work $(BUILD)/bench \
+	  --results $(BUILD)/bench/results.json
+	/usr/bin/python3 scripts/bench_report.py --results $(BUILD)/bench/results.json \
+	  --out docs/benchmarks.md
 
 clean:
 	rm -rf $(BUILD)

@@ -6,7 +6,8 @@
 # one place.
 
 set(CUVIL_KERNEL_SOURCES_GLOB
-  ${PROJECT_SOURCE_DIR}/runtime-baremetal/kernels/ref/*.c)
+  ${PROJECT_SOURCE_DIR}/runtime-baremetal/kernels/ref/*.c
+  ${PROJECT_SOURCE_DIR}/runtime-baremetal/kernels/opt/*.c)
 set(CUVIL_KERNEL_EXTRA_SOURCES
   ${PROJECT_SOURCE_DIR}/runtime-baremetal/lib/blob.c
   ${PROJECT_SOURCE_DIR}/runtime-baremetal/lib/mem.c)

@@ -1,6 +1,11 @@
 //===- KernelLibrary.cpp - Embedded kernel bitcode ------------------------===//
 #include "codegen/KernelLibrary.h"
 
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
 // Defined by the generated KernelBitcodeData.S (see cuvilc/CMakeLists.txt).
 extern "C" {
 extern const char cuvil_kernels_host_start[], cuvil_kernels_host_end[];
@@ -22,6 +27,27 @@ std::optional<llvm::StringRef> kernelBitcode(llvm::StringRef Target) {
   for (const Entry &E : Table)
     if (Target == E.Name)
       return llvm::StringRef(E.Start, E.End - E.Start);
+  return std::nullopt;
+}
+
+std::optional<int64_t> kernelConstant(llvm::StringRef Target,
+                                      llvm::StringRef Symbol) {
+  auto Bitcode = kernelBitcode(Target);
+  if (!Bitcode)
+    return std::nullopt;
+  // Lazily: global initialisers are read, function bodies are not.
+  llvm::LLVMContext Ctx;
+  auto M = llvm::getLazyBitcodeModule(
+      llvm::MemoryBufferRef(*Bitcode, "kernels-" + Target.str() + ".bc"), Ctx);
+  if (!M) {
+    llvm::consumeError(M.takeError());
+    return std::nullopt;
+  }
+  const llvm::GlobalVariable *GV = (*M)->getGlobalVariable(Symbol);
+  if (!GV || !GV->hasInitializer())
+    return std::nullopt;
+  if (const auto *CI = llvm::dyn_cast<llvm::ConstantInt>(GV->getInitializer()))
+    return CI->getSExtValue();
   return std::nullopt;
 }
 

@@ -8,6 +8,7 @@
 #ifndef CUVIL_CODEGEN_KERNELLIBRARY_H
 #define CUVIL_CODEGEN_KERNELLIBRARY_H
 
+#include <cstdint>
 #include <llvm/ADT/StringRef.h>
 #include <optional>
 
@@ -15,6 +16,12 @@ namespace cuvil {
 
 /// The kernel bitcode for a target name, if cuvilc was built with it.
 std::optional<llvm::StringRef> kernelBitcode(llvm::StringRef Target);
+
+/// The value of the integer constant `Symbol` the kernel library of Target
+/// defines (a tuning fact the compiler must agree with, such as the packing
+/// panel cuvil_k_pack_mr), or nullopt if it has no such constant.
+std::optional<int64_t> kernelConstant(llvm::StringRef Target,
+                                      llvm::StringRef Symbol);
 
 } // namespace cuvil
 

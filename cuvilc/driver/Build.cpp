@@ -1,4 +1,5 @@
 //===- Build.cpp - `cuvilc build`: ONNX model -> object, header, script ---===//
+#include "codegen/KernelLibrary.h"
 #include "codegen/ModelCodegen.h"
 #include "driver/Driver.h"
 #include "emit/HeaderWriter.h"
@@ -75,7 +76,8 @@ planOptionsFor(const TargetInfo &T,
 
 llvm::Expected<std::unique_ptr<Graph>>
 loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
-          const std::vector<std::string> &DumpIR, std::ostream &Log) {
+          const std::vector<std::string> &DumpIR, std::ostream &Log,
+          const PipelineOptions &PO) {
   ImportOptions IO;
   IO.DimValues = Dims;
   auto G = importOnnx(Model, IO);
@@ -87,7 +89,8 @@ loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
                            [&](std::string_view Pass, const Graph &Gr) {
                              Log << "; IR after " << Pass << "\n"
                                  << Gr.print();
-                           }))
+                           },
+                           PO))
     return E;
   // Passes rewrite nodes: check again what codegen will see.
   if (auto E = verifyGraph(**G))
@@ -138,7 +141,12 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   if (!PO)
     return PO.takeError();
 
-  auto GOrErr = loadModel(Opts.Model, Opts.Dims, Opts.DumpIR, Log);
+  // The packed kernels' panel width is a fact of the target's kernel
+  // library: read it from there so compiler and kernels agree.
+  PipelineOptions Passes;
+  if (!Opts.PortableKernels)
+    Passes.PackPanel = kernelConstant(T.Kernels, "cuvil_k_pack_mr").value_or(0);
+  auto GOrErr = loadModel(Opts.Model, Opts.Dims, Opts.DumpIR, Log, Passes);
   if (!GOrErr)
     return GOrErr.takeError();
   Graph &G = **GOrErr;

@@ -9,6 +9,7 @@
 #ifndef CUVIL_DRIVER_DRIVER_H
 #define CUVIL_DRIVER_DRIVER_H
 
+#include "passes/Pass.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
 
@@ -35,6 +36,7 @@ struct BuildOptions {
   std::vector<std::string> Emit;    ///< "llvm", "asm".
   std::vector<std::string> DumpIR;  ///< Pass names, or "all".
   std::map<std::string, int64_t> Dims;
+  bool PortableKernels = false; ///< Reference kernels only (--kernels).
 };
 
 /// Whether an error is the user's input's fault (exit 1) or a usage error
@@ -49,9 +51,12 @@ planOptionsFor(const TargetInfo &T, const std::vector<std::string> &ArenaRegions
 
 /// The model at Model imported, verified and optimised by the pass
 /// pipeline (IR dumps after the passes named in DumpIR go to Log).
+/// PO carries the target facts some passes need (default: none, so every
+/// weight keeps its ONNX layout).
 llvm::Expected<std::unique_ptr<Graph>>
 loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
-          const std::vector<std::string> &DumpIR, std::ostream &Log);
+          const std::vector<std::string> &DumpIR, std::ostream &Log,
+          const PipelineOptions &PO = {});
 
 /// `cuvilc build`: writes the object, header, linker script (and blob).
 /// Progress/dumps go to Log.

@@ -1,6 +1,7 @@
 //===- Conv.cpp - ONNX Conv (1-D and 2-D, grouped, depthwise) -------------===//
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
+#include "ops/Packing.h"
 #include "ops/Spatial.h"
 
 namespace cuvil {
@@ -45,18 +46,30 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     return Wd.takeError();
   const Value *X = N.input(0), *W = N.input(1), *B = N.input(2);
   auto [Lo, Hi] = fusedActivation(N);
-  Calls.push_back(
-      {"cuvil_k_conv2d_f32",
-       {KernelArg::tensor(X), KernelArg::tensor(W),
-        B ? KernelArg::tensor(B) : KernelArg::null(),
-        KernelArg::tensor(N.output(0)), KernelArg::i(X->shape()[0]),
-        KernelArg::i(X->shape()[1]), KernelArg::i(Wd->H), KernelArg::i(Wd->W),
-        KernelArg::i(W->shape()[0]), KernelArg::i(Wd->KH),
-        KernelArg::i(Wd->KW), KernelArg::i(Wd->OH), KernelArg::i(Wd->OW),
-        KernelArg::i(Wd->SH), KernelArg::i(Wd->SW), KernelArg::i(Wd->DH),
-        KernelArg::i(Wd->DW), KernelArg::i(Wd->PadT), KernelArg::i(Wd->PadL),
-        KernelArg::i(N.getInt("group", 1)), KernelArg::f(Lo),
-        KernelArg::f(Hi)}});
+  // Nodes the pack-weights pass marked go to the optimised kernels: the
+  // register-blocked one (group 1, packed weights) or the depthwise one;
+  // neither takes a group argument, the depthwise one no channel count m.
+  bool Packed = N.hasAttr("cuvil.packed");
+  int64_t Group = N.getInt("group", 1);
+  const char *Kernel = !Packed       ? "cuvil_k_conv2d_f32"
+                       : Group == 1 ? "cuvil_k_conv2d_packed_f32"
+                                    : "cuvil_k_dwconv2d_f32";
+  KernelCall Call{Kernel,
+                  {KernelArg::tensor(X), KernelArg::tensor(W),
+                   B ? KernelArg::tensor(B) : KernelArg::null(),
+                   KernelArg::tensor(N.output(0)), KernelArg::i(X->shape()[0]),
+                   KernelArg::i(X->shape()[1]), KernelArg::i(Wd->H),
+                   KernelArg::i(Wd->W)}};
+  if (!Packed || Group == 1)
+    Call.Args.push_back(KernelArg::i(W->shape()[0]));
+  for (int64_t V : {Wd->KH, Wd->KW, Wd->OH, Wd->OW, Wd->SH, Wd->SW, Wd->DH,
+                    Wd->DW, Wd->PadT, Wd->PadL})
+    Call.Args.push_back(KernelArg::i(V));
+  if (!Packed)
+    Call.Args.push_back(KernelArg::i(Group));
+  Call.Args.push_back(KernelArg::f(Lo));
+  Call.Args.push_back(KernelArg::f(Hi));
+  Calls.push_back(std::move(Call));
   return llvm::Error::success();
 }
 
@@ -68,6 +81,7 @@ int64_t macs(const Node &N) {
 
 } // namespace
 
-extern const OpDef ConvOp = {"Conv", verify, lower, macs, Placement::Fresh};
+extern const OpDef ConvOp = {"Conv", verify, lower, macs, Placement::Fresh,
+                             packConvWeights};
 
 } // namespace cuvil

@@ -1,6 +1,7 @@
 //===- Gemm.cpp - ONNX Gemm: Y = alpha * op(A) * op(B) + beta * C ---------===//
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
+#include "ops/Packing.h"
 
 namespace cuvil {
 namespace {
@@ -51,6 +52,20 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     return D.takeError();
   const Value *C = N.input(2);
   auto [Lo, Hi] = fusedActivation(N);
+  if (N.hasAttr("cuvil.packed")) {
+    // B packed by the pack-weights pass, alpha folded into it.
+    Calls.push_back(
+        {"cuvil_k_gemm_packed_f32",
+         {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
+          C ? KernelArg::tensor(C) : KernelArg::null(),
+          KernelArg::tensor(N.output(0)), KernelArg::i(D->M),
+          KernelArg::i(D->N), KernelArg::i(D->K),
+          KernelArg::i(N.getInt("transA", 0)),
+          KernelArg::f(C ? N.getFloat("beta", 1.0f) : 0.0f),
+          KernelArg::i(D->CRowStride), KernelArg::i(D->CColStride),
+          KernelArg::f(Lo), KernelArg::f(Hi)}});
+    return llvm::Error::success();
+  }
   Calls.push_back(
       {"cuvil_k_gemm_f32",
        {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
@@ -76,6 +91,7 @@ int64_t macs(const Node &N) {
 
 } // namespace
 
-extern const OpDef GemmOp = {"Gemm", verify, lower, macs, Placement::Fresh};
+extern const OpDef GemmOp = {"Gemm", verify, lower, macs, Placement::Fresh,
+                             packGemmWeights};
 
 } // namespace cuvil

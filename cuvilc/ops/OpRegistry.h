@@ -89,6 +89,10 @@ struct OpDef {
   /// Multiply-accumulates of one execution (0 for data movement).
   int64_t (*Macs)(const Node &N);
   Placement Place;
+  /// Rewrites N's constant weights into the order of the target's packed
+  /// kernel, Panel output channels per panel, and marks N `cuvil.packed`
+  /// (see ops/Packing.h); null for ops without a packed kernel.
+  void (*PackWeights)(Graph &G, Node &N, int64_t Panel) = nullptr;
 };
 
 /// The definition of OpType, or null when cuvil does not support it.

@@ -11,11 +11,19 @@
 
 namespace cuvil {
 
+/// What the passes need to know of the target.
+struct PipelineOptions {
+  /// Output channels per panel of the target's packed Conv/Gemm kernels
+  /// (the kernel library's cuvil_k_pack_mr); 0 keeps every weight in its
+  /// ONNX layout for the portable reference kernels.
+  int64_t PackPanel = 0;
+};
+
 /// A graph-to-graph transformation with a name (used by --dump-ir=NAME).
 struct Pass {
   std::string_view Name;
   std::string_view Description;
-  llvm::Error (*Run)(Graph &G);
+  llvm::Error (*Run)(Graph &G, const PipelineOptions &O);
   /// Verify every node after this pass (before passes that rewrite nodes
   /// and rely on their validity).
   bool VerifyAfter = false;
@@ -32,6 +40,7 @@ llvm::Error foldConstants(Graph &G);
 llvm::Error foldBatchNorm(Graph &G);
 llvm::Error fuseActivations(Graph &G);
 llvm::Error eliminateDeadCode(Graph &G);
+llvm::Error packWeights(Graph &G, const PipelineOptions &O);
 
 /// The default pipeline.
 const std::vector<Pass> &defaultPipeline();
@@ -42,7 +51,8 @@ const std::vector<Pass> &defaultPipeline();
 /// resolve is reported there, every offending node at once).
 llvm::Error runPipeline(
     Graph &G, const std::vector<std::string> &DumpAfter,
-    const std::function<void(std::string_view, const Graph &)> &Dump);
+    const std::function<void(std::string_view, const Graph &)> &Dump,
+    const PipelineOptions &O = {});
 
 } // namespace cuvil
 

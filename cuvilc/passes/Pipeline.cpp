@@ -8,27 +8,35 @@
 namespace cuvil {
 
 const std::vector<Pass> &defaultPipeline() {
+  // The passes that need no target facts ignore the options.
   static const std::vector<Pass> P = {
       {"fold-constants",
        "evaluate nodes whose inputs are constants (and Shape/Size of static "
        "shapes) at compile time; resolve the shapes ONNX shape inference "
        "left unknown",
-       foldConstants, /*VerifyAfter=*/true},
+       [](Graph &G, const PipelineOptions &) { return foldConstants(G); },
+       /*VerifyAfter=*/true},
       {"fold-batchnorm",
        "fold BatchNormalization into the preceding Conv/Gemm, or into a "
        "per-channel affine",
-       foldBatchNorm},
+       [](Graph &G, const PipelineOptions &) { return foldBatchNorm(G); }},
       {"fuse-activations",
        "fuse Relu/Clip into the epilogue of the producing Conv/Gemm",
-       fuseActivations},
-      {"dce", "remove nodes whose results are unused", eliminateDeadCode},
+       [](Graph &G, const PipelineOptions &) { return fuseActivations(G); }},
+      {"dce", "remove nodes whose results are unused",
+       [](Graph &G, const PipelineOptions &) { return eliminateDeadCode(G); }},
+      {"pack-weights",
+       "reorder constant Conv/Gemm weights into the panels of the target's "
+       "register-blocked kernels",
+       packWeights},
   };
   return P;
 }
 
 llvm::Error runPipeline(
     Graph &G, const std::vector<std::string> &DumpAfter,
-    const std::function<void(std::string_view, const Graph &)> &Dump) {
+    const std::function<void(std::string_view, const Graph &)> &Dump,
+    const PipelineOptions &O) {
   auto Wanted = [&](std::string_view Name) {
     return std::find(DumpAfter.begin(), DumpAfter.end(), Name) !=
                DumpAfter.end() ||
@@ -38,7 +46,7 @@ llvm::Error runPipeline(
   if (Wanted("import"))
     Dump("import", G);
   for (const Pass &P : defaultPipeline()) {
-    if (auto E = P.Run(G))
+    if (auto E = P.Run(G, O))
       return E;
     if (Wanted(P.Name))
       Dump(P.Name, G);

@@ -108,8 +108,16 @@ int main(int argc, char **argv) {
       ->delimiter(',');
   Build->add_option("--dump-ir", B.DumpIR,
                     "Print the IR after these passes (import, "
-                    "fold-batchnorm, fuse-activations, dce, or all) to stderr")
+                    "fold-batchnorm, fuse-activations, dce, pack-weights, or all) "
+                    "to stderr")
       ->delimiter(',');
+  std::string Kernels = "optimized";
+  Build->add_option("--kernels", Kernels,
+                    "'optimized' (default): register-blocked kernels on "
+                    "weights packed at compile time where an op has them; "
+                    "'portable': the reference kernels only (smaller code, "
+                    "the oracle the optimised ones are tested against)")
+      ->check(CLI::IsMember({"optimized", "portable"}));
   Build->add_option("--report", B.Report,
                     "Write a JSON report (memory map, per-node MACs, origins)");
   Build->add_option("--dim", BuildDims,
@@ -166,6 +174,7 @@ int main(int argc, char **argv) {
                         "'external=FILE.cuvw'",
                         Weights)),
                     "");
+    B.PortableKernels = Kernels == "portable";
     return report(cuvil::runBuild(B, std::cerr), B.Model);
   }
   if (Inspect->parsed()) {

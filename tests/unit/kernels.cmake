@@ -4,7 +4,7 @@ set(CUVIL_RUNTIME_DIR ${PROJECT_SOURCE_DIR}/runtime-baremetal)
 
 # The kernels in the same C dialect as their target bitcode: freestanding C11.
 file(GLOB cuvil_kernels_host_sources CONFIGURE_DEPENDS
-  ${CUVIL_RUNTIME_DIR}/kernels/ref/*.c)
+  ${CUVIL_RUNTIME_DIR}/kernels/ref/*.c ${CUVIL_RUNTIME_DIR}/kernels/opt/*.c)
 add_library(cuvil_kernels_host STATIC ${cuvil_kernels_host_sources})
 target_include_directories(cuvil_kernels_host PUBLIC ${CUVIL_RUNTIME_DIR}/include)
 set_target_properties(cuvil_kernels_host PROPERTIES
@@ -14,7 +14,8 @@ target_compile_options(cuvil_kernels_host PRIVATE -ffreestanding)
 add_executable(kernels_test ${CMAKE_CURRENT_LIST_DIR}/kernels_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/datamove_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/unary_math_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/reduce_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/reduce_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/packed_test.cpp)
 # For "kernels/math.h": the kernels directory itself must not be on the
 # include path, or its math.h would shadow the C library's.
 target_include_directories(kernels_test PRIVATE ${CUVIL_RUNTIME_DIR})

@@ -56,6 +56,37 @@ void cuvil_k_gemm_f32(const float *a, const float *b, const float *c, float *y,
                       int64_t trans_b, float alpha, float beta, int64_t c_rs,
                       int64_t c_cs, float act_lo, float act_hi);
 
+/* ---- Packed (register-blocked) convolution and Gemm -------------------- */
+
+/* The optimised forms of conv2d (group 1) and Gemm, on weights cuvilc packs
+ * at compile time in panels of MR output channels, MR = cuvil_k_pack_mr
+ * (the kernel library's register block, see kernels/opt/blocking.h). The
+ * panel of channels [m0, m0 + mb), mb = min(MR, m - m0), starts at element
+ * m0 * taps and holds, for each tap t, its mb weights contiguously:
+ *   conv:  wp[m0 * taps + t * mb + (mo - m0)] = w[mo, t], taps = c * kh * kw,
+ *          t = (ci * kh + ky) * kw + kx;
+ *   gemm:  bp[j0 * k + p * nb + (j - j0)] = alpha * op(b)[p, j] (alpha is
+ *          folded into the packed weights).
+ * The packed tensor has exactly the original's elements. Otherwise as
+ * cuvil_k_conv2d_f32 (group 1) and cuvil_k_gemm_f32. */
+extern const int64_t cuvil_k_pack_mr;
+void cuvil_k_conv2d_packed_f32(const float *x, const float *wp, const float *bias, float *y,
+                               int64_t n, int64_t c, int64_t h, int64_t wd, int64_t m,
+                               int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                               int64_t stride_h, int64_t stride_w, int64_t dil_h,
+                               int64_t dil_w, int64_t pad_top, int64_t pad_left, float act_lo,
+                               float act_hi);
+void cuvil_k_gemm_packed_f32(const float *a, const float *bp, const float *c, float *y,
+                             int64_t m, int64_t n, int64_t k, int64_t trans_a, float beta,
+                             int64_t c_rs, int64_t c_cs, float act_lo, float act_hi);
+/* Depthwise convolution (group = c = m, one filter per channel), vectorised
+ * along output rows: otherwise as cuvil_k_conv2d_f32 with w: [c, 1, kh, kw]. */
+void cuvil_k_dwconv2d_f32(const float *x, const float *w, const float *bias, float *y,
+                          int64_t n, int64_t c, int64_t h, int64_t wd, int64_t kh, int64_t kw,
+                          int64_t oh, int64_t ow, int64_t stride_h, int64_t stride_w,
+                          int64_t dil_h, int64_t dil_w, int64_t pad_top, int64_t pad_left,
+                          float act_lo, float act_hi);
+
 /* Batched MatMul with numpy broadcasting of the batch dimensions.
  * For every batch index (b0..b3) < batch_shape[0..3]:
  *   A = a + sum(bi * a_bstride[i]), a dense [m, k] matrix,

@@ -1,0 +1,212 @@
+#!/usr/bin/python3
+"""cuvil's benchmark suite: the models of bench/models.py on every target.
+
+    run_bench.py --cuvilc PATH --work DIR [--targets host,a78,u74-mc]
+                 [--models NAME,...] [--results FILE.json]
+
+For each model (written into WORK/models by bench/models.py) and target:
+
+  host    cuvilc build --target host; bench/host_bench.c times the compiled
+          model (median of N runs after a warm-up, CLOCK_MONOTONIC) and
+          bench/ort_bench.js times ONNX Runtime (onnxruntime-node, one
+          intra-op thread, every graph optimisation) on the same input, in the
+          same invocation; the ratio is cuvil / ORT (< 1: cuvil is faster).
+  a78,    the model linked into tests/e2e/runner.c with the board's runtime
+  u74-mc  and run under QEMU with -icount shift=0: the instructions retired
+          between the entry and the exit of the run call (the runner reads
+          the counters around it), and instructions per MAC.
+
+and for every target: .text bytes of model.o (its executable sections),
+next to those of the same model built with --kernels portable,
+weight blob bytes, arena bytes and their lower bound (from cuvilc --report),
+and the MACs of one inference. Every output is checked against ONNX
+Runtime's (rtol 1e-3, atol 1e-4): a model whose outputs differ gets no
+figures, only the reason. Instruction counts are deterministic; latencies
+are not (the host is whatever machine runs this).
+
+--results writes everything as JSON; scripts/bench_report.py turns it into
+docs/benchmarks.md (`make bench` does both). Exits 1 if any model failed on
+any target.
+"""
+
+import argparse
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+BENCH = pathlib.Path(__file__).resolve().parent
+REPO = BENCH.parent
+sys.path.insert(0, str(REPO / "tests" / "e2e"))
+import run_e2e  # noqa: E402  (targets, runtime build, image build and QEMU run)
+from run_e2e import CaseError, run  # noqa: E402
+
+sys.path.insert(0, str(BENCH))
+import models as bench_models  # noqa: E402
+
+HOST_BENCH = BENCH / "host_bench.c"
+ORT_BENCH = BENCH / "ort_bench.js"
+READELF = "llvm-readelf-19"
+RTOL, ATOL = 1e-3, 1e-4
+# Host timing: enough runs for a stable median, bounded for the big models.
+TARGET_BENCH_NS = 1.5e9
+RUN_TIMEOUT_S = 900
+SECTION = re.compile(r"^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)\s+"
+                     r"[0-9a-f]+\s+(\S*)", re.MULTILINE)
+
+
+def text_bytes(obj):
+    """Bytes of the executable (SHF_EXECINSTR) sections of an object."""
+    listing = run([READELF, "-S", "-W", obj], f"{READELF} -S").stdout
+    return sum(int(m[2], 16) for m in SECTION.finditer(listing) if "X" in m[3])
+
+
+def compile_model(cuvilc, target, model_dir, case_dir):
+    """cuvilc build with a report, and once more with the portable kernels
+    (for the code-size comparison); returns the facts for the table."""
+    shutil.rmtree(case_dir, ignore_errors=True)
+    case_dir.mkdir(parents=True)
+    report = case_dir / "report.json"
+    build = [cuvilc, "build", model_dir / "model.onnx", "--target", target, "--name", "model"]
+    run([*build, "--out", case_dir / "model.o", "--report", report],
+        f"cuvilc build {model_dir.name}", timeout=RUN_TIMEOUT_S)
+    portable = case_dir / "portable" / "model.o"
+    portable.parent.mkdir()
+    run([*build, "--out", portable, "--kernels", "portable"],
+        f"cuvilc build --kernels portable {model_dir.name}", timeout=RUN_TIMEOUT_S)
+    facts = json.loads(report.read_text())
+    return {
+        "text_bytes": text_bytes(case_dir / "model.o"),
+        "text_portable_bytes": text_bytes(portable),
+        "weight_bytes": facts["weights"]["blob_bytes"],
+        "arena_bytes": facts["arena"]["bytes"],
+        "arena_lower_bound": facts["arena"]["lower_bound_bytes"],
+        "macs": facts["macs"],
+    }
+
+
+def check_outputs(model_dir, case_dir, outputs):
+    """Largest absolute difference from ORT's outputs; CaseError if not close."""
+    worst = 0.0
+    for i, name in enumerate(outputs):
+        ref = np.fromfile(model_dir / f"ort_{i}.bin", dtype="<f4")
+        got = np.fromfile(case_dir / f"out_{i}.bin", dtype="<f4")
+        if got.size != ref.size or not np.allclose(got, ref, rtol=RTOL, atol=ATOL):
+            bad = got.size if got.size != ref.size else int(np.count_nonzero(
+                ~np.isclose(got, ref, rtol=RTOL, atol=ATOL)))
+            raise CaseError(f"output '{name}' differs from ONNX Runtime's ({bad} elements)")
+        worst = max(worst, float(np.abs(got.astype(np.float64) - ref).max()))
+    return worst
+
+
+def copy_inputs(model_dir, case_dir, manifest):
+    for i in range(len(manifest["inputs"])):
+        shutil.copyfile(model_dir / f"input_{i}.bin", case_dir / f"input_{i}.bin")
+
+
+def timed_runs(macs):
+    """Runs for the host medians: ~TARGET_BENCH_NS at ~1 ns per MAC, 5 to 1000."""
+    return int(min(1000, max(5, TARGET_BENCH_NS / max(macs, 1))))
+
+
+def bench_host(cuvilc, model_dir, case_dir, manifest):
+    facts = compile_model(cuvilc, "host", model_dir, case_dir)
+    copy_inputs(model_dir, case_dir, manifest)
+    exe = case_dir / "host_bench"
+    run(["cc", "-O2", "-I", case_dir, HOST_BENCH, case_dir / "model.o", "-o", exe],
+        "build host_bench")
+    runs = timed_runs(facts["macs"])
+    ort = json.loads(run(["node", ORT_BENCH, model_dir, str(runs)], "ONNX Runtime",
+                         timeout=RUN_TIMEOUT_S).stdout)
+    cuvil = json.loads(run([exe, str(runs)], "host_bench", cwd=case_dir,
+                           timeout=RUN_TIMEOUT_S).stdout)
+    facts["max_abs_err"] = check_outputs(model_dir, case_dir, manifest["outputs"])
+    facts["runs"] = runs
+    facts["cuvil_ns"] = cuvil["median_ns"]
+    facts["ort_ns"] = ort["median_ns"]
+    facts["ratio"] = cuvil["median_ns"] / ort["median_ns"]
+    return facts
+
+
+def bench_board(cuvilc, target, model_dir, case_dir, manifest):
+    facts = compile_model(cuvilc, target.name, model_dir, case_dir)
+    copy_inputs(model_dir, case_dir, manifest)
+    image = target.build(case_dir)
+    stdout = run(target.command(image), "run under QEMU", cwd=case_dir,
+                 timeout=RUN_TIMEOUT_S).stdout
+    ok = run_e2e.RUN_OK.search(stdout)
+    if not ok or ok.group(2) is None:
+        raise CaseError("the runner did not report its counters")
+    facts["max_abs_err"] = check_outputs(model_dir, case_dir, manifest["outputs"])
+    facts["instructions"] = int(ok.group(2))
+    facts["cycles"] = int(ok.group(1))
+    facts["instructions_per_mac"] = facts["instructions"] / facts["macs"]
+    return facts
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cuvilc", required=True, type=pathlib.Path)
+    parser.add_argument("--work", required=True, type=pathlib.Path, help="scratch directory")
+    parser.add_argument("--targets", default="host,a78,u74-mc")
+    parser.add_argument("--models", default=",".join(bench_models.MODELS),
+                        help="comma-separated model names (default: all)")
+    parser.add_argument("--results", type=pathlib.Path, help="write the figures here (JSON)")
+    args = parser.parse_args()
+
+    names = args.models.split(",")
+    unknown = [n for n in names if n not in bench_models.MODELS]
+    if unknown or not args.cuvilc.is_file():
+        parser.error(f"unknown model(s) {unknown}" if unknown else f"no cuvilc at {args.cuvilc}")
+    cuvilc = args.cuvilc.resolve()
+    work = args.work.resolve()
+    models_dir = work / "models"
+    targets = args.targets.split(",")
+
+    results = {"models": {}, "targets": targets}
+    failed = 0
+    boards = {}
+    for name in targets:
+        if name != "host":
+            boards[name] = run_e2e.load_target(name)
+            boards[name].prepare(work)
+    for name in names:
+        bench_models.write(models_dir, name)
+        model_dir = models_dir / name
+        manifest = json.loads((model_dir / "manifest.json").read_text())
+        # ORT's outputs are the reference for every target: run it once first.
+        run(["node", ORT_BENCH, model_dir, "1"], "ONNX Runtime", timeout=RUN_TIMEOUT_S)
+        entry = results["models"][name] = {}
+        for target in targets:
+            case_dir = work / target / name
+            try:
+                if target == "host":
+                    facts = bench_host(cuvilc, model_dir, case_dir, manifest)
+                else:
+                    facts = bench_board(cuvilc, boards[target], model_dir, case_dir, manifest)
+            except CaseError as err:
+                failed += 1
+                entry[target] = {"error": str(err)}
+                print(f"FAIL {target}/{name}: {err}", flush=True)
+                continue
+            entry[target] = facts
+            if target == "host":
+                summary = (f"cuvil {facts['cuvil_ns'] / 1e6:.3f} ms, ORT "
+                           f"{facts['ort_ns'] / 1e6:.3f} ms, ratio {facts['ratio']:.2f}")
+            else:
+                summary = (f"{facts['instructions']} instructions, "
+                           f"{facts['instructions_per_mac']:.2f}/MAC")
+            print(f"{target}/{name}: {summary}, .text {facts['text_bytes']} B, "
+                  f"arena {facts['arena_bytes']} B, MACs {facts['macs']}", flush=True)
+    if args.results:
+        args.results.write_text(json.dumps(results, indent=1) + "\n")
+    print(f"{len(names) * len(targets) - failed} measured, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

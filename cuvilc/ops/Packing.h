@@ -1,0 +1,32 @@
+//===- Packing.h - Weights in the register-blocked kernels' order -*- C++ -*-===//
+//
+// The packed Conv and Gemm kernels (runtime-baremetal/kernels/opt) stream
+// their weights in panels of P output channels, P being the register block
+// of the target's kernel library (cuvil_k_pack_mr). The pack-weights pass
+// asks each op's OpDef::PackWeights to rewrite its constant weights into
+// that order at compile time; the op marks the node `cuvil.packed = P` and
+// its lowering then calls the packed kernel. The packed tensor keeps the
+// original's shape and element count (the last panel is narrower when P
+// does not divide the channel count), so the memory plan, the blob and the
+// op's verification see the same sizes: only the element order changes.
+// A weight shared with another node is packed into a new tensor for this
+// node only.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUVIL_OPS_PACKING_H
+#define CUVIL_OPS_PACKING_H
+
+#include "ir/Graph.h"
+
+namespace cuvil {
+
+/// Conv with group 1 and a constant float32 weight; a depthwise Conv (one
+/// filter per channel) is only marked: its weights are in the depthwise
+/// kernel's order already.
+void packConvWeights(Graph &G, Node &N, int64_t Panel);
+/// Gemm with a constant float32 B (alpha is folded into the packed values).
+void packGemmWeights(Graph &G, Node &N, int64_t Panel);
+
+} // namespace cuvil
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * Register blocking of the packed convolution / matrix-product kernels.
+ *
+ * One C source serves every target: the block is CUVIL_NR output positions
+ * by CUVIL_MR output channels, held in CUVIL_NR x CUVIL_MV registers of
+ * CUVIL_VL floats, and only these numbers depend on the target's register
+ * file. Per reduction step the kernel loads CUVIL_MV weight vectors (the
+ * weights are packed at compile time so they stream contiguously), loads
+ * one input value per position, and issues CUVIL_NR x CUVIL_MV fused
+ * multiply-adds, each input value broadcast against the channel lanes.
+ *
+ *   AArch64 (NEON, 32 x 128-bit): 4 lanes, 4 x 6 accumulators + 4 weight
+ *       vectors + a broadcast = 29 registers; 24 FMAs (96 MACs) per 10 loads.
+ *   x86-64 AVX2 (16 x 256-bit): 8 lanes, 2 x 6 accumulators + 2 weights +
+ *       a broadcast = 15 registers.
+ *   RV64GC (no vector unit; 32 FP registers): 1 lane, so a 4 x 6 block of
+ *       scalar accumulators + 4 weights + 1 input = 29 registers; each load
+ *       is amortised over 4 or 6 fmadd.
+ *   anything else: a small 4-lane block the compiler can always map.
+ *
+ * cuvilc packs weights for CUVIL_MR output channels; it reads the value the
+ * kernel library was built with (the exported constant cuvil_k_pack_mr), so
+ * the two cannot disagree.
+ */
+#ifndef CUVIL_KERNELS_OPT_BLOCKING_H
+#define CUVIL_KERNELS_OPT_BLOCKING_H
+
+#include <stdint.h>
+
+#if defined(__aarch64__)
+#define CUVIL_VL 4
+#define CUVIL_MV 4
+#define CUVIL_NR 6
+#elif defined(__x86_64__) && defined(__AVX2__)
+#define CUVIL_VL 8
+#define CUVIL_MV 2
+#define CUVIL_NR 6
+#elif defined(__riscv) && !defined(__riscv_vector)
+#define CUVIL_VL 1
+#define CUVIL_MV 4
+#define CUVIL_NR 6
+#else
+#define CUVIL_VL 4
+#define CUVIL_MV 2
+#define CUVIL_NR 4
+#endif
+
+#define CUVIL_MR (CUVIL_VL * CUVIL_MV)
+
+/* Depthwise convolution: output positions of one row in CUVIL_DW_NV
+ * vectors (the 3x3 weights, the accumulators and one input vector fit the
+ * register file on every target). */
+#if CUVIL_VL == 1
+#define CUVIL_DW_NV 8
+#else
+#define CUVIL_DW_NV 4
+#endif
+
+/* A vector of CUVIL_VL floats that may sit at any float-aligned address. */
+typedef float cuvil_vf __attribute__((vector_size(CUVIL_VL * sizeof(float)), aligned(4)));
+
+static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load(const float *p) {
+  cuvil_vf v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_splat(float x) {
+  return (cuvil_vf){0} + x;
+}
+
+/* Lanes 0, 2, 4, ... of the 2 * CUVIL_VL floats at p: the inputs of CUVIL_VL
+ * consecutive outputs of a stride-2 window (one deinterleaving shuffle
+ * where the target has vectors). */
+static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load_even(const float *p) {
+#if CUVIL_VL == 1
+  return cuvil_vf_load(p);
+#else
+  const cuvil_vf a = cuvil_vf_load(p), b = cuvil_vf_load(p + CUVIL_VL);
+#if CUVIL_VL == 4
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6);
+#elif CUVIL_VL == 8
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+#else
+#error "cuvil_vf_load_even: no shuffle for this vector length"
+#endif
+#endif
+}
+
+/* Lane-wise cuvil_clampf (a NaN stays NaN); the compiler turns the lane loop
+ * into vector compares and selects. */
+static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_clamp(cuvil_vf v, float lo,
+                                                                     float hi) {
+  for (int l = 0; l < CUVIL_VL; ++l) {
+    float e = v[l] < lo ? lo : v[l];
+    v[l] = e > hi ? hi : e;
+  }
+  return v;
+}
+
+#endif

@@ -1,0 +1,188 @@
+// The packed (register-blocked) conv2d and Gemm kernels against the
+// reference kernels, their oracle, over shapes that exercise every path:
+// full blocks, remainders, borders, strides, dilations, channel counts that
+// are not a multiple of the block.
+#include "cuvil/kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace {
+
+std::vector<float> randomVector(size_t N, std::mt19937 &Rng) {
+  std::uniform_real_distribution<float> D(-1.0f, 1.0f);
+  std::vector<float> V(N);
+  for (float &X : V)
+    X = D(Rng);
+  return V;
+}
+
+struct ConvCase {
+  int64_t N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR;
+};
+
+int64_t outSize(int64_t In, int64_t K, int64_t S, int64_t D, int64_t P0,
+                int64_t P1) {
+  return (In + P0 + P1 - ((K - 1) * D + 1)) / S + 1;
+}
+
+void checkConv(const ConvCase &T, float Lo, float Hi) {
+  SCOPED_TRACE(::testing::Message()
+               << "c=" << T.C << " h=" << T.H << " w=" << T.W << " m=" << T.M
+               << " k=" << T.KH << "x" << T.KW << " s=" << T.SH << "," << T.SW
+               << " d=" << T.DH << "," << T.DW);
+  std::mt19937 Rng(static_cast<unsigned>(T.C * 131 + T.M * 7 + T.KH));
+  const int64_t OH = outSize(T.H, T.KH, T.SH, T.DH, T.PT, T.PB);
+  const int64_t OW = outSize(T.W, T.KW, T.SW, T.DW, T.PL, T.PR);
+  ASSERT_GT(OH, 0);
+  ASSERT_GT(OW, 0);
+  auto X = randomVector(T.N * T.C * T.H * T.W, Rng);
+  auto Wt = randomVector(T.M * T.C * T.KH * T.KW, Rng);
+  auto B = randomVector(T.M, Rng);
+  const int64_t MR = cuvil_k_pack_mr, Taps = T.C * T.KH * T.KW;
+  std::vector<float> Packed(T.M * Taps, NAN);
+  for (int64_t Mo = 0; Mo < T.M; ++Mo) {
+    const int64_t M0 = Mo / MR * MR, Width = std::min(MR, T.M - M0);
+    for (int64_t Tap = 0; Tap < Taps; ++Tap)
+      Packed[M0 * Taps + Tap * Width + (Mo - M0)] = Wt[Mo * Taps + Tap];
+  }
+
+  std::vector<float> Ref(T.N * T.M * OH * OW), Got(Ref.size(), NAN);
+  cuvil_k_conv2d_f32(X.data(), Wt.data(), B.data(), Ref.data(), T.N, T.C, T.H,
+                     T.W, T.M, T.KH, T.KW, OH, OW, T.SH, T.SW, T.DH, T.DW, T.PT,
+                     T.PL, 1, Lo, Hi);
+  cuvil_k_conv2d_packed_f32(X.data(), Packed.data(), B.data(), Got.data(), T.N,
+                            T.C, T.H, T.W, T.M, T.KH, T.KW, OH, OW, T.SH, T.SW,
+                            T.DH, T.DW, T.PT, T.PL, Lo, Hi);
+  for (size_t I = 0; I < Ref.size(); ++I)
+    ASSERT_NEAR(Got[I], Ref[I], 1e-5f * (1.0f + std::fabs(Ref[I])))
+        << "at flat index " << I;
+}
+
+TEST(PackedConv, MatchesReference) {
+  const float Inf = INFINITY;
+  const ConvCase Cases[] = {
+      // 1x1 (pointwise), channel counts around the block size.
+      {1, 16, 8, 8, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+      {1, 3, 5, 7, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+      {2, 8, 4, 13, 17, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+      // 3x3 same padding, stride 1 and 2, odd sizes (border + remainder).
+      {1, 4, 9, 11, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 5, 12, 12, 19, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {1, 3, 32, 32, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      // Asymmetric padding, rectangular kernels (DS-CNN's 10x4 stride 2).
+      {1, 1, 49, 10, 64, 10, 4, 2, 2, 1, 1, 4, 1, 5, 1},
+      {1, 2, 7, 9, 5, 2, 3, 1, 2, 1, 1, 0, 2, 1, 0},
+      // Dilation, and a window wider than the interior (all border).
+      {1, 3, 10, 10, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},
+      {1, 2, 3, 3, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 2, 1, 1, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      // No padding, stride 3, batch 2.
+      {2, 6, 14, 15, 9, 3, 3, 3, 3, 1, 1, 0, 0, 0, 0},
+  };
+  for (const ConvCase &T : Cases) {
+    checkConv(T, -Inf, Inf);
+    checkConv(T, 0.0f, 6.0f); // fused Relu6
+  }
+}
+
+void checkDepthwise(const ConvCase &T, float Lo, float Hi) {
+  SCOPED_TRACE(::testing::Message()
+               << "depthwise c=" << T.C << " h=" << T.H << " w=" << T.W
+               << " k=" << T.KH << "x" << T.KW << " s=" << T.SH << ","
+               << T.SW << " d=" << T.DH << "," << T.DW);
+  std::mt19937 Rng(static_cast<unsigned>(T.C * 17 + T.W));
+  const int64_t OH = outSize(T.H, T.KH, T.SH, T.DH, T.PT, T.PB);
+  const int64_t OW = outSize(T.W, T.KW, T.SW, T.DW, T.PL, T.PR);
+  auto X = randomVector(T.N * T.C * T.H * T.W, Rng);
+  auto Wt = randomVector(T.C * T.KH * T.KW, Rng);
+  auto B = randomVector(T.C, Rng);
+  std::vector<float> Ref(T.N * T.C * OH * OW), Got(Ref.size(), NAN);
+  cuvil_k_conv2d_f32(X.data(), Wt.data(), B.data(), Ref.data(), T.N, T.C, T.H,
+                     T.W, T.C, T.KH, T.KW, OH, OW, T.SH, T.SW, T.DH, T.DW, T.PT,
+                     T.PL, T.C, Lo, Hi);
+  cuvil_k_dwconv2d_f32(X.data(), Wt.data(), B.data(), Got.data(), T.N, T.C,
+                       T.H, T.W, T.KH, T.KW, OH, OW, T.SH, T.SW, T.DH, T.DW,
+                       T.PT, T.PL, Lo, Hi);
+  for (size_t I = 0; I < Ref.size(); ++I)
+    ASSERT_NEAR(Got[I], Ref[I], 1e-5f * (1.0f + std::fabs(Ref[I])))
+        << "at flat index " << I;
+}
+
+TEST(Depthwise, MatchesReference) {
+  const float Inf = INFINITY;
+  // M is unused (the output has C channels).
+  const ConvCase Cases[] = {
+      {1, 8, 112, 112, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 4, 113, 111, 0, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1},
+      {1, 3, 56, 56, 0, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {2, 5, 7, 7, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 2, 40, 41, 0, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1},
+      {1, 3, 30, 37, 0, 5, 5, 1, 1, 2, 2, 4, 4, 4, 4},
+      {1, 2, 25, 5, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 2, 3, 70, 0, 1, 7, 1, 2, 1, 1, 0, 3, 0, 3},
+  };
+  for (const ConvCase &T : Cases) {
+    checkDepthwise(T, -Inf, Inf);
+    checkDepthwise(T, 0.0f, 6.0f);
+  }
+}
+
+void checkGemm(int64_t M, int64_t N, int64_t K, bool TA, bool TB, float Alpha,
+               float Beta, int CShape) {
+  SCOPED_TRACE(::testing::Message() << "m=" << M << " n=" << N << " k=" << K
+                                    << " ta=" << TA << " tb=" << TB
+                                    << " cshape=" << CShape);
+  std::mt19937 Rng(static_cast<unsigned>(M * 1000 + N * 10 + K));
+  auto A = randomVector(M * K, Rng), B = randomVector(K * N, Rng);
+  // CShape: 0 none, 1 row vector [N], 2 full [M, N], 3 column [M, 1].
+  std::vector<float> C;
+  int64_t CRs = 0, CCs = 0;
+  if (CShape == 1) {
+    C = randomVector(N, Rng);
+    CCs = 1;
+  } else if (CShape == 2) {
+    C = randomVector(M * N, Rng);
+    CRs = N;
+    CCs = 1;
+  } else if (CShape == 3) {
+    C = randomVector(M, Rng);
+    CRs = 1;
+  }
+  const float *CP = CShape ? C.data() : nullptr;
+  const int64_t MR = cuvil_k_pack_mr;
+  std::vector<float> Packed(N * K, NAN);
+  for (int64_t J = 0; J < N; ++J) {
+    const int64_t J0 = J / MR * MR, Width = std::min(MR, N - J0);
+    for (int64_t P = 0; P < K; ++P)
+      Packed[J0 * K + P * Width + (J - J0)] = Alpha * B[TB ? J * K + P : P * N + J];
+  }
+  std::vector<float> Ref(M * N), Got(M * N, NAN);
+  const float Inf = INFINITY;
+  cuvil_k_gemm_f32(A.data(), B.data(), CP, Ref.data(), M, N, K, TA, TB, Alpha,
+                   CShape ? Beta : 0.0f, CRs, CCs, -Inf, Inf);
+  cuvil_k_gemm_packed_f32(A.data(), Packed.data(), CP, Got.data(), M, N, K, TA,
+                          CShape ? Beta : 0.0f, CRs, CCs, -Inf, Inf);
+  for (size_t I = 0; I < Ref.size(); ++I)
+    ASSERT_NEAR(Got[I], Ref[I], 1e-4f * (1.0f + std::fabs(Ref[I])))
+        << "at flat index " << I;
+}
+
+TEST(PackedGemm, MatchesReference) {
+  for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1, 128, 784},
+                         {1, 10, 128},
+                         {7, 33, 19},
+                         {12, 16, 5},
+                         {13, 1, 3}})
+    for (bool TA : {false, true})
+      for (bool TB : {false, true})
+        for (int CShape : {0, 1, 2, 3})
+          checkGemm(M, N, K, TA, TB, TA ? 0.5f : 1.0f, CShape == 2 ? 2.0f : 1.0f,
+                    CShape);
+}
+
+} // namespace
