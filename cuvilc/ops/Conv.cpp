@@ -19,19 +19,9 @@ llvm::Error verify(const Node &N) {
   const Value *X = N.input(0), *W = N.input(1), *B = N.input(2);
   if (!X || !W)
     return nodeError(N, "Conv needs inputs X and W");
-  if (X->rank() < 3)
-    return nodeError(N, "input '{}' has rank {}; expected N, C and spatial "
-                        "dimensions",
-                     X->name(), X->rank());
-  if (W->rank() != X->rank())
-    return nodeError(N, "weight rank {} differs from input rank {}",
-                     W->rank(), X->rank());
-  int64_t Group = N.getInt("group", 1);
-  int64_t C = X->shape()[1], M = W->shape()[0];
-  if (Group < 1 || C % Group || M % Group || W->shape()[1] * Group != C)
-    return nodeError(N, "group={} does not divide {} input / {} output "
-                        "channels consistently with weight shape",
-                     Group, C, M);
+  if (auto E = verifyConvChannels(N, *X, *W))
+    return E;
+  int64_t M = W->shape()[0];
   if (B && (B->rank() != 1 || B->shape()[0] != M))
     return nodeError(N, "bias must have shape [{}]", M);
   auto Wd = window(N);

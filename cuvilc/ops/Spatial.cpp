@@ -89,4 +89,22 @@ llvm::Expected<Window2D> computeWindow(const Node &N, const Value &X,
   return Wd;
 }
 
+llvm::Error verifyConvChannels(const Node &N, const Value &X,
+                               const Value &W) {
+  if (X.rank() < 3)
+    return nodeError(N, "input '{}' has rank {}; expected N, C and spatial "
+                        "dimensions",
+                     X.name(), X.rank());
+  if (W.rank() != X.rank())
+    return nodeError(N, "weight rank {} differs from input rank {}", W.rank(),
+                     X.rank());
+  int64_t Group = N.getInt("group", 1);
+  int64_t C = X.shape()[1], M = W.shape()[0];
+  if (Group < 1 || C % Group || M % Group || W.shape()[1] * Group != C)
+    return nodeError(N, "group={} does not divide {} input / {} output "
+                        "channels consistently with weight shape",
+                     Group, C, M);
+  return llvm::Error::success();
+}
+
 } // namespace cuvil

@@ -27,6 +27,10 @@ llvm::Expected<Window2D> computeWindow(const Node &N, const Value &X,
                                        std::vector<int64_t> KernelShape,
                                        bool AllowCeilMode);
 
+/// Checks the ranks of a convolution's input X ([N, C, spatial...]) and
+/// weight W ([M, C/group, kernel...]) and that group divides C and M.
+llvm::Error verifyConvChannels(const Node &N, const Value &X, const Value &W);
+
 } // namespace cuvil
 
 #endif

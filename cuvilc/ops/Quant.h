@@ -1,0 +1,49 @@
+//===- Quant.h - Shared checks for the quantization ops ---------*- C++ -*-===//
+//
+// QuantizeLinear, DequantizeLinear and the integer/QLinear products all take
+// scale and zero-point tensors that hold either one value (per tensor) or one
+// value per channel of some axis, and all pass quantized tensors to kernels
+// as untyped pointers with a CUVIL_Q_* element-type code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUVIL_OPS_QUANT_H
+#define CUVIL_OPS_QUANT_H
+
+#include "ir/Graph.h"
+#include "ops/OpRegistry.h"
+
+#include <llvm/Support/Error.h>
+#include <optional>
+
+namespace cuvil {
+
+/// The CUVIL_Q_* code of an 8-bit quantized type (and of int32 when
+/// AllowI32), or nullopt for every other type.
+std::optional<int64_t> quantTypeCode(DType T, bool AllowI32 = false);
+
+/// A tensor argument for an optional input, null when it is absent.
+inline KernelArg optionalTensor(const Value *V) {
+  return V ? KernelArg::tensor(V) : KernelArg::null();
+}
+
+/// Requires V (named What, e.g. "input 'x'") to be uint8 or int8.
+llvm::Error requireQuant8(const Node &N, const Value *V, const char *What);
+
+/// Checks a scale or zero-point operand P (may be null when optional) of
+/// element type Type that holds one value or, when PerChannel > 0, one value
+/// per channel (named Channel in messages) in a 1-D tensor of PerChannel
+/// elements. Returns whether it is per channel.
+llvm::Expected<bool> checkQuantParam(const Node &N, const Value *P,
+                                     DType Type, int64_t PerChannel,
+                                     const char *Channel);
+
+/// Checks a float32 scale and its optional zero point of type ZpType as
+/// above and that both are per channel or both per tensor; returns which.
+llvm::Expected<bool> checkScaleAndZeroPoint(const Node &N, const Value *Scale,
+                                            const Value *Zp, DType ZpType,
+                                            int64_t PerChannel,
+                                            const char *Channel);
+
+} // namespace cuvil
+
+#endif
