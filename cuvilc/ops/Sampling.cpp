@@ -101,6 +101,9 @@ llvm::Error verifyRoi(const Node &N) {
     return nodeError(N, "rois must be [num_rois, 4] and batch_indices "
                         "[num_rois]");
   std::string Mode = N.getString("mode", "avg");
+  // ONNX Runtime's max mode (the largest weighted corner of any sample,
+  // which ORT itself flags as wrong) and the plain max of the samples
+  // disagree, and no test settles it: refuse rather than guess.
   if (Mode != "avg")
     return nodeError(N, "mode '{}' is not supported (only 'avg' is "
                         "supported)",
