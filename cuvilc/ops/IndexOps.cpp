@@ -1,11 +1,12 @@
-//===- IndexOps.cpp - TopK, OneHot, Trilu, EyeLike, ReverseSequence -------===//
+//===- IndexOps.cpp - TopK, OneHot, Trilu, EyeLike, ReverseSeq, CumSum ----===//
 //
 // Ops that select or place elements by position. A parameter that fixes an
 // output extent (TopK's k, OneHot's depth) may be computed at run time: the
 // output shape is static (ONNX shape inference or the model's declaration),
 // so the extent is taken from it, and checked against the parameter when
 // that is a constant. Parameters that do not change shapes (Trilu's k,
-// ReverseSequence's lengths) are read by the kernels at run time.
+// ReverseSequence's lengths, CumSum's axis) are read by the kernels at run
+// time.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
@@ -223,6 +224,50 @@ llvm::Error runReverseSequence(const Node &N, std::vector<KernelCall> *Calls) {
   return llvm::Error::success();
 }
 
+// CumSum: a constant axis folds the shape into [outer, n, inner]; a run-time
+// one is read by the kernel, which then needs the whole (padded) shape.
+llvm::Error runCumSum(const Node &N, std::vector<KernelCall> *Calls) {
+  const Value *X = N.input(0), *A = N.input(1), *Y = N.output(0);
+  if (!X || !A)
+    return nodeError(N, "needs an input and an axis");
+  DType T = X->dtype();
+  if (T != DType::F32 && T != DType::F64 && T != DType::I32 && T != DType::I64)
+    return nodeError(N, "element type {} is not supported", dtypeName(T));
+  if (Y->dtype() != T || Y->shape() != X->shape())
+    return nodeError(N, "the output must have the input's type and shape");
+  if ((A->dtype() != DType::I64 && A->dtype() != DType::I32) ||
+      A->numElements() != 1)
+    return nodeError(N, "axis must be one int32 or int64");
+  if (X->rank() == 0)
+    return nodeError(N, "a scalar input is not supported");
+  std::vector<int64_t> Shape = X->shape();
+  std::optional<int64_t> Axis = constScalar(A);
+  if (Axis) {
+    auto Norm = normalizeAxis(N, *Axis, X->rank());
+    if (!Norm)
+      return Norm.takeError();
+    Shape = {product(Shape, 0, *Norm), Shape[*Norm],
+             product(Shape, *Norm + 1, Shape.size())};
+    Axis = 1;
+  } else if (X->rank() > CUVIL_MAX_RANK) {
+    return nodeError(N, "a run-time axis on rank {} is not supported",
+                     X->rank());
+  }
+  if (!Calls || Y->numElements() == 0)
+    return llvm::Error::success();
+  int64_t Rank = Shape.size();
+  Shape.insert(Shape.begin(), CUVIL_MAX_RANK - Shape.size(), 1);
+  Calls->push_back({fmt::format("cuvil_k_cumsum_{}", dtypeName(T)),
+                    {KernelArg::tensor(X), KernelArg::tensor(Y),
+                     KernelArg::array(Shape), KernelArg::i(Rank),
+                     Axis ? KernelArg::null() : KernelArg::tensor(A),
+                     KernelArg::i(A->dtype() == DType::I32),
+                     KernelArg::i(Axis.value_or(0)),
+                     KernelArg::i(N.getInt("exclusive", 0) != 0),
+                     KernelArg::i(N.getInt("reverse", 0) != 0)}});
+  return llvm::Error::success();
+}
+
 } // namespace
 
 extern const OpDef TopKOp = {"TopK", verifyWith<runTopK>, lowerWith<runTopK>,
@@ -235,6 +280,10 @@ extern const OpDef TriluOp = {"Trilu", verifyWith<runTrilu>,
 extern const OpDef EyeLikeOp = {"EyeLike", verifyWith<runEyeLike>,
                                 lowerWith<runEyeLike>, noMacs,
                                 Placement::Fresh};
+// A prefix sum in place reads each element before writing it.
+extern const OpDef CumSumOp = {"CumSum", verifyWith<runCumSum>,
+                               lowerWith<runCumSum>, noMacs,
+                               Placement::InPlace};
 extern const OpDef ReverseSequenceOp = {
     "ReverseSequence", verifyWith<runReverseSequence>,
     lowerWith<runReverseSequence>, noMacs, Placement::Fresh};

@@ -169,4 +169,17 @@ TEST(IndexingKernels, EyeAndReverseSequence) {
   EXPECT_EQ(Y, (std::vector<int8_t>{2, 11, 1, 10, 0, 12}));
 }
 
+TEST(IndexingKernels, CumSumReadsItsAxisAtRunTime) {
+  // x [2, 3]: axis -1 from an int32 tensor, exclusive and reversed.
+  std::vector<float> X = {1, 2, 3, 4, 5, 6}, Y(6);
+  Padded S = {1, 1, 1, 1, 2, 3};
+  int32_t Axis = -1;
+  cuvil_k_cumsum_f32(X.data(), Y.data(), S.data(), 2, &Axis, 1, 0, 1, 1);
+  EXPECT_EQ(Y, (std::vector<float>{5, 3, 0, 11, 6, 0}));
+  // Axis 0 as a constant, in place on int64.
+  std::vector<int64_t> Z = {1, 2, 3, 4, 5, 6};
+  cuvil_k_cumsum_i64(Z.data(), Z.data(), S.data(), 2, nullptr, 0, 0, 0, 0);
+  EXPECT_EQ(Z, (std::vector<int64_t>{1, 2, 3, 5, 7, 9}));
+}
+
 } // namespace

@@ -457,7 +457,7 @@ void cuvil_k_prelu_f32(const float *x, const float *slope, float *y,
 /* ---- end of unary math and activations section ---------------------- */
 
 /* ---- Indexing: GatherElements, GatherND, Scatter*, TopK, OneHot, Trilu,
- *      EyeLike, ReverseSequence (gather_scatter.c, index_ops.c) ---------- */
+ *      EyeLike, ReverseSequence, CumSum (gather_scatter.c, index_ops.c) --- */
 
 /* Index tensors are read at run time. A negative index counts from the end
  * of its axis (index + dim). An index still outside [0, dim) after that is
@@ -589,6 +589,22 @@ CUVIL_MATRIX_FILL_DECLS(8)
 CUVIL_MATRIX_FILL_DECLS(16)
 CUVIL_MATRIX_FILL_DECLS(32)
 CUVIL_MATRIX_FILL_DECLS(64)
+
+/* CumSum over one axis of x (shape padded on the left with 1 to
+ * CUVIL_MAX_RANK, `rank` real dimensions). The axis is *axis (int32 when
+ * axis_is_i32, else int64) when axis is not NULL, else axis_default;
+ * negative counts from the end, and an out-of-range axis is clamped into
+ * [0, rank). exclusive leaves the current element out, reverse sums from
+ * the end. In place. */
+#define CUVIL_CUMSUM_DECL(SFX, T)                                              \
+  void cuvil_k_cumsum_##SFX(const T *x, T *y, const int64_t *shape,            \
+                            int64_t rank, const void *axis,                    \
+                            int64_t axis_is_i32, int64_t axis_default,         \
+                            int64_t exclusive, int64_t reverse);
+CUVIL_CUMSUM_DECL(f32, float)
+CUVIL_CUMSUM_DECL(f64, double)
+CUVIL_CUMSUM_DECL(i32, int32_t)
+CUVIL_CUMSUM_DECL(i64, int64_t)
 
 /* ---- end of indexing section ------------------------------------------ */
 

@@ -1,4 +1,5 @@
-/* Reference TopK, OneHot, Trilu, EyeLike and ReverseSequence kernels. */
+/* Reference TopK, OneHot, Trilu, EyeLike, ReverseSequence and CumSum
+ * kernels. */
 #include "cuvil/kernels.h"
 
 typedef uint8_t __attribute__((may_alias)) cuvil_ix8_t;
@@ -130,3 +131,45 @@ CUVIL_MATRIX_FILLS(8)
 CUVIL_MATRIX_FILLS(16)
 CUVIL_MATRIX_FILLS(32)
 CUVIL_MATRIX_FILLS(64)
+
+/* CumSum: the axis (possibly read at run time) splits the padded shape into
+ * [outer, n, inner]; each lane is summed in the element type, forwards or
+ * backwards, with or without the current element. */
+#define CUVIL_CUMSUM(SFX, T)                                                   \
+  void cuvil_k_cumsum_##SFX(const T *x, T *y, const int64_t *shape,            \
+                            int64_t rank, const void *axis,                    \
+                            int64_t axis_is_i32, int64_t axis_default,         \
+                            int64_t exclusive, int64_t reverse) {              \
+    int64_t a = axis ? (axis_is_i32 ? (int64_t) * (const int32_t *)axis        \
+                                    : *(const int64_t *)axis)                  \
+                     : axis_default;                                           \
+    if (a < 0)                                                                 \
+      a += rank;                                                               \
+    a = a < 0 ? 0 : a >= rank ? rank - 1 : a;                                  \
+    a += CUVIL_MAX_RANK - rank;                                                \
+    int64_t outer = 1, n = shape[a], inner = 1;                                \
+    for (int64_t d = 0; d < a; ++d)                                            \
+      outer *= shape[d];                                                       \
+    for (int64_t d = a + 1; d < CUVIL_MAX_RANK; ++d)                           \
+      inner *= shape[d];                                                       \
+    for (int64_t o = 0; o < outer; ++o)                                        \
+      for (int64_t i = 0; i < inner; ++i) {                                    \
+        const T *xl = x + o * n * inner + i;                                   \
+        T *yl = y + o * n * inner + i;                                         \
+        T acc = 0;                                                             \
+        for (int64_t s = 0; s < n; ++s) {                                      \
+          int64_t j = (reverse ? n - 1 - s : s) * inner;                       \
+          T v = xl[j];                                                         \
+          if (!exclusive)                                                      \
+            acc += v;                                                          \
+          yl[j] = acc;                                                         \
+          if (exclusive)                                                       \
+            acc += v;                                                          \
+        }                                                                      \
+      }                                                                        \
+  }
+
+CUVIL_CUMSUM(f32, float)
+CUVIL_CUMSUM(f64, double)
+CUVIL_CUMSUM(i32, int32_t)
+CUVIL_CUMSUM(i64, int64_t)
