@@ -70,8 +70,6 @@ llvm::Error runTopK(const Node &N, std::vector<KernelCall> *Calls) {
   Want[*Axis] = K;
   if (V->shape() != Want || K > X->shape()[*Axis])
     return nodeError(N, "the outputs' shapes do not match the input's");
-  if (!N.getInt("largest", 1) && N.opset() < 11)
-    return nodeError(N, "largest = 0 needs opset 11");
   if (!Calls || V->numElements() == 0)
     return llvm::Error::success();
   const std::vector<int64_t> &S = X->shape();
