@@ -7,17 +7,9 @@
 
 using namespace cuvil;
 using test::addOp;
+using test::constI64;
 
 namespace {
-
-Value *constI64(Graph &G, const std::string &Name, std::vector<int64_t> Shape,
-                std::vector<int64_t> Data) {
-  Value *V = G.addValue(Name, DType::I64, std::move(Shape), ValueKind::Constant);
-  std::vector<uint8_t> B(Data.size() * 8);
-  std::memcpy(B.data(), Data.data(), B.size());
-  V->setData(std::move(B));
-  return V;
-}
 
 Value *value(Graph &G, const std::string &Name, DType Ty,
              std::vector<int64_t> Shape) {

@@ -21,6 +21,15 @@ inline Value *constF32(Graph &G, const std::string &Name,
   return V;
 }
 
+inline Value *constI64(Graph &G, const std::string &Name,
+                       std::vector<int64_t> Shape, std::vector<int64_t> Data) {
+  Value *V = G.addValue(Name, DType::I64, std::move(Shape), ValueKind::Constant);
+  std::vector<uint8_t> B(Data.size() * 8);
+  std::memcpy(B.data(), Data.data(), B.size());
+  V->setData(std::move(B));
+  return V;
+}
+
 inline Node *addOp(Graph &G, const std::string &Op, const std::string &Name,
                    std::vector<Value *> Ins, std::vector<Value *> Outs,
                    int Index) {
