@@ -24,8 +24,9 @@ llvm::Error verify(const Node &N) {
     // Y, running_mean, running_var; the importer drops an omitted one and
     // shifts the next, so two outputs are ambiguous.
     if (Outs == 2 || Outs > 3)
-      return nodeError(N, "training mode needs Y alone or Y with both "
-                          "running_mean and running_var outputs");
+      return nodeError(N, "training mode with exactly one of the optional "
+                          "running_mean/running_var outputs is not supported "
+                          "(only none or both)");
   } else if (Outs > 1) {
     return nodeError(N, "the running mean/variance outputs are not supported "
                         "outside training mode");
