@@ -19,6 +19,17 @@ std::string verifyError(const Node &N) {
   return llvm::toString(N.def()->Verify(N));
 }
 
+/// A BatchNormalization of x (Shape, 2 channels) whose four parameters are
+/// graph inputs, with the given outputs.
+Node *runtimeBatchNorm(Graph &G, std::vector<int64_t> Shape,
+                       std::vector<Value *> Outs) {
+  std::vector<Value *> Ins{
+      G.addValue("x", DType::F32, std::move(Shape), ValueKind::Input)};
+  for (const char *P : {"s", "b", "m", "v"})
+    Ins.push_back(G.addValue(P, DType::F32, {2}, ValueKind::Input));
+  return test::addOp(G, "BatchNormalization", "bn", Ins, std::move(Outs), 0);
+}
+
 } // namespace
 
 TEST(NormOps, LayerNormSplitsAtAxisAndBroadcastsTrailingParams) {
@@ -91,12 +102,8 @@ TEST(NormOps, LpNormRefusesOtherP) {
 
 TEST(NormOps, BatchNormWithRuntimeParametersIsNotFolded) {
   Graph G("g");
-  Value *X = G.addValue("x", DType::F32, {1, 2, 3}, ValueKind::Input);
-  std::vector<Value *> Ins{X};
-  for (const char *P : {"s", "b", "m", "v"})
-    Ins.push_back(G.addValue(P, DType::F32, {2}, ValueKind::Input));
   Value *Y = test::tensor(G, "y", {1, 2, 3});
-  Node *N = test::addOp(G, "BatchNormalization", "bn", Ins, {Y}, 0);
+  Node *N = runtimeBatchNorm(G, {1, 2, 3}, {Y});
   G.outputs().push_back(Y);
   ASSERT_FALSE(bool(foldBatchNorm(G)));
   EXPECT_FALSE(N->getInt("cuvil.affine", 0));
@@ -107,13 +114,9 @@ TEST(NormOps, BatchNormWithRuntimeParametersIsNotFolded) {
 
 TEST(NormOps, BatchNormTrainingWritesRunningStatistics) {
   Graph G("g");
-  Value *X = G.addValue("x", DType::F32, {2, 2, 3}, ValueKind::Input);
-  std::vector<Value *> Ins{X};
-  for (const char *P : {"s", "b", "m", "v"})
-    Ins.push_back(G.addValue(P, DType::F32, {2}, ValueKind::Input));
   Value *Y = test::tensor(G, "y", {2, 2, 3});
   Value *RM = test::tensor(G, "rm", {2}), *RV = test::tensor(G, "rv", {2});
-  Node *N = test::addOp(G, "BatchNormalization", "bn", Ins, {Y, RM, RV}, 0);
+  Node *N = runtimeBatchNorm(G, {2, 2, 3}, {Y, RM, RV});
   N->setAttr("training_mode", int64_t(1));
   auto Calls = lowerOk(*N);
   ASSERT_EQ(Calls.size(), 1u);
