@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
+#include "ops/ReduceLoops.h"
 
 #include <cuvil/kernels.h>
 
@@ -45,14 +46,8 @@ const ReduceSpec &specOf(const Node &N) {
   return Specs[0];
 }
 
-/// Kept and reduced loop nests of a reduction.
-struct ReduceLoops {
-  bool Identity = false; ///< empty axes with noop_with_empty_axes: a copy
-  std::vector<int64_t> OutShape, OutStr, RedShape, RedStr;
-};
+} // namespace
 
-/// Splits Shape (dense, row-major) into kept and reduced loops. Reduced[d]
-/// marks the reduced dimensions.
 llvm::Expected<ReduceLoops> reduceLoops(const Node &N,
                                         const std::vector<int64_t> &Shape,
                                         const std::vector<bool> &Reduced,
@@ -96,13 +91,30 @@ llvm::Expected<ReduceLoops> reduceLoops(const Node &N,
   return L;
 }
 
+llvm::Expected<ReduceLoops> axesLoops(const Node &N,
+                                      const std::vector<int64_t> &Shape,
+                                      const std::vector<int64_t> &Axes,
+                                      size_t PadToRank) {
+  std::vector<bool> Reduced(Shape.size(), Axes.empty());
+  for (int64_t A : Axes) {
+    auto Ax = normalizeAxis(N, A, Shape.size());
+    if (!Ax)
+      return Ax.takeError();
+    if (Reduced[*Ax])
+      return nodeError(N, "axis {} is listed twice", A);
+    Reduced[*Ax] = true;
+  }
+  return reduceLoops(N, Shape, Reduced, PadToRank);
+}
+
+namespace {
+
 /// The reduced axes of N (normalised), or Identity.
 llvm::Expected<ReduceLoops> loops(const Node &N) {
   const ReduceSpec &S = specOf(N);
   const Value *X = N.input(0);
   if (!X)
     return nodeError(N, "missing input");
-  size_t Rank = X->rank();
   std::vector<int64_t> Axes;
   bool AxesInput = N.opset() >= S.AxesInputOpset;
   if (AxesInput) {
@@ -120,21 +132,12 @@ llvm::Expected<ReduceLoops> loops(const Node &N) {
                        N.opset());
     Axes = N.getInts("axes");
   }
-  ReduceLoops L;
-  std::vector<bool> Reduced(Rank, Axes.empty());
   if (Axes.empty() && AxesInput && N.getInt("noop_with_empty_axes", 0)) {
+    ReduceLoops L;
     L.Identity = true;
     return L;
   }
-  for (int64_t A : Axes) {
-    auto Ax = normalizeAxis(N, A, Rank);
-    if (!Ax)
-      return Ax.takeError();
-    if (Reduced[*Ax])
-      return nodeError(N, "axis {} is listed twice", A);
-    Reduced[*Ax] = true;
-  }
-  return reduceLoops(N, X->shape(), Reduced, CUVIL_REDUCE_RANK);
+  return axesLoops(N, X->shape(), Axes, CUVIL_REDUCE_RANK);
 }
 
 llvm::Error verifyReduce(const Node &N) {

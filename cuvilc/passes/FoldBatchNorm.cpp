@@ -4,7 +4,8 @@
 // s = scale / sqrt(var + epsilon). When x comes straight from a Conv (or a
 // Gemm with a [N] or absent bias) used only by this BN, the scale folds
 // into the producer's weights (per output channel) and the shift into its
-// bias. Otherwise the BN becomes a per-channel affine y = x * s + t.
+// bias. Otherwise the BN becomes a per-channel affine y = x * s + t. A BN
+// in training mode or with run-time parameters is left alone.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
@@ -96,11 +97,14 @@ llvm::Error foldBatchNorm(Graph &G) {
     int64_t C = X->shape()[1];
     const Value *Scale = BN->input(1), *Bias = BN->input(2),
                 *Mean = BN->input(3), *Var = BN->input(4);
+    // Training mode and run-time parameters stay BatchNormalization nodes,
+    // lowered to kernels that compute the statistics or read the
+    // parameters at run time.
+    bool Constant = BN->getInt("training_mode", 0) == 0;
     for (const Value *P : {Scale, Bias, Mean, Var})
-      if (!isFloatConst(P, C))
-        return nodeError(*BN, "parameters must be constant f32 tensors of "
-                              "{} elements",
-                         C);
+      Constant = Constant && isFloatConst(P, C);
+    if (!Constant)
+      continue;
     float Eps = BN->getFloat("epsilon", 1e-5f);
     std::vector<float> S(C), T(C);
     for (int64_t I = 0; I < C; ++I) {
