@@ -279,6 +279,10 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
     case AP::FLOATS:
       N->setAttr(A.name(), std::vector<float>(A.floats().begin(), A.floats().end()));
       break;
+    case AP::STRINGS:
+      N->setAttr(A.name(), std::vector<std::string>(A.strings().begin(),
+                                                    A.strings().end()));
+      break;
     case AP::TENSOR: {
       // A small tensor attribute (ConstantOfShape's value) becomes
       // NAME.dtype, NAME.shape and NAME.bits (each element's bits,
@@ -310,18 +314,38 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
       break;
     }
   }
+  // Outputs keep their ONNX positions (Node::outputAt): one left out ("")
+  // is skipped unless the op wants that position as scratch, then it is an
+  // internal value the model cannot name.
+  uint32_t Scratch = Def ? Def->ScratchOutputs : 0;
+  int NumPos = NP.output_size();
+  while (NumPos < 32 && (Scratch >> NumPos) != 0)
+    ++NumPos;
   std::vector<Value *> Outs;
-  for (const auto &Out : NP.output()) {
-    if (Out.empty())
+  std::vector<unsigned> Pos;
+  for (int P = 0; P < NumPos; ++P) {
+    const std::string Out = P < NP.output_size() ? NP.output(P) : "";
+    if (Out.empty()) {
+      if (!(Scratch >> P & 1))
+        continue;
+      std::string Internal = Name + "/scratch" + std::to_string(P);
+      while (Values.count(Internal) || Infos.count(Internal))
+        Internal += "_";
+      DType Ty = !Ins.empty() && Ins[0] ? Ins[0]->dtype() : DType::F32;
+      Outs.push_back(
+          G->addValue(Internal, Ty, {UnknownRank}, ValueKind::Intermediate));
+      Pos.push_back(P);
       continue;
+    }
     auto V = createValue(Out, N, ValueKind::Intermediate);
     if (!V)
       return V.takeError();
     Outs.push_back(*V);
+    Pos.push_back(P);
   }
   // addNode took no outputs so that createValue could name the node in its
   // errors; attach them now.
-  G->setNodeOutputs(N, std::move(Outs));
+  G->setNodeOutputs(N, std::move(Outs), std::move(Pos));
   return llvm::Error::success();
 }
 
