@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/onnx/OnnxImporter.h"
+#include "frontend/onnx/ScanUnroll.h"
 
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
@@ -110,6 +111,7 @@ private:
   llvm::Expected<Value *> createValue(const std::string &Name,
                                       const Node *User, ValueKind Kind);
   llvm::Error importNode(const onnx::NodeProto &NP, int Index);
+  llvm::Error inlineSubgraph(const onnx::GraphProto &Sub, int Index);
 
   onnx::ModelProto &M;
   const ImportOptions &Opts;
@@ -259,7 +261,25 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
                        Name, NP.op_type(), In);
     Ins.push_back(It->second);
   }
+  // Subgraphs without formal inputs (If's branches) are inlined before the
+  // node: their nodes run unconditionally (ops have no side effects), and
+  // their outputs become extra inputs of the node; attribute NAME then says
+  // where: {first input, count}. Subgraphs with formal inputs (Scan, Loop)
+  // are dropped; verification rejects their ops.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> Inlined;
+  for (const auto &A : NP.attribute()) {
+    if (A.type() != onnx::AttributeProto::GRAPH || A.g().input_size() != 0)
+      continue;
+    if (auto E = inlineSubgraph(A.g(), Index))
+      return E;
+    Inlined.push_back({A.name(),
+                       {static_cast<int64_t>(Ins.size()), A.g().output_size()}});
+    for (const auto &Out : A.g().output())
+      Ins.push_back(Values.at(Out.name()));
+  }
   Node *N = G->addNode(NP.op_type(), Name, Def, Ins, {});
+  for (auto &[Attr, Where] : Inlined)
+    N->setAttr(Attr, std::move(Where));
   N->origin().Names.push_back(Name);
   N->origin().Indices.push_back(Index);
   auto OS = Opsets.find(Standard ? "" : Domain);
@@ -309,8 +329,8 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
       break;
     }
     default:
-      // Graph attributes belong to ops cuvil does not support yet;
-      // verification rejects those ops by name.
+      // Graph attributes were inlined above (then NAME is set) or belong
+      // to ops cuvil does not support; verification rejects those.
       break;
     }
   }
@@ -349,6 +369,28 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
   return llvm::Error::success();
 }
 
+llvm::Error Importer::inlineSubgraph(const onnx::GraphProto &Sub,
+                                     int Index) {
+  for (const auto &VI : Sub.value_info())
+    Infos[VI.name()] = &VI;
+  for (const auto &VI : Sub.output())
+    Infos.emplace(VI.name(), &VI); // may name an outer value
+  for (const auto &T : Sub.initializer()) {
+    auto V = addConstant(T, T.name());
+    if (!V)
+      return V.takeError();
+  }
+  for (const auto &NP : Sub.node())
+    if (auto E = importNode(NP, Index))
+      return E;
+  for (const auto &Out : Sub.output())
+    if (!Values.count(Out.name()))
+      return makeError("subgraph output '{}' of '{}' is not produced by any "
+                       "node",
+                       Out.name(), Sub.name());
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
   for (const auto &O : M.opset_import())
     Opsets[O.domain() == "ai.onnx" ? "" : O.domain()] = O.version();
@@ -377,6 +419,20 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
           M, onnx::OpSchemaRegistry::Instance(), SO);
     } catch (const std::exception &) {
       return makeError("ONNX shape inference failed: {}", Strict);
+    }
+  }
+
+  // A Scan with a static trip count becomes plain nodes; their shapes come
+  // from a second inference.
+  if (unrollScans(M)) {
+    try {
+      onnx::ShapeInferenceOptions SO(/*check_type=*/false, /*strict=*/0,
+                                     /*data_prop=*/true);
+      onnx::shape_inference::InferShapes(
+          M, onnx::OpSchemaRegistry::Instance(), SO);
+    } catch (const std::exception &Ex) {
+      return makeError("ONNX shape inference failed after unrolling Scan: {}",
+                       Ex.what());
     }
   }
 

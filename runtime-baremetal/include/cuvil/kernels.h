@@ -456,7 +456,7 @@ void cuvil_k_prelu_f32(const float *x, const float *slope, float *y,
 
 /* ---- end of unary math and activations section ---------------------- */
 
-/* ---- Recurrent ops (RNN, GRU, LSTM) ------------------------------------ */
+/* ---- Recurrent and control-flow ops (RNN, GRU, LSTM, If) --------------- */
 
 /* One ONNX RNN (cell 0), GRU (cell 1) or LSTM (cell 2) with T steps, batch
  * n_batch, input size n_in, hidden size n_hid and n_dir directions (2:
@@ -483,6 +483,10 @@ void cuvil_k_recurrent_f32(const float *x, const float *w, const float *r,
                            int64_t n_dir, int64_t reverse, int64_t layout,
                            const int64_t *acts, float clip,
                            int64_t linear_before_reset, int64_t input_forget);
+
+/* If: y = *cond ? a : b, n bytes (a, b: the branches' results). */
+void cuvil_k_select_bytes(const uint8_t *cond, const uint8_t *a,
+                          const uint8_t *b, uint8_t *y, int64_t n);
 
 #ifdef __cplusplus
 }
