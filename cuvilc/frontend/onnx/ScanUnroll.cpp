@@ -27,9 +27,13 @@ constexpr int64_t MaxCopies = 1024;
 
 class Unroller {
 public:
-  Unroller(onnx::GraphProto &G, const onnx::NodeProto &Scan, int64_t Opset,
-           std::vector<onnx::NodeProto> &Out)
-      : G(G), Scan(Scan), Opset(Opset), Out(Out) {}
+  /// What it emits is named after the Scan (or its Index in the graph).
+  Unroller(onnx::GraphProto &G, const onnx::NodeProto &Scan, int Index,
+           int64_t Opset, std::vector<onnx::NodeProto> &Out)
+      : G(G), Scan(Scan),
+        Prefix(Scan.name().empty() ? "Scan_" + std::to_string(Index)
+                                   : Scan.name()),
+        Opset(Opset), Out(Out) {}
 
   /// False if this Scan is not one the unroller handles (nothing emitted).
   bool run();
@@ -37,7 +41,7 @@ public:
 private:
   const onnx::TypeProto *typeOf(const std::string &Name) const;
   std::string fresh(const std::string &Hint) {
-    return Scan.name() + "/unroll" + std::to_string(Counter++) + "/" + Hint;
+    return Prefix + "/unroll" + std::to_string(Counter++) + "/" + Hint;
   }
   onnx::NodeProto &node(const std::string &Op, std::vector<std::string> Ins,
                         std::vector<std::string> Outs) {
@@ -63,6 +67,7 @@ private:
 
   onnx::GraphProto &G;
   const onnx::NodeProto &Scan;
+  std::string Prefix;
   int64_t Opset;
   std::vector<onnx::NodeProto> &Out;
   const onnx::GraphProto *Body = nullptr;
@@ -283,11 +288,13 @@ bool unrollScans(onnx::ModelProto &M) {
   onnx::GraphProto &G = *M.mutable_graph();
   bool Changed = false;
   std::vector<onnx::NodeProto> Nodes;
+  int Index = 0;
   for (const auto &N : G.node()) {
+    ++Index;
     bool Standard = N.domain().empty() || N.domain() == "ai.onnx";
     std::vector<onnx::NodeProto> Unrolled;
     if (Standard && N.op_type() == "Scan" &&
-        Unroller(G, N, Opset, Unrolled).run()) {
+        Unroller(G, N, Index - 1, Opset, Unrolled).run()) {
       Nodes.insert(Nodes.end(), Unrolled.begin(), Unrolled.end());
       Changed = true;
     } else {
