@@ -119,6 +119,8 @@ private:
   std::unordered_map<std::string, Value *> Values;
   std::unordered_map<std::string, const onnx::ValueInfoProto *> Infos;
   std::unordered_map<std::string, int64_t> Opsets;
+  /// Why a Scan stayed as is, by its first output (see unrollScans).
+  std::map<std::string, std::string> Declined;
 };
 
 llvm::Error Importer::resolveInputDims() {
@@ -280,6 +282,9 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
   Node *N = G->addNode(NP.op_type(), Name, Def, Ins, {});
   for (auto &[Attr, Where] : Inlined)
     N->setAttr(Attr, std::move(Where));
+  if (NP.output_size() > 0)
+    if (auto It = Declined.find(NP.output(0)); It != Declined.end())
+      N->setAttr("cuvil.unsupported", It->second); // verification says it
   N->origin().Names.push_back(Name);
   N->origin().Indices.push_back(Index);
   auto OS = Opsets.find(Standard ? "" : Domain);
@@ -424,7 +429,7 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
 
   // A Scan with a static trip count becomes plain nodes; their shapes come
   // from a second inference.
-  if (unrollScans(M)) {
+  if (unrollScans(M, Declined)) {
     try {
       onnx::ShapeInferenceOptions SO(/*check_type=*/false, /*strict=*/0,
                                      /*data_prop=*/true);

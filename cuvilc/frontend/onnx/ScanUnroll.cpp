@@ -35,8 +35,10 @@ public:
                                    : Scan.name()),
         Opset(Opset), Out(Out) {}
 
-  /// False if this Scan is not one the unroller handles (nothing emitted).
+  /// False if this Scan is not one the unroller handles (nothing emitted;
+  /// why() says why).
   bool run();
+  const std::string &why() const { return Why; }
 
 private:
   const onnx::TypeProto *typeOf(const std::string &Name) const;
@@ -74,6 +76,11 @@ private:
   std::vector<int64_t> InAxes, InDirs, OutAxes, OutDirs;
   int64_t Steps = 0;
   int Counter = 0;
+  std::string Why;
+  bool decline(std::string Reason) {
+    Why = std::move(Reason);
+    return false;
+  }
 };
 
 const onnx::TypeProto *Unroller::typeOf(const std::string &Name) const {
@@ -194,10 +201,10 @@ bool Unroller::run() {
   bool Batched = Opset < 9; // Scan-8: inputs start with sequence_lens
   std::vector<std::string> Ins(Scan.input().begin(), Scan.input().end());
   if (!Body || NumScanIns < 1 || Ins.empty())
-    return false;
+    return decline("it has no body or no scan input");
   if (Batched) {
     if (!Ins[0].empty())
-      return false; // sequence_lens
+      return decline("the sequence_lens input is not supported");
     Ins.erase(Ins.begin());
   }
   int64_t NumStates = static_cast<int64_t>(Ins.size()) - NumScanIns;
@@ -205,14 +212,14 @@ bool Unroller::run() {
   if (NumStates < 0 || NumScanOuts < 0 ||
       Body->input_size() != static_cast<int>(Ins.size()) ||
       Scan.output_size() != Body->output_size())
-    return false;
+    return decline("its inputs and outputs do not match its body's");
   if (Body->initializer_size() != 0)
-    return false;
+    return decline("a body with initializers is not supported");
   for (const auto &BN : Body->node())
     for (const auto &A : BN.attribute())
       if (A.type() == onnx::AttributeProto::GRAPH ||
           A.type() == onnx::AttributeProto::GRAPHS)
-        return false;
+        return decline("a body with nested subgraphs is not supported");
   InAxes.resize(NumScanIns, 0);
   InDirs.resize(NumScanIns, 0);
   OutAxes.resize(NumScanOuts, 0);
@@ -220,7 +227,7 @@ bool Unroller::run() {
   // Static trip count (and batch), from the first scan input's shape.
   const onnx::TypeProto *T = typeOf(Ins[NumStates]);
   if (!T || !T->has_tensor_type() || !T->tensor_type().has_shape())
-    return false;
+    return decline("the shape of its scan input is unknown");
   const auto &Shape = T->tensor_type().shape();
   int64_t Rank = Shape.dim_size();
   // Negative axes count from the end of that input / of the stacked output.
@@ -237,20 +244,22 @@ bool Unroller::run() {
       OutAxes[I] += RankOf(&Body->output(NumStates + I).type()) + 1;
   for (int64_t Ax : InAxes)
     if (Ax < 0)
-      return false;
+      return decline("a negative scan input axis of unknown rank");
   for (int64_t Ax : OutAxes)
     if (Ax < 0)
-      return false;
+      return decline("a negative scan output axis of unknown rank");
   int64_t ScanAxis = Batched ? 1 : InAxes[0];
   if (ScanAxis < 0 || ScanAxis >= Rank ||
       !Shape.dim(ScanAxis).has_dim_value() ||
       (Batched && !Shape.dim(0).has_dim_value()))
-    return false;
+    return decline("its trip count is not static");
   Steps = Shape.dim(ScanAxis).dim_value();
   int64_t BatchSize = Batched ? Shape.dim(0).dim_value() : 1;
   if (Steps < 1 || BatchSize < 1 ||
       Steps * BatchSize * (Body->node_size() + 4) > MaxCopies)
-    return false;
+    return decline("unrolling it would take more than " +
+                   std::to_string(MaxCopies) + " nodes; that is not "
+                   "supported");
 
   std::vector<std::string> States(Ins.begin(), Ins.begin() + NumStates);
   std::vector<std::string> Xs(Ins.begin() + NumStates, Ins.end());
@@ -280,7 +289,8 @@ bool Unroller::run() {
 
 } // namespace
 
-bool unrollScans(onnx::ModelProto &M) {
+bool unrollScans(onnx::ModelProto &M,
+                 std::map<std::string, std::string> &Declined) {
   int64_t Opset = 0;
   for (const auto &O : M.opset_import())
     if (O.domain().empty() || O.domain() == "ai.onnx")
@@ -292,14 +302,20 @@ bool unrollScans(onnx::ModelProto &M) {
   for (const auto &N : G.node()) {
     ++Index;
     bool Standard = N.domain().empty() || N.domain() == "ai.onnx";
-    std::vector<onnx::NodeProto> Unrolled;
-    if (Standard && N.op_type() == "Scan" &&
-        Unroller(G, N, Index - 1, Opset, Unrolled).run()) {
-      Nodes.insert(Nodes.end(), Unrolled.begin(), Unrolled.end());
-      Changed = true;
-    } else {
+    if (!Standard || N.op_type() != "Scan") {
       Nodes.push_back(N);
+      continue;
     }
+    std::vector<onnx::NodeProto> Unrolled;
+    Unroller U(G, N, Index - 1, Opset, Unrolled);
+    if (!U.run()) {
+      if (N.output_size() > 0)
+        Declined[N.output(0)] = U.why();
+      Nodes.push_back(N);
+      continue;
+    }
+    Nodes.insert(Nodes.end(), Unrolled.begin(), Unrolled.end());
+    Changed = true;
   }
   if (!Changed)
     return false;
