@@ -56,6 +56,13 @@ std::string Origin::str() const {
   return S;
 }
 
+Value *Node::outputAt(unsigned Pos) const {
+  for (size_t I = 0; I < Outputs.size(); ++I)
+    if (outputPos(I) == Pos)
+      return Outputs[I];
+  return nullptr;
+}
+
 int64_t Node::getInt(const std::string &N, int64_t Default) const {
   auto It = Attrs.find(N);
   if (It == Attrs.end())
@@ -90,6 +97,16 @@ std::vector<int64_t> Node::getInts(const std::string &N,
   if (It == Attrs.end())
     return Default;
   if (auto *V = std::get_if<std::vector<int64_t>>(&It->second))
+    return *V;
+  return Default;
+}
+
+std::vector<std::string>
+Node::getStrings(const std::string &N, std::vector<std::string> Default) const {
+  auto It = Attrs.find(N);
+  if (It == Attrs.end())
+    return Default;
+  if (auto *V = std::get_if<std::vector<std::string>>(&It->second))
     return *V;
   return Default;
 }
@@ -133,9 +150,16 @@ Node *Graph::addNode(std::string OpType, std::string N, const OpDef *Def,
   return Nd;
 }
 
-void Graph::setNodeOutputs(Node *N, std::vector<Value *> Outs) {
+void Graph::setNodeOutputs(Node *N, std::vector<Value *> Outs,
+                           std::vector<unsigned> Pos) {
   assert(N->Outputs.empty() && "node outputs already set");
+  assert((Pos.empty() || Pos.size() == Outs.size()) && "one position each");
   N->Outputs = std::move(Outs);
+  bool Identity = true;
+  for (size_t I = 0; I < Pos.size(); ++I)
+    Identity &= Pos[I] == I;
+  if (!Identity)
+    N->OutputPos = std::move(Pos);
   for (Value *V : N->Outputs) {
     assert(!V->Producer && "value produced twice");
     V->Producer = N;
@@ -221,6 +245,8 @@ static std::string attrStr(const AttrValue &A) {
         else if constexpr (std::is_same_v<T, std::vector<int64_t>> ||
                            std::is_same_v<T, std::vector<float>>)
           return fmt::format("[{}]", fmt::join(X, ","));
+        else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+          return fmt::format("[\"{}\"]", fmt::join(X, "\",\""));
         else
           return fmt::format("{}", X);
       },

@@ -92,8 +92,9 @@ private:
 };
 
 /// Attribute values as the ops see them (independent of ONNX's protobuf).
-using AttrValue = std::variant<int64_t, float, std::string,
-                               std::vector<int64_t>, std::vector<float>>;
+using AttrValue =
+    std::variant<int64_t, float, std::string, std::vector<int64_t>,
+                 std::vector<float>, std::vector<std::string>>;
 
 /// Where a node came from: ONNX node names and their indices in the model.
 struct Origin {
@@ -120,9 +121,19 @@ public:
 
   /// Inputs in ONNX order; an omitted optional input is null.
   const std::vector<Value *> &inputs() const { return Inputs; }
+  /// Outputs that exist, in ONNX order. An optional output the model left
+  /// out ("") is not here, so after one, output(I) is not ONNX output I:
+  /// ops with optional outputs in the middle use outputAt.
   const std::vector<Value *> &outputs() const { return Outputs; }
   Value *input(size_t I) const { return I < Inputs.size() ? Inputs[I] : nullptr; }
   Value *output(size_t I) const { return Outputs[I]; }
+  /// ONNX output position of outputs()[I].
+  unsigned outputPos(size_t I) const {
+    return I < OutputPos.size() ? OutputPos[I] : static_cast<unsigned>(I);
+  }
+  /// The output at ONNX position Pos, or null when the model left it out
+  /// (and the op did not ask for it as scratch, see OpDef::ScratchOutputs).
+  Value *outputAt(unsigned Pos) const;
   size_t numInputs() const { return Inputs.size(); }
 
   const Origin &origin() const { return Orig; }
@@ -138,6 +149,8 @@ public:
   std::string getString(const std::string &N, const std::string &Default) const;
   std::vector<int64_t> getInts(const std::string &N,
                                std::vector<int64_t> Default = {}) const;
+  std::vector<std::string>
+  getStrings(const std::string &N, std::vector<std::string> Default = {}) const;
 
   /// Replaces input I (updating use lists).
   void setInput(size_t I, Value *V);
@@ -151,6 +164,8 @@ private:
   int64_t Opset = 0;
   std::vector<Value *> Inputs;
   std::vector<Value *> Outputs;
+  /// ONNX position of each output; empty when they are 0, 1, 2...
+  std::vector<unsigned> OutputPos;
   std::map<std::string, AttrValue> Attrs;
   Origin Orig;
 };
@@ -166,8 +181,10 @@ public:
   /// Adds a node; outputs become Intermediate values produced by it.
   Node *addNode(std::string OpType, std::string Name, const OpDef *Def,
                 std::vector<Value *> Inputs, std::vector<Value *> Outputs);
-  /// Sets the outputs of a node created without them.
-  void setNodeOutputs(Node *N, std::vector<Value *> Outs);
+  /// Sets the outputs of a node created without them; Pos gives their ONNX
+  /// positions when some optional output is left out (empty: 0, 1, 2...).
+  void setNodeOutputs(Node *N, std::vector<Value *> Outs,
+                      std::vector<unsigned> Pos = {});
   /// Appends an input to a node.
   void addNodeInput(Node *N, Value *V);
   /// Drops a node's inputs from index Count on.

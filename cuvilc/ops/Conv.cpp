@@ -72,6 +72,6 @@ int64_t macs(const Node &N) {
 } // namespace
 
 extern const OpDef ConvOp = {"Conv", verify, lower, macs, Placement::Fresh,
-                             packConvWeights};
+                             /*ScratchOutputs=*/0, packConvWeights};
 
 } // namespace cuvil

@@ -92,6 +92,6 @@ int64_t macs(const Node &N) {
 } // namespace
 
 extern const OpDef GemmOp = {"Gemm", verify, lower, macs, Placement::Fresh,
-                             packGemmWeights};
+                             /*ScratchOutputs=*/0, packGemmWeights};
 
 } // namespace cuvil

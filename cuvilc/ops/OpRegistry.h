@@ -89,6 +89,13 @@ struct OpDef {
   /// Multiply-accumulates of one execution (0 for data movement).
   int64_t (*Macs)(const Node &N);
   Placement Place;
+  /// Bit P set: output position P always exists. When the model leaves that
+  /// optional output out (or the op has fewer outputs: then it is pure
+  /// workspace), the importer materialises it as an internal value of input
+  /// 0's dtype whose shape the op's shape rule gives; the planner allocates
+  /// it like any other output. Ops use it as scratch memory (e.g. LSTM's
+  /// cell state when Y_c is not wanted).
+  uint32_t ScratchOutputs = 0;
   /// Rewrites N's constant weights into the order of the target's packed
   /// kernel, Panel output channels per panel, and marks N `cuvil.packed`
   /// (see ops/Packing.h); null for ops without a packed kernel.

@@ -80,6 +80,11 @@ struct GatherParams {
 llvm::Expected<GatherParams> gatherParams(const Node &N,
                                           const std::vector<int64_t> &In);
 
+/// RNN / GRU / LSTM: the shape of each output (by its ONNX position: Y,
+/// Y_h, Y_c, then the workspace the op asks for as scratch).
+llvm::Expected<std::vector<std::vector<int64_t>>>
+recurrentShapes(const Node &N);
+
 /// Host evaluation of an access: the dense result bytes.
 std::vector<uint8_t> applyAccess(const uint8_t *Src, unsigned ElemSize,
                                  const StridedAccess &A);

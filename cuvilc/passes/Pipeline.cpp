@@ -66,6 +66,10 @@ llvm::Error verifyGraphNode(const Node &N) {
                          V->name());
     return N.def()->Verify(N);
   }
+  std::string Why = N.getString("cuvil.unsupported", "");
+  if (!Why.empty()) // the frontend knows why it could not lower the node
+    return nodeError(N, "operator '{}' is not supported here: {}",
+                     N.opType(), Why);
   std::string Dom = N.getString("cuvil.domain", "");
   if (!Dom.empty())
     return nodeError(N, "operator '{}' of domain '{}' is not supported by "

@@ -138,3 +138,51 @@ TEST(Frontend, GarbageAndTruncatedFilesAreRejected) {
   EXPECT_EQ(llvm::toString(G3.takeError()),
             "cannot open file: No such file or directory");
 }
+
+// An optional output left out ("") keeps the positions of the later ones
+// (Node::outputAt); positions an op asks for as scratch are materialised.
+TEST(Frontend, OptionalOutputsKeepTheirPositions) {
+  onnx::ModelProto M;
+  M.set_ir_version(7);
+  M.add_opset_import()->set_version(14);
+  auto *G = M.mutable_graph();
+  G->set_name("lstm");
+  addInput(*G, "X", {int64_t(2), int64_t(1), int64_t(3)});
+  addInput(*G, "W", {int64_t(1), int64_t(8), int64_t(3)});
+  addInput(*G, "R", {int64_t(1), int64_t(8), int64_t(2)});
+  auto *L = G->add_node();
+  L->set_op_type("LSTM");
+  L->set_name("lstm");
+  for (const char *In : {"X", "W", "R"})
+    L->add_input(In);
+  L->add_output("");
+  L->add_output("Y_h");
+  auto *H = L->add_attribute();
+  H->set_name("hidden_size");
+  H->set_type(onnx::AttributeProto::INT);
+  H->set_i(2);
+  auto *Out = G->add_output();
+  Out->set_name("Y_h");
+  auto *OT = Out->mutable_type()->mutable_tensor_type();
+  OT->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t D : {1, 1, 2})
+    OT->mutable_shape()->add_dim()->set_dim_value(D);
+  std::string Path = ::testing::TempDir() + "/lstm.onnx";
+  {
+    std::ofstream OS(Path, std::ios::binary);
+    M.SerializeToOstream(&OS);
+  }
+  auto Gr = importOnnx(Path, {});
+  ASSERT_TRUE(bool(Gr)) << llvm::toString(Gr.takeError());
+  const Node &N = *(*Gr)->nodes()[0];
+  EXPECT_EQ(N.outputAt(0), nullptr);
+  ASSERT_NE(N.outputAt(1), nullptr);
+  EXPECT_EQ(N.outputAt(1)->name(), "Y_h");
+  EXPECT_EQ(N.outputPos(0), 1u);
+  // Y_c (2) and the workspace (3) are LSTM's scratch: internal values.
+  ASSERT_EQ(N.outputs().size(), 3u);
+  ASSERT_NE(N.outputAt(2), nullptr);
+  ASSERT_NE(N.outputAt(3), nullptr);
+  EXPECT_TRUE(N.outputAt(2)->users().empty());
+  EXPECT_EQ(N.outputAt(3)->dtype(), DType::F32);
+}

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/onnx/OnnxImporter.h"
+#include "frontend/onnx/ScanUnroll.h"
 
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
@@ -110,6 +111,7 @@ private:
   llvm::Expected<Value *> createValue(const std::string &Name,
                                       const Node *User, ValueKind Kind);
   llvm::Error importNode(const onnx::NodeProto &NP, int Index);
+  llvm::Error inlineSubgraph(const onnx::GraphProto &Sub, int Index);
 
   onnx::ModelProto &M;
   const ImportOptions &Opts;
@@ -117,6 +119,8 @@ private:
   std::unordered_map<std::string, Value *> Values;
   std::unordered_map<std::string, const onnx::ValueInfoProto *> Infos;
   std::unordered_map<std::string, int64_t> Opsets;
+  /// Why a Scan stayed as is, by its first output (see unrollScans).
+  std::map<std::string, std::string> Declined;
 };
 
 llvm::Error Importer::resolveInputDims() {
@@ -259,7 +263,28 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
                        Name, NP.op_type(), In);
     Ins.push_back(It->second);
   }
+  // Subgraphs without formal inputs (If's branches) are inlined before the
+  // node: their nodes run unconditionally (ops have no side effects), and
+  // their outputs become extra inputs of the node; attribute NAME then says
+  // where: {first input, count}. Subgraphs with formal inputs (Scan, Loop)
+  // are dropped; verification rejects their ops.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> Inlined;
+  for (const auto &A : NP.attribute()) {
+    if (A.type() != onnx::AttributeProto::GRAPH || A.g().input_size() != 0)
+      continue;
+    if (auto E = inlineSubgraph(A.g(), Index))
+      return E;
+    Inlined.push_back({A.name(),
+                       {static_cast<int64_t>(Ins.size()), A.g().output_size()}});
+    for (const auto &Out : A.g().output())
+      Ins.push_back(Values.at(Out.name()));
+  }
   Node *N = G->addNode(NP.op_type(), Name, Def, Ins, {});
+  for (auto &[Attr, Where] : Inlined)
+    N->setAttr(Attr, std::move(Where));
+  if (NP.output_size() > 0)
+    if (auto It = Declined.find(NP.output(0)); It != Declined.end())
+      N->setAttr("cuvil.unsupported", It->second); // verification says it
   N->origin().Names.push_back(Name);
   N->origin().Indices.push_back(Index);
   auto OS = Opsets.find(Standard ? "" : Domain);
@@ -278,6 +303,10 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
       break;
     case AP::FLOATS:
       N->setAttr(A.name(), std::vector<float>(A.floats().begin(), A.floats().end()));
+      break;
+    case AP::STRINGS:
+      N->setAttr(A.name(), std::vector<std::string>(A.strings().begin(),
+                                                    A.strings().end()));
       break;
     case AP::TENSOR: {
       // A small tensor attribute (ConstantOfShape's value) becomes
@@ -305,23 +334,65 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
       break;
     }
     default:
-      // Graph attributes belong to ops cuvil does not support yet;
-      // verification rejects those ops by name.
+      // Graph attributes were inlined above (then NAME is set) or belong
+      // to ops cuvil does not support; verification rejects those.
       break;
     }
   }
+  // Outputs keep their ONNX positions (Node::outputAt): one left out ("")
+  // is skipped unless the op wants that position as scratch, then it is an
+  // internal value the model cannot name.
+  uint32_t Scratch = Def ? Def->ScratchOutputs : 0;
+  int NumPos = NP.output_size();
+  while (NumPos < 32 && (Scratch >> NumPos) != 0)
+    ++NumPos;
   std::vector<Value *> Outs;
-  for (const auto &Out : NP.output()) {
-    if (Out.empty())
+  std::vector<unsigned> Pos;
+  for (int P = 0; P < NumPos; ++P) {
+    const std::string Out = P < NP.output_size() ? NP.output(P) : "";
+    if (Out.empty()) {
+      if (!(Scratch >> P & 1))
+        continue;
+      std::string Internal = Name + "/scratch" + std::to_string(P);
+      while (Values.count(Internal) || Infos.count(Internal))
+        Internal += "_";
+      DType Ty = !Ins.empty() && Ins[0] ? Ins[0]->dtype() : DType::F32;
+      Outs.push_back(
+          G->addValue(Internal, Ty, {UnknownRank}, ValueKind::Intermediate));
+      Pos.push_back(P);
       continue;
+    }
     auto V = createValue(Out, N, ValueKind::Intermediate);
     if (!V)
       return V.takeError();
     Outs.push_back(*V);
+    Pos.push_back(P);
   }
   // addNode took no outputs so that createValue could name the node in its
   // errors; attach them now.
-  G->setNodeOutputs(N, std::move(Outs));
+  G->setNodeOutputs(N, std::move(Outs), std::move(Pos));
+  return llvm::Error::success();
+}
+
+llvm::Error Importer::inlineSubgraph(const onnx::GraphProto &Sub,
+                                     int Index) {
+  for (const auto &VI : Sub.value_info())
+    Infos[VI.name()] = &VI;
+  for (const auto &VI : Sub.output())
+    Infos.emplace(VI.name(), &VI); // may name an outer value
+  for (const auto &T : Sub.initializer()) {
+    auto V = addConstant(T, T.name());
+    if (!V)
+      return V.takeError();
+  }
+  for (const auto &NP : Sub.node())
+    if (auto E = importNode(NP, Index))
+      return E;
+  for (const auto &Out : Sub.output())
+    if (!Values.count(Out.name()))
+      return makeError("subgraph output '{}' of '{}' is not produced by any "
+                       "node",
+                       Out.name(), Sub.name());
   return llvm::Error::success();
 }
 
@@ -353,6 +424,20 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
           M, onnx::OpSchemaRegistry::Instance(), SO);
     } catch (const std::exception &) {
       return makeError("ONNX shape inference failed: {}", Strict);
+    }
+  }
+
+  // A Scan with a static trip count becomes plain nodes; their shapes come
+  // from a second inference.
+  if (unrollScans(M, Declined)) {
+    try {
+      onnx::ShapeInferenceOptions SO(/*check_type=*/false, /*strict=*/0,
+                                     /*data_prop=*/true);
+      onnx::shape_inference::InferShapes(
+          M, onnx::OpSchemaRegistry::Instance(), SO);
+    } catch (const std::exception &Ex) {
+      return makeError("ONNX shape inference failed after unrolling Scan: {}",
+                       Ex.what());
     }
   }
 

@@ -1,0 +1,281 @@
+//===- Recurrent.cpp - ONNX RNN, GRU and LSTM -----------------------------===//
+//
+// The three recurrent ops share one kernel (cuvil_k_recurrent_f32): a time
+// loop per direction and batch row that computes the gates' matrix-vector
+// products and applies the cell. Every input except the attributes may be a
+// runtime tensor (the backend tests feed W, R and B as graph inputs).
+//
+// Outputs: Y (position 0) is optional; Y_h (1) and, for LSTM, Y_c (2) hold
+// the running state, so the op asks for them as scratch when the model
+// leaves them out (OpDef::ScratchOutputs), plus one workspace position
+// after the ONNX outputs for the gate pre-activations.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Diagnostic.h"
+#include "ops/OpRegistry.h"
+#include "ops/ShapeRules.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <fmt/ranges.h>
+
+namespace cuvil {
+namespace {
+
+/// What distinguishes the three ops.
+struct Cell {
+  int64_t Code;        ///< The kernel's cell argument.
+  int64_t Gates;       ///< Gate blocks in W and R (RNN i; GRU zrh; LSTM iofc).
+  unsigned Outputs;    ///< ONNX outputs; the workspace comes after them.
+  unsigned NumActs;    ///< Activations per direction.
+  const char *Acts[3]; ///< Their defaults.
+};
+
+const Cell RnnCell = {0, 1, 2, 1, {"Tanh"}};
+const Cell GruCell = {1, 3, 2, 2, {"Sigmoid", "Tanh"}};
+const Cell LstmCell = {2, 4, 3, 3, {"Sigmoid", "Tanh", "Tanh"}};
+
+const Cell &cellOf(const Node &N) {
+  if (N.opType() == "LSTM")
+    return LstmCell;
+  return N.opType() == "GRU" ? GruCell : RnnCell;
+}
+
+/// The kernel's activation codes and which parameters each one takes (with
+/// the defaults of the ONNX op of the same name).
+struct Activation {
+  const char *Name;
+  int64_t Code;
+  bool TakesAlpha, TakesBeta;
+  float Alpha, Beta;
+};
+constexpr Activation Activations[] = {
+    {"relu", 0, false, false, 0, 0},
+    {"tanh", 1, false, false, 0, 0},
+    {"sigmoid", 2, false, false, 0, 0},
+    {"affine", 3, true, true, 1.0f, 0.0f},
+    {"leakyrelu", 4, true, false, 0.01f, 0},
+    {"thresholdedrelu", 5, true, false, 1.0f, 0},
+    {"scaledtanh", 6, true, true, 1.0f, 1.0f},
+    {"hardsigmoid", 7, true, true, 0.2f, 0.5f},
+    {"elu", 8, true, false, 1.0f, 0},
+    {"softsign", 9, false, false, 0, 0},
+    {"softplus", 10, false, false, 0, 0},
+};
+
+int64_t floatBits(float F) {
+  uint32_t U;
+  std::memcpy(&U, &F, sizeof U);
+  return U;
+}
+
+struct Dims {
+  int64_t T, B, I, H, D;
+  bool Reverse;
+  int64_t Layout;
+};
+
+llvm::Expected<Dims> dims(const Node &N) {
+  const Value *X = N.input(0), *W = N.input(1), *R = N.input(2);
+  if (!X || !W || !R || X->rank() != 3 || W->rank() != 3 || R->rank() != 3)
+    return nodeError(N, "X, W and R must be present and of rank 3");
+  const Cell &C = cellOf(N);
+  Dims D;
+  D.Layout = N.getInt("layout", 0);
+  if (D.Layout != 0 && D.Layout != 1)
+    return nodeError(N, "layout={} is not supported", D.Layout);
+  D.T = X->shape()[D.Layout ? 1 : 0];
+  D.B = X->shape()[D.Layout ? 0 : 1];
+  D.I = X->shape()[2];
+  D.H = N.getInt("hidden_size", R->shape()[2]);
+  std::string Dir = N.getString("direction", "forward");
+  if (Dir != "forward" && Dir != "reverse" && Dir != "bidirectional")
+    return nodeError(N, "direction '{}' is not supported", Dir);
+  D.D = Dir == "bidirectional" ? 2 : 1;
+  D.Reverse = Dir == "reverse";
+  auto Expect = [&](const Value *V, const char *What,
+                    std::vector<int64_t> Shape) -> llvm::Error {
+    if (V && V->shape() != Shape)
+      return nodeError(N, "{} '{}' must have shape [{}]", What, V->name(),
+                       fmt::join(Shape, ", "));
+    return llvm::Error::success();
+  };
+  const int64_t GH = C.Gates * D.H;
+  std::vector<int64_t> State = D.Layout ? std::vector<int64_t>{D.B, D.D, D.H}
+                                        : std::vector<int64_t>{D.D, D.B, D.H};
+  if (auto E = Expect(W, "W", {D.D, GH, D.I}))
+    return E;
+  if (auto E = Expect(R, "R", {D.D, GH, D.H}))
+    return E;
+  if (auto E = Expect(N.input(3), "B", {D.D, 2 * GH}))
+    return E;
+  if (auto E = Expect(N.input(4), "sequence_lens", {D.B}))
+    return E;
+  if (auto E = Expect(N.input(5), "initial_h", State))
+    return E;
+  if (C.Code == LstmCell.Code) {
+    if (auto E = Expect(N.input(6), "initial_c", State))
+      return E;
+    if (auto E = Expect(N.input(7), "P", {D.D, 3 * D.H}))
+      return E;
+  }
+  return D;
+}
+
+/// Per direction and activation: code, alpha bits, beta bits (the kernel's
+/// acts array; 3 activations per direction, unused ones 0).
+llvm::Expected<std::vector<int64_t>> activations(const Node &N,
+                                                 const Dims &D) {
+  const Cell &C = cellOf(N);
+  std::vector<std::string> Names = N.getStrings("activations");
+  if (Names.empty())
+    for (int64_t Dir = 0; Dir < D.D; ++Dir)
+      Names.insert(Names.end(), C.Acts, C.Acts + C.NumActs);
+  if (Names.size() != static_cast<size_t>(D.D) * C.NumActs)
+    return nodeError(N, "{} activations given; {} expected ({} per direction)",
+                     Names.size(), D.D * C.NumActs, C.NumActs);
+  // activation_alpha/beta are consumed in order by the activations that
+  // take the parameter.
+  std::vector<float> Alphas, Betas;
+  if (N.hasAttr("activation_alpha"))
+    if (const auto *A = std::get_if<std::vector<float>>(
+            &N.attrs().at("activation_alpha")))
+      Alphas = *A;
+  if (N.hasAttr("activation_beta"))
+    if (const auto *B = std::get_if<std::vector<float>>(
+            &N.attrs().at("activation_beta")))
+      Betas = *B;
+  size_t NextAlpha = 0, NextBeta = 0;
+  std::vector<int64_t> Acts(D.D * 9, 0);
+  for (size_t K = 0; K < Names.size(); ++K) {
+    std::string Lower = Names[K];
+    std::transform(Lower.begin(), Lower.end(), Lower.begin(),
+                   [](unsigned char Ch) { return std::tolower(Ch); });
+    const Activation *A = std::find_if(
+        std::begin(Activations), std::end(Activations),
+        [&](const Activation &X) { return Lower == X.Name; });
+    if (A == std::end(Activations))
+      return nodeError(N, "activation '{}' is not supported", Names[K]);
+    float Alpha = A->Alpha, Beta = A->Beta;
+    if (A->TakesAlpha && NextAlpha < Alphas.size())
+      Alpha = Alphas[NextAlpha++];
+    if (A->TakesBeta && NextBeta < Betas.size())
+      Beta = Betas[NextBeta++];
+    size_t Slot = (K / C.NumActs) * 9 + (K % C.NumActs) * 3;
+    Acts[Slot] = A->Code;
+    Acts[Slot + 1] = floatBits(Alpha);
+    Acts[Slot + 2] = floatBits(Beta);
+  }
+  if (NextAlpha != Alphas.size() || NextBeta != Betas.size())
+    return nodeError(N, "activation_alpha/activation_beta have more values "
+                        "than the activations take");
+  return Acts;
+}
+
+llvm::Error verify(const Node &N) {
+  const Cell &C = cellOf(N);
+  for (size_t I = 0; I < N.numInputs(); ++I)
+    if (const Value *V = N.input(I)) {
+      DType Want = I == 4 ? DType::I32 : DType::F32;
+      if (V->dtype() != Want)
+        return nodeError(N, "input '{}' has element type {}; only {} is "
+                            "supported",
+                         V->name(), dtypeName(V->dtype()), dtypeName(Want));
+    }
+  for (const Value *V : N.outputs())
+    if (V->dtype() != DType::F32)
+      return nodeError(N, "output '{}' has element type {}; only f32 is "
+                          "supported",
+                       V->name(), dtypeName(V->dtype()));
+  auto D = dims(N);
+  if (!D)
+    return D.takeError();
+  if (C.Code == GruCell.Code && N.getInt("linear_before_reset", 0) > 1)
+    return nodeError(N, "linear_before_reset={} is not supported",
+                     N.getInt("linear_before_reset", 0));
+  if (C.Code == LstmCell.Code && N.getInt("input_forget", 0) > 1)
+    return nodeError(N, "input_forget={} is not supported",
+                     N.getInt("input_forget", 0));
+  if (N.hasAttr("clip") && !(N.getFloat("clip", 0) > 0))
+    return nodeError(N, "clip={} is not supported (it must be positive)",
+                     N.getFloat("clip", 0));
+  // The state outputs and the workspace exist whether or not the model
+  // names them (ScratchOutputs).
+  for (unsigned P = 1; P <= C.Outputs; ++P)
+    if (!N.outputAt(P))
+      return nodeError(N, "internal: output position {} was not materialised",
+                       P);
+  return activations(N, *D).takeError();
+}
+
+llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+  auto D = dims(N);
+  if (!D)
+    return D.takeError();
+  auto Acts = activations(N, *D);
+  if (!Acts)
+    return Acts.takeError();
+  const Cell &C = cellOf(N);
+  auto Opt = [](const Value *V) {
+    return V ? KernelArg::tensor(V) : KernelArg::null();
+  };
+  bool Lstm = C.Code == LstmCell.Code;
+  Calls.push_back(
+      {"cuvil_k_recurrent_f32",
+       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
+        KernelArg::tensor(N.input(2)), Opt(N.input(3)), Opt(N.input(4)),
+        Opt(N.input(5)), Lstm ? Opt(N.input(6)) : KernelArg::null(),
+        Lstm ? Opt(N.input(7)) : KernelArg::null(), Opt(N.outputAt(0)),
+        KernelArg::tensor(N.outputAt(1)),
+        Lstm ? KernelArg::tensor(N.outputAt(2)) : KernelArg::null(),
+        KernelArg::tensor(N.outputAt(C.Outputs)), KernelArg::i(C.Code),
+        KernelArg::i(D->T), KernelArg::i(D->B), KernelArg::i(D->I),
+        KernelArg::i(D->H), KernelArg::i(D->D), KernelArg::i(D->Reverse),
+        KernelArg::i(D->Layout), KernelArg::array(std::move(*Acts)),
+        KernelArg::f(N.getFloat("clip", 0.0f)),
+        KernelArg::i(N.getInt("linear_before_reset", 0)),
+        KernelArg::i(N.getInt("input_forget", 0))}});
+  return llvm::Error::success();
+}
+
+int64_t macs(const Node &N) {
+  auto D = dims(N);
+  if (!D) {
+    llvm::consumeError(D.takeError());
+    return 0;
+  }
+  return D->T * D->D * D->B * cellOf(N).Gates * D->H * (D->I + D->H);
+}
+
+} // namespace
+
+llvm::Expected<std::vector<std::vector<int64_t>>>
+recurrentShapes(const Node &N) {
+  auto D = dims(N);
+  if (!D)
+    return D.takeError();
+  const Cell &C = cellOf(N);
+  std::vector<std::vector<int64_t>> S;
+  for (size_t I = 0; I < N.outputs().size(); ++I) {
+    unsigned P = N.outputPos(I);
+    if (P == 0)
+      S.push_back(D->Layout ? std::vector<int64_t>{D->B, D->T, D->D, D->H}
+                            : std::vector<int64_t>{D->T, D->D, D->B, D->H});
+    else if (P < C.Outputs)
+      S.push_back(D->Layout ? std::vector<int64_t>{D->B, D->D, D->H}
+                            : std::vector<int64_t>{D->D, D->B, D->H});
+    else // the workspace: the gates and one more vector (GRU's r * h)
+      S.push_back({(C.Gates + 1) * D->H});
+  }
+  return S;
+}
+
+extern const OpDef GRUOp = {"GRU", verify, lower, macs, Placement::Fresh,
+                            /*ScratchOutputs=*/0b110};
+extern const OpDef LSTMOp = {"LSTM", verify, lower, macs, Placement::Fresh,
+                             /*ScratchOutputs=*/0b1110};
+extern const OpDef RNNOp = {"RNN", verify, lower, macs, Placement::Fresh,
+                            /*ScratchOutputs=*/0b110};
+
+} // namespace cuvil
