@@ -550,6 +550,10 @@ llvm::Error foldConstants(Graph &G) {
     if (!*Folded)
       resolveShapes(*N);
   }
+  // Dimensions only the declared outputs determine, then what follows them.
+  resolveFromDeclaredShapes(G);
+  for (const auto &N : G.nodes())
+    resolveShapes(*N);
   return eliminateDeadCode(G);
 }
 
