@@ -5,8 +5,9 @@
 // input may be a run-time scalar: the output's static length (from shape
 // inference or the model's declared output) is the window length.
 // DFT and STFT are direct O(n^2) transforms (cuvil_k_dft_f32,
-// cuvil_k_stft_f32) of any length; STFT reads frame_step and frame_length at
-// run time, the frame and bin counts come from the static output shape.
+// cuvil_k_stft_f32) of any length; STFT reads frame_step and frame_length
+// (int32 or int64) at run time, the frame and bin counts come from the
+// static output shape.
 // MelWeightMatrix (cuvil_k_mel_weight_matrix_f32) computes its filter bank
 // at run time from its scalar inputs.
 //
@@ -177,12 +178,10 @@ llvm::Error verifyStft(const Node &N) {
     return nodeError(N, "only float32 signal and output are supported");
   if (X->rank() != 3 || (X->shape()[2] != 1 && X->shape()[2] != 2))
     return nodeError(N, "the signal must be [batch, length, 1 or 2]");
-  if (!Step || Step->dtype() != DType::I64 || Step->numElements() != 1)
-    return nodeError(N, "frame_step must be an int64 scalar (only int64 is "
-                        "supported)");
-  if (Len && (Len->dtype() != DType::I64 || Len->numElements() != 1))
-    return nodeError(N, "frame_length must be an int64 scalar (only int64 is "
-                        "supported)");
+  if (auto E = requireIntScalar(N, 1, "frame_step"))
+    return E;
+  if (Len && (Len->dtype() != Step->dtype() || Len->numElements() != 1))
+    return nodeError(N, "frame_length must be a scalar of frame_step's type");
   if (W && (W->dtype() != DType::F32 || W->rank() != 1))
     return nodeError(N, "the window must be a 1-D float32 tensor");
   if (!W && !Len)
@@ -205,7 +204,8 @@ llvm::Error lowerStft(const Node &N, std::vector<KernelCall> &Calls) {
         OrNull(W), KernelArg::tensor(Y), KernelArg::i(X->shape()[0]),
         KernelArg::i(X->shape()[1]), KernelArg::i(X->shape()[2] == 2),
         KernelArg::i(Y->shape()[1]), KernelArg::i(Y->shape()[2]),
-        KernelArg::i(W ? W->shape()[0] : 0)}});
+        KernelArg::i(W ? W->shape()[0] : 0),
+        KernelArg::i(N.input(1)->dtype() == DType::I64)}});
   return llvm::Error::success();
 }
 

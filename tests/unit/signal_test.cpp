@@ -103,11 +103,14 @@ TEST(SignalKernels, StftFramesAreWindowedDfts) {
   for (int64_t I = 0; I < FrameLen; ++I)
     W[I] = 0.5f - 0.5f * static_cast<float>(std::cos(2 * Pi * I / FrameLen));
   const int64_t StepV = Step, LenV = FrameLen;
+  const int32_t Step32 = Step;
   for (bool WithWindow : {false, true}) {
     std::vector<float> Y(Frames * Bins * 2);
-    cuvil_k_stft_f32(X.data(), &StepV, WithWindow ? nullptr : &LenV,
+    // int64 scalars without a window, int32 with one.
+    cuvil_k_stft_f32(X.data(), WithWindow ? (const void *)&Step32 : &StepV,
+                     WithWindow ? nullptr : &LenV,
                      WithWindow ? W.data() : nullptr, Y.data(), 1, Len, 0,
-                     Frames, Bins, FrameLen);
+                     Frames, Bins, FrameLen, !WithWindow);
     for (int64_t F = 0; F < Frames; ++F) {
       std::vector<Cd> Frame;
       for (int64_t T = 0; T < FrameLen; ++T)

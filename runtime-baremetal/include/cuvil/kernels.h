@@ -472,12 +472,13 @@ void cuvil_k_dft_f32(const float *x, float *y, int64_t outer, int64_t n_in,
                      int64_t n_out, int64_t inverse);
 /* STFT. x: [batch, sig_len, 1 or 2]; y: [batch, frames, bins, 2]. Frame f
  * starts at f * *frame_step (read at run time) and is *frame_length long
- * (frame_length NULL: window_len), multiplied by window (NULL: none). */
-void cuvil_k_stft_f32(const float *x, const int64_t *frame_step,
-                      const int64_t *frame_length, const float *window,
-                      float *y, int64_t batch, int64_t sig_len,
-                      int64_t complex_in, int64_t frames, int64_t bins,
-                      int64_t window_len);
+ * (frame_length NULL: window_len), multiplied by window (NULL: none). The
+ * two scalars are int64_t when int64_scalars, else int32_t. */
+void cuvil_k_stft_f32(const float *x, const void *frame_step,
+                      const void *frame_length, const float *window, float *y,
+                      int64_t batch, int64_t sig_len, int64_t complex_in,
+                      int64_t frames, int64_t bins, int64_t window_len,
+                      int64_t int64_scalars);
 /* ONNX MelWeightMatrix, y: [bins, mels]. The integer scalars are int64_t when
  * int64_inputs, else int32_t; all scalars are read at run time. */
 void cuvil_k_mel_weight_matrix_f32(const void *num_mel_bins,

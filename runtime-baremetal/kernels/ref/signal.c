@@ -77,13 +77,20 @@ void cuvil_k_dft_f32(const float *x, float *y, int64_t outer, int64_t n_in,
                      n_fft, n_out, inverse);
 }
 
-void cuvil_k_stft_f32(const float *x, const int64_t *frame_step,
-                      const int64_t *frame_length, const float *window,
-                      float *y, int64_t batch, int64_t sig_len,
-                      int64_t complex_in, int64_t frames, int64_t bins,
-                      int64_t window_len) {
-  const int64_t step = *frame_step;
-  const int64_t len = frame_length ? *frame_length : window_len;
+/* A run-time integer scalar of either width. */
+static inline int64_t cuvil_load_int(const void *p, int64_t is64) {
+  return is64 ? *(const int64_t *)p : *(const int32_t *)p;
+}
+
+void cuvil_k_stft_f32(const float *x, const void *frame_step,
+                      const void *frame_length, const float *window, float *y,
+                      int64_t batch, int64_t sig_len, int64_t complex_in,
+                      int64_t frames, int64_t bins, int64_t window_len,
+                      int64_t int64_scalars) {
+  const int64_t step = cuvil_load_int(frame_step, int64_scalars);
+  const int64_t len = frame_length
+                          ? cuvil_load_int(frame_length, int64_scalars)
+                          : window_len;
   const int64_t xc = complex_in ? 2 : 1;
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t f = 0; f < frames; ++f) {
@@ -120,10 +127,8 @@ void cuvil_k_mel_weight_matrix_f32(const void *num_mel_bins,
                                    int64_t bins, int64_t mels,
                                    int64_t int64_inputs) {
   (void)num_mel_bins; /* the output's static shape gives it */
-  const int64_t dft = int64_inputs ? *(const int64_t *)dft_length
-                                   : *(const int32_t *)dft_length;
-  const int64_t rate = int64_inputs ? *(const int64_t *)sample_rate
-                                    : *(const int32_t *)sample_rate;
+  const int64_t dft = cuvil_load_int(dft_length, int64_inputs);
+  const int64_t rate = cuvil_load_int(sample_rate, int64_inputs);
   for (int64_t i = 0; i < bins * mels; ++i)
     y[i] = 0.0f;
   if (rate <= 0)
