@@ -97,6 +97,13 @@ public:
   llvm::Error build();
   /// Entry points: kept external through internalisation.
   std::set<std::string> &exported() { return Exported; }
+  /// After build(): whether the run code reads input I at all.
+  std::vector<bool> inputsRead() const {
+    std::vector<bool> R;
+    for (const llvm::Value *P : InputPtrs)
+      R.push_back(!P->use_empty());
+    return R;
+  }
 
 private:
   std::string sym(const std::string &Suffix) const {
@@ -479,6 +486,8 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
   EntryBuilder EB(*M, G, Plan, T, Opts);
   if (auto E = EB.build())
     return E;
+  CodegenResult R;
+  R.InputsRead = EB.inputsRead();
 
   // Keep the entry points and data symbols; the runtime helpers the backend
   // may call (memcpy...) stay as weak definitions so the object has no
@@ -515,7 +524,6 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
     MPM.run(*M, MAM);
   }
 
-  CodegenResult R;
   if (Opts.WantLLVMIR) {
     llvm::raw_string_ostream OS(R.LLVMIR);
     M->print(OS, nullptr);

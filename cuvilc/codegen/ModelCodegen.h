@@ -26,6 +26,9 @@ struct CodegenResult {
   std::string Object;
   std::string LLVMIR; ///< Optimised module text, if requested.
   std::string Asm;    ///< Target assembly, if requested.
+  /// Per graph input: whether any kernel reads it. An input only consulted
+  /// for its type (CastLike's `like`) or used by no node is not read.
+  std::vector<bool> InputsRead;
 };
 
 /// Lowers every node to kernel calls, builds the model's entry points

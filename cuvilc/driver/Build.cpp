@@ -184,6 +184,7 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   HI.BlobSize = Blob.size();
   HI.GraphHash = Hash;
   HI.ExternalWeights = !Embed;
+  HI.InputsRead = Code->InputsRead;
 
   std::vector<OutputFile> Files = {
       {Opts.Out, std::move(Code->Object)},

@@ -78,10 +78,11 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("#define {}GRAPH_HASH 0x{:016x}ull", P, Info.GraphHash);
   Line("");
 
-  auto Tensors = [&](const char *Kind, const std::vector<Value *> &Vs) {
+  auto Tensors = [&](const char *Kind, const std::vector<Value *> &Vs,
+                     const std::vector<bool> *Read) {
     std::string K = upper(Kind);
     Line("#define {}NUM_{}S {}", P, K, Vs.size());
-    std::vector<std::string> Bytes;
+    std::vector<std::string> Bytes, Reads;
     for (size_t I = 0; I < Vs.size(); ++I) {
       const Value *V = Vs[I];
       std::string Q = fmt::format("{}{}_{}_", P, K, I);
@@ -94,13 +95,22 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
       Line("#define {}BYTES {}u", Q, V->byteSize());
       Line("#define {}TYPE {}", Q, dtypeCType(V->dtype()));
       Bytes.push_back(std::to_string(V->byteSize()) + "u");
+      if (Read) {
+        // 0: no kernel reads the input (any data, even NULL, will do).
+        bool R = I >= Read->size() || (*Read)[I];
+        Line("#define {}READ {}", Q, R ? 1 : 0);
+        Reads.push_back(R ? "1" : "0");
+      }
     }
     Line("#define {}{}_BYTES_LIST {{{}}}", P, K,
          Bytes.empty() ? "0" : fmt::format("{}", fmt::join(Bytes, ", ")));
+    if (Read)
+      Line("#define {}{}_READ_LIST {{{}}}", P, K,
+           Reads.empty() ? "0" : fmt::format("{}", fmt::join(Reads, ", ")));
     Line("");
   };
-  Tensors("input", G.inputs());
-  Tensors("output", G.outputs());
+  Tensors("input", G.inputs(), &Info.InputsRead);
+  Tensors("output", G.outputs(), nullptr);
 
   Line("/* One model instance. Caller-owned; fill it with {}_init(). */",
        "cuvil_" + N);

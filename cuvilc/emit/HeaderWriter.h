@@ -16,6 +16,8 @@ struct HeaderInfo {
   uint64_t BlobSize = 0;   ///< 0 for external weights.
   uint64_t GraphHash = 0;
   bool ExternalWeights = false;
+  /// Per graph input: false if the model never reads it (empty: all read).
+  std::vector<bool> InputsRead;
 };
 
 /// The C API of one compiled model: sizes, shapes, the state struct and

@@ -8,7 +8,10 @@
 //      integer arithmetic disappear;
 //   2. computes the output shapes ONNX shape inference left unknown from
 //      the now-constant operands (Reshape's shape, Expand, Tile, ...) and
-//      propagates them through the ops after them.
+//      propagates them through the ops after them;
+//   3. resolves the dimensions only a known shape downstream fixes (a Range
+//      of a run-time limit feeding the declared output through element-wise
+//      ops), see resolveFromDeclaredShapes.
 // Each op's evaluator is one entry of a table below, each shape rule one
 // entry in ShapeResolution.cpp (shapes from ops/ShapeRules, shared with the
 // ops' lowering). Folded constants have no origin; nodes left dead are
@@ -550,6 +553,10 @@ llvm::Error foldConstants(Graph &G) {
     if (!*Folded)
       resolveShapes(*N);
   }
+  // Dimensions only the declared outputs determine, then what follows them.
+  resolveFromDeclaredShapes(G);
+  for (const auto &N : G.nodes())
+    resolveShapes(*N);
   return eliminateDeadCode(G);
 }
 

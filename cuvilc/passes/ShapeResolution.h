@@ -20,6 +20,13 @@ namespace cuvil {
 /// inputs allow; leaves them unknown otherwise (verification reports it).
 void resolveShapes(Node &N);
 
+/// Dimensions no forward rule can compute (a Range of a run-time limit, say)
+/// that shape-preserving and broadcasting ops tie to a known dimension
+/// downstream, typically the model's declared output shape: unknown
+/// dimensions get symbols, element-wise ops equate them, and a symbol equal
+/// to a known size takes it. Dimensions left ambiguous stay unknown.
+void resolveFromDeclaredShapes(Graph &G);
+
 /// The output shape of a Tile node for an input of shape In.
 llvm::Expected<std::vector<int64_t>> tileShape(const Node &N,
                                                const std::vector<int64_t> &In);

@@ -41,6 +41,9 @@
  * has no empty initializers. Arrays indexed by input are sized to match. */
 #define INPUT_SLOTS (CUVIL_MODEL_NUM_INPUTS ? CUVIL_MODEL_NUM_INPUTS : 1)
 static const unsigned long input_bytes[] = CUVIL_MODEL_INPUT_BYTES_LIST;
+/* Inputs the model never reads (CastLike's `like`, an input no node uses)
+ * are not loaded: their data may not even match the declared shape. */
+static const unsigned char input_read[] = CUVIL_MODEL_INPUT_READ_LIST;
 static const unsigned long output_bytes[] = CUVIL_MODEL_OUTPUT_BYTES_LIST;
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 _Static_assert(COUNT(input_bytes) == INPUT_SLOTS,
@@ -126,12 +129,16 @@ int main(void) {
   const void *inputs[INPUT_SLOTS];
   for (unsigned i = 0; i < CUVIL_MODEL_NUM_INPUTS; ++i) {
     const char *path = file_name(name, "input", i);
+    inputs[i] = next;
+    if (!input_read[i]) {
+      next += align_up(input_bytes[i]);
+      continue;
+    }
     if (read_file(path, next, input_bytes[i]) != (long)input_bytes[i]) {
       say("cuvil: error: cannot read %s: expected a file of %lu bytes\n", path,
           input_bytes[i]);
       return 1;
     }
-    inputs[i] = next;
     next += align_up(input_bytes[i]);
   }
   /* Poison the outputs (all-ones bytes are NaNs in float32) so any element

@@ -201,3 +201,61 @@ TEST(ConstantFold, UnresolvedShapesAreReportedWithTheNode) {
 TEST(ConstantFold, IsTheFirstPass) {
   EXPECT_EQ(defaultPipeline().front().Name, "fold-constants");
 }
+
+namespace {
+
+/// r = Range(0, limit, 1) with a run-time limit, then t = Mul(r, scale),
+/// u = Op2(t, Other) and the output y = Cos(u) declared [10].
+struct RangeChain {
+  Graph G{"range"};
+  Value *R, *T, *U, *Y;
+
+  explicit RangeChain(std::vector<int64_t> OtherShape) {
+    Value *L = G.addValue("limit", DType::F32, {}, ValueKind::Input);
+    Value *O = G.addValue("other", DType::F32, OtherShape, ValueKind::Input);
+    G.inputs() = {L, O};
+    Value *Zero = G.addValue("zero", DType::F32, {}, ValueKind::Constant);
+    Zero->setData(std::vector<uint8_t>(4, 0));
+    Value *One = G.addValue("one", DType::F32, {}, ValueKind::Constant);
+    float F1 = 1.0f;
+    std::vector<uint8_t> B(4);
+    std::memcpy(B.data(), &F1, 4);
+    One->setData(B);
+    R = value(G, "r", DType::F32, {UnknownDim});
+    addOp(G, "Range", "range", {Zero, L, One}, {R}, 0);
+    T = value(G, "t", DType::F32, {UnknownDim});
+    addOp(G, "Mul", "mul", {R, One}, {T}, 1);
+    U = value(G, "u", DType::F32, {UnknownDim});
+    addOp(G, "Add", "add", {T, O}, {U}, 2);
+    Y = value(G, "y", DType::F32, {10});
+    addOp(G, "Cos", "cos", {U}, {Y}, 3);
+    G.outputs().push_back(Y);
+  }
+};
+
+} // namespace
+
+// The expanded window functions: only the declared output fixes the length
+// of a Range whose limit is computed at run time.
+TEST(ConstantFold, DeclaredOutputShapeResolvesARuntimeRange) {
+  RangeChain C({1});
+  ASSERT_FALSE(bool(foldConstants(C.G)));
+  EXPECT_EQ(C.R->shape(), (std::vector<int64_t>{10}));
+  EXPECT_EQ(C.T->shape(), (std::vector<int64_t>{10}));
+  EXPECT_EQ(C.U->shape(), (std::vector<int64_t>{10}));
+  EXPECT_EQ(llvm::toString(verifyGraph(C.G)), "");
+}
+
+// Broadcasting against another unknown (or a known 10) leaves the Range's
+// length ambiguous (1 or 10): it stays unknown and is reported.
+TEST(ConstantFold, AmbiguousBroadcastLeavesTheRangeUnknown) {
+  for (int64_t Other : {UnknownDim, int64_t(10)}) {
+    RangeChain C({Other});
+    ASSERT_FALSE(bool(foldConstants(C.G)));
+    EXPECT_EQ(C.R->shape(), (std::vector<int64_t>{UnknownDim})) << Other;
+    std::string Msg = llvm::toString(verifyGraph(C.G));
+    EXPECT_NE(Msg.find("node 'range' (Range): the shape of output 'r'"),
+              std::string::npos)
+        << Msg;
+  }
+}
