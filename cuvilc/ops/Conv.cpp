@@ -1,4 +1,4 @@
-//===- Conv.cpp - ONNX Conv (1-D and 2-D, grouped, depthwise) -------------===//
+//===- Conv.cpp - ONNX Conv (1-D to 3-D, grouped, depthwise) --------------===//
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
 #include "ops/Spatial.h"
@@ -6,7 +6,7 @@
 namespace cuvil {
 namespace {
 
-llvm::Expected<Window2D> window(const Node &N) {
+llvm::Expected<Window> window(const Node &N) {
   const Value &W = *N.input(1);
   std::vector<int64_t> K(W.shape().begin() + 2, W.shape().end());
   return computeWindow(N, *N.input(0), *N.output(0), K, false);
@@ -45,18 +45,36 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     return Wd.takeError();
   const Value *X = N.input(0), *W = N.input(1), *B = N.input(2);
   auto [Lo, Hi] = fusedActivation(N);
+  KernelArg Bias = B ? KernelArg::tensor(B) : KernelArg::null();
+  int64_t Group = N.getInt("group", 1);
+  if (!Wd->fits2D()) {
+    Calls.push_back(
+        {"cuvil_k_conv3d_f32",
+         {KernelArg::tensor(X), KernelArg::tensor(W), Bias,
+          KernelArg::tensor(N.output(0)), KernelArg::i(X->shape()[0]),
+          KernelArg::i(X->shape()[1]), KernelArg::i(W->shape()[0]),
+          KernelArg::array(Window::vec(Wd->In)),
+          KernelArg::array(Window::vec(Wd->Kernel)),
+          KernelArg::array(Window::vec(Wd->Out)),
+          KernelArg::array(Window::vec(Wd->Stride)),
+          KernelArg::array(Window::vec(Wd->Dil)),
+          KernelArg::array(Window::vec(Wd->PadBegin)), KernelArg::i(Group),
+          KernelArg::f(Lo), KernelArg::f(Hi)}});
+    return llvm::Error::success();
+  }
+  // 1-D and 2-D keep the 2-D kernel (entries 1 and 2 of the window).
   Calls.push_back(
       {"cuvil_k_conv2d_f32",
-       {KernelArg::tensor(X), KernelArg::tensor(W),
-        B ? KernelArg::tensor(B) : KernelArg::null(),
+       {KernelArg::tensor(X), KernelArg::tensor(W), Bias,
         KernelArg::tensor(N.output(0)), KernelArg::i(X->shape()[0]),
-        KernelArg::i(X->shape()[1]), KernelArg::i(Wd->H), KernelArg::i(Wd->W),
-        KernelArg::i(W->shape()[0]), KernelArg::i(Wd->KH),
-        KernelArg::i(Wd->KW), KernelArg::i(Wd->OH), KernelArg::i(Wd->OW),
-        KernelArg::i(Wd->SH), KernelArg::i(Wd->SW), KernelArg::i(Wd->DH),
-        KernelArg::i(Wd->DW), KernelArg::i(Wd->PadT), KernelArg::i(Wd->PadL),
-        KernelArg::i(N.getInt("group", 1)), KernelArg::f(Lo),
-        KernelArg::f(Hi)}});
+        KernelArg::i(X->shape()[1]), KernelArg::i(Wd->In[1]),
+        KernelArg::i(Wd->In[2]), KernelArg::i(W->shape()[0]),
+        KernelArg::i(Wd->Kernel[1]), KernelArg::i(Wd->Kernel[2]),
+        KernelArg::i(Wd->Out[1]), KernelArg::i(Wd->Out[2]),
+        KernelArg::i(Wd->Stride[1]), KernelArg::i(Wd->Stride[2]),
+        KernelArg::i(Wd->Dil[1]), KernelArg::i(Wd->Dil[2]),
+        KernelArg::i(Wd->PadBegin[1]), KernelArg::i(Wd->PadBegin[2]),
+        KernelArg::i(Group), KernelArg::f(Lo), KernelArg::f(Hi)}});
   return llvm::Error::success();
 }
 
