@@ -9,7 +9,7 @@ namespace {
 llvm::Expected<Window> window(const Node &N) {
   const Value &W = *N.input(1);
   std::vector<int64_t> K(W.shape().begin() + 2, W.shape().end());
-  return computeWindow(N, *N.input(0), *N.output(0), K, false);
+  return computeWindowNd(N, *N.input(0), *N.output(0), K, false);
 }
 
 llvm::Error verify(const Node &N) {

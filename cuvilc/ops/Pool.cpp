@@ -11,7 +11,7 @@ int64_t nc(const Node &N) {
 }
 
 llvm::Expected<Window> window(const Node &N) {
-  return computeWindow(N, *N.input(0), *N.output(0), {}, true);
+  return computeWindowNd(N, *N.input(0), *N.output(0), {}, true);
 }
 
 /// The Indices output of MaxPool, or null. The importer drops absent

@@ -59,10 +59,10 @@ Window packWindow(const std::vector<int64_t> &In,
   return Wd;
 }
 
-llvm::Expected<Window> computeWindow(const Node &N, const Value &X,
-                                     const Value &Y,
-                                     std::vector<int64_t> Kernel,
-                                     bool AllowCeilMode) {
+llvm::Expected<Window> computeWindowNd(const Node &N, const Value &X,
+                                       const Value &Y,
+                                       std::vector<int64_t> Kernel,
+                                       bool AllowCeilMode) {
   auto Dims = spatialDims(N, X);
   if (!Dims)
     return Dims.takeError();
@@ -105,6 +105,37 @@ llvm::Expected<Window> computeWindow(const Node &N, const Value &X,
                        Y.name(), Out[I], Expect);
   }
   return packWindow(In, Out, *A, Begin, End);
+}
+
+llvm::Expected<Window2D> computeWindow(const Node &N, const Value &X,
+                                       const Value &Y,
+                                       std::vector<int64_t> Kernel,
+                                       bool AllowCeilMode) {
+  size_t Rank = X.rank();
+  if (Rank != 3 && Rank != 4)
+    return nodeError(N, "input '{}' has rank {}; only 1-D and 2-D windows "
+                        "(rank 3 or 4 inputs) are supported",
+                     X.name(), Rank);
+  auto Nd = computeWindowNd(N, X, Y, std::move(Kernel), AllowCeilMode);
+  if (!Nd)
+    return Nd.takeError();
+  // Entries 1 and 2 of the N-d window (entry 0 is the neutral depth).
+  Window2D Wd;
+  Wd.H = Nd->In[1];
+  Wd.W = Nd->In[2];
+  Wd.OH = Nd->Out[1];
+  Wd.OW = Nd->Out[2];
+  Wd.KH = Nd->Kernel[1];
+  Wd.KW = Nd->Kernel[2];
+  Wd.SH = Nd->Stride[1];
+  Wd.SW = Nd->Stride[2];
+  Wd.DH = Nd->Dil[1];
+  Wd.DW = Nd->Dil[2];
+  Wd.PadT = Nd->PadBegin[1];
+  Wd.PadL = Nd->PadBegin[2];
+  Wd.PadB = Nd->PadEnd[1];
+  Wd.PadR = Nd->PadEnd[2];
+  return Wd;
 }
 
 } // namespace cuvil

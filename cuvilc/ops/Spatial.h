@@ -63,10 +63,30 @@ Window packWindow(const std::vector<int64_t> &In,
 /// and auto_pad from N for input X and output Y; rejects inputs that are not
 /// 1-D to 3-D (rank 3 to 5) and output shapes that disagree with the window
 /// arithmetic.
-llvm::Expected<Window> computeWindow(const Node &N, const Value &X,
-                                     const Value &Y,
-                                     std::vector<int64_t> KernelShape,
-                                     bool AllowCeilMode);
+llvm::Expected<Window> computeWindowNd(const Node &N, const Value &X,
+                                       const Value &Y,
+                                       std::vector<int64_t> KernelShape,
+                                       bool AllowCeilMode);
+
+/// The geometry of a sliding window over the spatial dimensions (1 or 2)
+/// of an N,C,spatial... tensor, always expressed as 2-D (a 1-D op has H = 1).
+/// For ops whose kernels are 2-D only; computeWindowNd covers 3-D too.
+struct Window2D {
+  int64_t H, W;            ///< Input extent.
+  int64_t OH, OW;          ///< Output extent (from shape inference).
+  int64_t KH, KW;          ///< Kernel extent.
+  int64_t SH, SW;          ///< Strides.
+  int64_t DH, DW;          ///< Dilations.
+  int64_t PadT, PadL, PadB, PadR;
+};
+
+/// Reads kernel_shape (or KernelShape when given), strides, dilations, pads
+/// and auto_pad from N for input X and output Y; rejects what is not 1-D or
+/// 2-D and output shapes that disagree with the window arithmetic.
+llvm::Expected<Window2D> computeWindow(const Node &N, const Value &X,
+                                       const Value &Y,
+                                       std::vector<int64_t> KernelShape,
+                                       bool AllowCeilMode);
 
 } // namespace cuvil
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TestGraphs.h"
+#include "ops/Spatial.h"
 
 #include <gtest/gtest.h>
 
@@ -114,4 +115,34 @@ TEST(ConvPoolOps, ConvTransposeOutputShapeSetsThePads) {
                      "size 8 but the window arithmetic gives 7"),
             std::string::npos)
       << Msg;
+}
+
+TEST(ConvPoolOps, TwoDWindowApiStillRefuses3D) {
+  // computeWindow serves ops with 2-D kernels only; it is the N-d window's
+  // entries 1 and 2.
+  Graph G("g");
+  Value *X = G.addValue("x", DType::F32, {1, 1, 5, 6}, ValueKind::Input);
+  Value *Y = test::tensor(G, "y", {1, 1, 2, 3});
+  Node *N = test::addOp(G, "MaxPool", "p", {X}, {Y}, 0);
+  N->setAttr("kernel_shape", std::vector<int64_t>{3, 2});
+  N->setAttr("strides", std::vector<int64_t>{2, 2});
+  N->setAttr("pads", std::vector<int64_t>{1, 0, 0, 0});
+  auto Wd = computeWindow(*N, *X, *Y, {}, false);
+  ASSERT_TRUE(bool(Wd)) << llvm::toString(Wd.takeError());
+  EXPECT_EQ(Wd->H, 5);
+  EXPECT_EQ(Wd->KH, 3);
+  EXPECT_EQ(Wd->KW, 2);
+  EXPECT_EQ(Wd->OH, 2);
+  EXPECT_EQ(Wd->OW, 3);
+  EXPECT_EQ(Wd->PadT, 1);
+  EXPECT_EQ(Wd->PadB, 0);
+
+  Value *X3 = G.addValue("x3", DType::F32, {1, 1, 2, 2, 2}, ValueKind::Input);
+  Value *Y3 = test::tensor(G, "y3", {1, 1, 1, 1, 1});
+  Node *M = test::addOp(G, "MaxPool", "q", {X3}, {Y3}, 1);
+  M->setAttr("kernel_shape", std::vector<int64_t>{2, 2, 2});
+  std::string Msg = llvm::toString(
+      computeWindow(*M, *X3, *Y3, {}, false).takeError());
+  EXPECT_NE(Msg.find("only 1-D and 2-D windows"), std::string::npos) << Msg;
+  EXPECT_TRUE(bool(computeWindowNd(*M, *X3, *Y3, {}, false)));
 }
