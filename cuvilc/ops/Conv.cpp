@@ -1,4 +1,4 @@
-//===- Conv.cpp - ONNX Conv (1-D and 2-D, grouped, depthwise) -------------===//
+//===- Conv.cpp - ONNX Conv (1-D to 3-D, grouped, depthwise) --------------===//
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
 #include "ops/Packing.h"
@@ -7,10 +7,10 @@
 namespace cuvil {
 namespace {
 
-llvm::Expected<Window2D> window(const Node &N) {
+llvm::Expected<Window> window(const Node &N) {
   const Value &W = *N.input(1);
   std::vector<int64_t> K(W.shape().begin() + 2, W.shape().end());
-  return computeWindow(N, *N.input(0), *N.output(0), K, false);
+  return computeWindowNd(N, *N.input(0), *N.output(0), K, false);
 }
 
 llvm::Error verify(const Node &N) {
@@ -36,24 +36,41 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     return Wd.takeError();
   const Value *X = N.input(0), *W = N.input(1), *B = N.input(2);
   auto [Lo, Hi] = fusedActivation(N);
-  // Nodes the pack-weights pass marked go to the optimised kernels: the
-  // register-blocked one (group 1, packed weights) or the depthwise one;
+  KernelArg Bias = B ? KernelArg::tensor(B) : KernelArg::null();
+  int64_t Group = N.getInt("group", 1);
+  if (!Wd->fits2D()) {
+    Calls.push_back(
+        {"cuvil_k_conv3d_f32",
+         {KernelArg::tensor(X), KernelArg::tensor(W), Bias,
+          KernelArg::tensor(N.output(0)), KernelArg::i(X->shape()[0]),
+          KernelArg::i(X->shape()[1]), KernelArg::i(W->shape()[0]),
+          KernelArg::array(Window::vec(Wd->In)),
+          KernelArg::array(Window::vec(Wd->Kernel)),
+          KernelArg::array(Window::vec(Wd->Out)),
+          KernelArg::array(Window::vec(Wd->Stride)),
+          KernelArg::array(Window::vec(Wd->Dil)),
+          KernelArg::array(Window::vec(Wd->PadBegin)), KernelArg::i(Group),
+          KernelArg::f(Lo), KernelArg::f(Hi)}});
+    return llvm::Error::success();
+  }
+  // 1-D and 2-D take the 2-D kernels (entries 1 and 2 of the window). Nodes
+  // the pack-weights pass marked go to the optimised ones: the
+  // register-blocked kernel (group 1, packed weights) or the depthwise one;
   // neither takes a group argument, the depthwise one no channel count m.
   bool Packed = N.hasAttr("cuvil.packed");
-  int64_t Group = N.getInt("group", 1);
   const char *Kernel = !Packed       ? "cuvil_k_conv2d_f32"
                        : Group == 1 ? "cuvil_k_conv2d_packed_f32"
                                     : "cuvil_k_dwconv2d_f32";
   KernelCall Call{Kernel,
-                  {KernelArg::tensor(X), KernelArg::tensor(W),
-                   B ? KernelArg::tensor(B) : KernelArg::null(),
+                  {KernelArg::tensor(X), KernelArg::tensor(W), Bias,
                    KernelArg::tensor(N.output(0)), KernelArg::i(X->shape()[0]),
-                   KernelArg::i(X->shape()[1]), KernelArg::i(Wd->H),
-                   KernelArg::i(Wd->W)}};
+                   KernelArg::i(X->shape()[1]), KernelArg::i(Wd->In[1]),
+                   KernelArg::i(Wd->In[2])}};
   if (!Packed || Group == 1)
     Call.Args.push_back(KernelArg::i(W->shape()[0]));
-  for (int64_t V : {Wd->KH, Wd->KW, Wd->OH, Wd->OW, Wd->SH, Wd->SW, Wd->DH,
-                    Wd->DW, Wd->PadT, Wd->PadL})
+  for (int64_t V : {Wd->Kernel[1], Wd->Kernel[2], Wd->Out[1], Wd->Out[2],
+                    Wd->Stride[1], Wd->Stride[2], Wd->Dil[1], Wd->Dil[2],
+                    Wd->PadBegin[1], Wd->PadBegin[2]})
     Call.Args.push_back(KernelArg::i(V));
   if (!Packed)
     Call.Args.push_back(KernelArg::i(Group));

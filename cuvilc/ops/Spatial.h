@@ -6,10 +6,71 @@
 
 #include <llvm/Support/Error.h>
 
+#include <array>
+#include <string>
+
 namespace cuvil {
+
+/// The geometry of a sliding window over the 1 to 3 spatial dimensions of an
+/// N, C, spatial... tensor. Every field has three entries, outermost (depth)
+/// first; fewer spatial dimensions are padded on the left with a neutral
+/// dimension (extent, kernel, stride and dilation 1, no padding). So a 2-D
+/// kernel reads entries 1 and 2 (a 1-D op has H = 1) and a 3-D kernel takes
+/// whole fields as int arrays.
+struct Window {
+  static constexpr size_t MaxDims = 3;
+  using Dims = std::array<int64_t, MaxDims>;
+
+  size_t Rank = 0;     ///< Spatial dimensions of the op (1 to 3).
+  Dims In{};           ///< Input extent.
+  Dims Out{};          ///< Output extent (from shape inference).
+  Dims Kernel{};       ///< Kernel extent.
+  Dims Stride{};       ///< Strides.
+  Dims Dil{};          ///< Dilations.
+  Dims PadBegin{};     ///< Padding before the first element.
+  Dims PadEnd{};       ///< Padding after the last element.
+
+  /// True when the 2-D kernels (entries 1 and 2) cover the window.
+  bool fits2D() const { return Rank <= 2; }
+  /// A field as a kernel int-array argument value.
+  static std::vector<int64_t> vec(const Dims &D) {
+    return std::vector<int64_t>(D.begin(), D.end());
+  }
+};
+
+/// The number of spatial dimensions of X (rank 3 to 5: 1 to 3), or an error
+/// naming the unsupported rank.
+llvm::Expected<size_t> spatialDims(const Node &N, const Value &X);
+
+/// The window attributes of N for S spatial dimensions, checked for length
+/// and sign. Kernel comes from kernel_shape unless the caller passes it (Conv
+/// takes it from the weight); Pads has 2 * S entries (all begins, then all
+/// ends), as in ONNX.
+struct WindowAttrs {
+  std::vector<int64_t> Kernel, Strides, Dils, Pads;
+  std::string AutoPad;
+};
+llvm::Expected<WindowAttrs> readWindowAttrs(const Node &N, size_t S,
+                                            std::vector<int64_t> Kernel);
+
+/// Fills a Window from per-dimension vectors of S = In.size() entries.
+Window packWindow(const std::vector<int64_t> &In,
+                  const std::vector<int64_t> &Out, const WindowAttrs &A,
+                  const std::vector<int64_t> &PadBegin,
+                  const std::vector<int64_t> &PadEnd);
+
+/// Reads kernel_shape (or KernelShape when given), strides, dilations, pads
+/// and auto_pad from N for input X and output Y; rejects inputs that are not
+/// 1-D to 3-D (rank 3 to 5) and output shapes that disagree with the window
+/// arithmetic.
+llvm::Expected<Window> computeWindowNd(const Node &N, const Value &X,
+                                       const Value &Y,
+                                       std::vector<int64_t> KernelShape,
+                                       bool AllowCeilMode);
 
 /// The geometry of a sliding window over the spatial dimensions (1 or 2)
 /// of an N,C,spatial... tensor, always expressed as 2-D (a 1-D op has H = 1).
+/// For ops whose kernels are 2-D only; computeWindowNd covers 3-D too.
 struct Window2D {
   int64_t H, W;            ///< Input extent.
   int64_t OH, OW;          ///< Output extent (from shape inference).
