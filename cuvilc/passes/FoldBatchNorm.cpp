@@ -96,11 +96,12 @@ llvm::Error foldBatchNorm(Graph &G) {
     int64_t C = X->shape()[1];
     const Value *Scale = BN->input(1), *Bias = BN->input(2),
                 *Mean = BN->input(3), *Var = BN->input(4);
+    // Training mode, or parameters known only at run time: lowered as is.
+    bool AllConst = true;
     for (const Value *P : {Scale, Bias, Mean, Var})
-      if (!isFloatConst(P, C))
-        return nodeError(*BN, "parameters must be constant f32 tensors of "
-                              "{} elements",
-                         C);
+      AllConst = AllConst && isFloatConst(P, C);
+    if (BN->getInt("training_mode", 0) || !AllConst)
+      continue;
     float Eps = BN->getFloat("epsilon", 1e-5f);
     std::vector<float> S(C), T(C);
     for (int64_t I = 0; I < C; ++I) {

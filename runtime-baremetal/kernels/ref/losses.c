@@ -1,0 +1,186 @@
+/* Reference kernels of the loss operators (NegativeLogLikelihoodLoss,
+ * SoftmaxCrossEntropyLoss) and of the variants of Clip and
+ * BatchNormalization whose operands are only known at run time, plus
+ * Shrink.
+ *
+ * The losses see their input as [n, c, d]: the class axis in the middle and
+ * every trailing dimension flattened into d, so one loop serves every rank.
+ * Sums accumulate in double: a mean over many elements keeps float accuracy. */
+#include "cuvil/kernels.h"
+
+#include "../math.h"
+
+/* The class a target selects, or -1 when the position is ignored (its
+ * target is ignore_index, or a class that does not exist). */
+static inline __attribute__((always_inline)) int64_t
+loss_class(int64_t t, int64_t c, int64_t ignore_index, int64_t has_ignore) {
+  if (has_ignore && t == ignore_index)
+    return -1;
+  return t >= 0 && t < c ? t : -1;
+}
+
+/* Stores the loss of position (i, j) or accumulates it, per the reduction. */
+static inline __attribute__((always_inline)) void
+loss_put(float *y, int64_t at, double loss, double weight, int64_t reduction,
+         double *sum, double *wsum) {
+  if (reduction == CUVIL_LOSS_NONE) {
+    y[at] = (float)loss;
+    return;
+  }
+  *sum += loss;
+  *wsum += weight;
+}
+
+static inline __attribute__((always_inline)) void
+loss_finish(float *y, int64_t reduction, double sum, double wsum) {
+  if (reduction == CUVIL_LOSS_SUM)
+    y[0] = (float)sum;
+  else if (reduction == CUVIL_LOSS_MEAN)
+    y[0] = (float)(sum / wsum); /* all ignored: 0/0, NaN as in ONNX */
+}
+
+#define CUVIL_DEFINE_LOSSES(TSFX, TT)                                         \
+  void cuvil_k_nll_loss_f32_##TSFX(                                           \
+      const float *x, const TT *t, const float *w, float *y, int64_t n,       \
+      int64_t c, int64_t d, int64_t reduction, int64_t ignore_index,          \
+      int64_t has_ignore) {                                                   \
+    double sum = 0.0, wsum = 0.0;                                             \
+    for (int64_t i = 0; i < n; ++i)                                           \
+      for (int64_t j = 0; j < d; ++j) {                                       \
+        const int64_t k =                                                     \
+            loss_class((int64_t)t[i * d + j], c, ignore_index, has_ignore);   \
+        double loss = 0.0, weight = 0.0;                                      \
+        if (k >= 0) {                                                         \
+          weight = w ? (double)w[k] : 1.0;                                    \
+          loss = -(double)x[(i * c + k) * d + j] * weight;                    \
+        }                                                                     \
+        loss_put(y, i * d + j, loss, weight, reduction, &sum, &wsum);         \
+      }                                                                       \
+    loss_finish(y, reduction, sum, wsum);                                     \
+  }                                                                           \
+                                                                              \
+  void cuvil_k_sce_loss_f32_##TSFX(                                           \
+      const float *x, const TT *t, const float *w, float *y, float *log_prob, \
+      int64_t n, int64_t c, int64_t d, int64_t reduction,                     \
+      int64_t ignore_index, int64_t has_ignore) {                             \
+    double sum = 0.0, wsum = 0.0;                                             \
+    for (int64_t i = 0; i < n; ++i)                                           \
+      for (int64_t j = 0; j < d; ++j) {                                       \
+        /* LogSoftmax over the classes of position (i, j), as              \
+         * cuvil_k_logsoftmax_f32 computes it. */                             \
+        const float *xs = x + i * c * d + j;                                  \
+        float mx = -__builtin_inff();                                         \
+        for (int64_t k = 0; k < c; ++k)                                       \
+          mx = xs[k * d] > mx ? xs[k * d] : mx;                               \
+        float se = 0.0f;                                                      \
+        for (int64_t k = 0; k < c; ++k)                                       \
+          se += cuvil_expf(xs[k * d] - mx);                                   \
+        const float shift = mx + cuvil_logf(se);                              \
+        if (log_prob)                                                         \
+          for (int64_t k = 0; k < c; ++k)                                     \
+            log_prob[i * c * d + k * d + j] = xs[k * d] - shift;              \
+        const int64_t k =                                                     \
+            loss_class((int64_t)t[i * d + j], c, ignore_index, has_ignore);   \
+        double loss = 0.0, weight = 0.0;                                      \
+        if (k >= 0) {                                                         \
+          weight = w ? (double)w[k] : 1.0;                                    \
+          loss = -(double)(xs[k * d] - shift) * weight;                       \
+        }                                                                     \
+        loss_put(y, i * d + j, loss, weight, reduction, &sum, &wsum);         \
+      }                                                                       \
+    loss_finish(y, reduction, sum, wsum);                                     \
+  }
+
+CUVIL_DEFINE_LOSSES(i32, int32_t)
+CUVIL_DEFINE_LOSSES(i64, int64_t)
+
+/* ---- Clip with run-time bounds ------------------------------------------ */
+
+#define CUVIL_DEFINE_CLIP_RT(SFX, T)                                          \
+  void cuvil_k_clip_rt_##SFX(const T *x, const T *lo, const T *hi, T *y,      \
+                             int64_t n) {                                     \
+    for (int64_t i = 0; i < n; ++i) {                                         \
+      T v = x[i];                                                             \
+      if (lo && v < *lo)                                                      \
+        v = *lo;                                                              \
+      if (hi && v > *hi)                                                      \
+        v = *hi;                                                              \
+      y[i] = v;                                                               \
+    }                                                                         \
+  }
+
+CUVIL_DEFINE_CLIP_RT(f32, float)
+CUVIL_DEFINE_CLIP_RT(f64, double)
+CUVIL_DEFINE_CLIP_RT(i8, int8_t)
+CUVIL_DEFINE_CLIP_RT(u8, uint8_t)
+CUVIL_DEFINE_CLIP_RT(i16, int16_t)
+CUVIL_DEFINE_CLIP_RT(u16, uint16_t)
+CUVIL_DEFINE_CLIP_RT(i32, int32_t)
+CUVIL_DEFINE_CLIP_RT(u32, uint32_t)
+CUVIL_DEFINE_CLIP_RT(i64, int64_t)
+CUVIL_DEFINE_CLIP_RT(u64, uint64_t)
+
+/* ---- Shrink ------------------------------------------------------------- */
+
+void cuvil_k_shrink_f32(const float *x, float *y, int64_t n, float bias,
+                        float lambd) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    y[i] = v < -lambd ? v + bias : v > lambd ? v - bias : 0.0f;
+  }
+}
+
+/* ---- BatchNormalization with run-time operands -------------------------- */
+
+void cuvil_k_batchnorm_f32(const float *x, const float *scale,
+                           const float *bias, const float *mean,
+                           const float *var, float *y, int64_t n, int64_t c,
+                           int64_t spatial, float epsilon) {
+  for (int64_t ch = 0; ch < c; ++ch) {
+    const float s = scale[ch] / __builtin_sqrtf(var[ch] + epsilon);
+    const float b = bias[ch] - mean[ch] * s;
+    for (int64_t i = 0; i < n; ++i) {
+      const float *xs = x + (i * c + ch) * spatial;
+      float *ys = y + (i * c + ch) * spatial;
+      for (int64_t k = 0; k < spatial; ++k)
+        ys[k] = xs[k] * s + b;
+    }
+  }
+}
+
+void cuvil_k_batchnorm_train_f32(const float *x, const float *scale,
+                                 const float *bias, const float *mean,
+                                 const float *var, float *y,
+                                 float *running_mean, float *running_var,
+                                 int64_t n, int64_t c, int64_t spatial,
+                                 float epsilon, float momentum) {
+  const double count = (double)(n * spatial);
+  for (int64_t ch = 0; ch < c; ++ch) {
+    /* Two passes (mean, then squared deviations): no cancellation. */
+    double acc = 0.0;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t k = 0; k < spatial; ++k)
+        acc += x[(i * c + ch) * spatial + k];
+    const double m = acc / count;
+    double dev = 0.0;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t k = 0; k < spatial; ++k) {
+        const double e = x[(i * c + ch) * spatial + k] - m;
+        dev += e * e;
+      }
+    const float v = (float)(dev / count);
+    const float s = scale[ch] / __builtin_sqrtf(v + epsilon);
+    const float b = bias[ch] - (float)m * s;
+    /* Statistics before y: y may alias x (in place). */
+    if (running_mean)
+      running_mean[ch] = mean[ch] * momentum + (float)m * (1.0f - momentum);
+    if (running_var)
+      running_var[ch] = var[ch] * momentum + v * (1.0f - momentum);
+    for (int64_t i = 0; i < n; ++i) {
+      const float *xs = x + (i * c + ch) * spatial;
+      float *ys = y + (i * c + ch) * spatial;
+      for (int64_t k = 0; k < spatial; ++k)
+        ys[k] = xs[k] * s + b;
+    }
+  }
+}
