@@ -551,6 +551,16 @@ void cuvil_k_batchnorm_train_f32(const float *x, const float *scale,
                                  int64_t n, int64_t c, int64_t spatial,
                                  float epsilon, float momentum);
 
+/* Dropout whose training_mode or ratio is only known at run time. ratio
+ * (NULL: 0.5) and training (bool, NULL: false) are scalars. Not training or
+ * ratio 0: y = x and mask all true. Training: element i is kept (mask 1,
+ * y = x / (1 - ratio)) when a pseudo-random draw in [0, 1) that depends
+ * only on seed and i is >= ratio, else dropped (mask 0, y = 0); mask may be
+ * NULL. In place. */
+void cuvil_k_dropout_f32(const float *x, const float *ratio,
+                         const uint8_t *training, float *y, uint8_t *mask,
+                         int64_t n, int64_t seed);
+
 /* ---- end of losses section ---------------------------------------------- */
 
 #ifdef __cplusplus

@@ -184,3 +184,39 @@ void cuvil_k_batchnorm_train_f32(const float *x, const float *scale,
     }
   }
 }
+
+/* ---- Dropout with run-time training_mode / ratio ------------------------ */
+
+/* splitmix64's finaliser of (seed, i): a counter-based generator, so the
+ * kernel needs no state and element i's draw does not depend on n. */
+static inline __attribute__((always_inline)) uint64_t dropout_bits(uint64_t seed,
+                                                                   uint64_t i) {
+  uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+void cuvil_k_dropout_f32(const float *x, const float *ratio,
+                         const uint8_t *training, float *y, uint8_t *mask,
+                         int64_t n, int64_t seed) {
+  const float r = ratio ? *ratio : 0.5f;
+  if (!training || !*training || r == 0.0f) {
+    for (int64_t i = 0; i < n; ++i) {
+      y[i] = x[i];
+      if (mask)
+        mask[i] = 1;
+    }
+    return;
+  }
+  const float scale = r < 1.0f ? 1.0f / (1.0f - r) : 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    /* The top 24 bits give a float in [0, 1) exactly. */
+    const float u =
+        (float)(dropout_bits((uint64_t)seed, (uint64_t)i) >> 40) * 0x1p-24f;
+    const int keep = u >= r;
+    y[i] = keep ? x[i] * scale : 0.0f;
+    if (mask)
+      mask[i] = (uint8_t)keep;
+  }
+}
