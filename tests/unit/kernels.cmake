@@ -14,7 +14,8 @@ target_compile_options(cuvil_kernels_host PRIVATE -ffreestanding)
 add_executable(kernels_test ${CMAKE_CURRENT_LIST_DIR}/kernels_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/datamove_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/unary_math_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/reduce_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/reduce_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/losses_test.cpp)
 # For "kernels/math.h": the kernels directory itself must not be on the
 # include path, or its math.h would shadow the C library's.
 target_include_directories(kernels_test PRIVATE ${CUVIL_RUNTIME_DIR})
