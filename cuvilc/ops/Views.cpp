@@ -4,9 +4,9 @@
 // output is a view of input 0 (Placement::View). The
 // output shape comes from ONNX shape inference or, when that could not tell,
 // from the fold-constants pass (ShapeRules); these checks only make sure
-// the element count is preserved. Dropout is one too in inference mode, but
-// its training_mode may be a run-time input, so it runs in place instead:
-// in inference its copy vanishes when the planner puts y on x.
+// the element count is preserved. So is inference-mode Dropout; one whose
+// training_mode is only known at run time gets DropoutTrainingOp from the
+// training-dropout pass: it computes y (in place) with cuvil_k_dropout_f32.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
@@ -28,18 +28,6 @@ llvm::Error verifyView(const Node &N) {
   return llvm::Error::success();
 }
 
-/// True when Dropout provably keeps every element: no training_mode, or a
-/// constant false one, or a constant ratio of 0.
-bool dropoutIsIdentity(const Node &N) {
-  auto ConstantZero = [](const Value *V) {
-    return V && V->isConstant() &&
-           std::all_of(V->data().begin(), V->data().end(),
-                       [](uint8_t B) { return B == 0; });
-  };
-  const Value *T = N.input(2);
-  return !T || ConstantZero(T) || ConstantZero(N.input(1));
-}
-
 llvm::Error verifyDropout(const Node &N) {
   if (N.outputs().size() > 1 && N.output(1)->dtype() != DType::Bool)
     return nodeError(N, "the mask output must be bool");
@@ -58,27 +46,28 @@ llvm::Error verifyDropout(const Node &N) {
   return verifyView(N);
 }
 
-llvm::Error lowerDropout(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerTrainingDropout(const Node &N,
+                                 std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0), *Y = N.output(0);
   const Value *Mask = N.outputs().size() > 1 ? N.output(1) : nullptr;
-  if (!dropoutIsIdentity(N)) {
-    Calls.push_back(
+  Calls.push_back(
         {"cuvil_k_dropout_f32",
          {KernelArg::tensor(X),
           N.input(1) ? KernelArg::tensor(N.input(1)) : KernelArg::null(),
           KernelArg::tensor(N.input(2)), KernelArg::tensor(Y),
           Mask ? KernelArg::tensor(Mask) : KernelArg::null(),
           KernelArg::i(X->numElements()), KernelArg::i(N.getInt("seed", 0))}});
-    return llvm::Error::success();
-  }
-  // Every element is kept: y is x (a copy that vanishes when the planner
-  // runs the node in place) and the optional mask is all true.
-  KernelCall Copy{"cuvil_k_copy",
-                  {KernelArg::tensor(X), KernelArg::tensor(Y),
-                   KernelArg::i(X->byteSize())}};
-  Copy.IsCopy = true;
-  Calls.push_back(std::move(Copy));
-  if (Mask)
+  return llvm::Error::success();
+}
+
+// Output 0 is a view of the input; in inference every element is kept, so
+// the optional mask output is all true.
+llvm::Error lowerDropout(const Node &N, std::vector<KernelCall> &Calls) {
+  if (!dropoutIsIdentity(N))
+    return nodeError(N, "internal error: a Dropout with a run-time "
+                        "training_mode was not given its training kernel by "
+                        "the training-dropout pass");
+  if (N.outputs().size() > 1)
     Calls.push_back({"cuvil_k_fill_b8",
                      {KernelArg::tensor(N.output(1)),
                       KernelArg::i(N.output(1)->numElements()),
@@ -87,6 +76,16 @@ llvm::Error lowerDropout(const Node &N, std::vector<KernelCall> &Calls) {
 }
 
 } // namespace
+
+bool dropoutIsIdentity(const Node &N) {
+  auto ConstantZero = [](const Value *V) {
+    return V && V->isConstant() &&
+           std::all_of(V->data().begin(), V->data().end(),
+                       [](uint8_t B) { return B == 0; });
+  };
+  const Value *T = N.input(2);
+  return !T || ConstantZero(T) || ConstantZero(N.input(1));
+}
 
 extern const OpDef ReshapeOp = {"Reshape", verifyView, nullptr, noMacs,
                                 Placement::View};
@@ -99,6 +98,11 @@ extern const OpDef UnsqueezeOp = {"Unsqueeze", verifyView, nullptr, noMacs,
 extern const OpDef IdentityOp = {"Identity", verifyView, nullptr, noMacs,
                                  Placement::View};
 extern const OpDef DropoutOp = {"Dropout", verifyDropout, lowerDropout,
-                                noMacs, Placement::InPlace};
+                                noMacs, Placement::View};
+// Not in Ops.def: the training-dropout pass gives it to the Dropout nodes
+// that need it.
+extern const OpDef DropoutTrainingOp = {"Dropout", verifyDropout,
+                                        lowerTrainingDropout, noMacs,
+                                        Placement::InPlace};
 
 } // namespace cuvil

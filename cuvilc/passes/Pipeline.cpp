@@ -14,6 +14,10 @@ const std::vector<Pass> &defaultPipeline() {
        "shapes) at compile time; resolve the shapes ONNX shape inference "
        "left unknown",
        foldConstants, /*VerifyAfter=*/true},
+      {"training-dropout",
+       "give a Dropout whose training_mode is known only at run time a "
+       "kernel (an inference Dropout stays a view of its input)",
+       selectTrainingDropout},
       {"fold-batchnorm",
        "fold BatchNormalization into the preceding Conv/Gemm, or into a "
        "per-channel affine",
