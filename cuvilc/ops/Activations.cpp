@@ -36,6 +36,10 @@ constexpr UnarySpec SeluS{"cuvil_k_selu_f32", DType::F32, DType::F32,
                           {{{"alpha", K::Float, 1.67326319217681884765625f},
                             {"gamma", K::Float, 1.05070102214813232421875f}}},
                           2};
+constexpr UnarySpec ShrinkS{"cuvil_k_shrink_f32", DType::F32, DType::F32,
+                            {{{"bias", K::Float, 0.0f},
+                              {"lambd", K::Float, 0.5f}}},
+                            2};
 constexpr UnarySpec SoftplusS{"cuvil_k_softplus_f32"};
 constexpr UnarySpec SoftsignS{"cuvil_k_softsign_f32"};
 constexpr UnarySpec ThresholdedReluS{"cuvil_k_thresholded_relu_f32",
@@ -99,6 +103,7 @@ CUVIL_ACTIVATION_OP(HardSigmoid, HardSigmoidS)
 CUVIL_ACTIVATION_OP(HardSwish, HardSwishS)
 CUVIL_ACTIVATION_OP(LeakyRelu, LeakyReluS)
 CUVIL_ACTIVATION_OP(Selu, SeluS)
+CUVIL_ACTIVATION_OP(Shrink, ShrinkS)
 CUVIL_ACTIVATION_OP(Softplus, SoftplusS)
 CUVIL_ACTIVATION_OP(Softsign, SoftsignS)
 CUVIL_ACTIVATION_OP(ThresholdedRelu, ThresholdedReluS)

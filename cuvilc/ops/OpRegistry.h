@@ -116,6 +116,9 @@ llvm::Error requireF32(const Node &N);
 std::pair<float, float> fusedActivation(const Node &N);
 /// Clip's clamp bounds, from its constant inputs or (opset < 11) attributes.
 llvm::Expected<std::pair<float, float>> clipBounds(const Node &N);
+/// True when Dropout N provably keeps every element (no training_mode, a
+/// constant false one, or a constant ratio of 0): its output is a view.
+bool dropoutIsIdentity(const Node &N);
 /// Normalises a possibly negative axis for a tensor of the given rank.
 llvm::Expected<int64_t> normalizeAxis(const Node &N, int64_t Axis, size_t Rank);
 

@@ -122,9 +122,16 @@ llvm::Expected<ReduceLoops> loops(const Node &N) {
       return nodeError(N, "opset {} takes axes as an input, not an attribute",
                        N.opset());
     if (const Value *A = N.input(1)) {
-      if (!A->isConstant())
-        return nodeError(N, "axes input '{}' must be a constant", A->name());
-      Axes = A->toInt64s();
+      // A non-constant axes input of static length 0 is the empty list; any
+      // other is read at run time (with keepdims=0 the output shape alone
+      // may not tell which axes go, e.g. [3,2,2] -> [3,2]).
+      if (A->isConstant()) {
+        Axes = A->toInt64s();
+      } else if (A->numElements() != 0) {
+        ReduceLoops L;
+        L.RuntimeAxes = A;
+        return L;
+      }
     }
   } else {
     if (N.input(1))
@@ -160,6 +167,17 @@ llvm::Error verifyReduce(const Node &N) {
   auto L = loops(N);
   if (!L)
     return L.takeError();
+  if (const Value *A = L->RuntimeAxes) {
+    if (A->dtype() != DType::I64 || A->rank() != 1)
+      return nodeError(N, "axes input '{}' must be a 1-D i64 tensor",
+                       A->name());
+    if (X->rank() > 2 * CUVIL_REDUCE_RANK)
+      return nodeError(N,
+                       "axes input '{}' is not a constant; run-time axes "
+                       "support input ranks up to {}, not {}",
+                       A->name(), 2 * CUVIL_REDUCE_RANK, X->rank());
+    return llvm::Error::success();
+  }
   int64_t Kept = 1;
   for (int64_t D : L->OutShape)
     Kept *= D;
@@ -174,6 +192,18 @@ llvm::Error lowerReduce(const Node &N, std::vector<KernelCall> &Calls) {
   if (!L)
     return L.takeError();
   const Value *X = N.input(0), *Y = N.output(0);
+  if (const Value *A = L->RuntimeAxes) {
+    Calls.push_back(
+        {fmt::format("cuvil_k_reduce_rt_{}_{}", specOf(N).KernelStem,
+                     dtypeName(X->dtype())),
+         {KernelArg::tensor(X), KernelArg::tensor(Y), KernelArg::tensor(A),
+          KernelArg::i(A->numElements()),
+          KernelArg::i(static_cast<int64_t>(X->rank())),
+          KernelArg::array(X->shape()),
+          KernelArg::i(N.getInt("noop_with_empty_axes", 0)),
+          KernelArg::i(Y->numElements())}});
+    return llvm::Error::success();
+  }
   if (L->Identity) {
     KernelCall C{"cuvil_k_copy",
                  {KernelArg::tensor(X), KernelArg::tensor(Y),

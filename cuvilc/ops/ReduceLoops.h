@@ -18,6 +18,8 @@ namespace cuvil {
 /// Kept and reduced loop nests of a reduction.
 struct ReduceLoops {
   bool Identity = false; ///< empty axes with noop_with_empty_axes: a copy
+  /// A non-constant axes input: the kernel reads the axes at run time.
+  const Value *RuntimeAxes = nullptr;
   std::vector<int64_t> OutShape, OutStr, RedShape, RedStr;
 };
 

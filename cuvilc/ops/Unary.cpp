@@ -32,10 +32,49 @@ namespace {
 
 llvm::Error verifyPlain(const Node &N) { return requireF32(N); }
 
+/// True when Clip needs cuvil_k_clip_rt_*: bounds only known at run time
+/// (inputs that are not constants), or an element type other than f32.
+bool clipAtRunTime(const Node &N) {
+  if (N.opset() < 11)
+    return false;
+  if (N.input(0) && N.input(0)->dtype() != DType::F32)
+    return true;
+  for (size_t I = 1; I <= 2; ++I)
+    if (const Value *V = N.input(I))
+      if (!V->isConstant())
+        return true;
+  return false;
+}
+
 llvm::Error verifyClip(const Node &N) {
-  if (auto E = requireF32(N))
-    return E;
-  return clipBounds(N).takeError();
+  if (!clipAtRunTime(N)) {
+    if (auto E = requireF32(N))
+      return E;
+    return clipBounds(N).takeError();
+  }
+  const Value *X = N.input(0);
+  if (!X)
+    return nodeError(N, "missing input");
+  DType T = X->dtype();
+  bool Ok = T == DType::F32 || T == DType::F64 || T == DType::I8 ||
+            T == DType::U8 || T == DType::I16 || T == DType::U16 ||
+            T == DType::I32 || T == DType::U32 || T == DType::I64 ||
+            T == DType::U64;
+  if (!Ok)
+    return nodeError(N,
+                     "input '{}' has element type {}; Clip supports f32, f64 "
+                     "and 8- to 64-bit integers",
+                     X->name(), dtypeName(T));
+  if (N.output(0)->dtype() != T)
+    return nodeError(N, "output type {} differs from the input's {}",
+                     dtypeName(N.output(0)->dtype()), dtypeName(T));
+  for (size_t I = 1; I <= 2; ++I)
+    if (const Value *V = N.input(I))
+      if (V->dtype() != T || V->numElements() != 1)
+        return nodeError(N, "bound '{}' must be a scalar of the input's type "
+                            "{}",
+                         V->name(), dtypeName(T));
+  return llvm::Error::success();
 }
 
 template <const char *Kernel>
@@ -48,6 +87,17 @@ llvm::Error lowerPlain(const Node &N, std::vector<KernelCall> &Calls) {
 }
 
 llvm::Error lowerClip(const Node &N, std::vector<KernelCall> &Calls) {
+  if (clipAtRunTime(N)) {
+    auto Bound = [&](size_t I) {
+      return N.input(I) ? KernelArg::tensor(N.input(I)) : KernelArg::null();
+    };
+    Calls.push_back(
+        {fmt::format("cuvil_k_clip_rt_{}", dtypeName(N.input(0)->dtype())),
+         {KernelArg::tensor(N.input(0)), Bound(1), Bound(2),
+          KernelArg::tensor(N.output(0)),
+          KernelArg::i(N.output(0)->numElements())}});
+    return llvm::Error::success();
+  }
   auto B = clipBounds(N);
   if (!B)
     return B.takeError();

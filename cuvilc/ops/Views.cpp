@@ -1,10 +1,12 @@
 //===- Views.cpp - Ops that only reinterpret their input's buffer ---------===//
 //
-// Reshape, Flatten, Squeeze, Unsqueeze, Identity and inference-mode Dropout
-// change no bytes: their output is a view of input 0 (Placement::View). The
+// Reshape, Flatten, Squeeze, Unsqueeze and Identity change no bytes: their
+// output is a view of input 0 (Placement::View). The
 // output shape comes from ONNX shape inference or, when that could not tell,
 // from the fold-constants pass (ShapeRules); these checks only make sure
-// the element count is preserved.
+// the element count is preserved. So is inference-mode Dropout; one whose
+// training_mode is only known at run time gets DropoutTrainingOp from the
+// training-dropout pass: it computes y (in place) with cuvil_k_dropout_f32.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
@@ -29,22 +31,42 @@ llvm::Error verifyView(const Node &N) {
 llvm::Error verifyDropout(const Node &N) {
   if (N.outputs().size() > 1 && N.output(1)->dtype() != DType::Bool)
     return nodeError(N, "the mask output must be bool");
-  // Training mode drops elements at random, unless the ratio is 0.
-  auto ConstantZero = [](const Value *V) {
-    return V && V->isConstant() &&
-           std::all_of(V->data().begin(), V->data().end(),
-                       [](uint8_t B) { return B == 0; });
-  };
-  if (const Value *T = N.input(2))
-    if (!ConstantZero(T) && !ConstantZero(N.input(1)))
-      return nodeError(N, "training_mode must be a constant false (or the "
-                          "ratio a constant 0)");
+  if (!dropoutIsIdentity(N)) {
+    // Training mode decided at run time: cuvil_k_dropout_f32.
+    const Value *X = N.input(0), *R = N.input(1), *T = N.input(2);
+    if (!X || X->dtype() != DType::F32)
+      return nodeError(N, "with a run-time training_mode, only f32 data is "
+                          "supported");
+    if (R && (R->dtype() != DType::F32 || R->numElements() != 1))
+      return nodeError(N, "ratio '{}' must be an f32 scalar", R->name());
+    if (T->dtype() != DType::Bool || T->numElements() != 1)
+      return nodeError(N, "training_mode '{}' must be a bool scalar",
+                       T->name());
+  }
   return verifyView(N);
+}
+
+llvm::Error lowerTrainingDropout(const Node &N,
+                                 std::vector<KernelCall> &Calls) {
+  const Value *X = N.input(0), *Y = N.output(0);
+  const Value *Mask = N.outputs().size() > 1 ? N.output(1) : nullptr;
+  Calls.push_back(
+        {"cuvil_k_dropout_f32",
+         {KernelArg::tensor(X),
+          N.input(1) ? KernelArg::tensor(N.input(1)) : KernelArg::null(),
+          KernelArg::tensor(N.input(2)), KernelArg::tensor(Y),
+          Mask ? KernelArg::tensor(Mask) : KernelArg::null(),
+          KernelArg::i(X->numElements()), KernelArg::i(N.getInt("seed", 0))}});
+  return llvm::Error::success();
 }
 
 // Output 0 is a view of the input; in inference every element is kept, so
 // the optional mask output is all true.
 llvm::Error lowerDropout(const Node &N, std::vector<KernelCall> &Calls) {
+  if (!dropoutIsIdentity(N))
+    return nodeError(N, "internal error: a Dropout with a run-time "
+                        "training_mode was not given its training kernel by "
+                        "the training-dropout pass");
   if (N.outputs().size() > 1)
     Calls.push_back({"cuvil_k_fill_b8",
                      {KernelArg::tensor(N.output(1)),
@@ -54,6 +76,16 @@ llvm::Error lowerDropout(const Node &N, std::vector<KernelCall> &Calls) {
 }
 
 } // namespace
+
+bool dropoutIsIdentity(const Node &N) {
+  auto ConstantZero = [](const Value *V) {
+    return V && V->isConstant() &&
+           std::all_of(V->data().begin(), V->data().end(),
+                       [](uint8_t B) { return B == 0; });
+  };
+  const Value *T = N.input(2);
+  return !T || ConstantZero(T) || ConstantZero(N.input(1));
+}
 
 extern const OpDef ReshapeOp = {"Reshape", verifyView, nullptr, noMacs,
                                 Placement::View};
@@ -67,5 +99,10 @@ extern const OpDef IdentityOp = {"Identity", verifyView, nullptr, noMacs,
                                  Placement::View};
 extern const OpDef DropoutOp = {"Dropout", verifyDropout, lowerDropout,
                                 noMacs, Placement::View};
+// Not in Ops.def: the training-dropout pass gives it to the Dropout nodes
+// that need it.
+extern const OpDef DropoutTrainingOp = {"Dropout", verifyDropout,
+                                        lowerTrainingDropout, noMacs,
+                                        Placement::InPlace};
 
 } // namespace cuvil

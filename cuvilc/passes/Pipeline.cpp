@@ -16,6 +16,12 @@ const std::vector<Pass> &defaultPipeline() {
        "left unknown",
        [](Graph &G, const PipelineOptions &) { return foldConstants(G); },
        /*VerifyAfter=*/true},
+      {"training-dropout",
+       "give a Dropout whose training_mode is known only at run time a "
+       "kernel (an inference Dropout stays a view of its input)",
+       [](Graph &G, const PipelineOptions &) {
+         return selectTrainingDropout(G);
+       }},
       {"fold-batchnorm",
        "fold BatchNormalization into the preceding Conv/Gemm, or into a "
        "per-channel affine",

@@ -75,3 +75,38 @@ TEST(Passes, VerifyListsEveryUnsupportedNode) {
   EXPECT_NE(Msg.find("node 'weird2' (LpNormalization)"), std::string::npos)
       << Msg;
 }
+
+TEST(Passes, RuntimeTrainingDropoutGetsAKernelOthersStayViews) {
+  Graph G("g");
+  Value *X = G.addValue("x", DType::F32, {4}, ValueKind::Input);
+  Value *R = G.addValue("r", DType::F32, {}, ValueKind::Input);
+  Value *T = G.addValue("t", DType::Bool, {}, ValueKind::Input);
+  Value *Off = G.addValue("off", DType::Bool, {}, ValueKind::Constant);
+  Off->setData({0});
+  for (Value *V : {X, R, T})
+    G.inputs().push_back(V);
+  Value *A = test::tensor(G, "a", {4});
+  Value *Y = test::tensor(G, "y", {4});
+  Value *M = G.addValue("mask", DType::Bool, {4}, ValueKind::Intermediate);
+  test::addOp(G, "Dropout", "inference", {X, R, Off}, {A}, 0);
+  test::addOp(G, "Dropout", "training", {A, R, T}, {Y, M}, 1)
+      ->setAttr("seed", int64_t(7));
+  G.outputs() = {Y, M};
+  ASSERT_FALSE(bool(selectTrainingDropout(G)));
+  ASSERT_EQ(G.nodes().size(), 2u);
+  const Node &Inf = *G.nodes()[0], &Tr = *G.nodes()[1];
+  EXPECT_EQ(Inf.def()->Place, Placement::View);
+  EXPECT_EQ(Tr.name(), "training");
+  EXPECT_EQ(Tr.def()->Place, Placement::InPlace);
+  EXPECT_EQ(Tr.input(0), Inf.output(0));
+  EXPECT_EQ(Tr.getInt("seed", 0), 7);
+  // The graph outputs keep their ONNX names.
+  EXPECT_EQ(G.outputs()[0], Tr.output(0));
+  EXPECT_EQ(G.outputs()[0]->name(), "y");
+  EXPECT_EQ(G.outputs()[1]->name(), "mask");
+  std::vector<KernelCall> Calls;
+  ASSERT_FALSE(bool(Tr.def()->Lower(Tr, Calls)));
+  ASSERT_EQ(Calls.size(), 1u);
+  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_dropout_f32");
+  EXPECT_EQ(Calls[0].Args[6].I, 7);
+}

@@ -80,14 +80,40 @@ TEST(ReduceOps, EmptyAxesAreANoOpOnlyWhenAsked) {
       << Msg;
 }
 
+TEST(ReduceOps, RuntimeAxesAreReadByTheKernel) {
+  // [3,2,2] -> [3,2] with keepdims=0 could drop axis 1 or 2: the output
+  // shape does not tell, so the kernel reads the axes.
+  Graph G("g");
+  Value *X = G.addValue("x", DType::F32, {3, 2, 2}, ValueKind::Input);
+  Value *A = G.addValue("axes", DType::I64, {1}, ValueKind::Input);
+  Value *Y = test::tensor(G, "y", {3, 2});
+  Node *N = test::addOp(G, "ReduceSum", "rs", {X, A}, {Y}, 0);
+  N->setAttr("keepdims", int64_t(0));
+  auto Calls = lowerOk(*N);
+  ASSERT_EQ(Calls.size(), 1u);
+  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_reduce_rt_sum_f32");
+  EXPECT_EQ(Calls[0].Args[2].V, A);
+  EXPECT_EQ(Calls[0].Args[3].I, 1);                                // naxes
+  EXPECT_EQ(Calls[0].Args[5].Array, (std::vector<int64_t>{3, 2, 2})); // shape
+  EXPECT_EQ(Calls[0].Args[7].I, 6);                              // out_count
+
+  // A run-time axes input of static length 0 is the empty list.
+  Value *E = G.addValue("none", DType::I64, {0}, ValueKind::Input);
+  Value *Y1 = test::tensor(G, "y1", {1, 1, 1});
+  Node *All = test::addOp(G, "ReduceSum", "all", {X, E}, {Y1}, 0);
+  EXPECT_EQ(lowerOk(*All)[0].Kernel, "cuvil_k_reduce_sum_f32");
+}
+
 TEST(ReduceOps, RejectionsNameTheReason) {
   Graph G("g");
-  Value *X = G.addValue("x", DType::F32, {2, 3}, ValueKind::Input);
+  Value *X = G.addValue("x", DType::F32, {2, 1, 1, 1, 1, 1, 3},
+                        ValueKind::Input);
   Value *A = G.addValue("axes", DType::I64, {1}, ValueKind::Input);
-  Value *Y = test::tensor(G, "y", {2, 1});
+  Value *Y = test::tensor(G, "y", {2, 1, 1, 1, 1, 1, 1});
   Node *N = test::addOp(G, "ReduceSum", "rs", {X, A}, {Y}, 0);
   EXPECT_EQ(llvm::toString(N->def()->Verify(*N)),
-            "node 'rs' (ReduceSum): axes input 'axes' must be a constant");
+            "node 'rs' (ReduceSum): axes input 'axes' is not a constant; "
+            "run-time axes support input ranks up to 6, not 7");
   Value *XI = G.addValue("xi", DType::I32, {2, 3}, ValueKind::Input);
   Value *YI = G.addValue("yi", DType::I32, {2, 1}, ValueKind::Intermediate);
   Node *L2 = test::addOp(G, "ReduceL2", "l2", {XI}, {YI}, 1);

@@ -165,3 +165,110 @@ CUVIL_DEFINE_ARG(argmax, >, i32, int32_t)
 CUVIL_DEFINE_ARG(argmin, <, i32, int32_t)
 CUVIL_DEFINE_ARG(argmax, >, i64, int64_t)
 CUVIL_DEFINE_ARG(argmin, <, i64, int64_t)
+
+/* ---- Reductions over axes known only at run time ------------------------ */
+
+/* Builds the two loop nests of a reduction of x (dense, shape[0..rank)) over
+ * the run-time axes, as the compiler does for constant ones: unit
+ * dimensions dropped, contiguous neighbours merged, padded on the left.
+ * Kept and reduced groups alternate, so rank <= 2 * CUVIL_REDUCE_RANK always
+ * fits. Returns 1 for a plain copy (no axes with noop_with_empty_axes), 0 for
+ * a reduction, -1 for axes that are out of range or repeated, or whose
+ * result does not have out_count elements. */
+static int reduce_rt_loops(const int64_t *axes, int64_t naxes, int64_t rank,
+                           const int64_t *shape, int64_t noop,
+                           int64_t out_count, int64_t *os, int64_t *ost,
+                           int64_t *rs, int64_t *rst) {
+  if (rank > 2 * CUVIL_REDUCE_RANK)
+    return -1;
+  int reduced[2 * CUVIL_REDUCE_RANK] = {0};
+  if (naxes == 0) {
+    if (noop)
+      return 1;
+    for (int64_t d = 0; d < rank; ++d)
+      reduced[d] = 1;
+  }
+  for (int64_t i = 0; i < naxes; ++i) {
+    const int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (a < 0 || a >= rank || reduced[a])
+      return -1;
+    reduced[a] = 1;
+  }
+  int64_t sh[2][CUVIL_REDUCE_RANK], st[2][CUVIL_REDUCE_RANK];
+  int64_t len[2] = {0, 0};
+  int64_t stride = 1, kept = 1;
+  for (int64_t d = rank; d-- > 0;) {
+    const int64_t dim = shape[d], k = reduced[d];
+    if (!k)
+      kept *= dim;
+    if (dim != 1) {
+      /* Walking right to left: merge into the group just added when this
+       * dimension continues it. */
+      int64_t *l = &len[k];
+      if (*l > 0 && st[k][*l - 1] * sh[k][*l - 1] == stride) {
+        sh[k][*l - 1] *= dim;
+      } else {
+        if (*l == CUVIL_REDUCE_RANK)
+          return -1;
+        sh[k][*l] = dim;
+        st[k][*l] = stride;
+        ++*l;
+      }
+    }
+    stride *= dim;
+  }
+  if (kept != out_count)
+    return -1;
+  /* The groups were collected innermost first: reverse and pad. */
+  for (int k = 0; k < 2; ++k) {
+    int64_t *dsh = k ? rs : os, *dst = k ? rst : ost;
+    for (int64_t i = 0; i < CUVIL_REDUCE_RANK; ++i) {
+      const int64_t from = CUVIL_REDUCE_RANK - 1 - i;
+      dsh[i] = from < len[k] ? sh[k][from] : 1;
+      dst[i] = from < len[k] ? st[k][from] : 0;
+    }
+  }
+  return 0;
+}
+
+#define CUVIL_REDUCE_RT_KERNEL(NAME, OP, SFX, T)                              \
+  void cuvil_k_reduce_rt_##NAME##_##SFX(                                      \
+      const T *x, T *y, const int64_t *axes, int64_t naxes, int64_t rank,     \
+      const int64_t *shape, int64_t noop_with_empty_axes,                     \
+      int64_t out_count) {                                                    \
+    int64_t os[CUVIL_REDUCE_RANK], ost[CUVIL_REDUCE_RANK];                    \
+    int64_t rs[CUVIL_REDUCE_RANK], rst[CUVIL_REDUCE_RANK];                    \
+    const int how = reduce_rt_loops(axes, naxes, rank, shape,                 \
+                                    noop_with_empty_axes, out_count, os, ost, \
+                                    rs, rst);                                 \
+    if (how == 0) {                                                           \
+      reduce_##SFX(OP, x, y, os, ost, rs, rst);                               \
+      return;                                                                 \
+    }                                                                         \
+    /* A copy has as many elements as x; out_count is x's count then. */     \
+    for (int64_t i = 0; i < out_count; ++i)                                   \
+      y[i] = how == 1 ? x[i] : (T)0;                                          \
+  }
+
+#define CUVIL_REDUCE_RT_FLOAT_KERNELS(SFX, T)                                 \
+  CUVIL_REDUCE_RT_KERNEL(sum, REDUCE_SUM, SFX, T)                             \
+  CUVIL_REDUCE_RT_KERNEL(mean, REDUCE_MEAN, SFX, T)                           \
+  CUVIL_REDUCE_RT_KERNEL(max, REDUCE_MAX, SFX, T)                             \
+  CUVIL_REDUCE_RT_KERNEL(min, REDUCE_MIN, SFX, T)                             \
+  CUVIL_REDUCE_RT_KERNEL(prod, REDUCE_PROD, SFX, T)                           \
+  CUVIL_REDUCE_RT_KERNEL(sum_square, REDUCE_SUM_SQUARE, SFX, T)               \
+  CUVIL_REDUCE_RT_KERNEL(l1, REDUCE_L1, SFX, T)                               \
+  CUVIL_REDUCE_RT_KERNEL(l2, REDUCE_L2, SFX, T)                               \
+  CUVIL_REDUCE_RT_KERNEL(log_sum, REDUCE_LOG_SUM, SFX, T)                     \
+  CUVIL_REDUCE_RT_KERNEL(log_sum_exp, REDUCE_LOG_SUM_EXP, SFX, T)
+
+#define CUVIL_REDUCE_RT_INT_KERNELS(SFX, T)                                   \
+  CUVIL_REDUCE_RT_KERNEL(sum, REDUCE_SUM, SFX, T)                             \
+  CUVIL_REDUCE_RT_KERNEL(max, REDUCE_MAX, SFX, T)                             \
+  CUVIL_REDUCE_RT_KERNEL(min, REDUCE_MIN, SFX, T)                             \
+  CUVIL_REDUCE_RT_KERNEL(prod, REDUCE_PROD, SFX, T)
+
+CUVIL_REDUCE_RT_FLOAT_KERNELS(f32, float)
+CUVIL_REDUCE_RT_FLOAT_KERNELS(f64, double)
+CUVIL_REDUCE_RT_INT_KERNELS(i32, int32_t)
+CUVIL_REDUCE_RT_INT_KERNELS(i64, int64_t)
