@@ -65,8 +65,13 @@ static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load(const float 
   return v;
 }
 
+/* Every lane x. (Not `(cuvil_vf){0} + x`: without fast-math, 0 + x is not
+ * x for x = -0, so that form costs an add per broadcast.) */
 static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_splat(float x) {
-  return (cuvil_vf){0} + x;
+  cuvil_vf v;
+  for (int l = 0; l < CUVIL_VL; ++l)
+    v[l] = x;
+  return v;
 }
 
 /* Lanes 0, 2, 4, ... of the 2 * CUVIL_VL floats at p: the inputs of CUVIL_VL

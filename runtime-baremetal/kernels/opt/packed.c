@@ -209,21 +209,21 @@ void cuvil_k_gemm_packed_f32(const float *a, const float *bp, const float *c, fl
                act_lo, act_hi);
 }
 
-/* One output row segment of a depthwise convolution: CUVIL_DW_NV vectors
- * of consecutive output positions starting at ox, all inside the input
- * (no bounds checks). s is the horizontal stride: 1 loads contiguous
- * vectors, 2 deinterleaves; other strides gather lane by lane. */
-INLINE void dw_block(const float *xr0, const float *w, float *yr, int64_t ox, int64_t ky_lo,
+/* One output row segment of a depthwise convolution: nv (at most
+ * CUVIL_DW_NV) vectors of consecutive output positions starting at ox, all
+ * inside the input (no bounds checks). s is the horizontal stride: 1 loads
+ * contiguous vectors, 2 deinterleaves; other strides gather lane by lane. */
+INLINE void dw_block(int nv, const float *xr0, const float *w, float *yr, int64_t ox, int64_t ky_lo,
                      int64_t ky_hi, int64_t kw, int64_t wd, int64_t stride_w, int64_t dil_h,
                      int64_t dil_w, int64_t pad_left, float b, float act_lo, float act_hi) {
   cuvil_vf acc[CUVIL_DW_NV];
-  for (int v = 0; v < CUVIL_DW_NV; ++v)
+  for (int v = 0; v < nv; ++v)
     acc[v] = cuvil_vf_splat(b);
   for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
     const float *xr = xr0 + ky * dil_h * wd;
     for (int64_t kx = 0; kx < kw; ++kx) {
       const cuvil_vf wv = cuvil_vf_splat(w[ky * kw + kx]);
-      for (int v = 0; v < CUVIL_DW_NV; ++v) {
+      for (int v = 0; v < nv; ++v) {
         const int64_t o = ox + v * CUVIL_VL;
         const float *p = xr + o * stride_w - pad_left + kx * dil_w;
         cuvil_vf xv;
@@ -239,7 +239,7 @@ INLINE void dw_block(const float *xr0, const float *w, float *yr, int64_t ox, in
       }
     }
   }
-  for (int v = 0; v < CUVIL_DW_NV; ++v) {
+  for (int v = 0; v < nv; ++v) {
     const cuvil_vf r = cuvil_vf_clamp(acc[v], act_lo, act_hi);
     __builtin_memcpy(yr + ox + v * CUVIL_VL, &r, sizeof r);
   }
@@ -272,10 +272,17 @@ void cuvil_k_dwconv2d_f32(const float *x, const float *w, const float *bias, flo
         float *yr = yc + oy * ow;
         int64_t ox = 0;
         while (ox < ow) {
+          /* Whole blocks, then single vectors, then single positions. */
           if (ox >= ox_lo && ox + BLOCK + over <= ox_hi) {
-            dw_block(xr0, wc, yr, ox, ky_lo, ky_hi, kw, wd, stride_w, dil_h, dil_w, pad_left, bv,
-                     act_lo, act_hi);
+            dw_block(CUVIL_DW_NV, xr0, wc, yr, ox, ky_lo, ky_hi, kw, wd, stride_w, dil_h, dil_w,
+                     pad_left, bv, act_lo, act_hi);
             ox += BLOCK;
+            continue;
+          }
+          if (CUVIL_VL > 1 && ox >= ox_lo && ox + CUVIL_VL + over <= ox_hi) {
+            dw_block(1, xr0, wc, yr, ox, ky_lo, ky_hi, kw, wd, stride_w, dil_h, dil_w, pad_left,
+                     bv, act_lo, act_hi);
+            ox += CUVIL_VL;
             continue;
           }
           /* One position with bounds checks. */

@@ -194,7 +194,7 @@ static int reduce_rt_loops(const int64_t *axes, int64_t naxes, int64_t rank,
       return -1;
     reduced[a] = 1;
   }
-  int64_t sh[2][CUVIL_REDUCE_RANK], st[2][CUVIL_REDUCE_RANK];
+  int64_t sh[2][CUVIL_REDUCE_RANK] = {{0}}, st[2][CUVIL_REDUCE_RANK] = {{0}};
   int64_t len[2] = {0, 0};
   int64_t stride = 1, kept = 1;
   for (int64_t d = rank; d-- > 0;) {
