@@ -11,7 +11,7 @@ BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 CUVILC := $(abspath $(BUILD))/cuvilc/cuvilc
 
-.PHONY: all deps configure build test demo demo-a78 memory-report conformance bench clean help
+.PHONY: all deps configure build test demo demo-a78 memory-report conformance conformance-quick bench clean help
 
 all: build
 
@@ -22,6 +22,7 @@ help:
 	@echo "make demo-a78   the a78 example (CMake + GNU toolchain file)"
 	@echo "make memory-report  regenerate docs/memory.md (arena sizes per model)"
 	@echo "make conformance  run every in-scope ONNX backend test on all targets, refresh docs/conformance.md"
+	@echo "make conformance-quick  only the tests of tests/conformance/subset.txt (every op, a few minutes)"
 	@echo "make bench      run the benchmark suite (bench/) on all targets, refresh docs/benchmarks.md"
 	@echo "make deps       install the Debian/npm packages the project needs"
 
@@ -52,6 +53,9 @@ demo-a78: build
 
 conformance: build
 	cmake --build $(BUILD) --target conformance
+
+conformance-quick: build
+	cmake --build $(BUILD) --target conformance_quick
 
 memory-report: build
 	/usr/bin/python3 scripts/memory_report.py --cuvilc $(CUVILC) \

@@ -301,7 +301,7 @@ def write_subset(path, results, labels, cap):
                 chosen.append(name)
                 covered[op].append(name)
     lines = [
-        "# ONNX backend tests run by the `conformance_subset` ctest: each passes on",
+        "# ONNX backend tests run by `make conformance-quick`: each passes on",
         f"# {', '.join(labels)}. Written by `run_conformance.py --write-subset` from the",
         f"# tests that pass today, at most {cap} per op (fewest ops first); the op -> tests",
         "# mapping shows every op cuvil passes a test of:",
