@@ -61,16 +61,27 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   const char *Kernel = !Packed       ? "cuvil_k_conv2d_f32"
                        : Group == 1 ? "cuvil_k_conv2d_packed_f32"
                                     : "cuvil_k_dwconv2d_f32";
+  int64_t H = Wd->In[1], Wid = Wd->In[2], OH = Wd->Out[1], OW = Wd->Out[2];
+  // A pointwise convolution (1x1, stride 1, no padding) sees each channel
+  // plane as one row: the register blocks then run along the whole plane
+  // instead of stopping at short rows (5 or 7 wide in small networks).
+  bool Pointwise = Wd->Kernel[1] == 1 && Wd->Kernel[2] == 1 &&
+                   Wd->Stride[1] == 1 && Wd->Stride[2] == 1 && OH == H &&
+                   OW == Wid && Wd->PadBegin[1] == 0 && Wd->PadBegin[2] == 0;
+  if (Packed && Group == 1 && Pointwise) {
+    Wid = OW = H * Wid;
+    H = OH = 1;
+  }
   KernelCall Call{Kernel,
                   {KernelArg::tensor(X), KernelArg::tensor(W), Bias,
                    KernelArg::tensor(N.output(0)), KernelArg::i(X->shape()[0]),
-                   KernelArg::i(X->shape()[1]), KernelArg::i(Wd->In[1]),
-                   KernelArg::i(Wd->In[2])}};
+                   KernelArg::i(X->shape()[1]), KernelArg::i(H),
+                   KernelArg::i(Wid)}};
   if (!Packed || Group == 1)
     Call.Args.push_back(KernelArg::i(W->shape()[0]));
-  for (int64_t V : {Wd->Kernel[1], Wd->Kernel[2], Wd->Out[1], Wd->Out[2],
-                    Wd->Stride[1], Wd->Stride[2], Wd->Dil[1], Wd->Dil[2],
-                    Wd->PadBegin[1], Wd->PadBegin[2]})
+  for (int64_t V : {Wd->Kernel[1], Wd->Kernel[2], OH, OW, Wd->Stride[1],
+                    Wd->Stride[2], Wd->Dil[1], Wd->Dil[2], Wd->PadBegin[1],
+                    Wd->PadBegin[2]})
     Call.Args.push_back(KernelArg::i(V));
   if (!Packed)
     Call.Args.push_back(KernelArg::i(Group));

@@ -47,6 +47,16 @@
 
 #define CUVIL_MR (CUVIL_VL * CUVIL_MV)
 
+/* Loops over the block's registers must be unrolled completely: a register
+ * array indexed by a loop variable stays in memory (the accumulators would
+ * be stored on every multiply-add). The optimiser's cost model sometimes
+ * declines, so every such loop says so. */
+#if defined(__clang__)
+#define CUVIL_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define CUVIL_UNROLL _Pragma("GCC unroll 32")
+#endif
+
 /* Depthwise convolution: output positions of one row in CUVIL_DW_NV
  * vectors (the 3x3 weights, the accumulators and one input vector fit the
  * register file on every target). */
@@ -56,8 +66,9 @@
 #define CUVIL_DW_NV 4
 #endif
 
-/* A vector of CUVIL_VL floats that may sit at any float-aligned address. */
-typedef float cuvil_vf __attribute__((vector_size(CUVIL_VL * sizeof(float)), aligned(4)));
+/* A vector of CUVIL_VL floats (a register); memory is read and written
+ * through cuvil_vf_load and memcpy, which allow any float-aligned address. */
+typedef float cuvil_vf __attribute__((vector_size(CUVIL_VL * sizeof(float))));
 
 static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load(const float *p) {
   cuvil_vf v;

@@ -37,6 +37,7 @@ INLINE cuvil_vf load_lanes(const float *p, int64_t avail) {
   if (avail >= CUVIL_VL)
     return cuvil_vf_load(p);
   cuvil_vf r = cuvil_vf_splat(0.0f);
+  CUVIL_UNROLL
   for (int l = 0; l < CUVIL_VL; ++l)
     if (l < avail)
       r[l] = p[l];
@@ -46,6 +47,7 @@ INLINE cuvil_vf load_lanes(const float *p, int64_t avail) {
 /* The accumulators' starting value for channels [m0, m0 + mb): the bias,
  * or zero without one. */
 INLINE void bias_vectors(cuvil_vf out[CUVIL_MV], const float *bias, int64_t m0, int64_t mb) {
+  CUVIL_UNROLL
   for (int v = 0; v < CUVIL_MV; ++v)
     out[v] = bias ? load_lanes(bias + m0 + v * CUVIL_VL, mb - v * CUVIL_VL)
                   : cuvil_vf_splat(0.0f);
@@ -54,6 +56,7 @@ INLINE void bias_vectors(cuvil_vf out[CUVIL_MV], const float *bias, int64_t m0, 
 /* acc[v] += w[v] * xs: one input value against the panel's mb channels. */
 INLINE void fma_lanes(cuvil_vf acc[CUVIL_MV], const float *w, int64_t mb, float xs) {
   const cuvil_vf s = cuvil_vf_splat(xs);
+  CUVIL_UNROLL
   for (int v = 0; v < vectors(mb); ++v)
     acc[v] += load_lanes(w + v * CUVIL_VL, mb - v * CUVIL_VL) * s;
 }
@@ -62,12 +65,14 @@ INLINE void fma_lanes(cuvil_vf acc[CUVIL_MV], const float *w, int64_t mb, float 
  * m0 + i goes to y[i * ch_stride]. */
 INLINE void store_lanes(float *y, const cuvil_vf acc[CUVIL_MV], int64_t mb, int64_t ch_stride,
                         float act_lo, float act_hi) {
+  CUVIL_UNROLL
   for (int v = 0; v < vectors(mb); ++v) {
     const cuvil_vf r = cuvil_vf_clamp(acc[v], act_lo, act_hi);
     if (ch_stride == 1 && (v + 1) * CUVIL_VL <= mb) {
       __builtin_memcpy(y + v * CUVIL_VL, &r, sizeof r);
       continue;
     }
+    CUVIL_UNROLL
     for (int l = 0; l < CUVIL_VL; ++l)
       if (v * CUVIL_VL + l < mb)
         y[(v * CUVIL_VL + l) * ch_stride] = r[l];
@@ -103,7 +108,9 @@ INLINE void conv_panel(const float *xb, const float *wb, const float *bias, floa
       if (ox >= ox_lo && ox + CUVIL_NR <= ox_hi) {
         /* CUVIL_NR positions x mb channels in registers. */
         cuvil_vf acc[CUVIL_NR][CUVIL_MV];
+        CUVIL_UNROLL
         for (int j = 0; j < CUVIL_NR; ++j)
+          CUVIL_UNROLL
           for (int v = 0; v < CUVIL_MV; ++v)
             acc[j][v] = init[v];
         const float *xo = xb + ox * stride_w - pad_left;
@@ -112,9 +119,11 @@ INLINE void conv_panel(const float *xb, const float *wb, const float *bias, floa
             const float *xr = xo + ci * hw + (iy0 + ky * dil_h) * wd;
             const float *wt = wb + (ci * kh + ky) * kw * mb;
             for (int64_t kx = 0; kx < kw; ++kx)
+              CUVIL_UNROLL
               for (int j = 0; j < CUVIL_NR; ++j)
                 fma_lanes(acc[j], wt + kx * mb, mb, xr[kx * dil_w + j * stride_w]);
           }
+        CUVIL_UNROLL
         for (int j = 0; j < CUVIL_NR; ++j)
           store_lanes(yr + ox + j, acc[j], mb, ohw, act_lo, act_hi);
         ox += CUVIL_NR;
@@ -122,6 +131,7 @@ INLINE void conv_panel(const float *xb, const float *wb, const float *bias, floa
       }
       /* One position with bounds checks: borders and the remainder. */
       cuvil_vf acc[CUVIL_MV];
+      CUVIL_UNROLL
       for (int v = 0; v < CUVIL_MV; ++v)
         acc[v] = init[v];
       const int64_t ix0 = ox * stride_w - pad_left;
@@ -161,37 +171,49 @@ void cuvil_k_conv2d_packed_f32(const float *x, const float *wp, const float *bia
   }
 }
 
+/* Rows [i, i + rows) of columns [n0, n0 + nb) of a Gemm (rows is CUVIL_NR or
+ * 1, a constant at each call, so the accumulators stay in registers). */
+INLINE void gemm_rows(int rows, const float *a, const float *wb, const float *c, float *y,
+                      int64_t i, int64_t n, int64_t k, int64_t n0, int64_t nb, int64_t a_rs,
+                      int64_t a_cs, int use_c, float beta, int64_t c_rs, int64_t c_cs,
+                      float act_lo, float act_hi) {
+  cuvil_vf acc[CUVIL_NR][CUVIL_MV];
+  CUVIL_UNROLL
+  for (int j = 0; j < CUVIL_NR; ++j)
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_MV; ++v) {
+      float lanes[CUVIL_VL];
+      CUVIL_UNROLL
+      for (int l = 0; l < CUVIL_VL; ++l) {
+        const int64_t col = n0 + v * CUVIL_VL + l;
+        lanes[l] = j < rows && use_c && v * CUVIL_VL + l < nb
+                       ? beta * c[(i + j) * c_rs + col * c_cs]
+                       : 0.0f;
+      }
+      acc[j][v] = cuvil_vf_load(lanes);
+    }
+  const float *ai = a + i * a_rs;
+  for (int64_t p = 0; p < k; ++p)
+    CUVIL_UNROLL
+    for (int j = 0; j < rows; ++j)
+      fma_lanes(acc[j], wb + p * nb, nb, ai[j * a_rs + p * a_cs]);
+  CUVIL_UNROLL
+  for (int j = 0; j < rows; ++j)
+    store_lanes(y + (i + j) * n + n0, acc[j], nb, 1, act_lo, act_hi);
+}
+
 /* Columns [n0, n0 + nb) of a Gemm: wb is their panel. */
 INLINE void gemm_panel(const float *a, const float *wb, const float *c, float *y, int64_t m,
                        int64_t n, int64_t k, int64_t n0, int64_t nb, int64_t a_rs,
                        int64_t a_cs, int use_c, float beta, int64_t c_rs, int64_t c_cs,
                        float act_lo, float act_hi) {
   int64_t i = 0;
-  while (i < m) {
-    const int rows = m - i >= CUVIL_NR ? CUVIL_NR : 1;
-    cuvil_vf acc[CUVIL_NR][CUVIL_MV];
-    for (int j = 0; j < rows; ++j)
-      for (int v = 0; v < CUVIL_MV; ++v) {
-        acc[j][v] = cuvil_vf_splat(0.0f);
-        for (int l = 0; l < CUVIL_VL; ++l) {
-          const int64_t col = n0 + v * CUVIL_VL + l;
-          if (use_c && v * CUVIL_VL + l < nb)
-            acc[j][v][l] = beta * c[(i + j) * c_rs + col * c_cs];
-        }
-      }
-    const float *ai = a + i * a_rs;
-    if (rows == CUVIL_NR) {
-      for (int64_t p = 0; p < k; ++p)
-        for (int j = 0; j < CUVIL_NR; ++j)
-          fma_lanes(acc[j], wb + p * nb, nb, ai[j * a_rs + p * a_cs]);
-    } else {
-      for (int64_t p = 0; p < k; ++p)
-        fma_lanes(acc[0], wb + p * nb, nb, ai[p * a_cs]);
-    }
-    for (int j = 0; j < rows; ++j)
-      store_lanes(y + (i + j) * n + n0, acc[j], nb, 1, act_lo, act_hi);
-    i += rows;
-  }
+  for (; i + CUVIL_NR <= m; i += CUVIL_NR)
+    gemm_rows(CUVIL_NR, a, wb, c, y, i, n, k, n0, nb, a_rs, a_cs, use_c, beta, c_rs, c_cs,
+              act_lo, act_hi);
+  for (; i < m; ++i)
+    gemm_rows(1, a, wb, c, y, i, n, k, n0, nb, a_rs, a_cs, use_c, beta, c_rs, c_cs, act_lo,
+              act_hi);
 }
 
 void cuvil_k_gemm_packed_f32(const float *a, const float *bp, const float *c, float *y,
@@ -217,12 +239,14 @@ INLINE void dw_block(int nv, const float *xr0, const float *w, float *yr, int64_
                      int64_t ky_hi, int64_t kw, int64_t wd, int64_t stride_w, int64_t dil_h,
                      int64_t dil_w, int64_t pad_left, float b, float act_lo, float act_hi) {
   cuvil_vf acc[CUVIL_DW_NV];
+  CUVIL_UNROLL
   for (int v = 0; v < nv; ++v)
     acc[v] = cuvil_vf_splat(b);
   for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
     const float *xr = xr0 + ky * dil_h * wd;
     for (int64_t kx = 0; kx < kw; ++kx) {
       const cuvil_vf wv = cuvil_vf_splat(w[ky * kw + kx]);
+      CUVIL_UNROLL
       for (int v = 0; v < nv; ++v) {
         const int64_t o = ox + v * CUVIL_VL;
         const float *p = xr + o * stride_w - pad_left + kx * dil_w;
@@ -232,6 +256,7 @@ INLINE void dw_block(int nv, const float *xr0, const float *w, float *yr, int64_
         } else if (stride_w == 2) {
           xv = cuvil_vf_load_even(p);
         } else {
+          CUVIL_UNROLL
           for (int l = 0; l < CUVIL_VL; ++l)
             xv[l] = p[l * stride_w];
         }
@@ -239,6 +264,7 @@ INLINE void dw_block(int nv, const float *xr0, const float *w, float *yr, int64_
       }
     }
   }
+  CUVIL_UNROLL
   for (int v = 0; v < nv; ++v) {
     const cuvil_vf r = cuvil_vf_clamp(acc[v], act_lo, act_hi);
     __builtin_memcpy(yr + ox + v * CUVIL_VL, &r, sizeof r);
