@@ -12,6 +12,10 @@ set_target_properties(cuvil_kernels_host PROPERTIES
 target_compile_options(cuvil_kernels_host PRIVATE -ffreestanding)
 
 add_executable(kernels_test ${CMAKE_CURRENT_LIST_DIR}/kernels_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/elementwise_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pool_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/layout_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/math_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/datamove_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/unary_math_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/reduce_test.cpp
