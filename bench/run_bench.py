@@ -25,8 +25,11 @@ figures, only the reason. Instruction counts are deterministic; latencies
 are not (the host is whatever machine runs this).
 
 --results writes everything as JSON; scripts/bench_report.py turns it into
-docs/benchmarks.md (`make bench` does both). Exits 1 if any model failed on
-any target.
+docs/benchmarks.md (`make bench` does both). --guard FILE.json ({target:
+{model: instructions}}) turns the run into a regression test: a board
+count more than --margin (default 3%) above its recorded value fails (the
+counts are deterministic, so only a code change moves them). Exits 1 if any
+model failed on any target or broke its guard.
 """
 
 import argparse
@@ -148,6 +151,27 @@ def bench_board(cuvilc, target, model_dir, case_dir, manifest):
     return facts
 
 
+def check_guard(guard, results, margin):
+    """Compares the board instruction counts with the recorded ones; returns
+    the number of regressions (a count above recorded * (1 + margin))."""
+    broken = 0
+    for target, models in guard.items():
+        for name, recorded in models.items():
+            facts = results["models"].get(name, {}).get(target)
+            if facts is None or "instructions" not in facts:
+                continue  # not measured in this run (or failed: counted already)
+            got = facts["instructions"]
+            change = got / recorded - 1
+            if change > margin:
+                broken += 1
+                print(f"FAIL guard {target}/{name}: {got} instructions, {change:+.1%} over "
+                      f"the recorded {recorded} (margin {margin:.0%})")
+            else:
+                note = " (faster: update the guard file)" if change < -margin else ""
+                print(f"guard {target}/{name}: {got} instructions, {change:+.1%}{note}")
+    return broken
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cuvilc", required=True, type=pathlib.Path)
@@ -156,6 +180,10 @@ def main():
     parser.add_argument("--models", default=",".join(bench_models.MODELS),
                         help="comma-separated model names (default: all)")
     parser.add_argument("--results", type=pathlib.Path, help="write the figures here (JSON)")
+    parser.add_argument("--guard", type=pathlib.Path,
+                        help="recorded instruction counts to check against (JSON)")
+    parser.add_argument("--margin", type=float, default=0.03,
+                        help="allowed growth over --guard's counts (default 0.03)")
     args = parser.parse_args()
 
     names = args.models.split(",")
@@ -204,8 +232,12 @@ def main():
                   f"arena {facts['arena_bytes']} B, MACs {facts['macs']}", flush=True)
     if args.results:
         args.results.write_text(json.dumps(results, indent=1) + "\n")
-    print(f"{len(names) * len(targets) - failed} measured, {failed} failed")
-    return 1 if failed else 0
+    broken = 0
+    if args.guard:
+        broken = check_guard(json.loads(args.guard.read_text()), results, args.margin)
+    print(f"{len(names) * len(targets) - failed} measured, {failed} failed"
+          + (f", {broken} over their guard" if args.guard else ""))
+    return 1 if failed or broken else 0
 
 
 if __name__ == "__main__":

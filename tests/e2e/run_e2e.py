@@ -98,8 +98,8 @@ def run(cmd, what, cwd=None, timeout=TOOL_TIMEOUT_S):
         # No stdin: QEMU's -nographic console would otherwise take the terminal.
         proc = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True,
                               text=True, errors="replace", timeout=timeout)
-    except FileNotFoundError:
-        raise CaseError(f"{what}: cannot execute '{cmd[0]}'") from None
+    except OSError as err:  # missing, not executable, being replaced by a rebuild...
+        raise CaseError(f"{what}: cannot execute '{cmd[0]}': {err.strerror}") from None
     except subprocess.TimeoutExpired:
         raise CaseError(f"{what}: timed out after {timeout} s\n  $ {shlex.join(cmd)}") from None
     if proc.returncode != 0:
