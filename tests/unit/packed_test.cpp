@@ -21,6 +21,18 @@ std::vector<float> randomVector(size_t N, std::mt19937 &Rng) {
   return V;
 }
 
+// Got matches the reference kernel's Ref within Rtol relative (plus the
+// same absolute) error: the kernels sum in different orders.
+testing::AssertionResult matches(const std::vector<float> &Got,
+                                 const std::vector<float> &Ref, float Rtol) {
+  for (size_t I = 0; I < Ref.size(); ++I)
+    if (!(std::fabs(Got[I] - Ref[I]) <= Rtol * (1.0f + std::fabs(Ref[I]))))
+      return testing::AssertionFailure()
+             << "at flat index " << I << ": got " << Got[I] << ", want "
+             << Ref[I];
+  return testing::AssertionSuccess();
+}
+
 struct ConvCase {
   int64_t N, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR;
 };
@@ -58,9 +70,7 @@ void checkConv(const ConvCase &T, float Lo, float Hi) {
   cuvil_k_conv2d_packed_f32(X.data(), Packed.data(), B.data(), Got.data(), T.N,
                             T.C, T.H, T.W, T.M, T.KH, T.KW, OH, OW, T.SH, T.SW,
                             T.DH, T.DW, T.PT, T.PL, Lo, Hi);
-  for (size_t I = 0; I < Ref.size(); ++I)
-    ASSERT_NEAR(Got[I], Ref[I], 1e-5f * (1.0f + std::fabs(Ref[I])))
-        << "at flat index " << I;
+  EXPECT_TRUE(matches(Got, Ref, 1e-5f));
 }
 
 TEST(PackedConv, MatchesReference) {
@@ -108,9 +118,7 @@ void checkDepthwise(const ConvCase &T, float Lo, float Hi) {
   cuvil_k_dwconv2d_f32(X.data(), Wt.data(), B.data(), Got.data(), T.N, T.C,
                        T.H, T.W, T.KH, T.KW, OH, OW, T.SH, T.SW, T.DH, T.DW,
                        T.PT, T.PL, Lo, Hi);
-  for (size_t I = 0; I < Ref.size(); ++I)
-    ASSERT_NEAR(Got[I], Ref[I], 1e-5f * (1.0f + std::fabs(Ref[I])))
-        << "at flat index " << I;
+  EXPECT_TRUE(matches(Got, Ref, 1e-5f));
 }
 
 TEST(Depthwise, MatchesReference) {
@@ -167,9 +175,7 @@ void checkGemm(int64_t M, int64_t N, int64_t K, bool TA, bool TB, float Alpha,
                    CShape ? Beta : 0.0f, CRs, CCs, -Inf, Inf);
   cuvil_k_gemm_packed_f32(A.data(), Packed.data(), CP, Got.data(), M, N, K, TA,
                           CShape ? Beta : 0.0f, CRs, CCs, -Inf, Inf);
-  for (size_t I = 0; I < Ref.size(); ++I)
-    ASSERT_NEAR(Got[I], Ref[I], 1e-4f * (1.0f + std::fabs(Ref[I])))
-        << "at flat index " << I;
+  EXPECT_TRUE(matches(Got, Ref, 1e-4f));
 }
 
 TEST(PackedGemm, MatchesReference) {
