@@ -133,6 +133,18 @@ TEST(Depthwise, MatchesReference) {
       {1, 3, 30, 37, 0, 5, 5, 1, 1, 2, 2, 4, 4, 4, 4},
       {1, 2, 25, 5, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
       {1, 2, 3, 70, 0, 1, 7, 1, 2, 1, 1, 0, 3, 0, 3},
+      // Small late-network maps: fewer rows than a tile, rows narrower
+      // than a vector, a single position.
+      {1, 6, 6, 6, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 6, 6, 6, 0, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1},
+      {1, 4, 3, 3, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 3, 1, 1, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {2, 3, 5, 2, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      // Lines wider than the stack budget: column chunks (stride 1 and 2),
+      // and a dilated window too wide for any chunk (the plain loop).
+      {1, 2, 9, 700, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 2, 12, 449, 0, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {1, 1, 40, 40, 0, 7, 7, 1, 1, 6, 6, 18, 18, 18, 18},
   };
   for (const ConvCase &T : Cases) {
     checkDepthwise(T, -Inf, Inf);

@@ -79,8 +79,10 @@ void cuvil_k_conv2d_packed_f32(const float *x, const float *wp, const float *bia
 void cuvil_k_gemm_packed_f32(const float *a, const float *bp, const float *c, float *y,
                              int64_t m, int64_t n, int64_t k, int64_t trans_a, float beta,
                              int64_t c_rs, int64_t c_cs, float act_lo, float act_hi);
-/* Depthwise convolution (group = c = m, one filter per channel), vectorised
- * along output rows: otherwise as cuvil_k_conv2d_f32 with w: [c, 1, kh, kw]. */
+/* Depthwise convolution (group = c = m, one filter per channel) in register
+ * tiles of output rows x vectors, reading zero-padded copies of the input
+ * rows (at most 4 KiB of stack): otherwise as cuvil_k_conv2d_f32 with
+ * w: [c, 1, kh, kw]. x and y must not overlap. */
 void cuvil_k_dwconv2d_f32(const float *x, const float *w, const float *bias, float *y,
                           int64_t n, int64_t c, int64_t h, int64_t wd, int64_t kh, int64_t kw,
                           int64_t oh, int64_t ow, int64_t stride_h, int64_t stride_w,

@@ -57,13 +57,16 @@
 #define CUVIL_UNROLL _Pragma("GCC unroll 32")
 #endif
 
-/* Depthwise convolution: output positions of one row in CUVIL_DW_NV
- * vectors (the 3x3 weights, the accumulators and one input vector fit the
- * register file on every target). */
-#if CUVIL_VL == 1
-#define CUVIL_DW_NV 8
-#else
+/* Depthwise convolution: a tile of CUVIL_DW_R output rows by CUVIL_DW_NV
+ * vectors of output columns. The accumulators (R x NV registers) and the
+ * broadcast 3x3 weights (9 registers) must fit the register file: 16 + 9
+ * of 32 on AArch64 and RV64 (scalar lanes), 4 + 9 of AVX2's 16. */
+#if CUVIL_VL == 1 || defined(__aarch64__)
+#define CUVIL_DW_R 4
 #define CUVIL_DW_NV 4
+#else
+#define CUVIL_DW_R 2
+#define CUVIL_DW_NV 2
 #endif
 
 /* A vector of CUVIL_VL floats (a register); memory is read and written
@@ -103,15 +106,49 @@ static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load_even(const f
 #endif
 }
 
-/* Lane-wise cuvil_clampf (a NaN stays NaN); the compiler turns the lane loop
- * into vector compares and selects. */
+/* Lanes 1, 3, 5, ... of the 2 * CUVIL_VL floats at p (see
+ * cuvil_vf_load_even). */
+static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load_odd(const float *p) {
+#if CUVIL_VL == 1
+  return cuvil_vf_load(p + 1);
+#else
+  const cuvil_vf a = cuvil_vf_load(p), b = cuvil_vf_load(p + CUVIL_VL);
+#if CUVIL_VL == 4
+  return __builtin_shufflevector(a, b, 1, 3, 5, 7);
+#elif CUVIL_VL == 8
+  return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+#else
+#error "cuvil_vf_load_odd: no shuffle for this vector length"
+#endif
+#endif
+}
+
+/* Lane-wise cuvil_clampf (a NaN stays NaN), written as vector compares and
+ * bitwise selects: a lane loop is not reliably vectorised (inside a large
+ * unrolled tile it became a compare and a select per lane). A bound of
+ * -inf or +inf folds away (no lane compares below -inf or above +inf). */
+typedef int32_t cuvil_vi __attribute__((vector_size(CUVIL_VL * sizeof(int32_t))));
+
 static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_clamp(cuvil_vf v, float lo,
                                                                      float hi) {
-  for (int l = 0; l < CUVIL_VL; ++l) {
-    float e = v[l] < lo ? lo : v[l];
-    v[l] = e > hi ? hi : e;
-  }
-  return v;
+  const cuvil_vf vlo = cuvil_vf_splat(lo), vhi = cuvil_vf_splat(hi);
+  const cuvil_vi below = (cuvil_vi)(v < vlo);
+  cuvil_vi r = (below & (cuvil_vi)vlo) | (~below & (cuvil_vi)v);
+  const cuvil_vi above = (cuvil_vi)((cuvil_vf)r > vhi);
+  r = (above & (cuvil_vi)vhi) | (~above & r);
+  return (cuvil_vf)r;
+}
+
+/* Window arithmetic shared by the convolution kernels. */
+/* For output index o the input index is o * stride + off: the range of
+ * output indices whose input index lies in [0, size). */
+static inline __attribute__((always_inline)) int64_t first_inside(int64_t off, int64_t stride) {
+  return off >= 0 ? 0 : (stride - 1 - off) / stride;
+}
+
+static inline __attribute__((always_inline)) int64_t end_inside(int64_t off, int64_t stride, int64_t size, int64_t out) {
+  const int64_t end = off >= size ? 0 : (size - off + stride - 1) / stride;
+  return end < out ? end : out;
 }
 
 #endif

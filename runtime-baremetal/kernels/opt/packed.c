@@ -12,17 +12,6 @@ const int64_t cuvil_k_pack_mr = CUVIL_MR;
 
 #define INLINE static inline __attribute__((always_inline))
 
-/* For output index o the input index is o * stride + off: the range of
- * output indices whose input index lies in [0, size). */
-INLINE int64_t first_inside(int64_t off, int64_t stride) {
-  return off >= 0 ? 0 : (stride - 1 - off) / stride;
-}
-
-INLINE int64_t end_inside(int64_t off, int64_t stride, int64_t size, int64_t out) {
-  const int64_t end = off >= size ? 0 : (size - off + stride - 1) / stride;
-  return end < out ? end : out;
-}
-
 /* Packed weights come in panels of CUVIL_MR output channels; the last
  * panel of a layer whose channel count is not a multiple of CUVIL_MR is
  * narrower (mb channels), so the packed tensor has exactly the original's
@@ -229,99 +218,4 @@ void cuvil_k_gemm_packed_f32(const float *a, const float *bp, const float *c, fl
   if (n0 < n)
     gemm_panel(a, bp + n0 * k, c, y, m, n, k, n0, n - n0, a_rs, a_cs, use_c, beta, c_rs, c_cs,
                act_lo, act_hi);
-}
-
-/* One output row segment of a depthwise convolution: nv (at most
- * CUVIL_DW_NV) vectors of consecutive output positions starting at ox, all
- * inside the input (no bounds checks). s is the horizontal stride: 1 loads
- * contiguous vectors, 2 deinterleaves; other strides gather lane by lane. */
-INLINE void dw_block(int nv, const float *xr0, const float *w, float *yr, int64_t ox, int64_t ky_lo,
-                     int64_t ky_hi, int64_t kw, int64_t wd, int64_t stride_w, int64_t dil_h,
-                     int64_t dil_w, int64_t pad_left, float b, float act_lo, float act_hi) {
-  cuvil_vf acc[CUVIL_DW_NV];
-  CUVIL_UNROLL
-  for (int v = 0; v < nv; ++v)
-    acc[v] = cuvil_vf_splat(b);
-  for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
-    const float *xr = xr0 + ky * dil_h * wd;
-    for (int64_t kx = 0; kx < kw; ++kx) {
-      const cuvil_vf wv = cuvil_vf_splat(w[ky * kw + kx]);
-      CUVIL_UNROLL
-      for (int v = 0; v < nv; ++v) {
-        const int64_t o = ox + v * CUVIL_VL;
-        const float *p = xr + o * stride_w - pad_left + kx * dil_w;
-        cuvil_vf xv;
-        if (stride_w == 1) {
-          xv = cuvil_vf_load(p);
-        } else if (stride_w == 2) {
-          xv = cuvil_vf_load_even(p);
-        } else {
-          CUVIL_UNROLL
-          for (int l = 0; l < CUVIL_VL; ++l)
-            xv[l] = p[l * stride_w];
-        }
-        acc[v] += wv * xv;
-      }
-    }
-  }
-  CUVIL_UNROLL
-  for (int v = 0; v < nv; ++v) {
-    const cuvil_vf r = cuvil_vf_clamp(acc[v], act_lo, act_hi);
-    __builtin_memcpy(yr + ox + v * CUVIL_VL, &r, sizeof r);
-  }
-}
-
-void cuvil_k_dwconv2d_f32(const float *x, const float *w, const float *bias, float *y,
-                          int64_t n, int64_t c, int64_t h, int64_t wd, int64_t kh, int64_t kw,
-                          int64_t oh, int64_t ow, int64_t stride_h, int64_t stride_w,
-                          int64_t dil_h, int64_t dil_w, int64_t pad_top, int64_t pad_left,
-                          float act_lo, float act_hi) {
-  enum { BLOCK = CUVIL_DW_NV * CUVIL_VL };
-  const int64_t ox_lo = first_inside(-pad_left, stride_w);
-  int64_t ox_hi = end_inside(-pad_left + (kw - 1) * dil_w, stride_w, wd, ow);
-  if (ox_hi < ox_lo)
-    ox_hi = ox_lo;
-  /* A stride-2 block reads one vector past its last input: only blocks
-   * whose reads stay inside the row take the vector path. */
-  const int64_t over = stride_w == 2 && CUVIL_VL > 1 ? 1 : 0;
-  for (int64_t b = 0; b < n; ++b)
-    for (int64_t ch = 0; ch < c; ++ch) {
-      const float *xc = x + (b * c + ch) * h * wd;
-      const float *wc = w + ch * kh * kw;
-      float *yc = y + (b * c + ch) * oh * ow;
-      const float bv = bias ? bias[ch] : 0.0f;
-      for (int64_t oy = 0; oy < oh; ++oy) {
-        const int64_t iy0 = oy * stride_h - pad_top;
-        const int64_t ky_lo = first_inside(iy0, dil_h);
-        const int64_t ky_hi = end_inside(iy0, dil_h, h, kh);
-        const float *xr0 = xc + iy0 * wd;
-        float *yr = yc + oy * ow;
-        int64_t ox = 0;
-        while (ox < ow) {
-          /* Whole blocks, then single vectors, then single positions. */
-          if (ox >= ox_lo && ox + BLOCK + over <= ox_hi) {
-            dw_block(CUVIL_DW_NV, xr0, wc, yr, ox, ky_lo, ky_hi, kw, wd, stride_w, dil_h, dil_w,
-                     pad_left, bv, act_lo, act_hi);
-            ox += BLOCK;
-            continue;
-          }
-          if (CUVIL_VL > 1 && ox >= ox_lo && ox + CUVIL_VL + over <= ox_hi) {
-            dw_block(1, xr0, wc, yr, ox, ky_lo, ky_hi, kw, wd, stride_w, dil_h, dil_w, pad_left,
-                     bv, act_lo, act_hi);
-            ox += CUVIL_VL;
-            continue;
-          }
-          /* One position with bounds checks. */
-          const int64_t ix0 = ox * stride_w - pad_left;
-          const int64_t kx_lo = first_inside(ix0, dil_w);
-          const int64_t kx_hi = end_inside(ix0, dil_w, wd, kw);
-          float acc = bv;
-          for (int64_t ky = ky_lo; ky < ky_hi; ++ky)
-            for (int64_t kx = kx_lo; kx < kx_hi; ++kx)
-              acc += wc[ky * kw + kx] * xr0[ky * dil_h * wd + ix0 + kx * dil_w];
-          yr[ox] = cuvil_clampf(acc, act_lo, act_hi);
-          ++ox;
-        }
-      }
-    }
 }

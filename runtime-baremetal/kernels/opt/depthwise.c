@@ -1,0 +1,273 @@
+/* Depthwise convolution (one filter per channel) in register tiles.
+ *
+ * Every output position, the borders included, goes through one tile of
+ * CUVIL_DW_R output rows by CUVIL_DW_NV vectors. A tile whose window lies
+ * inside the input reads it in place; a tile that touches the padding (or
+ * the end of a row or of the plane) first copies what it reads into a
+ * small zero-padded buffer on the stack ("lines"), so there are no bounds
+ * checks and no scalar edge paths. Within a tile every input vector is
+ * loaded once and used at once by each output row it contributes to (the
+ * tap loops are unrolled, so loads of the same line and column are shared).
+ *
+ * A window too large for the buffer (a huge, dilated kernel) takes a plain
+ * per-position loop. */
+#include "cuvil/kernels.h"
+
+#include "../math.h"
+#include "blocking.h"
+
+#define INLINE static inline __attribute__((always_inline))
+
+/* The stack budget of an edge tile's lines: 4 KiB. */
+#define CUVIL_DW_LINE_FLOATS 1024
+
+/* Shape and stride facts every helper needs (constants once inlined). */
+typedef struct {
+  int64_t h, wd, kh, kw, oh, ow, sh, sw, dh, dw, pad_top, pad_left;
+  int64_t lines; /* input rows a tile of CUVIL_DW_R output rows reads */
+} dw_shape;
+
+/* Floats of one line for a tile of `cols` output columns: the columns its
+ * vectors read (whole vectors, so the tail vector's spare lanes read
+ * zeros), plus slack for the whole-vector loads of tap_vector (one vector
+ * past the last input at stride 1, three at stride 2). */
+INLINE int64_t line_floats(const dw_shape *s, int64_t cols) {
+  const int64_t padded = (cols + CUVIL_VL - 1) / CUVIL_VL * CUVIL_VL;
+  const int64_t slack = s->sw == 2 ? 3 * CUVIL_VL : CUVIL_VL;
+  const int64_t n = (padded - 1) * s->sw + (s->kw - 1) * s->dw + 1 + slack;
+  return (n + CUVIL_VL - 1) / CUVIL_VL * CUVIL_VL;
+}
+
+/* dst[i] = row[col0 + i] where that lies in [0, wd), else 0, for i in
+ * [0, n) (n a multiple of CUVIL_VL); row == 0 means a padding row. The
+ * zeros go first, in whole vectors (which may overlap the copied part),
+ * then the copy: so every store but the copy's last few is a vector. */
+INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int64_t wd) {
+  const cuvil_vf zero = cuvil_vf_splat(0.0f);
+  int64_t a = -col0;
+  a = a < 0 ? 0 : a > n ? n : a;
+  int64_t b = row ? wd - col0 : a;
+  b = b < a ? a : b > n ? n : b;
+  for (int64_t i = 0; i < a; i += CUVIL_VL)
+    __builtin_memcpy(dst + i, &zero, sizeof zero);
+  for (int64_t i = b / CUVIL_VL * CUVIL_VL; i < n; i += CUVIL_VL)
+    __builtin_memcpy(dst + i, &zero, sizeof zero);
+  int64_t i = a;
+  for (; i + CUVIL_VL <= b; i += CUVIL_VL) {
+    const cuvil_vf v = cuvil_vf_load(row + col0 + i);
+    __builtin_memcpy(dst + i, &v, sizeof v);
+  }
+#if defined(__clang__)
+#pragma clang loop vectorize(disable)
+#endif
+  for (; i < b; ++i)
+    dst[i] = row[col0 + i];
+}
+
+/* The CUVIL_VL inputs of consecutive outputs at stride sw, first at p. */
+INLINE cuvil_vf load_strided(const float *p, int64_t sw, int64_t off) {
+  if (sw == 1)
+    return cuvil_vf_load(p + off);
+  /* Stride 2: odd offsets take the odd lanes of the even-aligned pair, so
+   * the taps kx = 0 and 1 share their loads. */
+  if (sw == 2)
+    return off % 2 == 0 ? cuvil_vf_load_even(p + off) : cuvil_vf_load_odd(p + off - 1);
+  cuvil_vf v;
+  CUVIL_UNROLL
+  for (int l = 0; l < CUVIL_VL; ++l)
+    v[l] = p[off + l * sw];
+  return v;
+}
+
+/* Lanes k .. k + CUVIL_VL - 1 of the concatenation a:b (0 <= k < CUVIL_VL;
+ * a constant once inlined, so one lane-shifting shuffle or none). */
+INLINE cuvil_vf window_lanes(cuvil_vf a, cuvil_vf b, int64_t k) {
+#if CUVIL_VL == 4
+  switch (k) {
+  case 1:
+    return __builtin_shufflevector(a, b, 1, 2, 3, 4);
+  case 2:
+    return __builtin_shufflevector(a, b, 2, 3, 4, 5);
+  case 3:
+    return __builtin_shufflevector(a, b, 3, 4, 5, 6);
+  }
+#elif CUVIL_VL == 8
+  switch (k) {
+  case 1:
+    return __builtin_shufflevector(a, b, 1, 2, 3, 4, 5, 6, 7, 8);
+  case 2:
+    return __builtin_shufflevector(a, b, 2, 3, 4, 5, 6, 7, 8, 9);
+  case 3:
+    return __builtin_shufflevector(a, b, 3, 4, 5, 6, 7, 8, 9, 10);
+  case 4:
+    return __builtin_shufflevector(a, b, 4, 5, 6, 7, 8, 9, 10, 11);
+  case 5:
+    return __builtin_shufflevector(a, b, 5, 6, 7, 8, 9, 10, 11, 12);
+  case 6:
+    return __builtin_shufflevector(a, b, 6, 7, 8, 9, 10, 11, 12, 13);
+  case 7:
+    return __builtin_shufflevector(a, b, 7, 8, 9, 10, 11, 12, 13, 14);
+  }
+#elif CUVIL_VL != 1
+#error "window_lanes: no shuffle for this vector length"
+#endif
+  (void)b;
+  (void)k;
+  return a;
+}
+
+/* The inputs of output vector v of a tile for the tap at column offset off
+ * (kx * dil), from the line at lp (vector-aligned). Stride 1 and 2 read
+ * whole aligned vectors only and shift lanes in registers: the loads are
+ * shared by all taps and by neighbouring vectors, and their addresses are
+ * plain vector-multiple offsets. Other strides gather lane by lane. */
+INLINE cuvil_vf tap_vector(const float *lp, int v, int64_t off, int64_t sw) {
+  if (CUVIL_VL > 1 && sw == 1) {
+    const int64_t e = v * CUVIL_VL + off;
+    const float *p = lp + e / CUVIL_VL * CUVIL_VL;
+    return window_lanes(cuvil_vf_load(p), cuvil_vf_load(p + CUVIL_VL), e % CUVIL_VL);
+  }
+  if (CUVIL_VL > 1 && sw == 2) {
+    /* Output lane l reads lp[2 * (v * VL + l) + off]: element v * VL + q + l
+     * of the even (off = 2q) or odd (off = 2q + 1) lanes. */
+    const int64_t q = off / 2;
+    const float *p = lp + 2 * (v + q / CUVIL_VL) * CUVIL_VL;
+    if (off % 2 == 0)
+      return window_lanes(cuvil_vf_load_even(p), cuvil_vf_load_even(p + 2 * CUVIL_VL),
+                          q % CUVIL_VL);
+    return window_lanes(cuvil_vf_load_odd(p), cuvil_vf_load_odd(p + 2 * CUVIL_VL),
+                        q % CUVIL_VL);
+  }
+  return load_strided(lp + v * CUVIL_VL * sw, sw, off);
+}
+
+/* One tile: output rows [0, rows) (rows <= CUVIL_DW_R) and columns
+ * [0, cols) (cols <= nv * CUVIL_VL) starting at y; the tile's first output
+ * column reads line column col (already scaled by the stride). */
+INLINE void dw_tile(int nv, const dw_shape *s, const float *line, int64_t lw, int64_t col,
+                    const float *w, float b, float *y, int64_t rows, int64_t cols, float lo,
+                    float hi) {
+  cuvil_vf acc[CUVIL_DW_R][CUVIL_DW_NV];
+  CUVIL_UNROLL
+  for (int r = 0; r < CUVIL_DW_R; ++r)
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_DW_NV; ++v)
+      acc[r][v] = cuvil_vf_splat(b);
+  /* Line by line: each input vector is loaded once and goes at once into
+   * every output row whose window covers that line, so only the
+   * accumulators, the weights and one input vector are live. */
+  CUVIL_UNROLL
+  for (int64_t i = 0; i < s->lines; ++i)
+    CUVIL_UNROLL
+    for (int64_t kx = 0; kx < s->kw; ++kx)
+      CUVIL_UNROLL
+      for (int v = 0; v < nv; ++v) {
+        const cuvil_vf xv = tap_vector(line + i * lw + col, v, kx * s->dw, s->sw);
+        CUVIL_UNROLL
+        for (int r = 0; r < CUVIL_DW_R; ++r) {
+          const int64_t dy = i - r * s->sh; /* = ky * dh */
+          if (dy < 0 || dy % s->dh != 0 || dy / s->dh >= s->kh)
+            continue;
+          acc[r][v] += cuvil_vf_splat(w[dy / s->dh * s->kw + kx]) * xv;
+        }
+      }
+  CUVIL_UNROLL
+  for (int r = 0; r < CUVIL_DW_R; ++r) {
+    if (r >= rows)
+      break;
+    float *yr = y + r * s->ow;
+    CUVIL_UNROLL
+    for (int v = 0; v < nv; ++v) {
+      const cuvil_vf o = cuvil_vf_clamp(acc[r][v], lo, hi);
+      if ((v + 1) * CUVIL_VL <= cols) {
+        __builtin_memcpy(yr + v * CUVIL_VL, &o, sizeof o);
+        continue;
+      }
+      CUVIL_UNROLL
+      for (int l = 0; l < CUVIL_VL; ++l)
+        if (v * CUVIL_VL + l < cols)
+          yr[v * CUVIL_VL + l] = o[l];
+    }
+  }
+}
+
+/* Output rows [oy0, oy0 + rows), columns [ox0, ox0 + cols) of one channel
+ * plane: copy the input they read into the lines (zero-padded), then run
+ * whole tiles and a narrower tail tile along them. */
+INLINE void dw_band(const dw_shape *s, float *line, const float *xc, const float *w, float b,
+                    float *yc, int64_t oy0, int64_t rows, int64_t ox0, int64_t cols, float lo,
+                    float hi) {
+  enum { TW = CUVIL_DW_NV * CUVIL_VL };
+  const int64_t lw = line_floats(s, cols);
+  for (int64_t i = 0; i < s->lines; ++i) {
+    const int64_t iy = oy0 * s->sh - s->pad_top + i;
+    fill_line(line + i * lw, iy >= 0 && iy < s->h ? xc + iy * s->wd : 0,
+              ox0 * s->sw - s->pad_left, lw, s->wd);
+  }
+  float *y = yc + oy0 * s->ow + ox0;
+  int64_t t = 0;
+  for (; t + TW <= cols; t += TW)
+    dw_tile(CUVIL_DW_NV, s, line, lw, t * s->sw, w, b, y + t, rows, TW, lo, hi);
+  if (t < cols)
+    dw_tile((int)((cols - t + CUVIL_VL - 1) / CUVIL_VL), s, line, lw, t * s->sw, w, b, y + t,
+            rows, cols - t, lo, hi);
+}
+
+/* The reference loop for windows whose lines would not fit the stack. */
+INLINE void dw_plain(const dw_shape *s, const float *xc, const float *w, float b, float *yc,
+                     float lo, float hi) {
+  for (int64_t oy = 0; oy < s->oh; ++oy)
+    for (int64_t ox = 0; ox < s->ow; ++ox) {
+      const int64_t iy0 = oy * s->sh - s->pad_top, ix0 = ox * s->sw - s->pad_left;
+      const int64_t ky_lo = first_inside(iy0, s->dh), ky_hi = end_inside(iy0, s->dh, s->h, s->kh);
+      const int64_t kx_lo = first_inside(ix0, s->dw), kx_hi = end_inside(ix0, s->dw, s->wd, s->kw);
+      float acc = b;
+      for (int64_t ky = ky_lo; ky < ky_hi; ++ky)
+        for (int64_t kx = kx_lo; kx < kx_hi; ++kx)
+          acc += w[ky * s->kw + kx] * xc[(iy0 + ky * s->dh) * s->wd + ix0 + kx * s->dw];
+      yc[oy * s->ow + ox] = cuvil_clampf(acc, lo, hi);
+    }
+}
+
+void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
+                          const float *restrict bias, float *restrict y, int64_t n, int64_t c,
+                          int64_t h, int64_t wd, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                          int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w,
+                          int64_t pad_top, int64_t pad_left, float act_lo, float act_hi) {
+  enum { TW = CUVIL_DW_NV * CUVIL_VL };
+  const dw_shape s = {h,        wd,    kh,    kw,       oh,      ow,
+                      stride_h, stride_w, dil_h, dil_w, pad_top, pad_left,
+                      (CUVIL_DW_R - 1) * stride_h + (kh - 1) * dil_h + 1};
+  /* Output columns per band: all of them if their lines fit the buffer,
+   * else as many whole tiles (or vectors) as do; 0 when not even one
+   * vector does (then the plain loop runs). */
+  int64_t chunk = ow;
+  if (s.lines * line_floats(&s, ow) > CUVIL_DW_LINE_FLOATS) {
+    const int64_t per_line = CUVIL_DW_LINE_FLOATS / s.lines / CUVIL_VL * CUVIL_VL;
+    const int64_t room =
+        per_line - (stride_w == 2 ? 3 : 1) * CUVIL_VL - (kw - 1) * dil_w - 1;
+    const int64_t fit = room < 0 ? 0 : room / stride_w + 1;
+    chunk = fit >= TW ? fit / TW * TW : fit / CUVIL_VL * CUVIL_VL;
+  }
+  __attribute__((aligned(16))) float line[CUVIL_DW_LINE_FLOATS];
+  for (int64_t bc = 0; bc < n * c; ++bc) {
+    const float *xc = x + bc * h * wd;
+    const float *wc = w + (bc % c) * kh * kw;
+    float *yc = y + bc * oh * ow;
+    const float b = bias ? bias[bc % c] : 0.0f;
+    if (chunk == 0) {
+      dw_plain(&s, xc, wc, b, yc, act_lo, act_hi);
+      continue;
+    }
+    for (int64_t oy0 = 0; oy0 < oh; oy0 += CUVIL_DW_R) {
+      const int64_t rows = oh - oy0 < CUVIL_DW_R ? oh - oy0 : CUVIL_DW_R;
+      /* Whole chunks, then the last (narrower) one: each a constant width
+       * once the kernel is specialised. */
+      int64_t ox0 = 0;
+      for (; ox0 + chunk <= ow; ox0 += chunk)
+        dw_band(&s, line, xc, wc, b, yc, oy0, rows, ox0, chunk, act_lo, act_hi);
+      if (ox0 < ow)
+        dw_band(&s, line, xc, wc, b, yc, oy0, rows, ox0, ow - ox0, act_lo, act_hi);
+    }
+  }
+}
