@@ -88,37 +88,22 @@ static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_splat(float x) {
   return v;
 }
 
-/* Lanes 0, 2, 4, ... of the 2 * CUVIL_VL floats at p: the inputs of CUVIL_VL
- * consecutive outputs of a stride-2 window (one deinterleaving shuffle
- * where the target has vectors). */
-static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load_even(const float *p) {
+/* Lanes odd, odd + 2, odd + 4, ... (odd = 0 or 1) of the 2 * CUVIL_VL
+ * floats at p: the inputs of CUVIL_VL consecutive outputs of a stride-2
+ * window (one deinterleaving shuffle where the target has vectors). */
+static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load_half(const float *p,
+                                                                         int odd) {
 #if CUVIL_VL == 1
-  return cuvil_vf_load(p);
+  return cuvil_vf_load(p + odd);
 #else
   const cuvil_vf a = cuvil_vf_load(p), b = cuvil_vf_load(p + CUVIL_VL);
 #if CUVIL_VL == 4
-  return __builtin_shufflevector(a, b, 0, 2, 4, 6);
+  return odd ? __builtin_shufflevector(a, b, 1, 3, 5, 7) : __builtin_shufflevector(a, b, 0, 2, 4, 6);
 #elif CUVIL_VL == 8
-  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+  return odd ? __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15)
+             : __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
 #else
-#error "cuvil_vf_load_even: no shuffle for this vector length"
-#endif
-#endif
-}
-
-/* Lanes 1, 3, 5, ... of the 2 * CUVIL_VL floats at p (see
- * cuvil_vf_load_even). */
-static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load_odd(const float *p) {
-#if CUVIL_VL == 1
-  return cuvil_vf_load(p + 1);
-#else
-  const cuvil_vf a = cuvil_vf_load(p), b = cuvil_vf_load(p + CUVIL_VL);
-#if CUVIL_VL == 4
-  return __builtin_shufflevector(a, b, 1, 3, 5, 7);
-#elif CUVIL_VL == 8
-  return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
-#else
-#error "cuvil_vf_load_odd: no shuffle for this vector length"
+#error "cuvil_vf_load_half: no shuffle for this vector length"
 #endif
 #endif
 }

@@ -64,21 +64,6 @@ INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int
     dst[i] = row[col0 + i];
 }
 
-/* The CUVIL_VL inputs of consecutive outputs at stride sw, first at p. */
-INLINE cuvil_vf load_strided(const float *p, int64_t sw, int64_t off) {
-  if (sw == 1)
-    return cuvil_vf_load(p + off);
-  /* Stride 2: odd offsets take the odd lanes of the even-aligned pair, so
-   * the taps kx = 0 and 1 share their loads. */
-  if (sw == 2)
-    return off % 2 == 0 ? cuvil_vf_load_even(p + off) : cuvil_vf_load_odd(p + off - 1);
-  cuvil_vf v;
-  CUVIL_UNROLL
-  for (int l = 0; l < CUVIL_VL; ++l)
-    v[l] = p[off + l * sw];
-  return v;
-}
-
 /* Lanes k .. k + CUVIL_VL - 1 of the concatenation a:b (0 <= k < CUVIL_VL;
  * a constant once inlined, so one lane-shifting shuffle or none). */
 INLINE cuvil_vf window_lanes(cuvil_vf a, cuvil_vf b, int64_t k) {
@@ -120,7 +105,8 @@ INLINE cuvil_vf window_lanes(cuvil_vf a, cuvil_vf b, int64_t k) {
  * (kx * dil), from the line at lp (vector-aligned). Stride 1 and 2 read
  * whole aligned vectors only and shift lanes in registers: the loads are
  * shared by all taps and by neighbouring vectors, and their addresses are
- * plain vector-multiple offsets. Other strides gather lane by lane. */
+ * plain vector-multiple offsets. Other strides (and scalar targets, where
+ * identical loads are shared anyway) gather lane by lane. */
 INLINE cuvil_vf tap_vector(const float *lp, int v, int64_t off, int64_t sw) {
   if (CUVIL_VL > 1 && sw == 1) {
     const int64_t e = v * CUVIL_VL + off;
@@ -132,13 +118,15 @@ INLINE cuvil_vf tap_vector(const float *lp, int v, int64_t off, int64_t sw) {
      * of the even (off = 2q) or odd (off = 2q + 1) lanes. */
     const int64_t q = off / 2;
     const float *p = lp + 2 * (v + q / CUVIL_VL) * CUVIL_VL;
-    if (off % 2 == 0)
-      return window_lanes(cuvil_vf_load_even(p), cuvil_vf_load_even(p + 2 * CUVIL_VL),
-                          q % CUVIL_VL);
-    return window_lanes(cuvil_vf_load_odd(p), cuvil_vf_load_odd(p + 2 * CUVIL_VL),
+    const int odd = (int)(off % 2);
+    return window_lanes(cuvil_vf_load_half(p, odd), cuvil_vf_load_half(p + 2 * CUVIL_VL, odd),
                         q % CUVIL_VL);
   }
-  return load_strided(lp + v * CUVIL_VL * sw, sw, off);
+  cuvil_vf x;
+  CUVIL_UNROLL
+  for (int l = 0; l < CUVIL_VL; ++l)
+    x[l] = lp[(v * CUVIL_VL + l) * sw + off];
+  return x;
 }
 
 /* One tile: output rows [0, rows) (rows <= CUVIL_DW_R) and columns
