@@ -13,9 +13,10 @@
  *       vectors + a broadcast = 29 registers; 24 FMAs (96 MACs) per 10 loads.
  *   x86-64 AVX2 (16 x 256-bit): 8 lanes, 2 x 6 accumulators + 2 weights +
  *       a broadcast = 15 registers.
- *   RV64GC (no vector unit; 32 FP registers): 1 lane, so a 4 x 6 block of
- *       scalar accumulators + 4 weights + 1 input = 29 registers; each load
- *       is amortised over 4 or 6 fmadd.
+ *   RV64GC (no vector unit; 32 FP registers): 1 lane, so a 4 x 5 block of
+ *       scalar accumulators + 4 weights + the inputs of the unrolled kernel
+ *       row; each load is amortised over 4 or 5 fmadd. (4 x 6 left too few
+ *       registers for the inputs: the block spilled accumulators.)
  *   anything else: a small 4-lane block the compiler can always map.
  *
  * cuvilc packs weights for CUVIL_MR output channels; it reads the value the
@@ -38,7 +39,7 @@
 #elif defined(__riscv) && !defined(__riscv_vector)
 #define CUVIL_VL 1
 #define CUVIL_MV 4
-#define CUVIL_NR 6
+#define CUVIL_NR 5
 #else
 #define CUVIL_VL 4
 #define CUVIL_MV 2

@@ -68,73 +68,117 @@ INLINE void store_lanes(float *y, const cuvil_vf acc[CUVIL_MV], int64_t mb, int6
   }
 }
 
+/* The geometry of one convolution (constants once the kernel is
+ * specialised). */
+typedef struct {
+  int64_t c, h, wd, kh, kw, oh, ow, sh, sw, dh, dw, pad_top, pad_left;
+} conv_shape;
+
+/* nr output positions (a constant: CUVIL_NR or 1) x mb channels in
+ * registers. Position j reads the input from xo + j * pstep and writes its
+ * channels from yo + j * ostep; every position uses kernel rows [ky_lo,
+ * ky_hi) and columns [kx_lo, kx_hi) (the taps inside the input for all of
+ * them), so there are no bounds checks. A row of positions has pstep = the
+ * horizontal stride and ostep = 1; a column, pstep = a stride of rows. */
+INLINE void conv_block(int nr, const conv_shape *s, const float *xo, int64_t pstep,
+                       const float *wb, int64_t mb, const cuvil_vf init[CUVIL_MV],
+                       int64_t ky_lo, int64_t ky_hi, int64_t kx_lo, int64_t kx_hi, float *yo,
+                       int64_t ostep, float act_lo, float act_hi) {
+  const int64_t hw = s->h * s->wd;
+  cuvil_vf acc[CUVIL_NR][CUVIL_MV];
+  CUVIL_UNROLL
+  for (int j = 0; j < CUVIL_NR; ++j)
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_MV; ++v)
+      acc[j][v] = init[v];
+  for (int64_t ci = 0; ci < s->c; ++ci)
+    for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
+      const float *xr = xo + ci * hw + ky * s->dh * s->wd;
+      const float *wt = wb + (ci * s->kh + ky) * s->kw * mb;
+      for (int64_t kx = kx_lo; kx < kx_hi; ++kx)
+        CUVIL_UNROLL
+        for (int j = 0; j < nr; ++j)
+          fma_lanes(acc[j], wt + kx * mb, mb, xr[kx * s->dw + j * pstep]);
+    }
+  const int64_t ohw = s->oh * s->ow;
+  CUVIL_UNROLL
+  for (int j = 0; j < nr; ++j)
+    store_lanes(yo + j * ostep, acc[j], mb, ohw, act_lo, act_hi);
+}
+
+/* Blocks of CUVIL_NR over [lo, hi): the start of each, then where the
+ * positions they cover end. A remainder of more than half a block gets one
+ * more block, ending at hi and overlapping its neighbour (recomputing a few
+ * positions costs less than running the rest one by one). */
+INLINE int64_t blocks_end(int64_t lo, int64_t hi) {
+  const int64_t whole = lo + (hi - lo) / CUVIL_NR * CUVIL_NR;
+  return hi - lo >= CUVIL_NR && 2 * (hi - whole) > CUVIL_NR ? hi : whole;
+}
+
+INLINE int64_t block_start(int64_t b, int64_t lo, int64_t hi) {
+  const int64_t o = lo + b * CUVIL_NR;
+  return o + CUVIL_NR <= hi ? o : hi - CUVIL_NR;
+}
+
+INLINE int64_t block_count(int64_t lo, int64_t hi) {
+  const int64_t end = blocks_end(lo, hi);
+  return end == lo ? 0 : (end - lo + CUVIL_NR - 1) / CUVIL_NR;
+}
+
 /* Output channels [m0, m0 + mb) of one image: wb is their panel, yb the
- * image's output. */
-INLINE void conv_panel(const float *xb, const float *wb, const float *bias, float *yb,
-                       int64_t m0, int64_t mb, int64_t c, int64_t h, int64_t wd, int64_t kh,
-                       int64_t kw, int64_t oh, int64_t ow, int64_t stride_h, int64_t stride_w,
-                       int64_t dil_h, int64_t dil_w, int64_t pad_top, int64_t pad_left,
-                       float act_lo, float act_hi) {
-  const int64_t hw = h * wd, ohw = oh * ow;
-  /* Output columns whose whole window row lies inside the input: there the
-   * block kernel runs without bounds checks. */
-  const int64_t ox_lo = first_inside(-pad_left, stride_w);
-  int64_t ox_hi = end_inside(-pad_left + (kw - 1) * dil_w, stride_w, wd, ow);
+ * image's output. Blocks of CUVIL_NR positions run along the interior of
+ * each output row (columns whose whole window row is inside the input);
+ * the columns left over (the borders and any row remainder) run in blocks
+ * down their interior rows instead, so single positions remain only where
+ * a row and a column border meet. */
+INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb, const float *bias,
+                       float *yb, int64_t m0, int64_t mb, float act_lo, float act_hi) {
+  const int64_t ox_lo = first_inside(-s->pad_left, s->sw);
+  int64_t ox_hi = end_inside(-s->pad_left + (s->kw - 1) * s->dw, s->sw, s->wd, s->ow);
   if (ox_hi < ox_lo)
     ox_hi = ox_lo;
+  const int64_t oy_lo = first_inside(-s->pad_top, s->sh);
+  int64_t oy_hi = end_inside(-s->pad_top + (s->kh - 1) * s->dh, s->sh, s->h, s->oh);
+  if (oy_hi < oy_lo)
+    oy_hi = oy_lo;
+  const int64_t row_blocks = block_count(ox_lo, ox_hi), row_end = blocks_end(ox_lo, ox_hi);
+  const int64_t col_blocks = block_count(oy_lo, oy_hi), col_end = blocks_end(oy_lo, oy_hi);
   cuvil_vf init[CUVIL_MV];
   bias_vectors(init, bias, m0, mb);
-  float *yp = yb + m0 * ohw;
+  float *yp = yb + m0 * s->oh * s->ow;
 
-  for (int64_t oy = 0; oy < oh; ++oy) {
-    const int64_t iy0 = oy * stride_h - pad_top;
-    /* Kernel rows inside the input for this output row. */
-    const int64_t ky_lo = first_inside(iy0, dil_h);
-    const int64_t ky_hi = end_inside(iy0, dil_h, h, kh);
-    float *yr = yp + oy * ow;
-    int64_t ox = 0;
-    while (ox < ow) {
-      if (ox >= ox_lo && ox + CUVIL_NR <= ox_hi) {
-        /* CUVIL_NR positions x mb channels in registers. */
-        cuvil_vf acc[CUVIL_NR][CUVIL_MV];
-        CUVIL_UNROLL
-        for (int j = 0; j < CUVIL_NR; ++j)
-          CUVIL_UNROLL
-          for (int v = 0; v < CUVIL_MV; ++v)
-            acc[j][v] = init[v];
-        const float *xo = xb + ox * stride_w - pad_left;
-        for (int64_t ci = 0; ci < c; ++ci)
-          for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
-            const float *xr = xo + ci * hw + (iy0 + ky * dil_h) * wd;
-            const float *wt = wb + (ci * kh + ky) * kw * mb;
-            for (int64_t kx = 0; kx < kw; ++kx)
-              CUVIL_UNROLL
-              for (int j = 0; j < CUVIL_NR; ++j)
-                fma_lanes(acc[j], wt + kx * mb, mb, xr[kx * dil_w + j * stride_w]);
-          }
-        CUVIL_UNROLL
-        for (int j = 0; j < CUVIL_NR; ++j)
-          store_lanes(yr + ox + j, acc[j], mb, ohw, act_lo, act_hi);
-        ox += CUVIL_NR;
-        continue;
-      }
-      /* One position with bounds checks: borders and the remainder. */
-      cuvil_vf acc[CUVIL_MV];
-      CUVIL_UNROLL
-      for (int v = 0; v < CUVIL_MV; ++v)
-        acc[v] = init[v];
-      const int64_t ix0 = ox * stride_w - pad_left;
-      const int64_t kx_lo = first_inside(ix0, dil_w);
-      const int64_t kx_hi = end_inside(ix0, dil_w, wd, kw);
-      for (int64_t ci = 0; ci < c; ++ci)
-        for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
-          const float *xr = xb + ci * hw + (iy0 + ky * dil_h) * wd + ix0;
-          const float *wt = wb + (ci * kh + ky) * kw * mb;
-          for (int64_t kx = kx_lo; kx < kx_hi; ++kx)
-            fma_lanes(acc, wt + kx * mb, mb, xr[kx * dil_w]);
-        }
-      store_lanes(yr + ox, acc, mb, ohw, act_lo, act_hi);
-      ++ox;
+  /* Along the rows. */
+  for (int64_t oy = 0; oy < s->oh; ++oy) {
+    const int64_t iy0 = oy * s->sh - s->pad_top;
+    const int64_t ky_lo = first_inside(iy0, s->dh), ky_hi = end_inside(iy0, s->dh, s->h, s->kh);
+    for (int64_t b = 0; b < row_blocks; ++b) {
+      const int64_t ox = block_start(b, ox_lo, ox_hi);
+      conv_block(CUVIL_NR, s, xb + iy0 * s->wd + ox * s->sw - s->pad_left, s->sw, wb, mb, init,
+                 ky_lo, ky_hi, 0, s->kw, yp + oy * s->ow + ox, 1, act_lo, act_hi);
+    }
+  }
+  /* Down the columns the rows left: [0, ox_lo) and [row_end, ow). */
+  for (int64_t ox = 0; ox < s->ow; ++ox) {
+    if (ox == ox_lo && row_end > ox_lo)
+      ox = row_end;
+    if (ox >= s->ow)
+      break;
+    const int64_t ix0 = ox * s->sw - s->pad_left;
+    const int64_t kx_lo = first_inside(ix0, s->dw), kx_hi = end_inside(ix0, s->dw, s->wd, s->kw);
+    for (int64_t b = 0; b < col_blocks; ++b) {
+      const int64_t oy = block_start(b, oy_lo, oy_hi);
+      conv_block(CUVIL_NR, s, xb + (oy * s->sh - s->pad_top) * s->wd + ix0, s->sh * s->wd, wb,
+                 mb, init, 0, s->kh, kx_lo, kx_hi, yp + oy * s->ow + ox, s->ow, act_lo, act_hi);
+    }
+    for (int64_t oy = 0; oy < s->oh; ++oy) {
+      if (oy == oy_lo && col_end > oy_lo)
+        oy = col_end;
+      if (oy >= s->oh)
+        break;
+      const int64_t iy0 = oy * s->sh - s->pad_top;
+      conv_block(1, s, xb + iy0 * s->wd + ix0, 0, wb, mb, init, first_inside(iy0, s->dh),
+                 end_inside(iy0, s->dh, s->h, s->kh), kx_lo, kx_hi, yp + oy * s->ow + ox, 0,
+                 act_lo, act_hi);
     }
   }
 }
@@ -145,6 +189,8 @@ void cuvil_k_conv2d_packed_f32(const float *x, const float *wp, const float *bia
                                int64_t stride_h, int64_t stride_w, int64_t dil_h,
                                int64_t dil_w, int64_t pad_top, int64_t pad_left, float act_lo,
                                float act_hi) {
+  const conv_shape s = {c,        h,        wd,    kh,    kw,      oh,      ow,
+                        stride_h, stride_w, dil_h, dil_w, pad_top, pad_left};
   const int64_t taps = c * kh * kw;
   for (int64_t b = 0; b < n; ++b) {
     const float *xb = x + b * c * h * wd;
@@ -152,11 +198,9 @@ void cuvil_k_conv2d_packed_f32(const float *x, const float *wp, const float *bia
     /* Full panels, then the narrow one: two specialisations of the panel. */
     int64_t m0 = 0;
     for (; m0 + CUVIL_MR <= m; m0 += CUVIL_MR)
-      conv_panel(xb, wp + m0 * taps, bias, yb, m0, CUVIL_MR, c, h, wd, kh, kw, oh, ow,
-                 stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, act_lo, act_hi);
+      conv_panel(&s, xb, wp + m0 * taps, bias, yb, m0, CUVIL_MR, act_lo, act_hi);
     if (m0 < m)
-      conv_panel(xb, wp + m0 * taps, bias, yb, m0, m - m0, c, h, wd, kh, kw, oh, ow,
-                 stride_h, stride_w, dil_h, dil_w, pad_top, pad_left, act_lo, act_hi);
+      conv_panel(&s, xb, wp + m0 * taps, bias, yb, m0, m - m0, act_lo, act_hi);
   }
 }
 
