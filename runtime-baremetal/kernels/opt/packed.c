@@ -7,6 +7,10 @@
 #include "../math.h"
 #include "blocking.h"
 
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
 /* Read by cuvilc from the kernel bitcode: the packing it must use. */
 const int64_t cuvil_k_pack_mr = CUVIL_MR;
 
@@ -204,6 +208,73 @@ void cuvil_k_conv2d_packed_f32(const float *x, const float *wp, const float *bia
   }
 }
 
+/* The CUVIL_MV weight vectors of one reduction step of a full panel, at
+ * *wp; advances *wp to the next step. On AArch64 one LD1 of four registers
+ * loads them (64 bytes) and post-increments the pointer. LD1 of several
+ * registers has no offset form, so the compiler must not turn the running
+ * pointer back into base + constant offsets (it would add an address
+ * computation per load): the empty asm hides the pointer's value from it.
+ * Elsewhere plain vector loads, which do take offsets. */
+INLINE void panel_step(cuvil_vf w[CUVIL_MV], const float **wp) {
+#if defined(__aarch64__) && CUVIL_VL == 4 && CUVIL_MV == 4
+  const float32x4x4_t t = vld1q_f32_x4(*wp);
+  w[0] = (cuvil_vf)t.val[0];
+  w[1] = (cuvil_vf)t.val[1];
+  w[2] = (cuvil_vf)t.val[2];
+  w[3] = (cuvil_vf)t.val[3];
+  *wp += CUVIL_MR;
+  __asm__("" : "+r"(*wp));
+#else
+  CUVIL_UNROLL
+  for (int v = 0; v < CUVIL_MV; ++v)
+    w[v] = cuvil_vf_load(*wp + v * CUVIL_VL);
+  *wp += CUVIL_MR;
+#endif
+}
+
+/* acc += a[0, k) x the full panel wb: the single-row product (a fully
+ * connected layer at batch 1), where every weight is used once. An
+ * iteration takes 2 * CUVIL_VL steps: it loads that many inputs as two
+ * vectors and multiplies by their lanes (an FMA by element on AArch64, no
+ * broadcasts), and walks the panel with one pointer (post-incremented
+ * loads). Alternate steps go to a second set of accumulators, so
+ * consecutive FMAs do not wait on each other. */
+INLINE void gemv_full_panel(cuvil_vf acc[CUVIL_MV], const float *a, const float *wb, int64_t k) {
+  cuvil_vf odd[CUVIL_MV];
+  CUVIL_UNROLL
+  for (int v = 0; v < CUVIL_MV; ++v)
+    odd[v] = cuvil_vf_splat(0.0f);
+  const float *wp = wb;
+  int64_t p = 0;
+  for (; p + 2 * CUVIL_VL <= k; p += 2 * CUVIL_VL) {
+    const cuvil_vf in[2] = {cuvil_vf_load(a + p), cuvil_vf_load(a + p + CUVIL_VL)};
+    CUVIL_UNROLL
+    for (int l = 0; l < 2 * CUVIL_VL; ++l) {
+      cuvil_vf w[CUVIL_MV];
+      panel_step(w, &wp);
+      const cuvil_vf s = cuvil_vf_splat(in[l / CUVIL_VL][l % CUVIL_VL]);
+      CUVIL_UNROLL
+      for (int v = 0; v < CUVIL_MV; ++v) {
+        if (l % 2)
+          odd[v] += w[v] * s;
+        else
+          acc[v] += w[v] * s;
+      }
+    }
+  }
+  for (; p < k; ++p) {
+    cuvil_vf w[CUVIL_MV];
+    panel_step(w, &wp);
+    const cuvil_vf s = cuvil_vf_splat(a[p]);
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_MV; ++v)
+      acc[v] += w[v] * s;
+  }
+  CUVIL_UNROLL
+  for (int v = 0; v < CUVIL_MV; ++v)
+    acc[v] += odd[v];
+}
+
 /* Rows [i, i + rows) of columns [n0, n0 + nb) of a Gemm (rows is CUVIL_NR or
  * 1, a constant at each call, so the accumulators stay in registers). */
 INLINE void gemm_rows(int rows, const float *a, const float *wb, const float *c, float *y,
@@ -215,6 +286,12 @@ INLINE void gemm_rows(int rows, const float *a, const float *wb, const float *c,
   for (int j = 0; j < CUVIL_NR; ++j)
     CUVIL_UNROLL
     for (int v = 0; v < CUVIL_MV; ++v) {
+      if (j < rows && use_c && c_cs == 1 && (v + 1) * CUVIL_VL <= nb) {
+        /* A row of C (the bias of a fully connected layer): one vector. */
+        acc[j][v] = cuvil_vf_splat(beta) *
+                    cuvil_vf_load(c + (i + j) * c_rs + n0 + v * CUVIL_VL);
+        continue;
+      }
       float lanes[CUVIL_VL];
       CUVIL_UNROLL
       for (int l = 0; l < CUVIL_VL; ++l) {
@@ -226,6 +303,11 @@ INLINE void gemm_rows(int rows, const float *a, const float *wb, const float *c,
       acc[j][v] = cuvil_vf_load(lanes);
     }
   const float *ai = a + i * a_rs;
+  if (rows == 1 && a_cs == 1 && nb == CUVIL_MR) {
+    gemv_full_panel(acc[0], ai, wb, k);
+    store_lanes(y + i * n + n0, acc[0], nb, 1, act_lo, act_hi);
+    return;
+  }
   for (int64_t p = 0; p < k; ++p)
     CUVIL_UNROLL
     for (int j = 0; j < rows; ++j)
