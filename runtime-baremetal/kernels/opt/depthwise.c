@@ -1,16 +1,17 @@
 /* Depthwise convolution (one filter per channel) in register tiles.
  *
- * Every output position, the borders included, goes through one tile of
- * CUVIL_DW_R output rows by CUVIL_DW_NV vectors. A tile whose window lies
- * inside the input reads it in place; a tile that touches the padding (or
- * the end of a row or of the plane) first copies what it reads into a
- * small zero-padded buffer on the stack ("lines"), so there are no bounds
- * checks and no scalar edge paths. Within a tile every input vector is
- * loaded once and used at once by each output row it contributes to (the
- * tap loops are unrolled, so loads of the same line and column are shared).
+ * A channel plane is computed in bands of output rows (CUVIL_DW_R or fewer,
+ * chosen so that the bands divide the rows evenly). A band first copies
+ * the input rows it reads into "lines" on the stack, zero-padded on every
+ * side, so every output position, the borders included, goes through the
+ * same tile of rows x CUVIL_DW_NV vectors with no bounds checks and no
+ * scalar edge paths. Within a tile every input vector is loaded once and
+ * used at once by each output row it contributes to (the tap loops are
+ * unrolled, so loads of the same line and column are shared).
  *
- * A window too large for the buffer (a huge, dilated kernel) takes a plain
- * per-position loop. */
+ * The lines of a band hold at most CUVIL_DW_LINE_FLOATS floats: wider maps
+ * are cut into column chunks. A window too large for even one vector of
+ * columns (a huge, dilated kernel) takes a plain per-position loop. */
 #include "cuvil/kernels.h"
 
 #include "../math.h"
@@ -24,7 +25,8 @@
 /* Shape and stride facts every helper needs (constants once inlined). */
 typedef struct {
   int64_t h, wd, kh, kw, oh, ow, sh, sw, dh, dw, pad_top, pad_left;
-  int64_t lines; /* input rows a tile of CUVIL_DW_R output rows reads */
+  int64_t rows;  /* output rows per band, at most CUVIL_DW_R */
+  int64_t lines; /* input rows one band reads */
 } dw_shape;
 
 /* Floats of one line for a tile of `cols` output columns: the columns its
@@ -39,14 +41,14 @@ INLINE int64_t line_floats(const dw_shape *s, int64_t cols) {
 }
 
 /* dst[i] = row[col0 + i] where that lies in [0, wd), else 0, for i in
- * [0, n) (n a multiple of CUVIL_VL); row == 0 means a padding row. The
- * zeros go first, in whole vectors (which may overlap the copied part),
- * then the copy: so every store but the copy's last few is a vector. */
+ * [0, n) (n a multiple of CUVIL_VL). The zeros go first, in whole vectors
+ * (which may overlap the copied part), then the copy: so every store but
+ * the copy's last few is a vector. */
 INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int64_t wd) {
   const cuvil_vf zero = cuvil_vf_splat(0.0f);
   int64_t a = -col0;
   a = a < 0 ? 0 : a > n ? n : a;
-  int64_t b = row ? wd - col0 : a;
+  int64_t b = wd - col0;
   b = b < a ? a : b > n ? n : b;
   for (int64_t i = 0; i < a; i += CUVIL_VL)
     __builtin_memcpy(dst + i, &zero, sizeof zero);
@@ -62,6 +64,13 @@ INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int
 #endif
   for (; i < b; ++i)
     dst[i] = row[col0 + i];
+}
+
+/* n zeros (n a multiple of CUVIL_VL): a padding row. */
+INLINE void zero_lines(float *dst, int64_t n) {
+  const cuvil_vf zero = cuvil_vf_splat(0.0f);
+  for (int64_t i = 0; i < n; i += CUVIL_VL)
+    __builtin_memcpy(dst + i, &zero, sizeof zero);
 }
 
 /* Lanes k .. k + CUVIL_VL - 1 of the concatenation a:b (0 <= k < CUVIL_VL;
@@ -129,7 +138,7 @@ INLINE cuvil_vf tap_vector(const float *lp, int v, int64_t off, int64_t sw) {
   return x;
 }
 
-/* One tile: output rows [0, rows) (rows <= CUVIL_DW_R) and columns
+/* One tile: output rows [0, rows) (rows <= s->rows) and columns
  * [0, cols) (cols <= nv * CUVIL_VL) starting at y; the tile's first output
  * column reads line column col (already scaled by the stride). */
 INLINE void dw_tile(int nv, const dw_shape *s, const float *line, int64_t lw, int64_t col,
@@ -137,7 +146,7 @@ INLINE void dw_tile(int nv, const dw_shape *s, const float *line, int64_t lw, in
                     float hi) {
   cuvil_vf acc[CUVIL_DW_R][CUVIL_DW_NV];
   CUVIL_UNROLL
-  for (int r = 0; r < CUVIL_DW_R; ++r)
+  for (int r = 0; r < s->rows; ++r)
     CUVIL_UNROLL
     for (int v = 0; v < CUVIL_DW_NV; ++v)
       acc[r][v] = cuvil_vf_splat(b);
@@ -152,7 +161,7 @@ INLINE void dw_tile(int nv, const dw_shape *s, const float *line, int64_t lw, in
       for (int v = 0; v < nv; ++v) {
         const cuvil_vf xv = tap_vector(line + i * lw + col, v, kx * s->dw, s->sw);
         CUVIL_UNROLL
-        for (int r = 0; r < CUVIL_DW_R; ++r) {
+        for (int r = 0; r < s->rows; ++r) {
           const int64_t dy = i - r * s->sh; /* = ky * dh */
           if (dy < 0 || dy % s->dh != 0 || dy / s->dh >= s->kh)
             continue;
@@ -160,7 +169,7 @@ INLINE void dw_tile(int nv, const dw_shape *s, const float *line, int64_t lw, in
         }
       }
   CUVIL_UNROLL
-  for (int r = 0; r < CUVIL_DW_R; ++r) {
+  for (int r = 0; r < s->rows; ++r) {
     if (r >= rows)
       break;
     float *yr = y + r * s->ow;
@@ -179,26 +188,52 @@ INLINE void dw_tile(int nv, const dw_shape *s, const float *line, int64_t lw, in
   }
 }
 
-/* Output rows [oy0, oy0 + rows), columns [ox0, ox0 + cols) of one channel
- * plane: copy the input they read into the lines (zero-padded), then run
- * whole tiles and a narrower tail tile along them. */
-INLINE void dw_band(const dw_shape *s, float *line, const float *xc, const float *w, float b,
-                    float *yc, int64_t oy0, int64_t rows, int64_t ox0, int64_t cols, float lo,
-                    float hi) {
+/* Lines per slab of `bands` bands: the input rows they read. */
+INLINE int64_t slab_lines(const dw_shape *s, int64_t bands) {
+  return (bands * s->rows - 1) * s->sh + (s->kh - 1) * s->dh + 1;
+}
+
+/* A slab: `bands` bands of output rows from oy0, columns [ox0, ox0 + cols)
+ * of one channel plane. Copy the input rows the slab reads into the lines
+ * once (zero-padded; rows above and below the input are zero lines), then
+ * run each band's whole tiles and a narrower tail tile along them. Bands
+ * past the last output row are skipped. */
+INLINE void dw_slab(const dw_shape *s, int64_t bands, float *line, const float *xc,
+                    const float *w, float b, float *yc, int64_t oy0, int64_t ox0, int64_t cols,
+                    float lo, float hi) {
   enum { TW = CUVIL_DW_NV * CUVIL_VL };
-  const int64_t lw = line_floats(s, cols);
-  for (int64_t i = 0; i < s->lines; ++i) {
-    const int64_t iy = oy0 * s->sh - s->pad_top + i;
-    fill_line(line + i * lw, iy >= 0 && iy < s->h ? xc + iy * s->wd : 0,
-              ox0 * s->sw - s->pad_left, lw, s->wd);
+  const int64_t lw = line_floats(s, cols), n = slab_lines(s, bands);
+  const int64_t iy0 = oy0 * s->sh - s->pad_top, col0 = ox0 * s->sw - s->pad_left;
+  /* Lines [first, last) are input rows; the others are padding. */
+  int64_t first = -iy0;
+  first = first < 0 ? 0 : first > n ? n : first;
+  int64_t last = s->h - iy0;
+  last = last < first ? first : last > n ? n : last;
+  zero_lines(line, first * lw);
+  for (int64_t i = first; i < last; ++i)
+    fill_line(line + i * lw, xc + (iy0 + i) * s->wd, col0, lw, s->wd);
+  zero_lines(line + last * lw, (n - last) * lw);
+  for (int64_t k = 0; k < bands; ++k) {
+    const int64_t oy = oy0 + k * s->rows;
+    if (oy >= s->oh)
+      break;
+    const int64_t rows = s->oh - oy < s->rows ? s->oh - oy : s->rows;
+    const float *lines = line + k * s->rows * s->sh * lw;
+    float *y = yc + oy * s->ow + ox0;
+    int64_t t = 0;
+    for (; t + TW <= cols; t += TW)
+      dw_tile(CUVIL_DW_NV, s, lines, lw, t * s->sw, w, b, y + t, rows, TW, lo, hi);
+    if (t < cols)
+      dw_tile((int)((cols - t + CUVIL_VL - 1) / CUVIL_VL), s, lines, lw, t * s->sw, w, b, y + t,
+              rows, cols - t, lo, hi);
   }
-  float *y = yc + oy0 * s->ow + ox0;
-  int64_t t = 0;
-  for (; t + TW <= cols; t += TW)
-    dw_tile(CUVIL_DW_NV, s, line, lw, t * s->sw, w, b, y + t, rows, TW, lo, hi);
-  if (t < cols)
-    dw_tile((int)((cols - t + CUVIL_VL - 1) / CUVIL_VL), s, line, lw, t * s->sw, w, b, y + t,
-            rows, cols - t, lo, hi);
+}
+
+/* Whether bands of r rows cover oh rows as well as bands of `than` rows
+ * (as few bands) with fewer rows of the last band unused. */
+INLINE int better_band(int64_t oh, int64_t r, int64_t than) {
+  const int64_t nr = (oh + r - 1) / r, nt = (oh + than - 1) / than;
+  return nr == nt && nr * r < nt * than;
 }
 
 /* The reference loop for windows whose lines would not fit the stack. */
@@ -223,9 +258,18 @@ void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
                           int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w,
                           int64_t pad_top, int64_t pad_left, float act_lo, float act_hi) {
   enum { TW = CUVIL_DW_NV * CUVIL_VL };
-  const dw_shape s = {h,        wd,    kh,    kw,       oh,      ow,
-                      stride_h, stride_w, dil_h, dil_w, pad_top, pad_left,
-                      (CUVIL_DW_R - 1) * stride_h + (kh - 1) * dil_h + 1};
+  /* Rows per band: the fewest bands, and among those the fewest unused
+   * rows in the last one (6 rows: two bands of 3, not 4 + 2; 25 rows:
+   * seven bands of 4). Straight-line code, so that it folds to a constant
+   * before the tile loops over the band's rows are unrolled. */
+  int64_t band = CUVIL_DW_R;
+  if (CUVIL_DW_R > 3 && better_band(oh, 3, band))
+    band = 3;
+  if (CUVIL_DW_R > 2 && better_band(oh, 2, band))
+    band = 2;
+  const dw_shape s = {h,        wd,       kh,    kw,    oh,      ow,       stride_h, stride_w,
+                      dil_h,    dil_w,    pad_top, pad_left, band,
+                      (band - 1) * stride_h + (kh - 1) * dil_h + 1};
   /* Output columns per band: all of them if their lines fit the buffer,
    * else as many whole tiles (or vectors) as do; 0 when not even one
    * vector does (then the plain loop runs). */
@@ -237,6 +281,13 @@ void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
     const int64_t fit = room < 0 ? 0 : room / stride_w + 1;
     chunk = fit >= TW ? fit / TW * TW : fit / CUVIL_VL * CUVIL_VL;
   }
+  /* Bands per slab: as many as the buffer holds (the whole plane, for the
+   * small maps late in a network, so its rows are copied once). */
+  const int64_t lw = line_floats(&s, chunk);
+  int64_t bands = 1;
+  while (chunk > 0 && bands * band < oh &&
+         slab_lines(&s, bands + 1) * lw <= CUVIL_DW_LINE_FLOATS)
+    ++bands;
   __attribute__((aligned(16))) float line[CUVIL_DW_LINE_FLOATS];
   for (int64_t bc = 0; bc < n * c; ++bc) {
     const float *xc = x + bc * h * wd;
@@ -247,15 +298,15 @@ void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
       dw_plain(&s, xc, wc, b, yc, act_lo, act_hi);
       continue;
     }
-    for (int64_t oy0 = 0; oy0 < oh; oy0 += CUVIL_DW_R) {
-      const int64_t rows = oh - oy0 < CUVIL_DW_R ? oh - oy0 : CUVIL_DW_R;
-      /* Whole chunks, then the last (narrower) one: each a constant width
-       * once the kernel is specialised. */
-      int64_t ox0 = 0;
-      for (; ox0 + chunk <= ow; ox0 += chunk)
-        dw_band(&s, line, xc, wc, b, yc, oy0, rows, ox0, chunk, act_lo, act_hi);
-      if (ox0 < ow)
-        dw_band(&s, line, xc, wc, b, yc, oy0, rows, ox0, ow - ox0, act_lo, act_hi);
-    }
+    /* Whole chunks of columns, then the last (narrower) one: each a
+     * constant width once the kernel is specialised. The narrower chunk's
+     * lines are no longer, so `bands` fits it too. */
+    int64_t ox0 = 0;
+    for (; ox0 + chunk <= ow; ox0 += chunk)
+      for (int64_t oy0 = 0; oy0 < oh; oy0 += bands * band)
+        dw_slab(&s, bands, line, xc, wc, b, yc, oy0, ox0, chunk, act_lo, act_hi);
+    if (ox0 < ow)
+      for (int64_t oy0 = 0; oy0 < oh; oy0 += bands * band)
+        dw_slab(&s, bands, line, xc, wc, b, yc, oy0, ox0, ow - ox0, act_lo, act_hi);
   }
 }

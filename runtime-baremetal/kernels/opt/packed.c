@@ -110,23 +110,35 @@ INLINE void conv_block(int nr, const conv_shape *s, const float *xo, int64_t pst
     store_lanes(yo + j * ostep, acc[j], mb, ohw, act_lo, act_hi);
 }
 
-/* Blocks of CUVIL_NR over [lo, hi): the start of each, then where the
- * positions they cover end. A remainder of more than half a block gets one
- * more block, ending at hi and overlapping its neighbour (recomputing a few
- * positions costs less than running the rest one by one). */
-INLINE int64_t blocks_end(int64_t lo, int64_t hi) {
-  const int64_t whole = lo + (hi - lo) / CUVIL_NR * CUVIL_NR;
-  return hi - lo >= CUVIL_NR && 2 * (hi - whole) > CUVIL_NR ? hi : whole;
+/* A half block, for remainders (at least 2 positions, or none). */
+#define CUVIL_NR_HALF (CUVIL_NR / 2 >= 2 ? CUVIL_NR / 2 : CUVIL_NR)
+
+/* How blocks cover the positions [lo, hi): `full` blocks of CUVIL_NR, the
+ * last of which may end at hi and overlap its neighbour (when more than
+ * half a block remains, recomputing a few positions costs less than
+ * running them one by one), then maybe a half block at `half_at`; the
+ * positions [end, hi) are left to other paths. */
+typedef struct {
+  int64_t full, half_at, end;
+} cover;
+
+INLINE cover plan_cover(int64_t lo, int64_t hi) {
+  const int64_t whole = (hi - lo) / CUVIL_NR, rest = hi - lo - whole * CUVIL_NR;
+  cover c = {whole, -1, lo + whole * CUVIL_NR};
+  if (whole > 0 && 2 * rest > CUVIL_NR) {
+    c.full = whole + 1;
+    c.end = hi;
+  } else if (CUVIL_NR_HALF < CUVIL_NR && rest >= CUVIL_NR_HALF) {
+    c.half_at = c.end;
+    c.end += CUVIL_NR_HALF;
+  }
+  return c;
 }
 
-INLINE int64_t block_start(int64_t b, int64_t lo, int64_t hi) {
+/* Where full block b of plan_cover(lo, hi) starts. */
+INLINE int64_t full_start(int64_t b, int64_t lo, int64_t hi) {
   const int64_t o = lo + b * CUVIL_NR;
   return o + CUVIL_NR <= hi ? o : hi - CUVIL_NR;
-}
-
-INLINE int64_t block_count(int64_t lo, int64_t hi) {
-  const int64_t end = blocks_end(lo, hi);
-  return end == lo ? 0 : (end - lo + CUVIL_NR - 1) / CUVIL_NR;
 }
 
 /* Output channels [m0, m0 + mb) of one image: wb is their panel, yb the
@@ -145,8 +157,7 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb, co
   int64_t oy_hi = end_inside(-s->pad_top + (s->kh - 1) * s->dh, s->sh, s->h, s->oh);
   if (oy_hi < oy_lo)
     oy_hi = oy_lo;
-  const int64_t row_blocks = block_count(ox_lo, ox_hi), row_end = blocks_end(ox_lo, ox_hi);
-  const int64_t col_blocks = block_count(oy_lo, oy_hi), col_end = blocks_end(oy_lo, oy_hi);
+  const cover rows = plan_cover(ox_lo, ox_hi), cols = plan_cover(oy_lo, oy_hi);
   cuvil_vf init[CUVIL_MV];
   bias_vectors(init, bias, m0, mb);
   float *yp = yb + m0 * s->oh * s->ow;
@@ -155,34 +166,45 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb, co
   for (int64_t oy = 0; oy < s->oh; ++oy) {
     const int64_t iy0 = oy * s->sh - s->pad_top;
     const int64_t ky_lo = first_inside(iy0, s->dh), ky_hi = end_inside(iy0, s->dh, s->h, s->kh);
-    for (int64_t b = 0; b < row_blocks; ++b) {
-      const int64_t ox = block_start(b, ox_lo, ox_hi);
-      conv_block(CUVIL_NR, s, xb + iy0 * s->wd + ox * s->sw - s->pad_left, s->sw, wb, mb, init,
-                 ky_lo, ky_hi, 0, s->kw, yp + oy * s->ow + ox, 1, act_lo, act_hi);
+    const float *xr = xb + iy0 * s->wd - s->pad_left;
+    float *yr = yp + oy * s->ow;
+    for (int64_t b = 0; b < rows.full; ++b) {
+      const int64_t ox = full_start(b, ox_lo, ox_hi);
+      conv_block(CUVIL_NR, s, xr + ox * s->sw, s->sw, wb, mb, init, ky_lo, ky_hi, 0, s->kw,
+                 yr + ox, 1, act_lo, act_hi);
     }
+    if (rows.half_at >= 0)
+      conv_block(CUVIL_NR_HALF, s, xr + rows.half_at * s->sw, s->sw, wb, mb, init, ky_lo, ky_hi,
+                 0, s->kw, yr + rows.half_at, 1, act_lo, act_hi);
   }
-  /* Down the columns the rows left: [0, ox_lo) and [row_end, ow). */
+  /* Down the columns the rows left: [0, ox_lo) and [rows.end, ow). */
   for (int64_t ox = 0; ox < s->ow; ++ox) {
-    if (ox == ox_lo && row_end > ox_lo)
-      ox = row_end;
+    if (ox == ox_lo && rows.end > ox_lo)
+      ox = rows.end;
     if (ox >= s->ow)
       break;
     const int64_t ix0 = ox * s->sw - s->pad_left;
     const int64_t kx_lo = first_inside(ix0, s->dw), kx_hi = end_inside(ix0, s->dw, s->wd, s->kw);
-    for (int64_t b = 0; b < col_blocks; ++b) {
-      const int64_t oy = block_start(b, oy_lo, oy_hi);
-      conv_block(CUVIL_NR, s, xb + (oy * s->sh - s->pad_top) * s->wd + ix0, s->sh * s->wd, wb,
-                 mb, init, 0, s->kh, kx_lo, kx_hi, yp + oy * s->ow + ox, s->ow, act_lo, act_hi);
+    const float *xc = xb + ix0 - s->pad_top * s->wd;
+    const int64_t pstep = s->sh * s->wd;
+    float *yc = yp + ox;
+    for (int64_t b = 0; b < cols.full; ++b) {
+      const int64_t oy = full_start(b, oy_lo, oy_hi);
+      conv_block(CUVIL_NR, s, xc + oy * pstep, pstep, wb, mb, init, 0, s->kh, kx_lo, kx_hi,
+                 yc + oy * s->ow, s->ow, act_lo, act_hi);
     }
+    if (cols.half_at >= 0)
+      conv_block(CUVIL_NR_HALF, s, xc + cols.half_at * pstep, pstep, wb, mb, init, 0, s->kh,
+                 kx_lo, kx_hi, yc + cols.half_at * s->ow, s->ow, act_lo, act_hi);
     for (int64_t oy = 0; oy < s->oh; ++oy) {
-      if (oy == oy_lo && col_end > oy_lo)
-        oy = col_end;
+      if (oy == oy_lo && cols.end > oy_lo)
+        oy = cols.end;
       if (oy >= s->oh)
         break;
       const int64_t iy0 = oy * s->sh - s->pad_top;
-      conv_block(1, s, xb + iy0 * s->wd + ix0, 0, wb, mb, init, first_inside(iy0, s->dh),
-                 end_inside(iy0, s->dh, s->h, s->kh), kx_lo, kx_hi, yp + oy * s->ow + ox, 0,
-                 act_lo, act_hi);
+      conv_block(1, s, xc + oy * pstep, 0, wb, mb, init, first_inside(iy0, s->dh),
+                 end_inside(iy0, s->dh, s->h, s->kh), kx_lo, kx_hi, yc + oy * s->ow, 0, act_lo,
+                 act_hi);
     }
   }
 }
