@@ -24,6 +24,17 @@ llvm::Error verify(const Node &N) {
   int64_t M = W->shape()[0];
   if (B && (B->rank() != 1 || B->shape()[0] != M))
     return nodeError(N, "bias must have shape [{}]", M);
+  // Input 3 is not ONNX's: the fuse-residual pass puts there the other
+  // operand of an Add of this Conv's result (see FuseResidual.cpp).
+  if (const Value *R = N.input(3)) {
+    if (!N.hasAttr("cuvil.packed") || N.getInt("group", 1) != 1)
+      return nodeError(N, "internal error: a fused residual needs the packed "
+                          "group-1 convolution kernel");
+    if (R->dtype() != DType::F32 || R->shape() != N.output(0)->shape())
+      return nodeError(N, "internal error: the fused residual '{}' must be "
+                          "f32 shaped like the output",
+                       R->name());
+  }
   auto Wd = window(N);
   if (!Wd)
     return Wd.takeError();
@@ -72,11 +83,14 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     Wid = OW = H * Wid;
     H = OH = 1;
   }
-  KernelCall Call{Kernel,
-                  {KernelArg::tensor(X), KernelArg::tensor(W), Bias,
-                   KernelArg::tensor(N.output(0)), KernelArg::i(X->shape()[0]),
-                   KernelArg::i(X->shape()[1]), KernelArg::i(H),
-                   KernelArg::i(Wid)}};
+  KernelCall Call{Kernel, {KernelArg::tensor(X), KernelArg::tensor(W), Bias}};
+  if (Packed && Group == 1) // the residual of a fused Add, or none
+    Call.Args.push_back(N.input(3) ? KernelArg::tensor(N.input(3))
+                                   : KernelArg::null());
+  for (KernelArg A :
+       {KernelArg::tensor(N.output(0)), KernelArg::i(X->shape()[0]),
+        KernelArg::i(X->shape()[1]), KernelArg::i(H), KernelArg::i(Wid)})
+    Call.Args.push_back(A);
   if (!Packed || Group == 1)
     Call.Args.push_back(KernelArg::i(W->shape()[0]));
   for (int64_t V : {Wd->Kernel[1], Wd->Kernel[2], OH, OW, Wd->Stride[1],

@@ -12,37 +12,43 @@
 
 namespace cuvil {
 
+bool fuseActivation(Graph &G, Node *A) {
+  if (A->opType() != "Relu" && A->opType() != "Clip")
+    return false;
+  Value *X = A->input(0);
+  Node *P = X->producer();
+  if (!P || (P->opType() != "Conv" && P->opType() != "Gemm") ||
+      X->users().size() != 1 || G.isGraphOutput(X) ||
+      X->dtype() != DType::F32)
+    return false;
+  std::pair<float, float> B{0.0f, std::numeric_limits<float>::infinity()};
+  if (A->opType() == "Clip") {
+    auto CB = clipBounds(*A);
+    if (!CB) {
+      llvm::consumeError(CB.takeError()); // verification reports it
+      return false;
+    }
+    B = *CB;
+  }
+  auto [Lo, Hi] = fusedActivation(*P);
+  P->setAttr("cuvil.act_lo", std::max(Lo, B.first));
+  P->setAttr("cuvil.act_hi", std::min(Hi, B.second));
+  P->origin().merge(A->origin());
+  Value *Y = A->output(0);
+  G.eraseNode(A);
+  G.replaceAllUses(Y, X);
+  if (G.isGraphOutput(X))
+    X->setName(Y->name());
+  return true;
+}
+
 llvm::Error fuseActivations(Graph &G) {
   std::vector<Node *> Acts;
   for (const auto &N : G.nodes())
     if (N->opType() == "Relu" || N->opType() == "Clip")
       Acts.push_back(N.get());
-  for (Node *A : Acts) {
-    Value *X = A->input(0);
-    Node *P = X->producer();
-    if (!P || (P->opType() != "Conv" && P->opType() != "Gemm") ||
-        X->users().size() != 1 || G.isGraphOutput(X) ||
-        X->dtype() != DType::F32)
-      continue;
-    std::pair<float, float> B{0.0f, std::numeric_limits<float>::infinity()};
-    if (A->opType() == "Clip") {
-      auto CB = clipBounds(*A);
-      if (!CB) {
-        llvm::consumeError(CB.takeError()); // verification reports it
-        continue;
-      }
-      B = *CB;
-    }
-    auto [Lo, Hi] = fusedActivation(*P);
-    P->setAttr("cuvil.act_lo", std::max(Lo, B.first));
-    P->setAttr("cuvil.act_hi", std::min(Hi, B.second));
-    P->origin().merge(A->origin());
-    Value *Y = A->output(0);
-    G.eraseNode(A);
-    G.replaceAllUses(Y, X);
-    if (G.isGraphOutput(X))
-      X->setName(Y->name());
-  }
+  for (Node *A : Acts)
+    fuseActivation(G, A);
   G.eraseDeadValues();
   return llvm::Error::success();
 }

@@ -42,6 +42,11 @@ llvm::Error foldBatchNorm(Graph &G);
 llvm::Error fuseActivations(Graph &G);
 llvm::Error eliminateDeadCode(Graph &G);
 llvm::Error packWeights(Graph &G, const PipelineOptions &O);
+llvm::Error fuseResidualAdds(Graph &G);
+
+/// Fuses the Relu or Clip node A into the epilogue of the Conv/Gemm that
+/// produces its input, if it is that result's only use; true if it did.
+bool fuseActivation(Graph &G, Node *A);
 
 /// The default pipeline.
 const std::vector<Pass> &defaultPipeline();

@@ -35,6 +35,10 @@ const std::vector<Pass> &defaultPipeline() {
        "reorder constant Conv/Gemm weights into the panels of the target's "
        "register-blocked kernels",
        packWeights},
+      {"fuse-residual",
+       "fuse an Add of a packed Conv's result (and a Relu/Clip after it) "
+       "into that Conv's epilogue",
+       [](Graph &G, const PipelineOptions &) { return fuseResidualAdds(G); }},
   };
   return P;
 }
@@ -49,6 +53,20 @@ llvm::Error runPipeline(
            std::find(DumpAfter.begin(), DumpAfter.end(), "all") !=
                DumpAfter.end();
   };
+  for (const std::string &Name : DumpAfter) {
+    const auto &P = defaultPipeline();
+    if (Name != "import" && Name != "all" &&
+        std::none_of(P.begin(), P.end(),
+                     [&](const Pass &X) { return X.Name == Name; })) {
+      std::string Known = "import";
+      for (const Pass &X : P)
+        Known += ", " + std::string(X.Name);
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--dump-ir: no pass is named '%s' (passes: %s, or all)",
+          Name.c_str(), Known.c_str());
+    }
+  }
   if (Wanted("import"))
     Dump("import", G);
   for (const Pass &P : defaultPipeline()) {

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "driver/Driver.h"
+#include "passes/Pass.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -106,10 +107,14 @@ int main(int argc, char **argv) {
                     "Also write intermediate forms: llvm (FILE.ll), asm "
                     "(FILE.s)")
       ->delimiter(',');
+  std::string Passes = "import";
+  for (const cuvil::Pass &P : cuvil::defaultPipeline())
+    Passes += fmt::format(", {}", P.Name);
   Build->add_option("--dump-ir", B.DumpIR,
-                    "Print the IR after these passes (import, "
-                    "fold-batchnorm, fuse-activations, dce, pack-weights, or all) "
-                    "to stderr")
+                    fmt::format("Print the IR after these passes ({}, or all) "
+                                "to stderr; each node lists the ONNX nodes it "
+                                "came from",
+                                Passes))
       ->delimiter(',');
   std::string Kernels = "optimized";
   Build->add_option("--kernels", Kernels,

@@ -349,6 +349,15 @@ def resblock(g):
     g.output(g.linear(x, "fc", 16, 10))
 
 
+def input_residual(g):
+    """A skip connection straight from the model input, added first: the
+    fused residual operand is then the caller's buffer, not the arena. Odd
+    map sizes put positions on every border path of the packed kernel."""
+    x = g.input("input", g.rng.normal(0.0, 1.0, (1, 8, 9, 11)))
+    h = g.conv(x, "conv", 8, 8, (3, 3), pads=[1] * 4)
+    g.output(g.node("Relu", [g.node("Add", [x, h], "add")], "relu"))
+
+
 def fire(g):
     """SqueezeNet: a strided stem, two fire modules (squeeze 1x1, expand 1x1
     and 3x3 concatenated on channels) with a max pool between, and the
@@ -396,7 +405,7 @@ def inception(g):
 MODELS = {
     f.__name__: f
     for f in (mlp, cnn, dwsep, broadcast, shapes, shape_ops, activations, pools, matmul, conv_variants,
-              standalone_bn, chain, resblock, fire, inception)
+              standalone_bn, chain, resblock, input_residual, fire, inception)
 }
 
 

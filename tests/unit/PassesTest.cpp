@@ -1,4 +1,4 @@
-//===- PassesTest.cpp - BatchNorm folding, activation fusion, DCE ---------===//
+//===- PassesTest.cpp - BatchNorm folding, fusion, DCE --------------------===//
 #include "TestGraphs.h"
 #include "passes/Pass.h"
 
@@ -51,6 +51,92 @@ TEST(Passes, ReluFusesIntoConvEpilogue) {
   // The graph output keeps the ONNX name of the fused node's result.
   EXPECT_EQ(G->outputs()[0]->name(), "y");
   EXPECT_EQ(G->outputs()[0], Conv.output(0));
+}
+
+namespace {
+
+/// x[1,4,4,4] -> a = Relu(Conv(x)) -> y = Relu(Add(Conv(a), Other)), with
+/// Other the input x (ResidualIsInput) or a second Conv of a that comes
+/// after the first one in the node order.
+std::unique_ptr<Graph> residualBlock(bool ResidualIsInput) {
+  auto G = std::make_unique<Graph>("res");
+  Value *X = G->addValue("x", DType::F32, {1, 4, 4, 4}, ValueKind::Input);
+  G->inputs().push_back(X);
+  auto Conv = [&](const std::string &Name, Value *In, int Index) {
+    Value *W = test::constF32(*G, Name + ".w", {4, 4, 1, 1},
+                              std::vector<float>(16, 0.25f));
+    Value *C = test::tensor(*G, Name, {1, 4, 4, 4});
+    test::addOp(*G, "Conv", Name, {In, W}, {C}, Index)
+        ->setAttr("kernel_shape", std::vector<int64_t>{1, 1});
+    return C;
+  };
+  Value *C1 = Conv("conv1", X, 0);
+  Value *A = test::tensor(*G, "a", {1, 4, 4, 4});
+  test::addOp(*G, "Relu", "relu1", {C1}, {A}, 1);
+  Value *C2 = Conv("conv2", A, 2);
+  Value *Other = ResidualIsInput ? X : Conv("conv3", A, 3);
+  Value *S = test::tensor(*G, "sum", {1, 4, 4, 4});
+  test::addOp(*G, "Add", "add", {C2, Other}, {S}, 4);
+  Value *Y = test::tensor(*G, "y", {1, 4, 4, 4});
+  test::addOp(*G, "Relu", "relu2", {S}, {Y}, 5);
+  G->outputs().push_back(Y);
+  return G;
+}
+
+void prepare(Graph &G) {
+  ASSERT_FALSE(bool(fuseActivations(G)));
+  PipelineOptions O;
+  O.PackPanel = 16;
+  ASSERT_FALSE(bool(packWeights(G, O)));
+}
+
+} // namespace
+
+TEST(Passes, ResidualAddAndReluFuseIntoConvEpilogue) {
+  auto G = residualBlock(/*ResidualIsInput=*/true);
+  prepare(*G);
+  ASSERT_FALSE(bool(fuseResidualAdds(*G)));
+  ASSERT_EQ(G->nodes().size(), 2u);
+  const Node &Conv = *G->nodes()[1];
+  ASSERT_EQ(Conv.numInputs(), 4u);
+  EXPECT_EQ(Conv.input(2), nullptr); // no bias
+  EXPECT_EQ(Conv.input(3), G->inputs()[0]);
+  EXPECT_EQ(Conv.getFloat("cuvil.act_lo", -1), 0.0f);
+  EXPECT_EQ(Conv.origin().str(), "conv2#2, add#4, relu2#5");
+  EXPECT_EQ(G->outputs()[0], Conv.output(0));
+  EXPECT_EQ(G->outputs()[0]->name(), "y");
+  EXPECT_FALSE(bool(Conv.def()->Verify(Conv)));
+  std::vector<KernelCall> Calls;
+  ASSERT_FALSE(bool(Conv.def()->Lower(Conv, Calls)));
+  ASSERT_EQ(Calls.size(), 1u);
+  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_conv2d_packed_f32");
+  EXPECT_EQ(Calls[0].Args[3].V, G->inputs()[0]); // the residual operand
+}
+
+TEST(Passes, ResidualGoesIntoTheLaterOfTwoConvs) {
+  auto G = residualBlock(/*ResidualIsInput=*/false);
+  prepare(*G);
+  ASSERT_FALSE(bool(fuseResidualAdds(*G)));
+  // conv3 runs after conv2, so it takes conv2's result as its residual.
+  ASSERT_EQ(G->nodes().size(), 3u);
+  const Node &Conv3 = *G->nodes()[2];
+  EXPECT_EQ(Conv3.name(), "conv3");
+  ASSERT_EQ(Conv3.numInputs(), 4u);
+  EXPECT_EQ(Conv3.input(3), G->nodes()[1]->output(0));
+}
+
+TEST(Passes, ResidualNeedsAPackedConvWithoutActivation) {
+  // Portable kernels (nothing packed): the Add stays.
+  auto G = residualBlock(/*ResidualIsInput=*/true);
+  ASSERT_FALSE(bool(fuseActivations(*G)));
+  ASSERT_FALSE(bool(fuseResidualAdds(*G)));
+  EXPECT_EQ(G->nodes().size(), 4u);
+  // A Conv whose activation comes before the Add cannot take it.
+  auto G2 = residualBlock(/*ResidualIsInput=*/true);
+  prepare(*G2);
+  G2->nodes()[1]->setAttr("cuvil.act_lo", 0.0f);
+  ASSERT_FALSE(bool(fuseResidualAdds(*G2)));
+  EXPECT_EQ(G2->nodes().size(), 4u);
 }
 
 TEST(Passes, DeadNodesAreRemoved) {

@@ -67,10 +67,25 @@ void checkConv(const ConvCase &T, float Lo, float Hi) {
   cuvil_k_conv2d_f32(X.data(), Wt.data(), B.data(), Ref.data(), T.N, T.C, T.H,
                      T.W, T.M, T.KH, T.KW, OH, OW, T.SH, T.SW, T.DH, T.DW, T.PT,
                      T.PL, 1, Lo, Hi);
-  cuvil_k_conv2d_packed_f32(X.data(), Packed.data(), B.data(), Got.data(), T.N,
-                            T.C, T.H, T.W, T.M, T.KH, T.KW, OH, OW, T.SH, T.SW,
-                            T.DH, T.DW, T.PT, T.PL, Lo, Hi);
+  cuvil_k_conv2d_packed_f32(X.data(), Packed.data(), B.data(), nullptr,
+                            Got.data(), T.N, T.C, T.H, T.W, T.M, T.KH, T.KW, OH,
+                            OW, T.SH, T.SW, T.DH, T.DW, T.PT, T.PL, Lo, Hi);
   EXPECT_TRUE(matches(Got, Ref, 1e-5f));
+
+  // A fused residual Add: the reference without activation, plus the
+  // residual, then the clamp.
+  auto R = randomVector(Ref.size(), Rng);
+  std::vector<float> Sum(Ref.size()), GotRes(Ref.size(), NAN);
+  const float Inf = INFINITY;
+  cuvil_k_conv2d_f32(X.data(), Wt.data(), B.data(), Sum.data(), T.N, T.C, T.H,
+                     T.W, T.M, T.KH, T.KW, OH, OW, T.SH, T.SW, T.DH, T.DW, T.PT,
+                     T.PL, 1, -Inf, Inf);
+  for (size_t I = 0; I < Sum.size(); ++I)
+    Sum[I] = std::min(std::max(Sum[I] + R[I], Lo), Hi);
+  cuvil_k_conv2d_packed_f32(X.data(), Packed.data(), B.data(), R.data(),
+                            GotRes.data(), T.N, T.C, T.H, T.W, T.M, T.KH, T.KW,
+                            OH, OW, T.SH, T.SW, T.DH, T.DW, T.PT, T.PL, Lo, Hi);
+  EXPECT_TRUE(matches(GotRes, Sum, 1e-5f)) << "with a residual";
 }
 
 TEST(PackedConv, MatchesReference) {

@@ -68,12 +68,14 @@ void cuvil_k_gemm_f32(const float *a, const float *b, const float *c, float *y,
  *   gemm:  bp[j0 * k + p * nb + (j - j0)] = alpha * op(b)[p, j] (alpha is
  *          folded into the packed weights).
  * The packed tensor has exactly the original's elements. Otherwise as
- * cuvil_k_conv2d_f32 (group 1) and cuvil_k_gemm_f32. */
+ * cuvil_k_conv2d_f32 (group 1) and cuvil_k_gemm_f32, except that the
+ * convolution takes a residual: when res is not null (a tensor shaped like
+ * y, not overlapping it), y = clamp(conv + bias + res): a fused Add. */
 extern const int64_t cuvil_k_pack_mr;
-void cuvil_k_conv2d_packed_f32(const float *x, const float *wp, const float *bias, float *y,
-                               int64_t n, int64_t c, int64_t h, int64_t wd, int64_t m,
-                               int64_t kh, int64_t kw, int64_t oh, int64_t ow,
-                               int64_t stride_h, int64_t stride_w, int64_t dil_h,
+void cuvil_k_conv2d_packed_f32(const float *x, const float *wp, const float *bias,
+                               const float *res, float *y, int64_t n, int64_t c, int64_t h,
+                               int64_t wd, int64_t m, int64_t kh, int64_t kw, int64_t oh,
+                               int64_t ow, int64_t stride_h, int64_t stride_w, int64_t dil_h,
                                int64_t dil_w, int64_t pad_top, int64_t pad_left, float act_lo,
                                float act_hi);
 void cuvil_k_gemm_packed_f32(const float *a, const float *bp, const float *c, float *y,

@@ -76,7 +76,13 @@ typedef float cuvil_vf __attribute__((vector_size(CUVIL_VL * sizeof(float))));
 
 static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load(const float *p) {
   cuvil_vf v;
+#if CUVIL_VL == 1
+  /* A float load: a 4-byte memcpy is an integer one to the optimiser, and
+   * may make it retype one-lane accumulators as integers. */
+  v[0] = *p;
+#else
   __builtin_memcpy(&v, p, sizeof v);
+#endif
   return v;
 }
 

@@ -55,20 +55,36 @@ INLINE void fma_lanes(cuvil_vf acc[CUVIL_MV], const float *w, int64_t mb, float 
 }
 
 /* Writes the panel's channels of one output position, clamped: channel
- * m0 + i goes to y[i * ch_stride]. */
-INLINE void store_lanes(float *y, const cuvil_vf acc[CUVIL_MV], int64_t mb, int64_t ch_stride,
-                        float act_lo, float act_hi) {
+ * m0 + i goes to y[i * ch_stride]. With a residual r (laid out like y),
+ * r[i * ch_stride] is added first (a fused residual Add). */
+INLINE void store_lanes(float *y, const float *r, const cuvil_vf acc[CUVIL_MV], int64_t mb,
+                        int64_t ch_stride, float act_lo, float act_hi) {
   CUVIL_UNROLL
   for (int v = 0; v < vectors(mb); ++v) {
-    const cuvil_vf r = cuvil_vf_clamp(acc[v], act_lo, act_hi);
-    if (ch_stride == 1 && (v + 1) * CUVIL_VL <= mb) {
-      __builtin_memcpy(y + v * CUVIL_VL, &r, sizeof r);
+    const int whole = ch_stride == 1 && (v + 1) * CUVIL_VL <= mb;
+    cuvil_vf sum = acc[v];
+    if (r && whole) {
+      sum += cuvil_vf_load(r + v * CUVIL_VL);
+    } else if (r) {
+      /* Lane by lane into a vector value (a float array copied into the
+       * vector would let the optimiser retype one-lane accumulators as
+       * integers). */
+      cuvil_vf rv = cuvil_vf_splat(0.0f);
+      CUVIL_UNROLL
+      for (int l = 0; l < CUVIL_VL; ++l)
+        if (v * CUVIL_VL + l < mb)
+          rv[l] = r[(v * CUVIL_VL + l) * ch_stride];
+      sum += rv;
+    }
+    const cuvil_vf o = cuvil_vf_clamp(sum, act_lo, act_hi);
+    if (whole) {
+      __builtin_memcpy(y + v * CUVIL_VL, &o, sizeof o);
       continue;
     }
     CUVIL_UNROLL
     for (int l = 0; l < CUVIL_VL; ++l)
       if (v * CUVIL_VL + l < mb)
-        y[(v * CUVIL_VL + l) * ch_stride] = r[l];
+        y[(v * CUVIL_VL + l) * ch_stride] = o[l];
   }
 }
 
@@ -78,23 +94,31 @@ typedef struct {
   int64_t c, h, wd, kh, kw, oh, ow, sh, sw, dh, dw, pad_top, pad_left;
 } conv_shape;
 
-/* nr output positions (a constant: CUVIL_NR or 1) x mb channels in
- * registers. Position j reads the input from xo + j * pstep and writes its
- * channels from yo + j * ostep; every position uses kernel rows [ky_lo,
- * ky_hi) and columns [kx_lo, kx_hi) (the taps inside the input for all of
- * them), so there are no bounds checks. A row of positions has pstep = the
- * horizontal stride and ostep = 1; a column, pstep = a stride of rows. */
+/* nr output positions (a constant: CUVIL_NR, CUVIL_NR_HALF or 1) x mb
+ * channels in registers. Position j reads the input from xo + j * pstep
+ * and writes its channels from yp + off + j * ostep (with the residual at
+ * the same offsets from rp, when there is one); every position uses kernel
+ * rows [ky_lo, ky_hi) and columns [kx_lo, kx_hi) (the taps inside the
+ * input for all of them), so there are no bounds checks. A row of
+ * positions has pstep = the horizontal stride and ostep = 1; a column,
+ * pstep = a stride of rows. */
 INLINE void conv_block(int nr, const conv_shape *s, const float *xo, int64_t pstep,
                        const float *wb, int64_t mb, const cuvil_vf init[CUVIL_MV],
-                       int64_t ky_lo, int64_t ky_hi, int64_t kx_lo, int64_t kx_hi, float *yo,
-                       int64_t ostep, float act_lo, float act_hi) {
+                       int64_t ky_lo, int64_t ky_hi, int64_t kx_lo, int64_t kx_hi, float *yp,
+                       const float *rp, int64_t off, int64_t ostep, float act_lo,
+                       float act_hi) {
   const int64_t hw = s->h * s->wd;
+  /* The accumulators start at the bias; with one-lane vectors they start
+   * at zero and the bias is added at the end instead: a copy of the bias
+   * is an integer copy to the optimiser, which may then keep one-lane
+   * accumulators in integer registers (a move to the FPU per FMA). */
+  const int bias_last = CUVIL_VL == 1;
   cuvil_vf acc[CUVIL_NR][CUVIL_MV];
   CUVIL_UNROLL
   for (int j = 0; j < CUVIL_NR; ++j)
     CUVIL_UNROLL
     for (int v = 0; v < CUVIL_MV; ++v)
-      acc[j][v] = init[v];
+      acc[j][v] = bias_last ? cuvil_vf_splat(0.0f) : init[v];
   for (int64_t ci = 0; ci < s->c; ++ci)
     for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
       const float *xr = xo + ci * hw + ky * s->dh * s->wd;
@@ -106,8 +130,14 @@ INLINE void conv_block(int nr, const conv_shape *s, const float *xo, int64_t pst
     }
   const int64_t ohw = s->oh * s->ow;
   CUVIL_UNROLL
-  for (int j = 0; j < nr; ++j)
-    store_lanes(yo + j * ostep, acc[j], mb, ohw, act_lo, act_hi);
+  for (int j = 0; j < nr; ++j) {
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_MV; ++v)
+      if (bias_last)
+        acc[j][v] += init[v];
+    store_lanes(yp + off + j * ostep, rp ? rp + off + j * ostep : 0, acc[j], mb, ohw, act_lo,
+                act_hi);
+  }
 }
 
 /* A half block, for remainders (at least 2 positions, or none). */
@@ -148,7 +178,8 @@ INLINE int64_t full_start(int64_t b, int64_t lo, int64_t hi) {
  * down their interior rows instead, so single positions remain only where
  * a row and a column border meet. */
 INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb, const float *bias,
-                       float *yb, int64_t m0, int64_t mb, float act_lo, float act_hi) {
+                       const float *rb, float *yb, int64_t m0, int64_t mb, float act_lo,
+                       float act_hi) {
   const int64_t ox_lo = first_inside(-s->pad_left, s->sw);
   int64_t ox_hi = end_inside(-s->pad_left + (s->kw - 1) * s->dw, s->sw, s->wd, s->ow);
   if (ox_hi < ox_lo)
@@ -161,21 +192,22 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb, co
   cuvil_vf init[CUVIL_MV];
   bias_vectors(init, bias, m0, mb);
   float *yp = yb + m0 * s->oh * s->ow;
+  const float *rp = rb ? rb + m0 * s->oh * s->ow : 0;
 
   /* Along the rows. */
   for (int64_t oy = 0; oy < s->oh; ++oy) {
     const int64_t iy0 = oy * s->sh - s->pad_top;
     const int64_t ky_lo = first_inside(iy0, s->dh), ky_hi = end_inside(iy0, s->dh, s->h, s->kh);
     const float *xr = xb + iy0 * s->wd - s->pad_left;
-    float *yr = yp + oy * s->ow;
+    const int64_t yr = oy * s->ow;
     for (int64_t b = 0; b < rows.full; ++b) {
       const int64_t ox = full_start(b, ox_lo, ox_hi);
-      conv_block(CUVIL_NR, s, xr + ox * s->sw, s->sw, wb, mb, init, ky_lo, ky_hi, 0, s->kw,
-                 yr + ox, 1, act_lo, act_hi);
+      conv_block(CUVIL_NR, s, xr + ox * s->sw, s->sw, wb, mb, init, ky_lo, ky_hi, 0, s->kw, yp,
+                 rp, yr + ox, 1, act_lo, act_hi);
     }
     if (rows.half_at >= 0)
       conv_block(CUVIL_NR_HALF, s, xr + rows.half_at * s->sw, s->sw, wb, mb, init, ky_lo, ky_hi,
-                 0, s->kw, yr + rows.half_at, 1, act_lo, act_hi);
+                 0, s->kw, yp, rp, yr + rows.half_at, 1, act_lo, act_hi);
   }
   /* Down the columns the rows left: [0, ox_lo) and [rows.end, ow). */
   for (int64_t ox = 0; ox < s->ow; ++ox) {
@@ -187,15 +219,14 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb, co
     const int64_t kx_lo = first_inside(ix0, s->dw), kx_hi = end_inside(ix0, s->dw, s->wd, s->kw);
     const float *xc = xb + ix0 - s->pad_top * s->wd;
     const int64_t pstep = s->sh * s->wd;
-    float *yc = yp + ox;
     for (int64_t b = 0; b < cols.full; ++b) {
       const int64_t oy = full_start(b, oy_lo, oy_hi);
-      conv_block(CUVIL_NR, s, xc + oy * pstep, pstep, wb, mb, init, 0, s->kh, kx_lo, kx_hi,
-                 yc + oy * s->ow, s->ow, act_lo, act_hi);
+      conv_block(CUVIL_NR, s, xc + oy * pstep, pstep, wb, mb, init, 0, s->kh, kx_lo, kx_hi, yp,
+                 rp, oy * s->ow + ox, s->ow, act_lo, act_hi);
     }
     if (cols.half_at >= 0)
       conv_block(CUVIL_NR_HALF, s, xc + cols.half_at * pstep, pstep, wb, mb, init, 0, s->kh,
-                 kx_lo, kx_hi, yc + cols.half_at * s->ow, s->ow, act_lo, act_hi);
+                 kx_lo, kx_hi, yp, rp, cols.half_at * s->ow + ox, s->ow, act_lo, act_hi);
     for (int64_t oy = 0; oy < s->oh; ++oy) {
       if (oy == oy_lo && cols.end > oy_lo)
         oy = cols.end;
@@ -203,31 +234,45 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb, co
         break;
       const int64_t iy0 = oy * s->sh - s->pad_top;
       conv_block(1, s, xc + oy * pstep, 0, wb, mb, init, first_inside(iy0, s->dh),
-                 end_inside(iy0, s->dh, s->h, s->kh), kx_lo, kx_hi, yc + oy * s->ow, 0, act_lo,
-                 act_hi);
+                 end_inside(iy0, s->dh, s->h, s->kh), kx_lo, kx_hi, yp, rp, oy * s->ow + ox, 0,
+                 act_lo, act_hi);
     }
   }
 }
 
-void cuvil_k_conv2d_packed_f32(const float *x, const float *wp, const float *bias, float *y,
-                               int64_t n, int64_t c, int64_t h, int64_t wd, int64_t m,
-                               int64_t kh, int64_t kw, int64_t oh, int64_t ow,
-                               int64_t stride_h, int64_t stride_w, int64_t dil_h,
+/* Every image and panel of a convolution; res is the residual or null. */
+INLINE void conv_images(const conv_shape *s, const float *x, const float *wp, const float *bias,
+                        const float *res, float *y, int64_t n, int64_t m, float act_lo,
+                        float act_hi) {
+  const int64_t taps = s->c * s->kh * s->kw, in = s->c * s->h * s->wd, out = m * s->oh * s->ow;
+  for (int64_t b = 0; b < n; ++b) {
+    const float *rb = res ? res + b * out : 0;
+    /* Full panels, then the narrow one: two specialisations of the panel. */
+    int64_t m0 = 0;
+    for (; m0 + CUVIL_MR <= m; m0 += CUVIL_MR)
+      conv_panel(s, x + b * in, wp + m0 * taps, bias, rb, y + b * out, m0, CUVIL_MR, act_lo,
+                 act_hi);
+    if (m0 < m)
+      conv_panel(s, x + b * in, wp + m0 * taps, bias, rb, y + b * out, m0, m - m0, act_lo,
+                 act_hi);
+  }
+}
+
+void cuvil_k_conv2d_packed_f32(const float *x, const float *wp, const float *bias,
+                               const float *res, float *y, int64_t n, int64_t c, int64_t h,
+                               int64_t wd, int64_t m, int64_t kh, int64_t kw, int64_t oh,
+                               int64_t ow, int64_t stride_h, int64_t stride_w, int64_t dil_h,
                                int64_t dil_w, int64_t pad_top, int64_t pad_left, float act_lo,
                                float act_hi) {
   const conv_shape s = {c,        h,        wd,    kh,    kw,      oh,      ow,
                         stride_h, stride_w, dil_h, dil_w, pad_top, pad_left};
-  const int64_t taps = c * kh * kw;
-  for (int64_t b = 0; b < n; ++b) {
-    const float *xb = x + b * c * h * wd;
-    float *yb = y + b * m * oh * ow;
-    /* Full panels, then the narrow one: two specialisations of the panel. */
-    int64_t m0 = 0;
-    for (; m0 + CUVIL_MR <= m; m0 += CUVIL_MR)
-      conv_panel(&s, xb, wp + m0 * taps, bias, yb, m0, CUVIL_MR, act_lo, act_hi);
-    if (m0 < m)
-      conv_panel(&s, xb, wp + m0 * taps, bias, yb, m0, m - m0, act_lo, act_hi);
-  }
+  /* With and without a residual: two specialisations, so that no block
+   * tests for one (a residual that is a model input has an address the
+   * compiler cannot prove non-null). */
+  if (res)
+    conv_images(&s, x, wp, bias, res, y, n, m, act_lo, act_hi);
+  else
+    conv_images(&s, x, wp, bias, 0, y, n, m, act_lo, act_hi);
 }
 
 /* The CUVIL_MV weight vectors of one reduction step of a full panel, at
@@ -327,7 +372,7 @@ INLINE void gemm_rows(int rows, const float *a, const float *wb, const float *c,
   const float *ai = a + i * a_rs;
   if (rows == 1 && a_cs == 1 && nb == CUVIL_MR) {
     gemv_full_panel(acc[0], ai, wb, k);
-    store_lanes(y + i * n + n0, acc[0], nb, 1, act_lo, act_hi);
+    store_lanes(y + i * n + n0, 0, acc[0], nb, 1, act_lo, act_hi);
     return;
   }
   for (int64_t p = 0; p < k; ++p)
@@ -336,7 +381,7 @@ INLINE void gemm_rows(int rows, const float *a, const float *wb, const float *c,
       fma_lanes(acc[j], wb + p * nb, nb, ai[j * a_rs + p * a_cs]);
   CUVIL_UNROLL
   for (int j = 0; j < rows; ++j)
-    store_lanes(y + (i + j) * n + n0, acc[j], nb, 1, act_lo, act_hi);
+    store_lanes(y + (i + j) * n + n0, 0, acc[j], nb, 1, act_lo, act_hi);
 }
 
 /* Columns [n0, n0 + nb) of a Gemm: wb is their panel. */

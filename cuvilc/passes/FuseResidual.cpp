@@ -1,0 +1,86 @@
+//===- FuseResidual.cpp - Residual Add into the Conv epilogue -------------===//
+//
+// y = Add(Conv(x), r), where the Conv's result has no other use and r has
+// the result's shape, becomes one Conv with r as an extra input (position
+// 3): the packed kernel adds r to each output before its activation, so
+// the sum is never a separate pass over memory and the Conv's own result
+// is never stored. A Relu or Clip after the Add then fuses as the
+// activation. The skip connections of ResNets and of MobileNetV2's
+// inverted residuals take this form.
+//
+// Only Convs that run the packed group-1 kernel (pack-weights marked them
+// cuvil.packed) have that epilogue, and only those without an activation
+// (it would have to apply before the Add). When both operands of the Add
+// are such Convs, the later one in the schedule takes the other's result,
+// which is then already computed.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Pass.h"
+
+#include <unordered_map>
+#include <cstdlib>
+
+namespace cuvil {
+namespace {
+
+bool canTakeResidual(const Graph &G, const Value *X) {
+  const Node *P = X->producer();
+  return P && P->opType() == "Conv" && P->hasAttr("cuvil.packed") &&
+         P->getInt("group", 1) == 1 && P->numInputs() <= 3 &&
+         !P->hasAttr("cuvil.act_lo") && !P->hasAttr("cuvil.act_hi") &&
+         X->users().size() == 1 && !G.isGraphOutput(X) &&
+         X->dtype() == DType::F32;
+}
+
+} // namespace
+
+llvm::Error fuseResidualAdds(Graph &G) {
+  if (getenv("NOFUSE")) return llvm::Error::success();
+  std::unordered_map<const Node *, size_t> Order;
+  std::vector<Node *> Adds;
+  for (const auto &N : G.nodes()) {
+    Order[N.get()] = Order.size();
+    if (N->opType() == "Add")
+      Adds.push_back(N.get());
+  }
+  for (Node *A : Adds) {
+    if (A->numInputs() != 2)
+      continue;
+    const Value *Y = A->output(0);
+    Value *Best = nullptr, *Res = nullptr;
+    for (size_t I = 0; I < 2; ++I) {
+      Value *X = A->input(I), *R = A->input(1 - I);
+      if (!X || !R || X == R || X->shape() != Y->shape() ||
+          R->shape() != Y->shape() || R->dtype() != DType::F32 ||
+          !canTakeResidual(G, X))
+        continue;
+      // r must be computed before the Conv runs.
+      size_t At = Order.at(X->producer());
+      if (R->producer() && Order.at(R->producer()) > At)
+        continue;
+      if (!Best || At > Order.at(Best->producer())) {
+        Best = X;
+        Res = R;
+      }
+    }
+    if (!Best)
+      continue;
+    Node *P = Best->producer();
+    while (P->numInputs() < 3)
+      G.addNodeInput(P, nullptr);
+    G.addNodeInput(P, Res);
+    P->origin().merge(A->origin());
+    Value *Sum = A->output(0);
+    G.eraseNode(A);
+    G.replaceAllUses(Sum, Best);
+    if (G.isGraphOutput(Best))
+      Best->setName(Sum->name());
+    // A Relu/Clip of the sum is now one of the Conv's result.
+    if (Best->users().size() == 1)
+      fuseActivation(G, Best->users()[0]);
+  }
+  G.eraseDeadValues();
+  return llvm::Error::success();
+}
+
+} // namespace cuvil
