@@ -215,6 +215,16 @@ void Graph::replaceAllUses(Value *From, Value *To) {
       O = To;
 }
 
+void Graph::foldNodeInto(Node *Folded, Value *Result) {
+  Result->producer()->origin().merge(Folded->origin());
+  Value *Y = Folded->output(0);
+  eraseNode(Folded);
+  replaceAllUses(Y, Result);
+  // The user-visible output keeps the ONNX name of the folded node's result.
+  if (isGraphOutput(Result))
+    Result->setName(Y->name());
+}
+
 bool Graph::isGraphOutput(const Value *V) const {
   return std::find(Outputs.begin(), Outputs.end(), V) != Outputs.end();
 }

@@ -195,6 +195,11 @@ public:
   void reorderNodes(const std::vector<Node *> &Order);
   /// Rewires every use of From (including graph outputs) to To.
   void replaceAllUses(Value *From, Value *To);
+  /// Fusion: the single-output node Folded is now computed by the producer
+  /// of Result. That producer takes Folded's ONNX origin; Folded's uses go
+  /// to Result, which keeps Folded's name if it is a graph output; Folded
+  /// is erased.
+  void foldNodeInto(Node *Folded, Value *Result);
   /// Drops values that are neither used, produced, nor graph inputs/outputs.
   void eraseDeadValues();
 

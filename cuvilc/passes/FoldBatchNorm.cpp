@@ -116,13 +116,7 @@ llvm::Error foldBatchNorm(Graph &G) {
                     X->users().size() == 1 && !G.isGraphOutput(X) &&
                     !P->hasAttr("cuvil.act_lo");
     if (Foldable && foldInto(G, *P, S, T)) {
-      P->origin().merge(BN->origin());
-      Value *Y = BN->output(0);
-      G.eraseNode(BN);
-      G.replaceAllUses(Y, X);
-      // Keep the ONNX name of the BN's result for the user-visible output.
-      if (G.isGraphOutput(X))
-        X->setName(Y->name());
+      G.foldNodeInto(BN, X);
       continue;
     }
     // Not foldable: a per-channel affine with precomputed scale and shift.

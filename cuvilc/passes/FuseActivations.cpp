@@ -33,12 +33,7 @@ bool fuseActivation(Graph &G, Node *A) {
   auto [Lo, Hi] = fusedActivation(*P);
   P->setAttr("cuvil.act_lo", std::max(Lo, B.first));
   P->setAttr("cuvil.act_hi", std::min(Hi, B.second));
-  P->origin().merge(A->origin());
-  Value *Y = A->output(0);
-  G.eraseNode(A);
-  G.replaceAllUses(Y, X);
-  if (G.isGraphOutput(X))
-    X->setName(Y->name());
+  G.foldNodeInto(A, X);
   return true;
 }
 

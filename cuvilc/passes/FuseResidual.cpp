@@ -18,7 +18,6 @@
 #include "passes/Pass.h"
 
 #include <unordered_map>
-#include <cstdlib>
 
 namespace cuvil {
 namespace {
@@ -35,7 +34,6 @@ bool canTakeResidual(const Graph &G, const Value *X) {
 } // namespace
 
 llvm::Error fuseResidualAdds(Graph &G) {
-  if (getenv("NOFUSE")) return llvm::Error::success();
   std::unordered_map<const Node *, size_t> Order;
   std::vector<Node *> Adds;
   for (const auto &N : G.nodes()) {
@@ -69,12 +67,7 @@ llvm::Error fuseResidualAdds(Graph &G) {
     while (P->numInputs() < 3)
       G.addNodeInput(P, nullptr);
     G.addNodeInput(P, Res);
-    P->origin().merge(A->origin());
-    Value *Sum = A->output(0);
-    G.eraseNode(A);
-    G.replaceAllUses(Sum, Best);
-    if (G.isGraphOutput(Best))
-      Best->setName(Sum->name());
+    G.foldNodeInto(A, Best);
     // A Relu/Clip of the sum is now one of the Conv's result.
     if (Best->users().size() == 1)
       fuseActivation(G, Best->users()[0]);

@@ -79,7 +79,7 @@ TEST(Emit, HeaderDeclaresTheApiAndSizes) {
   Fixture F;
   auto T = loadTarget("u74-mc");
   ASSERT_TRUE(bool(T));
-  HeaderInfo HI{"cbr", "cbr.onnx", F.Blob.size(), 0x1234, false};
+  HeaderInfo HI{"cbr", "cbr.onnx", F.Blob.size(), 0x1234, false, {}};
   std::string H = writeHeader(*F.G, F.Plan, *T, HI);
   EXPECT_NE(H.find("#define CUVIL_CBR_ARENA_0_SIZE " +
                    std::to_string(F.Plan.Arenas[0].Size) + "u"),
