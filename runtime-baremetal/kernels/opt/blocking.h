@@ -48,6 +48,16 @@
 
 #define CUVIL_MR (CUVIL_VL * CUVIL_MV)
 
+/* Positions per block of a 1x1 convolution. Without a kernel row to walk,
+ * no input value is reused across taps, so fewer registers hold inputs and
+ * RV64 fits a wider block (4 x 6; 4 x 5 for larger kernels). */
+#if defined(__riscv) && !defined(__riscv_vector)
+#define CUVIL_NR_1X1 6
+#else
+#define CUVIL_NR_1X1 CUVIL_NR
+#endif
+#define CUVIL_NR_MAX (CUVIL_NR_1X1 > CUVIL_NR ? CUVIL_NR_1X1 : CUVIL_NR)
+
 /* Loops over the block's registers must be unrolled completely: a register
  * array indexed by a loop variable stays in memory (the accumulators would
  * be stored on every multiply-add). The optimiser's cost model sometimes

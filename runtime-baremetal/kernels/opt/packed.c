@@ -94,7 +94,7 @@ typedef struct {
   int64_t c, h, wd, kh, kw, oh, ow, sh, sw, dh, dw, pad_top, pad_left;
 } conv_shape;
 
-/* nr output positions (a constant: CUVIL_NR, CUVIL_NR_HALF or 1) x mb
+/* nr output positions (a constant: a block, a half block or 1) x mb
  * channels in registers. Position j reads the input from xo + j * pstep
  * and writes its channels from yp + off + j * ostep (with the residual at
  * the same offsets from rp, when there is one); every position uses kernel
@@ -113,9 +113,9 @@ INLINE void conv_block(int nr, const conv_shape *s, const float *xo, int64_t pst
    * is an integer copy to the optimiser, which may then keep one-lane
    * accumulators in integer registers (a move to the FPU per FMA). */
   const int bias_last = CUVIL_VL == 1;
-  cuvil_vf acc[CUVIL_NR][CUVIL_MV];
+  cuvil_vf acc[CUVIL_NR_MAX][CUVIL_MV];
   CUVIL_UNROLL
-  for (int j = 0; j < CUVIL_NR; ++j)
+  for (int j = 0; j < CUVIL_NR_MAX; ++j)
     CUVIL_UNROLL
     for (int v = 0; v < CUVIL_MV; ++v)
       acc[j][v] = bias_last ? cuvil_vf_splat(0.0f) : init[v];
@@ -140,39 +140,39 @@ INLINE void conv_block(int nr, const conv_shape *s, const float *xo, int64_t pst
   }
 }
 
-/* A half block, for remainders (at least 2 positions, or none). */
-#define CUVIL_NR_HALF (CUVIL_NR / 2 >= 2 ? CUVIL_NR / 2 : CUVIL_NR)
+/* A half block of nr, for remainders (at least 2 positions, or none). */
+INLINE int half_block(int nr) { return nr / 2 >= 2 ? nr / 2 : nr; }
 
-/* How blocks cover the positions [lo, hi): `full` blocks of CUVIL_NR, the
- * last of which may end at hi and overlap its neighbour (when more than
- * half a block remains, recomputing a few positions costs less than
+/* How blocks of nr positions cover the positions [lo, hi): `full` blocks,
+ * the last of which may end at hi and overlap its neighbour (when more
+ * than half a block remains, recomputing a few positions costs less than
  * running them one by one), then maybe a half block at `half_at`; the
  * positions [end, hi) are left to other paths. */
 typedef struct {
   int64_t full, half_at, end;
 } cover;
 
-INLINE cover plan_cover(int64_t lo, int64_t hi) {
-  const int64_t whole = (hi - lo) / CUVIL_NR, rest = hi - lo - whole * CUVIL_NR;
-  cover c = {whole, -1, lo + whole * CUVIL_NR};
-  if (whole > 0 && 2 * rest > CUVIL_NR) {
+INLINE cover plan_cover(int64_t lo, int64_t hi, int nr) {
+  const int64_t whole = (hi - lo) / nr, rest = hi - lo - whole * nr;
+  cover c = {whole, -1, lo + whole * nr};
+  if (whole > 0 && 2 * rest > nr) {
     c.full = whole + 1;
     c.end = hi;
-  } else if (CUVIL_NR_HALF < CUVIL_NR && rest >= CUVIL_NR_HALF) {
+  } else if (half_block(nr) < nr && rest >= half_block(nr)) {
     c.half_at = c.end;
-    c.end += CUVIL_NR_HALF;
+    c.end += half_block(nr);
   }
   return c;
 }
 
-/* Where full block b of plan_cover(lo, hi) starts. */
-INLINE int64_t full_start(int64_t b, int64_t lo, int64_t hi) {
-  const int64_t o = lo + b * CUVIL_NR;
-  return o + CUVIL_NR <= hi ? o : hi - CUVIL_NR;
+/* Where full block b of plan_cover(lo, hi, nr) starts. */
+INLINE int64_t full_start(int64_t b, int64_t lo, int64_t hi, int nr) {
+  const int64_t o = lo + b * nr;
+  return o + nr <= hi ? o : hi - nr;
 }
 
 /* Output channels [m0, m0 + mb) of one image: wb is their panel, yb the
- * image's output. Blocks of CUVIL_NR positions run along the interior of
+ * image's output. Blocks of nr positions run along the interior of
  * each output row (columns whose whole window row is inside the input);
  * the columns left over (the borders and any row remainder) run in blocks
  * down their interior rows instead, so single positions remain only where
@@ -188,7 +188,8 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb, co
   int64_t oy_hi = end_inside(-s->pad_top + (s->kh - 1) * s->dh, s->sh, s->h, s->oh);
   if (oy_hi < oy_lo)
     oy_hi = oy_lo;
-  const cover rows = plan_cover(ox_lo, ox_hi), cols = plan_cover(oy_lo, oy_hi);
+  const int nr = s->kh == 1 && s->kw == 1 ? CUVIL_NR_1X1 : CUVIL_NR, half = half_block(nr);
+  const cover rows = plan_cover(ox_lo, ox_hi, nr), cols = plan_cover(oy_lo, oy_hi, nr);
   cuvil_vf init[CUVIL_MV];
   bias_vectors(init, bias, m0, mb);
   float *yp = yb + m0 * s->oh * s->ow;
@@ -201,12 +202,12 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb, co
     const float *xr = xb + iy0 * s->wd - s->pad_left;
     const int64_t yr = oy * s->ow;
     for (int64_t b = 0; b < rows.full; ++b) {
-      const int64_t ox = full_start(b, ox_lo, ox_hi);
-      conv_block(CUVIL_NR, s, xr + ox * s->sw, s->sw, wb, mb, init, ky_lo, ky_hi, 0, s->kw, yp,
+      const int64_t ox = full_start(b, ox_lo, ox_hi, nr);
+      conv_block(nr, s, xr + ox * s->sw, s->sw, wb, mb, init, ky_lo, ky_hi, 0, s->kw, yp,
                  rp, yr + ox, 1, act_lo, act_hi);
     }
     if (rows.half_at >= 0)
-      conv_block(CUVIL_NR_HALF, s, xr + rows.half_at * s->sw, s->sw, wb, mb, init, ky_lo, ky_hi,
+      conv_block(half, s, xr + rows.half_at * s->sw, s->sw, wb, mb, init, ky_lo, ky_hi,
                  0, s->kw, yp, rp, yr + rows.half_at, 1, act_lo, act_hi);
   }
   /* Down the columns the rows left: [0, ox_lo) and [rows.end, ow). */
@@ -220,12 +221,12 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb, co
     const float *xc = xb + ix0 - s->pad_top * s->wd;
     const int64_t pstep = s->sh * s->wd;
     for (int64_t b = 0; b < cols.full; ++b) {
-      const int64_t oy = full_start(b, oy_lo, oy_hi);
-      conv_block(CUVIL_NR, s, xc + oy * pstep, pstep, wb, mb, init, 0, s->kh, kx_lo, kx_hi, yp,
+      const int64_t oy = full_start(b, oy_lo, oy_hi, nr);
+      conv_block(nr, s, xc + oy * pstep, pstep, wb, mb, init, 0, s->kh, kx_lo, kx_hi, yp,
                  rp, oy * s->ow + ox, s->ow, act_lo, act_hi);
     }
     if (cols.half_at >= 0)
-      conv_block(CUVIL_NR_HALF, s, xc + cols.half_at * pstep, pstep, wb, mb, init, 0, s->kh,
+      conv_block(half, s, xc + cols.half_at * pstep, pstep, wb, mb, init, 0, s->kh,
                  kx_lo, kx_hi, yp, rp, cols.half_at * s->ow + ox, s->ow, act_lo, act_hi);
     for (int64_t oy = 0; oy < s->oh; ++oy) {
       if (oy == oy_lo && cols.end > oy_lo)
