@@ -1,17 +1,19 @@
 /* Depthwise convolution (one filter per channel) in register tiles.
  *
- * A channel plane is computed in bands of output rows (CUVIL_DW_R or fewer,
- * chosen so that the bands divide the rows evenly). A band first copies
- * the input rows it reads into "lines" on the stack, zero-padded on every
- * side, so every output position, the borders included, goes through the
- * same tile of rows x CUVIL_DW_NV vectors with no bounds checks and no
- * scalar edge paths. Within a tile every input vector is loaded once and
- * used at once by each output row it contributes to (the tap loops are
- * unrolled, so loads of the same line and column are shared).
+ * A channel plane is computed in bands of 2 to CUVIL_DW_R output rows (the
+ * fewest bands, then the fewest unused rows in the last). The input rows a
+ * group of bands (a slab) reads are first copied into "lines" on the stack,
+ * zero-padded on every side, so every output position, the borders
+ * included, goes through the same tile of rows x CUVIL_DW_NV vectors with
+ * no bounds checks and no scalar edge paths. Within a tile every input
+ * vector is loaded once and used at once by each output row it contributes
+ * to (the tap loops are unrolled, so loads of the same line and column are
+ * shared). A slab holds as many bands as the buffer does: for the small
+ * maps late in a network, the whole plane, copied once.
  *
- * The lines of a band hold at most CUVIL_DW_LINE_FLOATS floats: wider maps
- * are cut into column chunks. A window too large for even one vector of
- * columns (a huge, dilated kernel) takes a plain per-position loop. */
+ * The lines hold at most CUVIL_DW_LINE_FLOATS floats: wider maps are cut
+ * into column chunks. A window too large for even one vector of columns
+ * (a huge, dilated kernel) takes a plain per-position loop. */
 #include "cuvil/kernels.h"
 
 #include "../math.h"
@@ -19,7 +21,7 @@
 
 #define INLINE static inline __attribute__((always_inline))
 
-/* The stack budget of an edge tile's lines: 4 KiB. */
+/* The stack budget of the lines: 4 KiB. */
 #define CUVIL_DW_LINE_FLOATS 1024
 
 /* Shape and stride facts every helper needs (constants once inlined). */
@@ -29,7 +31,7 @@ typedef struct {
   int64_t lines; /* input rows one band reads */
 } dw_shape;
 
-/* Floats of one line for a tile of `cols` output columns: the columns its
+/* Floats of one line for `cols` output columns: the columns their tiles'
  * vectors read (whole vectors, so the tail vector's spare lanes read
  * zeros), plus slack for the whole-vector loads of tap_vector (one vector
  * past the last input at stride 1, three at stride 2). */
@@ -270,7 +272,7 @@ void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
   const dw_shape s = {h,        wd,       kh,    kw,    oh,      ow,       stride_h, stride_w,
                       dil_h,    dil_w,    pad_top, pad_left, band,
                       (band - 1) * stride_h + (kh - 1) * dil_h + 1};
-  /* Output columns per band: all of them if their lines fit the buffer,
+  /* Output columns per slab: all of them if one band's lines fit the buffer,
    * else as many whole tiles (or vectors) as do; 0 when not even one
    * vector does (then the plain loop runs). */
   int64_t chunk = ow;

@@ -37,8 +37,7 @@ INLINE cuvil_vf load_lanes(const float *p, int64_t avail) {
   return r;
 }
 
-/* The accumulators' starting value for channels [m0, m0 + mb): the bias,
- * or zero without one. */
+/* The bias of channels [m0, m0 + mb) as vectors (zero without one). */
 INLINE void bias_vectors(cuvil_vf out[CUVIL_MV], const float *bias, int64_t m0, int64_t mb) {
   CUVIL_UNROLL
   for (int v = 0; v < CUVIL_MV; ++v)
