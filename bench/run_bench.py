@@ -75,12 +75,13 @@ def compile_model(cuvilc, target, model_dir, case_dir):
     case_dir.mkdir(parents=True)
     report = case_dir / "report.json"
     build = [cuvilc, "build", model_dir / "model.onnx", "--target", target, "--name", "model"]
-    run([*build, "--out", case_dir / "model.o", "--report", report],
-        f"cuvilc build {model_dir.name}", timeout=RUN_TIMEOUT_S)
+    run_e2e.cuvilc_build([*build, "--out", case_dir / "model.o", "--report", report],
+                         f"cuvilc build {model_dir.name}", timeout=RUN_TIMEOUT_S)
     portable = case_dir / "portable" / "model.o"
     portable.parent.mkdir()
-    run([*build, "--out", portable, "--kernels", "portable"],
-        f"cuvilc build --kernels portable {model_dir.name}", timeout=RUN_TIMEOUT_S)
+    run_e2e.cuvilc_build([*build, "--out", portable, "--kernels", "portable"],
+                         f"cuvilc build --kernels portable {model_dir.name}",
+                         timeout=RUN_TIMEOUT_S)
     facts = json.loads(report.read_text())
     return {
         "text_bytes": text_bytes(case_dir / "model.o"),

@@ -269,12 +269,24 @@ def run_case(cuvilc, target, model_dir, case_dir):
     return compare(model_dir, case_dir, manifest["outputs"]), instret
 
 
+def cuvilc_build(cmd, what, **kwargs):
+    """Run a cuvilc build (as run does) that must also print no warning: LLVM's
+    "loop not unrolled", for one, means a kernel loop whose bounds did not fold
+    to constants and which now runs slowly."""
+    proc = run(cmd, what, **kwargs)
+    warnings = [line for line in proc.stderr.splitlines() if "warning" in line]
+    if warnings:
+        raise CaseError(f"{what} printed warnings:\n"
+                        + "".join(f"  | {line}\n" for line in warnings[:5]).rstrip())
+    return proc
+
+
 def compile_model(cuvilc, target, model_dir, case_dir, name="model"):
-    """cuvilc build into case_dir/<name>.o (and .h, .ld); the object must have no
-    undefined symbols."""
+    """cuvilc build into case_dir/<name>.o (and .h, .ld), without warnings; the
+    object must have no undefined symbols."""
     model_o = case_dir / f"{name}.o"
-    run([cuvilc, "build", model_dir / "model.onnx", "--target", target.name, "--name", name,
-         "--out", model_o, *target.cuvilc_flags], f"cuvilc build {model_dir.name}")
+    cuvilc_build([cuvilc, "build", model_dir / "model.onnx", "--target", target.name, "--name",
+                  name, "--out", model_o, *target.cuvilc_flags], f"cuvilc build {model_dir.name}")
     undefined = run([NM, "-u", "-j", model_o], f"{NM} -u {model_o.name}").stdout.split()
     if undefined:
         raise CaseError(f"{model_o.name} has undefined symbols: {', '.join(undefined)}")

@@ -170,14 +170,16 @@ INLINE void dw_tile(int nv, const dw_shape *s, const float *line, int64_t lw, in
           acc[r][v] += cuvil_vf_splat(w[dy / s->dh * s->kw + kx]) * xv;
         }
       }
+  /* Rows past the last output row (a short last band) are not stored; a
+   * condition, not an early exit, so the loop unrolls fully. */
   CUVIL_UNROLL
   for (int r = 0; r < s->rows; ++r) {
-    if (r >= rows)
-      break;
     float *yr = y + r * s->ow;
     CUVIL_UNROLL
     for (int v = 0; v < nv; ++v) {
       const cuvil_vf o = cuvil_vf_clamp(acc[r][v], lo, hi);
+      if (r >= rows)
+        continue;
       if ((v + 1) * CUVIL_VL <= cols) {
         __builtin_memcpy(yr + v * CUVIL_VL, &o, sizeof o);
         continue;
@@ -222,12 +224,14 @@ INLINE void dw_slab(const dw_shape *s, int64_t bands, float *line, const float *
     const int64_t rows = s->oh - oy < s->rows ? s->oh - oy : s->rows;
     const float *lines = line + k * s->rows * s->sh * lw;
     float *y = yc + oy * s->ow + ox0;
-    int64_t t = 0;
-    for (; t + TW <= cols; t += TW)
+    /* The tail's start in closed form (not a loop's exit value), so that
+     * its width is a constant when the tail tile's loops are unrolled. */
+    const int64_t tail = cols / TW * TW;
+    for (int64_t t = 0; t < tail; t += TW)
       dw_tile(CUVIL_DW_NV, s, lines, lw, t * s->sw, w, b, y + t, rows, TW, lo, hi);
-    if (t < cols)
-      dw_tile((int)((cols - t + CUVIL_VL - 1) / CUVIL_VL), s, lines, lw, t * s->sw, w, b, y + t,
-              rows, cols - t, lo, hi);
+    if (tail < cols)
+      dw_tile((int)((cols - tail + CUVIL_VL - 1) / CUVIL_VL), s, lines, lw, tail * s->sw, w, b,
+              y + tail, rows, cols - tail, lo, hi);
   }
 }
 
@@ -303,12 +307,12 @@ void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
     /* Whole chunks of columns, then the last (narrower) one: each a
      * constant width once the kernel is specialised. The narrower chunk's
      * lines are no longer, so `bands` fits it too. */
-    int64_t ox0 = 0;
-    for (; ox0 + chunk <= ow; ox0 += chunk)
+    const int64_t last = ow / chunk * chunk;
+    for (int64_t ox0 = 0; ox0 < last; ox0 += chunk)
       for (int64_t oy0 = 0; oy0 < oh; oy0 += bands * band)
         dw_slab(&s, bands, line, xc, wc, b, yc, oy0, ox0, chunk, act_lo, act_hi);
-    if (ox0 < ow)
+    if (last < ow)
       for (int64_t oy0 = 0; oy0 < oh; oy0 += bands * band)
-        dw_slab(&s, bands, line, xc, wc, b, yc, oy0, ox0, ow - ox0, act_lo, act_hi);
+        dw_slab(&s, bands, line, xc, wc, b, yc, oy0, last, ow - last, act_lo, act_hi);
   }
 }

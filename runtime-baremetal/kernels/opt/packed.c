@@ -247,14 +247,15 @@ INLINE void conv_images(const conv_shape *s, const float *x, const float *wp, co
   const int64_t taps = s->c * s->kh * s->kw, in = s->c * s->h * s->wd, out = m * s->oh * s->ow;
   for (int64_t b = 0; b < n; ++b) {
     const float *rb = res ? res + b * out : 0;
-    /* Full panels, then the narrow one: two specialisations of the panel. */
-    int64_t m0 = 0;
-    for (; m0 + CUVIL_MR <= m; m0 += CUVIL_MR)
+    /* Full panels, then the narrow one: two specialisations of the panel
+     * (the narrow one's start in closed form, so its width is a constant). */
+    const int64_t narrow = m / CUVIL_MR * CUVIL_MR;
+    for (int64_t m0 = 0; m0 < narrow; m0 += CUVIL_MR)
       conv_panel(s, x + b * in, wp + m0 * taps, bias, rb, y + b * out, m0, CUVIL_MR, act_lo,
                  act_hi);
-    if (m0 < m)
-      conv_panel(s, x + b * in, wp + m0 * taps, bias, rb, y + b * out, m0, m - m0, act_lo,
-                 act_hi);
+    if (narrow < m)
+      conv_panel(s, x + b * in, wp + narrow * taps, bias, rb, y + b * out, narrow, m - narrow,
+                 act_lo, act_hi);
   }
 }
 
@@ -404,11 +405,11 @@ void cuvil_k_gemm_packed_f32(const float *a, const float *bp, const float *c, fl
   const int64_t a_rs = trans_a ? 1 : k, a_cs = trans_a ? m : 1;
   /* As in BLAS, beta == 0 means c is not read. */
   const int use_c = c != 0 && beta != 0.0f;
-  int64_t n0 = 0;
-  for (; n0 + CUVIL_MR <= n; n0 += CUVIL_MR)
+  const int64_t narrow = n / CUVIL_MR * CUVIL_MR; /* closed form: see conv_images */
+  for (int64_t n0 = 0; n0 < narrow; n0 += CUVIL_MR)
     gemm_panel(a, bp + n0 * k, c, y, m, n, k, n0, CUVIL_MR, a_rs, a_cs, use_c, beta, c_rs, c_cs,
                act_lo, act_hi);
-  if (n0 < n)
-    gemm_panel(a, bp + n0 * k, c, y, m, n, k, n0, n - n0, a_rs, a_cs, use_c, beta, c_rs, c_cs,
-               act_lo, act_hi);
+  if (narrow < n)
+    gemm_panel(a, bp + narrow * k, c, y, m, n, k, narrow, n - narrow, a_rs, a_cs, use_c, beta,
+               c_rs, c_cs, act_lo, act_hi);
 }
