@@ -27,9 +27,13 @@
 /* Shape and stride facts every helper needs (constants once inlined). */
 typedef struct {
   int64_t h, wd, kh, kw, oh, ow, sh, sw, dh, dw, pad_top, pad_left;
-  int64_t rows;  /* output rows per band, at most CUVIL_DW_R */
-  int64_t lines; /* input rows one band reads */
+  int64_t rows; /* output rows per band, at most CUVIL_DW_R */
 } dw_shape;
+
+/* Lines per slab of `bands` bands: the input rows they read. */
+INLINE int64_t slab_lines(const dw_shape *s, int64_t bands) {
+  return (bands * s->rows - 1) * s->sh + (s->kh - 1) * s->dh + 1;
+}
 
 /* Floats of one line for `cols` output columns: the columns their tiles'
  * vectors read (whole vectors, so the tail vector's spare lanes read
@@ -42,20 +46,24 @@ INLINE int64_t line_floats(const dw_shape *s, int64_t cols) {
   return (n + CUVIL_VL - 1) / CUVIL_VL * CUVIL_VL;
 }
 
+/* Zeros in whole vectors over [0, n) (rounded up to a vector): padding. */
+INLINE void zero_lines(float *dst, int64_t n) {
+  const cuvil_vf zero = cuvil_vf_splat(0.0f);
+  for (int64_t i = 0; i < n; i += CUVIL_VL)
+    __builtin_memcpy(dst + i, &zero, sizeof zero);
+}
+
 /* dst[i] = row[col0 + i] where that lies in [0, wd), else 0, for i in
  * [0, n) (n a multiple of CUVIL_VL). The zeros go first, in whole vectors
  * (which may overlap the copied part), then the copy: so every store but
  * the copy's last few is a vector. */
 INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int64_t wd) {
-  const cuvil_vf zero = cuvil_vf_splat(0.0f);
   int64_t a = -col0;
   a = a < 0 ? 0 : a > n ? n : a;
   int64_t b = wd - col0;
   b = b < a ? a : b > n ? n : b;
-  for (int64_t i = 0; i < a; i += CUVIL_VL)
-    __builtin_memcpy(dst + i, &zero, sizeof zero);
-  for (int64_t i = b / CUVIL_VL * CUVIL_VL; i < n; i += CUVIL_VL)
-    __builtin_memcpy(dst + i, &zero, sizeof zero);
+  zero_lines(dst, a);
+  zero_lines(dst + b / CUVIL_VL * CUVIL_VL, n - b / CUVIL_VL * CUVIL_VL);
   int64_t i = a;
   for (; i + CUVIL_VL <= b; i += CUVIL_VL) {
     const cuvil_vf v = cuvil_vf_load(row + col0 + i);
@@ -66,13 +74,6 @@ INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int
 #endif
   for (; i < b; ++i)
     dst[i] = row[col0 + i];
-}
-
-/* n zeros (n a multiple of CUVIL_VL): a padding row. */
-INLINE void zero_lines(float *dst, int64_t n) {
-  const cuvil_vf zero = cuvil_vf_splat(0.0f);
-  for (int64_t i = 0; i < n; i += CUVIL_VL)
-    __builtin_memcpy(dst + i, &zero, sizeof zero);
 }
 
 /* Lanes k .. k + CUVIL_VL - 1 of the concatenation a:b (0 <= k < CUVIL_VL;
@@ -156,7 +157,7 @@ INLINE void dw_tile(int nv, const dw_shape *s, const float *line, int64_t lw, in
    * every output row whose window covers that line, so only the
    * accumulators, the weights and one input vector are live. */
   CUVIL_UNROLL
-  for (int64_t i = 0; i < s->lines; ++i)
+  for (int64_t i = 0; i < slab_lines(s, 1); ++i)
     CUVIL_UNROLL
     for (int64_t kx = 0; kx < s->kw; ++kx)
       CUVIL_UNROLL
@@ -190,11 +191,6 @@ INLINE void dw_tile(int nv, const dw_shape *s, const float *line, int64_t lw, in
           yr[v * CUVIL_VL + l] = o[l];
     }
   }
-}
-
-/* Lines per slab of `bands` bands: the input rows they read. */
-INLINE int64_t slab_lines(const dw_shape *s, int64_t bands) {
-  return (bands * s->rows - 1) * s->sh + (s->kh - 1) * s->dh + 1;
 }
 
 /* A slab: `bands` bands of output rows from oy0, columns [ox0, ox0 + cols)
@@ -274,14 +270,14 @@ void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
   if (CUVIL_DW_R > 2 && better_band(oh, 2, band))
     band = 2;
   const dw_shape s = {h,        wd,       kh,    kw,    oh,      ow,       stride_h, stride_w,
-                      dil_h,    dil_w,    pad_top, pad_left, band,
-                      (band - 1) * stride_h + (kh - 1) * dil_h + 1};
+                      dil_h,    dil_w,    pad_top, pad_left, band};
+  const int64_t band_lines = slab_lines(&s, 1);
   /* Output columns per slab: all of them if one band's lines fit the buffer,
    * else as many whole tiles (or vectors) as do; 0 when not even one
    * vector does (then the plain loop runs). */
   int64_t chunk = ow;
-  if (s.lines * line_floats(&s, ow) > CUVIL_DW_LINE_FLOATS) {
-    const int64_t per_line = CUVIL_DW_LINE_FLOATS / s.lines / CUVIL_VL * CUVIL_VL;
+  if (band_lines * line_floats(&s, ow) > CUVIL_DW_LINE_FLOATS) {
+    const int64_t per_line = CUVIL_DW_LINE_FLOATS / band_lines / CUVIL_VL * CUVIL_VL;
     const int64_t room =
         per_line - (stride_w == 2 ? 3 : 1) * CUVIL_VL - (kw - 1) * dil_w - 1;
     const int64_t fit = room < 0 ? 0 : room / stride_w + 1;
