@@ -3,10 +3,12 @@
 // The model module starts as the target's kernel bitcode. Into it we add:
 //   - the static arena (zero-initialised, in .cuvil.<name>.arena.<region>),
 //   - the embedded weight blob (in .cuvil.<name>.weights), unless external,
-//   - cuvil_<name>_init / _run_v / _run, whose bodies call the kernels with
-//     constant shapes and base + constant-offset pointers.
-// Then everything but the entry points is internalised and the O3 pipeline
-// specialises the (inlined) kernels on those constants.
+//   - cuvil_<name>_init / _run_v / _run; run_v calls one internal function
+//     per node (cuvil_<name>_n<step>_<node>), whose body calls the kernels
+//     with constant shapes on the tensor pointers run_v passes it.
+// Then everything but the entry points is internalised, the O3 pipeline
+// specialises the (inlined) kernels on those constants, and nodes whose
+// functions came out identical (same op, shapes and attributes) share one.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/ModelCodegen.h"
@@ -26,8 +28,10 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/Transforms/IPO/Internalize.h>
+#include <llvm/Transforms/IPO/MergeFunctions.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
 #include <set>
@@ -111,6 +115,8 @@ private:
   }
   llvm::Function *newFunction(const std::string &Name, llvm::Type *Ret,
                               std::vector<llvm::Type *> Params);
+  void setCodeAttributes(llvm::Function *F);
+  llvm::Error buildNode(const Node &N, size_t Step);
   void buildInit();
   llvm::Error buildRunV();
   void buildRun();
@@ -153,8 +159,16 @@ llvm::Function *EntryBuilder::newFunction(const std::string &Name,
   auto *FT = llvm::FunctionType::get(Ret, Params, false);
   auto *F = llvm::Function::Create(FT, llvm::GlobalValue::ExternalLinkage,
                                    Name, M);
+  setCodeAttributes(F);
+  if (!T.PIC)
+    F->setDSOLocal(true);
+  Exported.insert(Name);
+  return F;
+}
+
+void EntryBuilder::setCodeAttributes(llvm::Function *F) {
   // Match the kernels' target and builtin attributes (as clang wrote them),
-  // or the inliner refuses to inline them into the entry points.
+  // or the inliner refuses to inline them.
   const llvm::Function *Ref = M.getFunction("cuvil_k_copy");
   for (const char *A :
        {"target-cpu", "target-features", "tune-cpu", "no-builtins"}) {
@@ -164,10 +178,6 @@ llvm::Function *EntryBuilder::newFunction(const std::string &Name,
   if (!F->hasFnAttribute("target-cpu"))
     F->addFnAttr("target-cpu", T.CPU);
   F->addFnAttr(llvm::Attribute::NoUnwind);
-  if (!T.PIC)
-    F->setDSOLocal(true);
-  Exported.insert(Name);
-  return F;
 }
 
 void EntryBuilder::buildInit() {
@@ -330,38 +340,12 @@ llvm::Error EntryBuilder::buildRunV() {
         PtrTy, B.CreateConstInBoundsGEP1_64(PtrTy, RunV->getArg(2), I),
         "out" + std::to_string(I)));
 
+  size_t Step = 0;
   for (const auto &N : G.nodes()) {
     if (!N->def()->Lower)
       continue; // a view: no code
-    std::vector<KernelCall> Calls;
-    if (auto E = N->def()->Lower(*N, Calls))
+    if (auto E = buildNode(*N, Step++))
       return E;
-    for (const KernelCall &C : Calls) {
-      // A copy whose source the planner already put at its destination
-      // (a Concat input computed into its slice) is no work at all.
-      if (C.IsCopy && Plan.sameStorage(C.Args[0].V, C.Args[0].ByteOffset,
-                                       C.Args[1].V, C.Args[1].ByteOffset))
-        continue;
-      llvm::Function *K = M.getFunction(C.Kernel);
-      if (!K || K->isDeclaration())
-        return nodeError(*N, "internal error: kernel {} is missing from the "
-                             "{} kernel library",
-                         C.Kernel, T.Name);
-      if (K->arg_size() != C.Args.size())
-        return nodeError(*N, "internal error: kernel {} takes {} arguments, "
-                             "lowering passed {}",
-                         C.Kernel, K->arg_size(), C.Args.size());
-      std::vector<llvm::Value *> Args;
-      for (size_t I = 0; I < C.Args.size(); ++I) {
-        auto A = argument(C.Args[I], K->getArg(I)->getType(), *N, C.Kernel);
-        if (!A)
-          return A.takeError();
-        Args.push_back(*A);
-      }
-      llvm::CallInst *CI = B.CreateCall(K, Args);
-      // Inline every call so the kernel specialises on its constants.
-      CI->addFnAttr(llvm::Attribute::AlwaysInline);
-    }
   }
   // Outputs that no node writes directly (see MemoryPlan::OutputCopies).
   llvm::Function *Copy = M.getFunction("cuvil_k_copy");
@@ -370,6 +354,77 @@ llvm::Error EntryBuilder::buildRunV() {
     B.CreateCall(Copy, {pointerTo(V, 0), OutputPtrs[I],
                         llvm::ConstantInt::get(I64, V->byteSize())});
   B.CreateRet(llvm::ConstantInt::get(I32, StatusOk));
+  return llvm::Error::success();
+}
+
+/// One node's kernel calls, in a function of their own that run_v calls
+/// with the node's tensor pointers (every argument that is not a
+/// constant). The kernels are inlined into it and specialise on the
+/// constants; the function itself is never inlined into run_v, so each
+/// layer is optimised and register-allocated alone (its code does not
+/// depend on its neighbours), and layers of equal shape compile to equal
+/// functions, which the optimiser then merges.
+llvm::Error EntryBuilder::buildNode(const Node &N, size_t Step) {
+  std::vector<KernelCall> Calls;
+  if (auto E = N.def()->Lower(N, Calls))
+    return E;
+  std::vector<std::pair<llvm::Function *, std::vector<llvm::Value *>>> Lowered;
+  std::vector<llvm::Value *> Params; // run_v's values the calls need
+  for (const KernelCall &C : Calls) {
+    // A copy whose source the planner already put at its destination
+    // (a Concat input computed into its slice) is no work at all.
+    if (C.IsCopy && Plan.sameStorage(C.Args[0].V, C.Args[0].ByteOffset,
+                                     C.Args[1].V, C.Args[1].ByteOffset))
+      continue;
+    llvm::Function *K = M.getFunction(C.Kernel);
+    if (!K || K->isDeclaration())
+      return nodeError(N, "internal error: kernel {} is missing from the "
+                          "{} kernel library",
+                       C.Kernel, T.Name);
+    if (K->arg_size() != C.Args.size())
+      return nodeError(N, "internal error: kernel {} takes {} arguments, "
+                          "lowering passed {}",
+                       C.Kernel, K->arg_size(), C.Args.size());
+    std::vector<llvm::Value *> Args;
+    for (size_t I = 0; I < C.Args.size(); ++I) {
+      auto A = argument(C.Args[I], K->getArg(I)->getType(), N, C.Kernel);
+      if (!A)
+        return A.takeError();
+      Args.push_back(*A);
+      if (!llvm::isa<llvm::Constant>(*A) &&
+          std::find(Params.begin(), Params.end(), *A) == Params.end())
+        Params.push_back(*A);
+    }
+    Lowered.emplace_back(K, std::move(Args));
+  }
+  if (Lowered.empty())
+    return llvm::Error::success();
+
+  // A local symbol per node: nm and profilers show the layers by name.
+  std::string Label = N.name();
+  for (char &C : Label)
+    if (!std::isalnum(static_cast<unsigned char>(C)))
+      C = '_';
+  std::string Name = sym(fmt::format("n{}_{}", Step, Label));
+  std::vector<llvm::Type *> Types;
+  for (llvm::Value *P : Params)
+    Types.push_back(P->getType());
+  auto *F = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx), Types, false),
+      llvm::GlobalValue::InternalLinkage, Name, M);
+  setCodeAttributes(F);
+  F->addFnAttr(llvm::Attribute::NoInline);
+  llvm::IRBuilder<> FB(llvm::BasicBlock::Create(Ctx, "entry", F));
+  for (auto &[K, Args] : Lowered) {
+    for (llvm::Value *&A : Args)
+      if (!llvm::isa<llvm::Constant>(A))
+        A = F->getArg(static_cast<unsigned>(
+            std::find(Params.begin(), Params.end(), A) - Params.begin()));
+    // Inline every kernel so it specialises on its constants.
+    FB.CreateCall(K, Args)->addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+  FB.CreateRetVoid();
+  B.CreateCall(F, Params);
   return llvm::Error::success();
 }
 
@@ -519,6 +574,11 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
     PB.registerFunctionAnalyses(FAM);
     PB.registerLoopAnalyses(LAM);
     PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    // Layers of the same shape (MobileNet's repeated blocks) share code.
+    PB.registerOptimizerLastEPCallback(
+        [](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
+          MPM.addPass(llvm::MergeFunctionsPass());
+        });
     llvm::ModulePassManager MPM =
         PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     MPM.run(*M, MAM);

@@ -33,3 +33,21 @@ add_executable(kernels_test ${CMAKE_CURRENT_LIST_DIR}/kernels_test.cpp
 target_include_directories(kernels_test PRIVATE ${CUVIL_RUNTIME_DIR})
 target_link_libraries(kernels_test PRIVATE cuvil_kernels_host GTest::gtest_main)
 gtest_discover_tests(kernels_test NO_PRETTY_VALUES)
+
+# The optimised kernels again with the one-lane blocking of RV64 (VL 1,
+# its block shapes and clamp), so their scalar paths run on the build
+# machine too; the reference kernels come from cuvil_kernels_host.
+file(GLOB cuvil_kernels_opt_sources CONFIGURE_DEPENDS ${CUVIL_RUNTIME_DIR}/kernels/opt/*.c)
+add_library(cuvil_kernels_opt_scalar STATIC ${cuvil_kernels_opt_sources})
+target_include_directories(cuvil_kernels_opt_scalar PUBLIC ${CUVIL_RUNTIME_DIR}/include)
+set_target_properties(cuvil_kernels_opt_scalar PROPERTIES
+  C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+target_compile_options(cuvil_kernels_opt_scalar PRIVATE -ffreestanding)
+target_compile_definitions(cuvil_kernels_opt_scalar PRIVATE CUVIL_BLOCKING_SCALAR)
+
+add_executable(packed_scalar_test ${CMAKE_CURRENT_LIST_DIR}/packed_test.cpp)
+# The scalar library first: its definitions of the optimised kernels are the
+# ones linked; cuvil_kernels_host then supplies only the reference kernels.
+target_link_libraries(packed_scalar_test PRIVATE cuvil_kernels_opt_scalar cuvil_kernels_host
+  GTest::gtest_main)
+gtest_discover_tests(packed_scalar_test NO_PRETTY_VALUES TEST_PREFIX scalar.)

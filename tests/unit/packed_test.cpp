@@ -22,14 +22,18 @@ std::vector<float> randomVector(size_t N, std::mt19937 &Rng) {
 }
 
 // Got matches the reference kernel's Ref within Rtol relative (plus the
-// same absolute) error: the kernels sum in different orders.
+// same absolute) error: the kernels sum in different orders. A NaN must
+// be a NaN in both.
 testing::AssertionResult matches(const std::vector<float> &Got,
                                  const std::vector<float> &Ref, float Rtol) {
-  for (size_t I = 0; I < Ref.size(); ++I)
-    if (!(std::fabs(Got[I] - Ref[I]) <= Rtol * (1.0f + std::fabs(Ref[I]))))
+  for (size_t I = 0; I < Ref.size(); ++I) {
+    const bool Close =
+        std::fabs(Got[I] - Ref[I]) <= Rtol * (1.0f + std::fabs(Ref[I]));
+    if (std::isnan(Ref[I]) ? !std::isnan(Got[I]) : !Close)
       return testing::AssertionFailure()
              << "at flat index " << I << ": got " << Got[I] << ", want "
              << Ref[I];
+  }
   return testing::AssertionSuccess();
 }
 
@@ -42,7 +46,9 @@ int64_t outSize(int64_t In, int64_t K, int64_t S, int64_t D, int64_t P0,
   return (In + P0 + P1 - ((K - 1) * D + 1)) / S + 1;
 }
 
-void checkConv(const ConvCase &T, float Lo, float Hi) {
+// With NaNInput one input element is NaN: the outputs that read it must be
+// NaN after the clamp too (the clamp lets a NaN through).
+void checkConv(const ConvCase &T, float Lo, float Hi, bool NaNInput = false) {
   SCOPED_TRACE(::testing::Message()
                << "c=" << T.C << " h=" << T.H << " w=" << T.W << " m=" << T.M
                << " k=" << T.KH << "x" << T.KW << " s=" << T.SH << "," << T.SW
@@ -53,6 +59,8 @@ void checkConv(const ConvCase &T, float Lo, float Hi) {
   ASSERT_GT(OH, 0);
   ASSERT_GT(OW, 0);
   auto X = randomVector(T.N * T.C * T.H * T.W, Rng);
+  if (NaNInput)
+    X[X.size() / 2] = NAN;
   auto Wt = randomVector(T.M * T.C * T.KH * T.KW, Rng);
   auto B = randomVector(T.M, Rng);
   const int64_t MR = cuvil_k_pack_mr, Taps = T.C * T.KH * T.KW;
@@ -115,7 +123,7 @@ TEST(PackedConv, MatchesReference) {
   }
 }
 
-void checkDepthwise(const ConvCase &T, float Lo, float Hi) {
+void checkDepthwise(const ConvCase &T, float Lo, float Hi, bool NaNInput = false) {
   SCOPED_TRACE(::testing::Message()
                << "depthwise c=" << T.C << " h=" << T.H << " w=" << T.W
                << " k=" << T.KH << "x" << T.KW << " s=" << T.SH << ","
@@ -124,6 +132,8 @@ void checkDepthwise(const ConvCase &T, float Lo, float Hi) {
   const int64_t OH = outSize(T.H, T.KH, T.SH, T.DH, T.PT, T.PB);
   const int64_t OW = outSize(T.W, T.KW, T.SW, T.DW, T.PL, T.PR);
   auto X = randomVector(T.N * T.C * T.H * T.W, Rng);
+  if (NaNInput)
+    X[X.size() / 2] = NAN;
   auto Wt = randomVector(T.C * T.KH * T.KW, Rng);
   auto B = randomVector(T.C, Rng);
   std::vector<float> Ref(T.N * T.C * OH * OW), Got(Ref.size(), NAN);
@@ -165,6 +175,15 @@ TEST(Depthwise, MatchesReference) {
     checkDepthwise(T, -Inf, Inf);
     checkDepthwise(T, 0.0f, 6.0f);
   }
+}
+
+// A NaN input reaches the outputs that read it through the fused clamp
+// (the one-lane kernels clamp with max/min only when a block has no NaN).
+TEST(PackedAndDepthwise, NaNInputStaysNaN) {
+  checkConv({1, 16, 6, 6, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}, 0.0f, 6.0f, true);
+  checkConv({1, 4, 9, 11, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, 0.0f, 6.0f, true);
+  checkDepthwise({1, 4, 12, 12, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, 0.0f, 6.0f, true);
+  checkDepthwise({1, 3, 13, 13, 0, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, 0.0f, 6.0f, true);
 }
 
 void checkGemm(int64_t M, int64_t N, int64_t K, bool TA, bool TB, float Alpha,

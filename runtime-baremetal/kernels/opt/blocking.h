@@ -28,7 +28,20 @@
 
 #include <stdint.h>
 
-#if defined(__aarch64__)
+/* Scalar blocking: RV64GC, or any host when CUVIL_BLOCKING_SCALAR is
+ * defined (the unit tests build the kernels so too, to run the one-lane
+ * paths on the build machine). */
+#if (defined(__riscv) && !defined(__riscv_vector)) || defined(CUVIL_BLOCKING_SCALAR)
+#define CUVIL_SCALAR_BLOCKING 1
+#else
+#define CUVIL_SCALAR_BLOCKING 0
+#endif
+
+#if CUVIL_SCALAR_BLOCKING
+#define CUVIL_VL 1
+#define CUVIL_MV 4
+#define CUVIL_NR 5
+#elif defined(__aarch64__)
 #define CUVIL_VL 4
 #define CUVIL_MV 4
 #define CUVIL_NR 6
@@ -36,10 +49,6 @@
 #define CUVIL_VL 8
 #define CUVIL_MV 2
 #define CUVIL_NR 6
-#elif defined(__riscv) && !defined(__riscv_vector)
-#define CUVIL_VL 1
-#define CUVIL_MV 4
-#define CUVIL_NR 5
 #else
 #define CUVIL_VL 4
 #define CUVIL_MV 2
@@ -51,7 +60,7 @@
 /* Positions per block of a 1x1 convolution. Without a kernel row to walk,
  * no input value is reused across taps, so fewer registers hold inputs and
  * RV64 fits a wider block (4 x 6; 4 x 5 for larger kernels). */
-#if defined(__riscv) && !defined(__riscv_vector)
+#if CUVIL_SCALAR_BLOCKING
 #define CUVIL_NR_1X1 6
 #else
 #define CUVIL_NR_1X1 CUVIL_NR
@@ -64,9 +73,12 @@
  * declines, so every such loop says so. */
 #if defined(__clang__)
 #define CUVIL_UNROLL _Pragma("clang loop unroll(full)")
+#define CUVIL_UNROLL_BY(n) _Pragma(CUVIL_STR(clang loop unroll_count(n)))
 #else
 #define CUVIL_UNROLL _Pragma("GCC unroll 32")
+#define CUVIL_UNROLL_BY(n) _Pragma(CUVIL_STR(GCC unroll n))
 #endif
+#define CUVIL_STR(x) #x
 
 /* Depthwise convolution: a tile of CUVIL_DW_R output rows by CUVIL_DW_NV
  * vectors of output columns. The accumulators (R x NV registers) and the
@@ -94,6 +106,19 @@ static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load(const float 
   __builtin_memcpy(&v, p, sizeof v);
 #endif
   return v;
+}
+
+/* Stores *v at p (any float-aligned address); a float store for one lane.
+ * Helpers whose result is stored take and give vectors by pointer: the
+ * RV64 calling convention passes a one-lane vector as an integer, and
+ * after inlining the optimiser may keep that integer form (a move to an
+ * integer register before every store). */
+static inline __attribute__((always_inline)) void cuvil_vf_store(float *p, const cuvil_vf *v) {
+#if CUVIL_VL == 1
+  *p = (*v)[0];
+#else
+  __builtin_memcpy(p, v, sizeof *v);
+#endif
 }
 
 /* Every lane x. (Not `(cuvil_vf){0} + x`: without fast-math, 0 + x is not
@@ -125,20 +150,62 @@ static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load_half(const f
 #endif
 }
 
-/* Lane-wise cuvil_clampf (a NaN stays NaN), written as vector compares and
- * bitwise selects: a lane loop is not reliably vectorised (inside a large
- * unrolled tile it became a compare and a select per lane). A bound of
- * -inf or +inf folds away (no lane compares below -inf or above +inf). */
+/* *v clamped lane-wise to [lo, hi], in place.
+ *
+ * With no_nan (the caller knows no lane is NaN): max then min (maxnum and
+ * minnum, an instruction each where the target has them). An infinite
+ * bound is skipped explicitly: maxnum(x, -inf) is not x for a NaN x, so
+ * the optimiser cannot drop it by itself.
+ *
+ * Otherwise as cuvil_clampf (a NaN stays NaN): vector compares and bitwise
+ * selects (a lane loop is not reliably vectorised: inside a large unrolled
+ * tile it became a compare and a select per lane), or float selects for
+ * one lane. A bound of -inf or +inf folds away (no lane compares below
+ * -inf or above +inf). */
 typedef int32_t cuvil_vi __attribute__((vector_size(CUVIL_VL * sizeof(int32_t))));
 
-static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_clamp(cuvil_vf v, float lo,
-                                                                     float hi) {
+static inline __attribute__((always_inline)) void cuvil_vf_clamp(cuvil_vf *v, float lo, float hi,
+                                                                 int no_nan) {
+  if (no_nan) {
+    for (int l = 0; l < CUVIL_VL; ++l) {
+      if (lo > -__builtin_inff())
+        (*v)[l] = __builtin_fmaxf((*v)[l], lo);
+      if (hi < __builtin_inff())
+        (*v)[l] = __builtin_fminf((*v)[l], hi);
+    }
+    return;
+  }
+#if CUVIL_VL == 1
+  (*v)[0] = (*v)[0] < lo ? lo : (*v)[0];
+  (*v)[0] = (*v)[0] > hi ? hi : (*v)[0];
+#else
   const cuvil_vf vlo = cuvil_vf_splat(lo), vhi = cuvil_vf_splat(hi);
-  const cuvil_vi below = (cuvil_vi)(v < vlo);
-  cuvil_vi r = (below & (cuvil_vi)vlo) | (~below & (cuvil_vi)v);
+  const cuvil_vi below = (cuvil_vi)(*v < vlo);
+  cuvil_vi r = (below & (cuvil_vi)vlo) | (~below & (cuvil_vi)*v);
   const cuvil_vi above = (cuvil_vi)((cuvil_vf)r > vhi);
   r = (above & (cuvil_vi)vhi) | (~above & r);
-  return (cuvil_vf)r;
+  *v = (cuvil_vf)r;
+#endif
+}
+
+/* Whether none of the n vectors at v holds a NaN, on one-lane targets: the
+ * NaN-preserving clamp is a compare and a branch per value there (RV64 has
+ * no floating-point select), so a block of results takes the cheap
+ * no_nan clamp when the sum of its values is not NaN (one add per
+ * value; an infinity of either sign, which may make the sum NaN, only
+ * sends the block to the exact path). Elsewhere the vector clamp is
+ * already cheap and this is 0, so callers' fast paths fold away. */
+static inline __attribute__((always_inline)) int cuvil_vf_none_nan(const cuvil_vf *v, int n) {
+#if CUVIL_VL == 1
+  float sum = v[0][0];
+  for (int i = 1; i < n; ++i)
+    sum += v[i][0];
+  return sum == sum;
+#else
+  (void)v;
+  (void)n;
+  return 0;
+#endif
 }
 
 /* Window arithmetic shared by the convolution kernels. */

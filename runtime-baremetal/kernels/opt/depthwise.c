@@ -50,7 +50,7 @@ INLINE int64_t line_floats(const dw_shape *s, int64_t cols) {
 INLINE void zero_lines(float *dst, int64_t n) {
   const cuvil_vf zero = cuvil_vf_splat(0.0f);
   for (int64_t i = 0; i < n; i += CUVIL_VL)
-    __builtin_memcpy(dst + i, &zero, sizeof zero);
+    cuvil_vf_store(dst + i, &zero);
 }
 
 /* dst[i] = row[col0 + i] where that lies in [0, wd), else 0, for i in
@@ -67,7 +67,7 @@ INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int
   int64_t i = a;
   for (; i + CUVIL_VL <= b; i += CUVIL_VL) {
     const cuvil_vf v = cuvil_vf_load(row + col0 + i);
-    __builtin_memcpy(dst + i, &v, sizeof v);
+    cuvil_vf_store(dst + i, &v);
   }
 #if defined(__clang__)
 #pragma clang loop vectorize(disable)
@@ -141,6 +141,33 @@ INLINE cuvil_vf tap_vector(const float *lp, int v, int64_t off, int64_t sw) {
   return x;
 }
 
+/* Stores a tile's accumulators clamped to [lo, hi] (the cheaper clamp when
+ * the caller knows none is NaN). Rows past the last output row (a
+ * short last band) are not stored; a condition, not an early exit, so the
+ * loop unrolls fully. */
+INLINE void dw_store(int nv, const dw_shape *s, cuvil_vf acc[CUVIL_DW_R][CUVIL_DW_NV], float *y,
+                     int64_t rows, int64_t cols, float lo, float hi, int no_nan) {
+  CUVIL_UNROLL
+  for (int r = 0; r < s->rows; ++r) {
+    float *yr = y + r * s->ow;
+    CUVIL_UNROLL
+    for (int v = 0; v < nv; ++v) {
+      cuvil_vf o = acc[r][v];
+      cuvil_vf_clamp(&o, lo, hi, no_nan);
+      if (r >= rows)
+        continue;
+      if ((v + 1) * CUVIL_VL <= cols) {
+        cuvil_vf_store(yr + v * CUVIL_VL, &o);
+        continue;
+      }
+      CUVIL_UNROLL
+      for (int l = 0; l < CUVIL_VL; ++l)
+        if (v * CUVIL_VL + l < cols)
+          yr[v * CUVIL_VL + l] = o[l];
+    }
+  }
+}
+
 /* One tile: output rows [0, rows) (rows <= s->rows) and columns
  * [0, cols) (cols <= nv * CUVIL_VL) starting at y; the tile's first output
  * column reads line column col (already scaled by the stride). */
@@ -171,26 +198,10 @@ INLINE void dw_tile(int nv, const dw_shape *s, const float *line, int64_t lw, in
           acc[r][v] += cuvil_vf_splat(w[dy / s->dh * s->kw + kx]) * xv;
         }
       }
-  /* Rows past the last output row (a short last band) are not stored; a
-   * condition, not an early exit, so the loop unrolls fully. */
-  CUVIL_UNROLL
-  for (int r = 0; r < s->rows; ++r) {
-    float *yr = y + r * s->ow;
-    CUVIL_UNROLL
-    for (int v = 0; v < nv; ++v) {
-      const cuvil_vf o = cuvil_vf_clamp(acc[r][v], lo, hi);
-      if (r >= rows)
-        continue;
-      if ((v + 1) * CUVIL_VL <= cols) {
-        __builtin_memcpy(yr + v * CUVIL_VL, &o, sizeof o);
-        continue;
-      }
-      CUVIL_UNROLL
-      for (int l = 0; l < CUVIL_VL; ++l)
-        if (v * CUVIL_VL + l < cols)
-          yr[v * CUVIL_VL + l] = o[l];
-    }
-  }
+  if (cuvil_vf_none_nan(&acc[0][0], s->rows * CUVIL_DW_NV))
+    dw_store(nv, s, acc, y, rows, cols, lo, hi, 1);
+  else
+    dw_store(nv, s, acc, y, rows, cols, lo, hi, 0);
 }
 
 /* A slab: `bands` bands of output rows from oy0, columns [ox0, ox0 + cols)

@@ -53,37 +53,59 @@ INLINE void fma_lanes(cuvil_vf acc[CUVIL_MV], const float *w, int64_t mb, float 
     acc[v] += load_lanes(w + v * CUVIL_VL, mb - v * CUVIL_VL) * s;
 }
 
-/* Writes the panel's channels of one output position, clamped: channel
- * m0 + i goes to y[i * ch_stride]. With a residual r (laid out like y),
- * r[i * ch_stride] is added first (a fused residual Add). */
-INLINE void store_lanes(float *y, const float *r, const cuvil_vf acc[CUVIL_MV], int64_t mb,
-                        int64_t ch_stride, float act_lo, float act_hi) {
+/* acc += the residual r of one output position (laid out like y: channel
+ * m0 + i at r[i * ch_stride]), a fused residual Add. */
+INLINE void add_residual(cuvil_vf acc[CUVIL_MV], const float *r, int64_t mb, int64_t ch_stride) {
   CUVIL_UNROLL
   for (int v = 0; v < vectors(mb); ++v) {
-    const int whole = ch_stride == 1 && (v + 1) * CUVIL_VL <= mb;
-    cuvil_vf sum = acc[v];
-    if (r && whole) {
-      sum += cuvil_vf_load(r + v * CUVIL_VL);
-    } else if (r) {
-      /* Lane by lane into a vector value (a float array copied into the
-       * vector would let the optimiser retype one-lane accumulators as
-       * integers). */
-      cuvil_vf rv = cuvil_vf_splat(0.0f);
-      CUVIL_UNROLL
-      for (int l = 0; l < CUVIL_VL; ++l)
-        if (v * CUVIL_VL + l < mb)
-          rv[l] = r[(v * CUVIL_VL + l) * ch_stride];
-      sum += rv;
+    if (ch_stride == 1 && (v + 1) * CUVIL_VL <= mb) {
+      acc[v] += cuvil_vf_load(r + v * CUVIL_VL);
+      continue;
     }
-    const cuvil_vf o = cuvil_vf_clamp(sum, act_lo, act_hi);
-    if (whole) {
-      __builtin_memcpy(y + v * CUVIL_VL, &o, sizeof o);
+    /* Lane by lane into a vector value (a float array copied into the
+     * vector would let the optimiser retype one-lane accumulators as
+     * integers). */
+    cuvil_vf rv = cuvil_vf_splat(0.0f);
+    CUVIL_UNROLL
+    for (int l = 0; l < CUVIL_VL; ++l)
+      if (v * CUVIL_VL + l < mb)
+        rv[l] = r[(v * CUVIL_VL + l) * ch_stride];
+    acc[v] += rv;
+  }
+}
+
+/* Writes the panel's channels of one output position, clamped to
+ * [act_lo, act_hi] (the cheaper clamp when the caller knows no value is
+ * NaN): channel m0 + i goes to y[i * ch_stride]. */
+INLINE void store_lanes(float *y, const cuvil_vf acc[CUVIL_MV], int64_t mb, int64_t ch_stride,
+                        float act_lo, float act_hi, int no_nan) {
+  CUVIL_UNROLL
+  for (int v = 0; v < vectors(mb); ++v) {
+    cuvil_vf o = acc[v];
+    cuvil_vf_clamp(&o, act_lo, act_hi, no_nan);
+    if (ch_stride == 1 && (v + 1) * CUVIL_VL <= mb) {
+      cuvil_vf_store(y + v * CUVIL_VL, &o);
       continue;
     }
     CUVIL_UNROLL
     for (int l = 0; l < CUVIL_VL; ++l)
       if (v * CUVIL_VL + l < mb)
         y[(v * CUVIL_VL + l) * ch_stride] = o[l];
+  }
+}
+
+/* Stores nr positions of a block (position j at y + j * ystep), with the
+ * cheaper clamp when none of the block's values is NaN. */
+INLINE void store_block(int nr, float *y, int64_t ystep, cuvil_vf acc[][CUVIL_MV], int64_t mb,
+                        int64_t ch_stride, float act_lo, float act_hi) {
+  if (cuvil_vf_none_nan(&acc[0][0], nr * CUVIL_MV)) {
+    CUVIL_UNROLL
+    for (int j = 0; j < nr; ++j)
+      store_lanes(y + j * ystep, acc[j], mb, ch_stride, act_lo, act_hi, 1);
+  } else {
+    CUVIL_UNROLL
+    for (int j = 0; j < nr; ++j)
+      store_lanes(y + j * ystep, acc[j], mb, ch_stride, act_lo, act_hi, 0);
   }
 }
 
@@ -107,36 +129,40 @@ INLINE void conv_block(int nr, const conv_shape *s, const float *xo, int64_t pst
                        const float *rp, int64_t off, int64_t ostep, float act_lo,
                        float act_hi) {
   const int64_t hw = s->h * s->wd;
-  /* The accumulators start at the bias; with one-lane vectors they start
-   * at zero and the bias is added at the end instead: a copy of the bias
-   * is an integer copy to the optimiser, which may then keep one-lane
-   * accumulators in integer registers (a move to the FPU per FMA). */
-  const int bias_last = CUVIL_VL == 1;
+  /* The accumulators start at the bias. */
   cuvil_vf acc[CUVIL_NR_MAX][CUVIL_MV];
   CUVIL_UNROLL
   for (int j = 0; j < CUVIL_NR_MAX; ++j)
     CUVIL_UNROLL
     for (int v = 0; v < CUVIL_MV; ++v)
-      acc[j][v] = bias_last ? cuvil_vf_splat(0.0f) : init[v];
-  for (int64_t ci = 0; ci < s->c; ++ci)
-    for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
-      const float *xr = xo + ci * hw + ky * s->dh * s->wd;
-      const float *wt = wb + (ci * s->kh + ky) * s->kw * mb;
-      for (int64_t kx = kx_lo; kx < kx_hi; ++kx)
-        CUVIL_UNROLL
-        for (int j = 0; j < nr; ++j)
-          fma_lanes(acc[j], wt + kx * mb, mb, xr[kx * s->dw + j * pstep]);
-    }
-  const int64_t ohw = s->oh * s->ow;
-  CUVIL_UNROLL
-  for (int j = 0; j < nr; ++j) {
-    CUVIL_UNROLL
-    for (int v = 0; v < CUVIL_MV; ++v)
-      if (bias_last)
-        acc[j][v] += init[v];
-    store_lanes(yp + off + j * ostep, rp ? rp + off + j * ostep : 0, acc[j], mb, ohw, act_lo,
-                act_hi);
+      acc[j][v] = init[v];
+  if (s->kh == 1 && s->kw == 1) {
+    /* A 1x1 kernel: a step per input channel, whose loads and FMAs are
+     * few enough that the loop's own instructions (pointer steps, the
+     * branch) are worth spreading over four. */
+    CUVIL_UNROLL_BY(4)
+    for (int64_t ci = 0; ci < s->c; ++ci)
+      CUVIL_UNROLL
+      for (int j = 0; j < nr; ++j)
+        fma_lanes(acc[j], wb + ci * mb, mb, xo[ci * hw + j * pstep]);
+  } else {
+    for (int64_t ci = 0; ci < s->c; ++ci)
+      for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
+        const float *xr = xo + ci * hw + ky * s->dh * s->wd;
+        const float *wt = wb + (ci * s->kh + ky) * s->kw * mb;
+        for (int64_t kx = kx_lo; kx < kx_hi; ++kx)
+          CUVIL_UNROLL
+          for (int j = 0; j < nr; ++j)
+            fma_lanes(acc[j], wt + kx * mb, mb, xr[kx * s->dw + j * pstep]);
+      }
   }
+  const int64_t ohw = s->oh * s->ow;
+  if (rp) {
+    CUVIL_UNROLL
+    for (int j = 0; j < nr; ++j)
+      add_residual(acc[j], rp + off + j * ostep, mb, ohw);
+  }
+  store_block(nr, yp + off, ostep, acc, mb, ohw, act_lo, act_hi);
 }
 
 /* A half block of nr, for remainders (at least 2 positions, or none). */
@@ -373,16 +399,14 @@ INLINE void gemm_rows(int rows, const float *a, const float *wb, const float *c,
   const float *ai = a + i * a_rs;
   if (rows == 1 && a_cs == 1 && nb == CUVIL_MR) {
     gemv_full_panel(acc[0], ai, wb, k);
-    store_lanes(y + i * n + n0, 0, acc[0], nb, 1, act_lo, act_hi);
+    store_block(1, y + i * n + n0, n, acc, nb, 1, act_lo, act_hi);
     return;
   }
   for (int64_t p = 0; p < k; ++p)
     CUVIL_UNROLL
     for (int j = 0; j < rows; ++j)
       fma_lanes(acc[j], wb + p * nb, nb, ai[j * a_rs + p * a_cs]);
-  CUVIL_UNROLL
-  for (int j = 0; j < rows; ++j)
-    store_lanes(y + (i + j) * n + n0, 0, acc[j], nb, 1, act_lo, act_hi);
+  store_block(rows, y + i * n + n0, n, acc, nb, 1, act_lo, act_hi);
 }
 
 /* Columns [n0, n0 + nb) of a Gemm: wb is their panel. */
