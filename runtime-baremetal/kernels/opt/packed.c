@@ -137,10 +137,9 @@ INLINE void conv_block(int nr, const conv_shape *s, const float *xo, int64_t pst
     for (int v = 0; v < CUVIL_MV; ++v)
       acc[j][v] = init[v];
   if (s->kh == 1 && s->kw == 1) {
-    /* A 1x1 kernel: a step per input channel, whose loads and FMAs are
-     * few enough that the loop's own instructions (pointer steps, the
-     * branch) are worth spreading over four. */
-    CUVIL_UNROLL_BY(4)
+    /* A 1x1 kernel: a step per input channel, unrolled (see
+     * CUVIL_UNROLL_1X1). */
+    CUVIL_UNROLL_BY(CUVIL_UNROLL_1X1)
     for (int64_t ci = 0; ci < s->c; ++ci)
       CUVIL_UNROLL
       for (int j = 0; j < nr; ++j)
