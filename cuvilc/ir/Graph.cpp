@@ -192,6 +192,30 @@ void Graph::eraseNode(Node *N) {
   Nodes.erase(It);
 }
 
+Node *Graph::replaceNode(Node *Old, std::string OpType, const OpDef *Def,
+                         std::vector<Value *> Ins) {
+  auto It = std::find_if(Nodes.begin(), Nodes.end(),
+                         [Old](const auto &P) { return P.get() == Old; });
+  assert(It != Nodes.end() && "replacing a node not in the graph");
+  auto New = std::make_unique<Node>(NextNodeId++, std::move(OpType),
+                                    Old->Name, Def);
+  New->Opset = Old->Opset;
+  New->Orig = Old->Orig;
+  New->Inputs = std::move(Ins);
+  for (Value *V : New->Inputs)
+    if (V)
+      V->Users.push_back(New.get());
+  for (Value *V : Old->Inputs)
+    if (V)
+      V->removeUser(Old);
+  New->Outputs = std::move(Old->Outputs);
+  New->OutputPos = std::move(Old->OutputPos);
+  for (Value *V : New->Outputs)
+    V->Producer = New.get();
+  *It = std::move(New);
+  return It->get();
+}
+
 void Graph::reorderNodes(const std::vector<Node *> &Order) {
   assert(Order.size() == Nodes.size() && "reorder must keep every node");
   std::unordered_map<const Node *, std::unique_ptr<Node>> Owned;

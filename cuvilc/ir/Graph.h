@@ -191,6 +191,12 @@ public:
   void truncateNodeInputs(Node *N, size_t Count);
   /// Removes a node (its outputs must be unused or rewired first).
   void eraseNode(Node *N);
+  /// Rebuilds Old as a node of another definition (node definitions are
+  /// fixed at creation) reading Inputs, in Old's place in the node order:
+  /// it keeps Old's name, opset, origin and outputs (the same values, with
+  /// their uses); attributes are the caller's to set. Old is erased.
+  Node *replaceNode(Node *Old, std::string OpType, const OpDef *Def,
+                    std::vector<Value *> Inputs);
   /// Puts the nodes in Order (a permutation of nodes()).
   void reorderNodes(const std::vector<Node *> &Order);
   /// Rewires every use of From (including graph outputs) to To.

@@ -119,6 +119,9 @@ llvm::Expected<std::pair<float, float>> clipBounds(const Node &N);
 /// True when Dropout N provably keeps every element (no training_mode, a
 /// constant false one, or a constant ratio of 0): its output is a view.
 bool dropoutIsIdentity(const Node &N);
+/// A Transpose's permutation: its perm attribute, or the reversal of the
+/// input's axes (the ONNX default).
+std::vector<int64_t> transposePerm(const Node &N);
 /// Normalises a possibly negative axis for a tensor of the given rank.
 llvm::Expected<int64_t> normalizeAxis(const Node &N, int64_t Axis, size_t Rank);
 

@@ -7,20 +7,12 @@
 namespace cuvil {
 namespace {
 
-std::vector<int64_t> perm(const Node &N) {
-  size_t R = N.input(0)->rank();
-  std::vector<int64_t> Rev;
-  for (size_t I = 0; I < R; ++I)
-    Rev.push_back(static_cast<int64_t>(R - 1 - I));
-  return N.getInts("perm", Rev);
-}
-
 llvm::Error verify(const Node &N) {
   const Value *X = N.input(0);
   if (dtypeSize(X->dtype()) != 4)
     return nodeError(N, "element type {} is not supported (4-byte types only)",
                      dtypeName(X->dtype()));
-  auto P = perm(N);
+  auto P = transposePerm(N);
   if (P.size() != X->rank())
     return nodeError(N, "perm has {} entries for rank {}", P.size(), X->rank());
   std::vector<bool> Seen(P.size());
@@ -37,7 +29,7 @@ llvm::Error verify(const Node &N) {
 
 llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0);
-  auto P = perm(N);
+  auto P = transposePerm(N);
   size_t R = X->rank();
   std::vector<int64_t> InStride(R);
   int64_t S = 1;
@@ -57,6 +49,14 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 }
 
 } // namespace
+
+std::vector<int64_t> transposePerm(const Node &N) {
+  size_t R = N.input(0)->rank();
+  std::vector<int64_t> Rev;
+  for (size_t I = 0; I < R; ++I)
+    Rev.push_back(static_cast<int64_t>(R - 1 - I));
+  return N.getInts("perm", Rev);
+}
 
 extern const OpDef TransposeOp = {"Transpose", verify, lower, noMacs,
                                   Placement::Fresh};

@@ -38,6 +38,7 @@ llvm::Error verifyGraphNode(const Node &N);
 // The passes, in pipeline order.
 llvm::Error foldConstants(Graph &G);
 llvm::Error selectTrainingDropout(Graph &G);
+llvm::Error eliminateTransposes(Graph &G);
 llvm::Error foldBatchNorm(Graph &G);
 llvm::Error fuseActivations(Graph &G);
 llvm::Error eliminateDeadCode(Graph &G);

@@ -22,6 +22,12 @@ const std::vector<Pass> &defaultPipeline() {
        [](Graph &G, const PipelineOptions &) {
          return selectTrainingDropout(G);
        }},
+      {"eliminate-transposes",
+       "compose a Transpose of a Transpose into one; a Transpose that "
+       "moves only axes of size 1 becomes a view (no copy)",
+       [](Graph &G, const PipelineOptions &) {
+         return eliminateTransposes(G);
+       }},
       {"fold-batchnorm",
        "fold BatchNormalization into the preceding Conv/Gemm, or into a "
        "per-channel affine",

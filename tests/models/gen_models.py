@@ -358,6 +358,25 @@ def input_residual(g):
     g.output(g.node("Relu", [g.node("Add", [x, h], "add")], "relu"))
 
 
+def nhwc(g):
+    """A graph as NHWC frameworks export it: an NHWC input transposed to NCHW
+    for the convolutions and back, a transpose pair that undoes itself, one
+    pair that composes into a single transpose, and NCHW -> NHWC of the
+    pooled 1x1 map (which moves no element) before the classifier."""
+    x = g.input("input", g.rng.normal(0.0, 1.0, (1, 10, 12, 3)))
+    x = g.node("Transpose", [x], "to_nchw", perm=[0, 3, 1, 2])                    # [1,3,10,12]
+    x = conv_relu(g, x, "conv1", 3, 8, (3, 3), pads=[1, 1, 1, 1])
+    x = g.node("Transpose", [x], "to_nhwc", perm=[0, 2, 3, 1])                    # [1,10,12,8]
+    x = g.node("Transpose", [x], "back_to_nchw", perm=[0, 3, 1, 2])               # [1,8,10,12]
+    x = conv_relu(g, x, "conv2", 8, 8, (3, 3), strides=[2, 2], pads=[1, 1, 1, 1])
+    t = g.node("Transpose", [x], "swap_hw", perm=[0, 1, 3, 2])                    # [1,8,6,5]
+    g.output(g.node("Transpose", [t], "to_nwhc", perm=[0, 2, 3, 1]))              # [1,6,5,8]
+    p = g.node("GlobalAveragePool", [x], "gap")                                   # [1,8,1,1]
+    p = g.node("Transpose", [p], "gap_nhwc", perm=[0, 2, 3, 1])                   # [1,1,1,8]
+    shape = g.const("flat.shape", [1, 8], np.int64)
+    g.output(g.linear(g.node("Reshape", [p, shape], "flat"), "fc", 8, 4))
+
+
 def fire(g):
     """SqueezeNet: a strided stem, two fire modules (squeeze 1x1, expand 1x1
     and 3x3 concatenated on channels) with a max pool between, and the
@@ -405,7 +424,7 @@ def inception(g):
 MODELS = {
     f.__name__: f
     for f in (mlp, cnn, dwsep, broadcast, shapes, shape_ops, activations, pools, matmul, conv_variants,
-              standalone_bn, chain, resblock, input_residual, fire, inception)
+              standalone_bn, chain, resblock, input_residual, nhwc, fire, inception)
 }
 
 

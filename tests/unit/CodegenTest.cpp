@@ -13,12 +13,11 @@ namespace {
 
 struct Built {
   std::string Object;
-  std::set<std::string> Defined, Undefined;
+  std::set<std::string> Defined, Undefined, Local;
   unsigned Machine = 0;
 };
 
-Built build(const std::string &Target) {
-  auto G = test::convBnRelu();
+Built build(const std::string &Target, std::unique_ptr<Graph> G) {
   EXPECT_FALSE(bool(runPipeline(*G, {}, nullptr)));
   auto T = loadTarget(Target);
   EXPECT_TRUE(bool(T));
@@ -48,8 +47,36 @@ Built build(const std::string &Target) {
       B.Undefined.insert(Name->str());
     else if (*Flags & llvm::object::SymbolRef::SF_Global)
       B.Defined.insert(Name->str());
+    else
+      B.Local.insert(Name->str());
   }
   return B;
+}
+
+Built build(const std::string &Target) { return build(Target, test::convBnRelu()); }
+
+/// x[1,4,6,6] -> Relu(Conv 3x3 a) -> Relu(Conv 3x3 b) -> Conv 1x1 c: a and
+/// b differ only in their weights.
+std::unique_ptr<Graph> threeConvs() {
+  auto G = std::make_unique<Graph>("three");
+  Value *X = G->addValue("x", DType::F32, {1, 4, 6, 6}, ValueKind::Input);
+  G->inputs().push_back(X);
+  int Index = 0;
+  auto Conv = [&](const std::string &Name, Value *In, int64_t K, bool Relu) {
+    Value *W = test::constF32(*G, Name + ".w", {4, 4, K, K},
+                              std::vector<float>(16 * K * K, 0.1f * Index));
+    Value *C = test::tensor(*G, Name, {1, 4, 6, 6});
+    Node *N = test::addOp(*G, "Conv", Name, {In, W}, {C}, Index++);
+    N->setAttr("kernel_shape", std::vector<int64_t>{K, K});
+    N->setAttr("pads", std::vector<int64_t>(4, K / 2));
+    if (!Relu)
+      return C;
+    Value *R = test::tensor(*G, Name + "_relu", {1, 4, 6, 6});
+    test::addOp(*G, "Relu", Name + "_relu", {C}, {R}, Index++);
+    return R;
+  };
+  G->outputs().push_back(Conv("c", Conv("b", Conv("a", X, 3, true), 3, true), 1, false));
+  return G;
 }
 
 class CodegenForTarget : public ::testing::TestWithParam<const char *> {};
@@ -84,4 +111,13 @@ TEST(Codegen, MachinePerTarget) {
   EXPECT_EQ(build("host").Machine, llvm::ELF::EM_X86_64);
   EXPECT_EQ(build("a78").Machine, llvm::ELF::EM_AARCH64);
   EXPECT_EQ(build("u74-mc").Machine, llvm::ELF::EM_RISCV);
+}
+
+TEST(Codegen, OneLocalFunctionPerLayerSharedByEqualLayers) {
+  Built B = build("u74-mc", threeConvs());
+  // Layers a and b have the same shape and attributes: one function.
+  EXPECT_EQ(B.Local.count("cuvil_cbr_n0_a") + B.Local.count("cuvil_cbr_n1_b"), 1u);
+  EXPECT_TRUE(B.Local.count("cuvil_cbr_n2_c"));
+  for (const std::string &S : B.Defined)
+    EXPECT_EQ(S.find("_n0_"), std::string::npos) << S;
 }

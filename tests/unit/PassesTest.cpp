@@ -196,3 +196,98 @@ TEST(Passes, RuntimeTrainingDropoutGetsAKernelOthersStayViews) {
   EXPECT_EQ(Calls[0].Kernel, "cuvil_k_dropout_f32");
   EXPECT_EQ(Calls[0].Args[6].I, 7);
 }
+
+namespace {
+
+/// x[1,3,4,5] -> Transpose(P1) -> Transpose(P2) -> y, and the inner result
+/// also a graph output when InnerIsOutput.
+std::unique_ptr<Graph> transposePair(std::vector<int64_t> P1,
+                                     std::vector<int64_t> P2,
+                                     bool InnerIsOutput = false) {
+  auto G = std::make_unique<Graph>("t");
+  Value *X = G->addValue("x", DType::F32, {1, 3, 4, 5}, ValueKind::Input);
+  G->inputs().push_back(X);
+  auto Permuted = [](const Value *V, const std::vector<int64_t> &P) {
+    std::vector<int64_t> S;
+    for (int64_t A : P)
+      S.push_back(V->shape()[A]);
+    return S;
+  };
+  Value *A = test::tensor(*G, "a", Permuted(X, P1));
+  test::addOp(*G, "Transpose", "t1", {X}, {A}, 0)->setAttr("perm", P1);
+  Value *Y = test::tensor(*G, "y", Permuted(A, P2));
+  test::addOp(*G, "Transpose", "t2", {A}, {Y}, 1)->setAttr("perm", P2);
+  G->outputs().push_back(Y);
+  if (InnerIsOutput)
+    G->outputs().push_back(A);
+  return G;
+}
+
+} // namespace
+
+TEST(Passes, TransposePairThatUndoesItselfBecomesAView) {
+  auto G = transposePair({0, 2, 3, 1}, {0, 3, 1, 2});
+  ASSERT_FALSE(bool(eliminateTransposes(*G)));
+  ASSERT_EQ(G->nodes().size(), 1u);
+  const Node &N = *G->nodes()[0];
+  EXPECT_EQ(N.opType(), "Reshape");
+  EXPECT_EQ(N.def()->Place, Placement::View);
+  EXPECT_EQ(N.input(0), G->inputs()[0]);
+  EXPECT_EQ(N.output(0), G->outputs()[0]);
+  EXPECT_EQ(N.origin().str(), "t2#1, t1#0");
+  EXPECT_FALSE(bool(N.def()->Verify(N)));
+}
+
+TEST(Passes, TransposePairComposesIntoOne) {
+  // [1,3,4,5] -> [1,4,5,3] -> [1,5,3,4]: one transpose of x with
+  // perm'[i] = P1[P2[i]] = 0, 3, 1, 2.
+  auto G = transposePair({0, 2, 3, 1}, {0, 2, 3, 1});
+  ASSERT_FALSE(bool(eliminateTransposes(*G)));
+  ASSERT_EQ(G->nodes().size(), 1u);
+  const Node &N = *G->nodes()[0];
+  EXPECT_EQ(N.opType(), "Transpose");
+  EXPECT_EQ(N.input(0), G->inputs()[0]);
+  EXPECT_EQ(N.getInts("perm", {}), (std::vector<int64_t>{0, 3, 1, 2}));
+  EXPECT_EQ(N.output(0)->shape(), (std::vector<int64_t>{1, 5, 3, 4}));
+  EXPECT_FALSE(bool(N.def()->Verify(N)));
+}
+
+TEST(Passes, InnerTransposeWithAnotherUseStays) {
+  auto G = transposePair({0, 2, 3, 1}, {0, 3, 1, 2}, /*InnerIsOutput=*/true);
+  ASSERT_FALSE(bool(eliminateTransposes(*G)));
+  ASSERT_EQ(G->nodes().size(), 2u);
+  EXPECT_EQ(G->nodes()[0]->opType(), "Transpose");
+  EXPECT_EQ(G->nodes()[0]->origin().str(), "t1#0");
+  EXPECT_EQ(G->nodes()[1]->opType(), "Reshape");
+  EXPECT_EQ(G->nodes()[1]->input(0), G->inputs()[0]);
+}
+
+TEST(Passes, TransposeMovingOnlyUnitAxesBecomesAView) {
+  Graph G("g");
+  Value *X = G.addValue("x", DType::F32, {1, 8, 1, 1}, ValueKind::Input);
+  G.inputs().push_back(X);
+  Value *Y = test::tensor(G, "y", {1, 1, 1, 8});
+  test::addOp(G, "Transpose", "nhwc", {X}, {Y}, 0)
+      ->setAttr("perm", std::vector<int64_t>{0, 2, 3, 1});
+  Value *Z = test::tensor(G, "z", {1, 1, 8, 1});
+  // Moves the 8 past a unit axis but also swaps two unit axes: still a view.
+  test::addOp(G, "Transpose", "other", {X}, {Z}, 1)
+      ->setAttr("perm", std::vector<int64_t>{3, 0, 1, 2});
+  G.outputs() = {Y, Z};
+  ASSERT_FALSE(bool(eliminateTransposes(G)));
+  ASSERT_EQ(G.nodes().size(), 2u);
+  for (const auto &N : G.nodes()) {
+    EXPECT_EQ(N->opType(), "Reshape");
+    EXPECT_EQ(N->input(0), X);
+  }
+  EXPECT_EQ(G.outputs()[0]->name(), "y");
+}
+
+TEST(Passes, TransposeThatMovesDataStays) {
+  auto G = transposePair({0, 1, 3, 2}, {0, 2, 1, 3});
+  ASSERT_FALSE(bool(eliminateTransposes(*G)));
+  ASSERT_EQ(G->nodes().size(), 1u);
+  // perm' = P1[P2[i]] = {0, 3, 1, 2}: a real transpose.
+  EXPECT_EQ(G->nodes()[0]->opType(), "Transpose");
+  EXPECT_EQ(G->nodes()[0]->getInts("perm", {}), (std::vector<int64_t>{0, 3, 1, 2}));
+}
