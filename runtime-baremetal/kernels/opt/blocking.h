@@ -132,6 +132,56 @@ static inline __attribute__((always_inline)) void cuvil_vf_store(float *p, const
 #endif
 }
 
+/* The first n (1 <= n <= CUVIL_VL) floats at p into the low lanes (the
+ * others 0), and the low n lanes of *v to p: a whole vector when n is. */
+static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load_n(const float *p, int n) {
+  cuvil_vf v = {0};
+  __builtin_memcpy(&v, p, (unsigned)n * sizeof(float));
+  return v;
+}
+
+static inline __attribute__((always_inline)) void cuvil_vf_store_n(float *p, const cuvil_vf *v,
+                                                                   int n) {
+  if (n == CUVIL_VL)
+    cuvil_vf_store(p, v);
+  else
+    __builtin_memcpy(p, v, (unsigned)n * sizeof(float));
+}
+
+/* Transposes the CUVIL_VL x CUVIL_VL matrix whose rows are r[0..VL): lane l
+ * of r[i] becomes lane i of r[l] (unpack / shuffle stages). */
+static inline __attribute__((always_inline)) void cuvil_vf_transpose(cuvil_vf r[CUVIL_VL]) {
+#if CUVIL_VL == 4
+  const cuvil_vf t0 = __builtin_shufflevector(r[0], r[1], 0, 4, 1, 5);
+  const cuvil_vf t1 = __builtin_shufflevector(r[0], r[1], 2, 6, 3, 7);
+  const cuvil_vf t2 = __builtin_shufflevector(r[2], r[3], 0, 4, 1, 5);
+  const cuvil_vf t3 = __builtin_shufflevector(r[2], r[3], 2, 6, 3, 7);
+  r[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+  r[1] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+  r[2] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+  r[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+#elif CUVIL_VL == 8
+  cuvil_vf t[8], u[8];
+  for (int k = 0; k < 8; k += 2) {
+    t[k] = __builtin_shufflevector(r[k], r[k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    t[k + 1] = __builtin_shufflevector(r[k], r[k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+  }
+  for (int k = 0; k < 8; k += 4)
+    for (int h = 0; h < 2; ++h) {
+      u[k + 2 * h] = __builtin_shufflevector(t[k + h], t[k + h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[k + 2 * h + 1] =
+          __builtin_shufflevector(t[k + h], t[k + h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+  for (int l = 0; l < 4; ++l) {
+    r[l] = __builtin_shufflevector(u[l], u[l + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    r[l + 4] = __builtin_shufflevector(u[l], u[l + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+#elif CUVIL_VL != 1
+#error "cuvil_vf_transpose: no shuffles for this vector length"
+#endif
+  (void)r;
+}
+
 /* Every lane x. (Not `(cuvil_vf){0} + x`: without fast-math, 0 + x is not
  * x for x = -0, so that form costs an add per broadcast.) */
 static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_splat(float x) {

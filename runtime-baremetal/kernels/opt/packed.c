@@ -109,6 +109,45 @@ INLINE void store_block(int nr, float *y, int64_t ystep, cuvil_vf acc[][CUVIL_MV
   }
 }
 
+/* Writes a row block of a full panel: nr positions that are consecutive in
+ * every channel plane (channel m0 + i of position j at y[i * plane + j],
+ * its residual likewise in r). The accumulators hold channels in lanes, so
+ * the block is transposed in registers, CUVIL_VL positions at a time: each
+ * channel's positions are then read (residual) and written as consecutive
+ * floats, not lane by lane across CUVIL_MR planes. */
+INLINE void store_row_block(int nr, float *y, const float *r, cuvil_vf acc[][CUVIL_MV],
+                            int64_t plane, float act_lo, float act_hi) {
+  /* Without a residual the clamp goes first: nr x CUVIL_MV vectors, fewer
+   * than the transposed ones when nr is not a multiple of CUVIL_VL. */
+  if (!r)
+    CUVIL_UNROLL
+    for (int j = 0; j < nr; ++j)
+      CUVIL_UNROLL
+      for (int v = 0; v < CUVIL_MV; ++v)
+        cuvil_vf_clamp(&acc[j][v], act_lo, act_hi, 0);
+  CUVIL_UNROLL
+  for (int j0 = 0; j0 < nr; j0 += CUVIL_VL) {
+    const int n = nr - j0 < CUVIL_VL ? nr - j0 : CUVIL_VL;
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_MV; ++v) {
+      cuvil_vf t[CUVIL_VL];
+      CUVIL_UNROLL
+      for (int i = 0; i < CUVIL_VL; ++i)
+        t[i] = acc[j0 + (i < n ? i : n - 1)][v];
+      cuvil_vf_transpose(t);
+      CUVIL_UNROLL
+      for (int l = 0; l < CUVIL_VL; ++l) {
+        const int64_t at = (v * CUVIL_VL + l) * plane + j0;
+        if (r) {
+          t[l] += cuvil_vf_load_n(r + at, n);
+          cuvil_vf_clamp(&t[l], act_lo, act_hi, 0);
+        }
+        cuvil_vf_store_n(y + at, &t[l], n);
+      }
+    }
+  }
+}
+
 /* The geometry of one convolution (constants once the kernel is
  * specialised). */
 typedef struct {
@@ -156,6 +195,10 @@ INLINE void conv_block(int nr, const conv_shape *s, const float *xo, int64_t pst
       }
   }
   const int64_t ohw = s->oh * s->ow;
+  if (CUVIL_VL > 1 && ostep == 1 && mb == CUVIL_MR) {
+    store_row_block(nr, yp + off, rp ? rp + off : 0, acc, ohw, act_lo, act_hi);
+    return;
+  }
   if (rp) {
     CUVIL_UNROLL
     for (int j = 0; j < nr; ++j)
