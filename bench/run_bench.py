@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """cuvil's benchmark suite: the models of bench/models.py on every target.
 
-    run_bench.py --cuvilc PATH --work DIR [--targets host,a78,u74-mc]
+    run_bench.py --cuvilc PATH --work DIR [--targets host,host-avx512,a78,u74-mc]
                  [--models NAME,...] [--results FILE.json]
 
 For each model (written into WORK/models by bench/models.py) and target:
 
-  host    cuvilc build --target host; bench/host_bench.c times the compiled
-          model (median of N runs after a warm-up, CLOCK_MONOTONIC) and
+  host,   cuvilc build --target host (AVX2) or host-avx512 (AVX-512; skipped
+  host-   on a CPU without it); bench/host_bench.c times the compiled
+  avx512  model (median of N runs after a warm-up, CLOCK_MONOTONIC) and
           bench/ort_bench.js times ONNX Runtime (onnxruntime-node, one
           intra-op thread, every graph optimisation) on the same input, in the
           same invocation; the ratio is cuvil / ORT (< 1: cuvil is faster).
@@ -117,8 +118,8 @@ def timed_runs(macs):
     return int(min(1000, max(5, TARGET_BENCH_NS / max(macs, 1))))
 
 
-def bench_host(cuvilc, model_dir, case_dir, manifest):
-    facts = compile_model(cuvilc, "host", model_dir, case_dir)
+def bench_host(cuvilc, target, model_dir, case_dir, manifest):
+    facts = compile_model(cuvilc, target.name, model_dir, case_dir)
     copy_inputs(model_dir, case_dir, manifest)
     exe = case_dir / "host_bench"
     run(["cc", "-O2", "-I", case_dir, HOST_BENCH, case_dir / "model.o", "-o", exe],
@@ -177,7 +178,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cuvilc", required=True, type=pathlib.Path)
     parser.add_argument("--work", required=True, type=pathlib.Path, help="scratch directory")
-    parser.add_argument("--targets", default="host,a78,u74-mc")
+    parser.add_argument("--targets", default="host,host-avx512,a78,u74-mc")
     parser.add_argument("--models", default=",".join(bench_models.MODELS),
                         help="comma-separated model names (default: all)")
     parser.add_argument("--results", type=pathlib.Path, help="write the figures here (JSON)")
@@ -194,15 +195,18 @@ def main():
     cuvilc = args.cuvilc.resolve()
     work = args.work.resolve()
     models_dir = work / "models"
-    targets = args.targets.split(",")
-
-    results = {"models": {}, "targets": targets}
-    failed = 0
     boards = {}
-    for name in targets:
-        if name != "host":
-            boards[name] = run_e2e.load_target(name)
-            boards[name].prepare(work)
+    for name in args.targets.split(","):
+        boards[name] = run_e2e.load_target(name)
+        if getattr(boards[name], "lacks", None):
+            print(f"SKIP {name}: this CPU lacks {', '.join(boards.pop(name).lacks)}")
+            continue
+        boards[name].prepare(work)
+    targets = list(boards)
+    hosts = [t for t in targets if isinstance(boards[t], run_e2e.HostTarget)]
+
+    results = {"models": {}, "targets": targets, "hosts": hosts}
+    failed = 0
     for name in names:
         bench_models.write(models_dir, name)
         model_dir = models_dir / name
@@ -213,8 +217,8 @@ def main():
         for target in targets:
             case_dir = work / target / name
             try:
-                if target == "host":
-                    facts = bench_host(cuvilc, model_dir, case_dir, manifest)
+                if target in hosts:
+                    facts = bench_host(cuvilc, boards[target], model_dir, case_dir, manifest)
                 else:
                     facts = bench_board(cuvilc, boards[target], model_dir, case_dir, manifest)
             except CaseError as err:
@@ -223,7 +227,7 @@ def main():
                 print(f"FAIL {target}/{name}: {err}", flush=True)
                 continue
             entry[target] = facts
-            if target == "host":
+            if target in hosts:
                 summary = (f"cuvil {facts['cuvil_ns'] / 1e6:.3f} ms, ORT "
                            f"{facts['ort_ns'] / 1e6:.3f} ms, ratio {facts['ratio']:.2f}")
             else:

@@ -9,6 +9,7 @@
 // Defined by the generated KernelBitcodeData.S (see cuvilc/CMakeLists.txt).
 extern "C" {
 extern const char cuvil_kernels_host_start[], cuvil_kernels_host_end[];
+extern const char cuvil_kernels_host_avx512_start[], cuvil_kernels_host_avx512_end[];
 extern const char cuvil_kernels_a78_start[], cuvil_kernels_a78_end[];
 extern const char cuvil_kernels_u74_mc_start[], cuvil_kernels_u74_mc_end[];
 }
@@ -21,6 +22,7 @@ std::optional<llvm::StringRef> kernelBitcode(llvm::StringRef Target) {
   };
   static const Entry Table[] = {
       {"host", cuvil_kernels_host_start, cuvil_kernels_host_end},
+      {"host-avx512", cuvil_kernels_host_avx512_start, cuvil_kernels_host_avx512_end},
       {"a78", cuvil_kernels_a78_start, cuvil_kernels_a78_end},
       {"u74-mc", cuvil_kernels_u74_mc_start, cuvil_kernels_u74_mc_end},
   };

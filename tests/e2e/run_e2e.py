@@ -118,11 +118,11 @@ class HostTarget:
     """The build machine: the runner is a native executable using stdio. It
     links the C library, so only model.o is checked for heap use."""
 
-    name = "host"
-
-    def __init__(self):
+    def __init__(self, name="host", cpu="x86-64-v3"):
+        self.name = name
         self.label = self.name  # of its cases: WORK/<label>/<model>
         self.cuvilc_flags = []
+        self.lacks = host_cpu_lacks(cpu)  # CPU features this machine lacks
 
     def prepare(self, work_root):
         """Nothing to build ahead of the cases."""
@@ -204,15 +204,32 @@ class BoardTarget:
         return [*self.qemu, "-icount", "shift=0", "-kernel", image.name]
 
 
+# CPU flags (/proc/cpuinfo) that code for an x86-64 level needs.
+X86_LEVEL_FLAGS = {"x86-64-v4": ("avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl")}
+
+
+def host_cpu_lacks(cpu):
+    """The flags of x86-64 level `cpu` this machine's CPU lacks."""
+    try:
+        text = pathlib.Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return list(X86_LEVEL_FLAGS.get(cpu, ()))
+    flags = set(next((l.split(":", 1)[1].split() for l in text.splitlines()
+                      if l.startswith("flags")), []))
+    return [f for f in X86_LEVEL_FLAGS.get(cpu, ()) if f not in flags]
+
+
 def load_target(name):
-    if name == "host":
-        return HostTarget()
     path = TARGETS_DIR / f"{name}.toml"
     if not path.is_file():
         known = sorted(p.stem for p in TARGETS_DIR.glob("*.toml"))
         raise ValueError(f"unknown target '{name}' (known: {', '.join(known)})")
     with path.open("rb") as f:
         config = tomllib.load(f)
+    # Targets of the build machine itself (x86-64 Linux): native runners.
+    if "qemu" not in config and config["llvm"]["triple"].startswith("x86_64-") \
+            and "linux" in config["llvm"]["triple"]:
+        return HostTarget(name, config["llvm"]["cpu"])
     if "qemu" not in config:
         raise ValueError(f"{path}: no [qemu] section: cannot run tests for target '{name}'")
     return BoardTarget(name, config)
@@ -344,8 +361,16 @@ def main():
     cuvilc = args.cuvilc.resolve()
     work = args.work.resolve()
 
-    passed = failed = 0
+    # A host target this CPU cannot run (host-avx512 without AVX-512) is
+    # skipped; if every target is, the run reports a skip (exit code 77).
+    runnable = [t for t in targets if not getattr(t, "lacks", None)]
     for target in targets:
+        if target not in runnable:
+            print(f"SKIP {target.label}: this CPU lacks {', '.join(target.lacks)}", flush=True)
+    if not runnable:
+        return 77
+    passed = failed = 0
+    for target in runnable:
         try:
             target.prepare(work)
         except CaseError as err:

@@ -105,6 +105,17 @@ INLINE cuvil_vf window_lanes(cuvil_vf a, cuvil_vf b, int64_t k) {
   case 7:
     return __builtin_shufflevector(a, b, 7, 8, 9, 10, 11, 12, 13, 14);
   }
+#elif CUVIL_VL == 16
+#define CUVIL_WINDOW(k)                                                                            \
+  case k:                                                                                          \
+    return __builtin_shufflevector(a, b, k, k + 1, k + 2, k + 3, k + 4, k + 5, k + 6, k + 7, k + 8, \
+                                   k + 9, k + 10, k + 11, k + 12, k + 13, k + 14, k + 15);
+  switch (k) {
+    CUVIL_WINDOW(1) CUVIL_WINDOW(2) CUVIL_WINDOW(3) CUVIL_WINDOW(4) CUVIL_WINDOW(5)
+    CUVIL_WINDOW(6) CUVIL_WINDOW(7) CUVIL_WINDOW(8) CUVIL_WINDOW(9) CUVIL_WINDOW(10)
+    CUVIL_WINDOW(11) CUVIL_WINDOW(12) CUVIL_WINDOW(13) CUVIL_WINDOW(14) CUVIL_WINDOW(15)
+  }
+#undef CUVIL_WINDOW
 #elif CUVIL_VL != 1
 #error "window_lanes: no shuffle for this vector length"
 #endif
@@ -174,9 +185,11 @@ INLINE void dw_store(int nv, const dw_shape *s, cuvil_vf acc[CUVIL_DW_R][CUVIL_D
 INLINE void dw_tile(int nv, const dw_shape *s, const float *line, int64_t lw, int64_t col,
                     const float *w, float b, float *y, int64_t rows, int64_t cols, float lo,
                     float hi) {
+  /* Every row starts at the bias, also those past s->rows that the tile
+   * never uses (GCC cannot tell they are unused). */
   cuvil_vf acc[CUVIL_DW_R][CUVIL_DW_NV];
   CUVIL_UNROLL
-  for (int r = 0; r < s->rows; ++r)
+  for (int r = 0; r < CUVIL_DW_R; ++r)
     CUVIL_UNROLL
     for (int v = 0; v < CUVIL_DW_NV; ++v)
       acc[r][v] = cuvil_vf_splat(b);
@@ -242,6 +255,68 @@ INLINE void dw_slab(const dw_shape *s, int64_t bands, float *line, const float *
   }
 }
 
+/* Vectors per step of dw_flat (independent accumulators for the FMA
+ * pipelines), and the most taps it takes (5x5). */
+#define CUVIL_DW_FLAT_NV 4
+#define CUVIL_DW_FLAT_TAPS 25
+
+/* The plane of a narrow map (stride 1, no dilation), copied once into a
+ * zero-padded buffer of pitch L = ow + kw - 1. Output (y, x) then reads
+ * buf[(y + ky) * L + x + kx] for every tap, so the outputs are computed
+ * as one run of oh * L positions in whole vectors, the kw - 1 positions
+ * past each row's end included and thrown away: a 5-wide map fills 5 of 7
+ * lanes of every vector, not 5 of CUVIL_VL of one vector per row. The
+ * results go to a second buffer of the same pitch, then row by row to y.
+ * buf and out hold at least flat_floats(s) floats. */
+INLINE int64_t flat_pitch(const dw_shape *s) { return s->ow + s->kw - 1; }
+
+INLINE int64_t flat_floats(const dw_shape *s) {
+  const int64_t run = s->oh * flat_pitch(s);
+  const int64_t step = CUVIL_DW_FLAT_NV * CUVIL_VL;
+  /* The last step's vectors and their furthest tap stay inside. */
+  return (run + step - 1) / step * step + (s->kh - 1) * flat_pitch(s) + s->kw - 1;
+}
+
+INLINE void dw_flat(const dw_shape *s, float *buf, float *out, const float *xc,
+                    const float *w, float b, float *yc, float lo, float hi) {
+  const int64_t pitch = flat_pitch(s), rows = s->oh + s->kh - 1;
+  const int64_t run = s->oh * pitch, step = CUVIL_DW_FLAT_NV * CUVIL_VL;
+  zero_lines(buf, flat_floats(s));
+  /* The input columns any output reads: [0, pitch - pad_left). */
+  const int64_t cols = s->wd < pitch - s->pad_left ? s->wd : pitch - s->pad_left;
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t iy = i - s->pad_top;
+    if (iy >= 0 && iy < s->h && cols > 0)
+      __builtin_memcpy(buf + i * pitch + s->pad_left, xc + iy * s->wd,
+                       (uint64_t)cols * sizeof(float));
+  }
+  cuvil_vf wv[CUVIL_DW_FLAT_TAPS]; /* the taps, broadcast */
+  const int taps = (int)(s->kh * s->kw);
+  CUVIL_UNROLL
+  for (int t = 0; t < taps; ++t)
+    wv[t] = cuvil_vf_splat(w[t]);
+  for (int64_t q = 0; q < run; q += step) {
+    cuvil_vf acc[CUVIL_DW_FLAT_NV];
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_DW_FLAT_NV; ++v)
+      acc[v] = cuvil_vf_splat(b);
+    CUVIL_UNROLL
+    for (int64_t ky = 0; ky < s->kh; ++ky)
+      CUVIL_UNROLL
+      for (int64_t kx = 0; kx < s->kw; ++kx)
+        CUVIL_UNROLL
+        for (int v = 0; v < CUVIL_DW_FLAT_NV; ++v)
+          acc[v] += wv[ky * s->kw + kx] * cuvil_vf_load(buf + q + v * CUVIL_VL + ky * pitch + kx);
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_DW_FLAT_NV; ++v) {
+      cuvil_vf_clamp(&acc[v], lo, hi, 0);
+      cuvil_vf_store(out + q + v * CUVIL_VL, &acc[v]);
+    }
+  }
+  for (int64_t oy = 0; oy < s->oh; ++oy)
+    __builtin_memcpy(yc + oy * s->ow, out + oy * pitch, (uint64_t)s->ow * sizeof(float));
+}
+
 /* Whether bands of r rows cover oh rows as well as bands of `than` rows
  * (as few bands) with fewer rows of the last band unused. */
 INLINE int better_band(int64_t oh, int64_t r, int64_t than) {
@@ -302,11 +377,29 @@ void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
          slab_lines(&s, bands + 1) * lw <= CUVIL_DW_LINE_FLOATS)
     ++bands;
   __attribute__((aligned(16))) float line[CUVIL_DW_LINE_FLOATS];
+  /* A narrow map at stride 1 (a keyword spotter's 25x5 maps) runs flat
+   * (see dw_flat) when that takes fewer vectors per plane than the tiles,
+   * which round every row up to whole vectors, when the plane has more
+   * rows than two bands (on fewer, the flat path's copies cost more than
+   * the lanes save: 6x6 maps measured slower on AVX-512), and when the
+   * plane fits the buffer twice over. One-lane targets waste no lanes on
+   * narrow rows. */
+  const int64_t tile_vectors = oh * ((ow + CUVIL_VL - 1) / CUVIL_VL);
+  const int64_t flat_step = CUVIL_DW_FLAT_NV * CUVIL_VL;
+  const int64_t flat_vectors = (oh * flat_pitch(&s) + flat_step - 1) / flat_step * CUVIL_DW_FLAT_NV;
+  const int flat = CUVIL_VL > 1 && stride_h == 1 && stride_w == 1 && dil_h == 1 && dil_w == 1 &&
+                   flat_vectors < tile_vectors && oh > 2 * CUVIL_DW_R &&
+                   kh * kw <= CUVIL_DW_FLAT_TAPS &&
+                   2 * flat_floats(&s) <= CUVIL_DW_LINE_FLOATS;
   for (int64_t bc = 0; bc < n * c; ++bc) {
     const float *xc = x + bc * h * wd;
     const float *wc = w + (bc % c) * kh * kw;
     float *yc = y + bc * oh * ow;
     const float b = bias ? bias[bc % c] : 0.0f;
+    if (flat) {
+      dw_flat(&s, line, line + CUVIL_DW_LINE_FLOATS / 2, xc, wc, b, yc, act_lo, act_hi);
+      continue;
+    }
     if (chunk == 0) {
       dw_plain(&s, xc, wc, b, yc, act_lo, act_hi);
       continue;
