@@ -100,7 +100,7 @@ TEST_P(CodegenForTarget, ReproducibleBytes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTargets, CodegenForTarget,
-                         ::testing::Values("host", "a78", "u74-mc"),
+                         ::testing::Values("host", "host-avx512", "a78", "u74-mc"),
                          [](const auto &Info) {
                            std::string N = Info.param;
                            std::replace(N.begin(), N.end(), '-', '_');

@@ -109,27 +109,28 @@ INLINE void store_block(int nr, float *y, int64_t ystep, cuvil_vf acc[][CUVIL_MV
   }
 }
 
-/* Writes a row block of a full panel: nr positions that are consecutive in
+/* Writes a row block of a panel of whole vectors (mb a multiple of
+ * CUVIL_VL): nr positions that are consecutive in
  * every channel plane (channel m0 + i of position j at y[i * plane + j],
  * its residual likewise in r). The accumulators hold channels in lanes, so
  * the block is transposed in registers, CUVIL_VL positions at a time: each
  * channel's positions are then read (residual) and written as consecutive
  * floats, not lane by lane across CUVIL_MR planes. */
 INLINE void store_row_block(int nr, float *y, const float *r, cuvil_vf acc[][CUVIL_MV],
-                            int64_t plane, float act_lo, float act_hi) {
-  /* Without a residual the clamp goes first: nr x CUVIL_MV vectors, fewer
+                            int64_t mb, int64_t plane, float act_lo, float act_hi) {
+  /* Without a residual the clamp goes first: nr x vectors(mb), fewer
    * than the transposed ones when nr is not a multiple of CUVIL_VL. */
   if (!r)
     CUVIL_UNROLL
     for (int j = 0; j < nr; ++j)
       CUVIL_UNROLL
-      for (int v = 0; v < CUVIL_MV; ++v)
+      for (int v = 0; v < vectors(mb); ++v)
         cuvil_vf_clamp(&acc[j][v], act_lo, act_hi, 0);
   CUVIL_UNROLL
   for (int j0 = 0; j0 < nr; j0 += CUVIL_VL) {
     const int n = nr - j0 < CUVIL_VL ? nr - j0 : CUVIL_VL;
     CUVIL_UNROLL
-    for (int v = 0; v < CUVIL_MV; ++v) {
+    for (int v = 0; v < vectors(mb); ++v) {
       cuvil_vf t[CUVIL_VL];
       CUVIL_UNROLL
       for (int i = 0; i < CUVIL_VL; ++i)
@@ -195,8 +196,8 @@ INLINE void conv_block(int nr, const conv_shape *s, const float *xo, int64_t pst
       }
   }
   const int64_t ohw = s->oh * s->ow;
-  if (CUVIL_VL > 1 && ostep == 1 && mb == CUVIL_MR) {
-    store_row_block(nr, yp + off, rp ? rp + off : 0, acc, ohw, act_lo, act_hi);
+  if (CUVIL_VL > 1 && ostep == 1 && mb % CUVIL_VL == 0) {
+    store_row_block(nr, yp + off, rp ? rp + off : 0, acc, mb, ohw, act_lo, act_hi);
     return;
   }
   if (rp) {
