@@ -14,7 +14,7 @@
  *   x86-64 AVX2 (16 x 256-bit): 8 lanes, 2 x 6 accumulators + 2 weights +
  *       a broadcast = 15 registers.
  *   x86-64 AVX-512 (32 x 512-bit; the host-avx512 target): 16 lanes,
- *       2 x 8 accumulators + 2 weights + a broadcast (2 x 12 for 1x1
+ *       2 x 10 accumulators + 2 weights + a broadcast (2 x 12 for 1x1
  *       kernels: 27 of the 32 registers).
  *   RV64GC (no vector unit; 32 FP registers): 1 lane, so a 4 x 5 block of
  *       scalar accumulators + 4 weights + the inputs of the unrolled kernel
@@ -51,7 +51,7 @@
 #elif defined(__x86_64__) && defined(__AVX512F__)
 #define CUVIL_VL 16
 #define CUVIL_MV 2
-#define CUVIL_NR 8
+#define CUVIL_NR 10
 #elif defined(__x86_64__) && defined(__AVX2__)
 #define CUVIL_VL 8
 #define CUVIL_MV 2
@@ -70,9 +70,10 @@
 #if CUVIL_SCALAR_BLOCKING
 #define CUVIL_NR_1X1 6
 #elif CUVIL_VL == 16
-/* AVX-512: 2 x 12 accumulators for 1x1 kernels; larger kernels keep 2 x 8,
- * whose unrolled taps would otherwise grow the code past the budget
- * (ResNet-8: +71 KiB of .text over the portable build with 12, +5 with 8). */
+/* AVX-512: 2 x 12 accumulators for 1x1 kernels; larger kernels take 2 x 10,
+ * whose unrolled taps keep the code within budget (ResNet-8: +71 KiB of
+ * .text over the portable build with 12, +50 with 10, and 10% slower
+ * with 8). */
 #define CUVIL_NR_1X1 12
 #else
 #define CUVIL_NR_1X1 CUVIL_NR
