@@ -13,7 +13,9 @@
  *
  * The lines hold at most CUVIL_DW_LINE_FLOATS floats: wider maps are cut
  * into column chunks. A window too large for even one vector of columns
- * (a huge, dilated kernel) takes a plain per-position loop. */
+ * (a huge, dilated kernel) takes a plain per-position loop. Narrow maps at
+ * stride 1, whose rows would fill few lanes of a vector, run flat instead
+ * (dw_flat): the whole plane as one run of positions. */
 #include "cuvil/kernels.h"
 
 #include "../math.h"
