@@ -143,7 +143,6 @@ llvm::Expected<std::vector<TargetInfo>> loadAllTargets() {
   if (EC)
     return makeError("cannot read the targets directory {}: {}", targetsDir(),
                      EC.message());
-  std::sort(Files.begin(), Files.end());
   std::vector<TargetInfo> All;
   for (const std::string &F : Files) {
     auto T = loadTargetFile(F);
@@ -151,6 +150,9 @@ llvm::Expected<std::vector<TargetInfo>> loadAllTargets() {
       return T.takeError();
     All.push_back(std::move(*T));
   }
+  // By name (a file-name order would put host-avx512.toml before host.toml).
+  std::sort(All.begin(), All.end(),
+            [](const TargetInfo &A, const TargetInfo &B) { return A.Name < B.Name; });
   return All;
 }
 
