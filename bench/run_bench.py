@@ -195,13 +195,10 @@ def main():
     cuvilc = args.cuvilc.resolve()
     work = args.work.resolve()
     models_dir = work / "models"
-    boards = {}
-    for name in args.targets.split(","):
-        boards[name] = run_e2e.load_target(name)
-        if getattr(boards[name], "lacks", None):
-            print(f"SKIP {name}: this CPU lacks {', '.join(boards.pop(name).lacks)}")
-            continue
-        boards[name].prepare(work)
+    boards = {t.name: t for t in run_e2e.runnable(
+        [run_e2e.load_target(name) for name in args.targets.split(",")])}
+    for board in boards.values():
+        board.prepare(work)
     targets = list(boards)
     hosts = [t for t in targets if isinstance(boards[t], run_e2e.HostTarget)]
 

@@ -369,15 +369,10 @@ def main():
     except (ValueError, OSError, tomllib.TOMLDecodeError) as err:
         print(f"run_conformance: error: {err}", file=sys.stderr)
         return 2
-    # A host target this CPU cannot run (host-avx512 without AVX-512) is
-    # skipped; if every target is, the run reports a skip (exit code 77).
-    for target in targets:
-        if getattr(target, "lacks", None):
-            print(f"SKIP {target.label}: this CPU lacks {', '.join(target.lacks)}", flush=True)
-    targets = [t for t in targets if not getattr(t, "lacks", None)]
+    targets = run_e2e.runnable(targets)
     labels = [t.label for t in targets]
     if not targets:
-        return 77
+        return 77  # every target skipped: ctest's SKIP_RETURN_CODE
     cuvilc = args.cuvilc.resolve()
     work = args.work.resolve()
     data_root = args.data.resolve()

@@ -235,6 +235,15 @@ def load_target(name):
     return BoardTarget(name, config)
 
 
+def runnable(targets):
+    """The targets this machine can run: a host target whose CPU level it
+    lacks (host-avx512 without AVX-512) is reported skipped and left out."""
+    for target in targets:
+        if getattr(target, "lacks", None):
+            print(f"SKIP {target.label}: this CPU lacks {', '.join(target.lacks)}", flush=True)
+    return [t for t in targets if not getattr(t, "lacks", None)]
+
+
 def load_variant(name):
     variant = VARIANTS[name]
     target = load_target(variant.target)
@@ -361,16 +370,11 @@ def main():
     cuvilc = args.cuvilc.resolve()
     work = args.work.resolve()
 
-    # A host target this CPU cannot run (host-avx512 without AVX-512) is
-    # skipped; if every target is, the run reports a skip (exit code 77).
-    runnable = [t for t in targets if not getattr(t, "lacks", None)]
-    for target in targets:
-        if target not in runnable:
-            print(f"SKIP {target.label}: this CPU lacks {', '.join(target.lacks)}", flush=True)
-    if not runnable:
-        return 77
+    targets = runnable(targets)
+    if not targets:
+        return 77  # every target skipped: ctest's SKIP_RETURN_CODE
     passed = failed = 0
-    for target in runnable:
+    for target in targets:
         try:
             target.prepare(work)
         except CaseError as err:
