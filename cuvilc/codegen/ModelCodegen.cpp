@@ -13,22 +13,17 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/ModelCodegen.h"
 
+#include "codegen/Backend.h"
 #include "codegen/KernelLibrary.h"
 #include "ir/Diagnostic.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/MC/TargetRegistry.h>
-#include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
-#include <llvm/Target/TargetOptions.h>
 #include <llvm/Transforms/IPO/Internalize.h>
-#include <llvm/Transforms/IPO/MergeFunctions.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <algorithm>
@@ -45,40 +40,6 @@ constexpr uint32_t ReadyMagic = 0x43555649; // "CUVI"
 /// Symbols of the runtime helpers that stay visible (weak) in the object so
 /// that calls the backend itself emits resolve inside it.
 constexpr const char *WeakRuntimeSymbols[] = {"memcpy", "memmove", "memset"};
-
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createTargetMachine(const TargetInfo &T) {
-  static bool Initialized = [] {
-    llvm::InitializeAllTargetInfos();
-    llvm::InitializeAllTargets();
-    llvm::InitializeAllTargetMCs();
-    llvm::InitializeAllAsmPrinters();
-    llvm::InitializeAllAsmParsers(); // for the arena's module assembly
-    return true;
-  }();
-  (void)Initialized;
-  std::string Err;
-  const llvm::Target *LT = llvm::TargetRegistry::lookupTarget(T.Triple, Err);
-  if (!LT)
-    return makeError("target '{}': LLVM has no backend for triple {}: {}",
-                     T.Name, T.Triple, Err);
-  llvm::TargetOptions TO;
-  TO.MCOptions.ABIName = T.ABI;
-  TO.FunctionSections = false;
-  std::optional<llvm::CodeModel::Model> CM;
-  if (T.CodeModel == "medium")
-    CM = llvm::CodeModel::Medium;
-  else if (T.CodeModel == "small")
-    CM = llvm::CodeModel::Small;
-  auto RM = T.PIC ? llvm::Reloc::PIC_ : llvm::Reloc::Static;
-  std::unique_ptr<llvm::TargetMachine> TM(LT->createTargetMachine(
-      T.Triple, T.CPU, T.Features, TO, RM, CM, llvm::CodeGenOptLevel::Aggressive));
-  if (!TM)
-    return makeError("target '{}': cannot create an LLVM target machine for "
-                     "{} / {}",
-                     T.Name, T.Triple, T.CPU);
-  return TM;
-}
 
 /// Builds the entry points of one model inside the kernel module.
 class EntryBuilder {
@@ -562,51 +523,19 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
   if (llvm::verifyModule(*M, &VOS))
     return makeError("internal error: invalid LLVM module: {}", VerifyMsg);
 
-  // Optimise (O3) with the target's cost model.
-  {
-    llvm::LoopAnalysisManager LAM;
-    llvm::FunctionAnalysisManager FAM;
-    llvm::CGSCCAnalysisManager CGAM;
-    llvm::ModuleAnalysisManager MAM;
-    llvm::PassBuilder PB(TM->get());
-    PB.registerModuleAnalyses(MAM);
-    PB.registerCGSCCAnalyses(CGAM);
-    PB.registerFunctionAnalyses(FAM);
-    PB.registerLoopAnalyses(LAM);
-    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-    // Layers of the same shape (MobileNet's repeated blocks) share code.
-    PB.registerOptimizerLastEPCallback(
-        [](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
-          MPM.addPass(llvm::MergeFunctionsPass());
-        });
-    llvm::ModulePassManager MPM =
-        PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-    MPM.run(*M, MAM);
-  }
+  optimizeModule(*M, **TM);
 
   if (Opts.WantLLVMIR) {
     llvm::raw_string_ostream OS(R.LLVMIR);
     M->print(OS, nullptr);
   }
-  auto Emit = [&](llvm::Module &Mod, llvm::CodeGenFileType FT,
-                  std::string &Out) -> llvm::Error {
-    llvm::SmallVector<char, 0> Buf;
-    llvm::raw_svector_ostream OS(Buf);
-    llvm::legacy::PassManager PM;
-    if ((*TM)->addPassesToEmitFile(PM, OS, nullptr, FT))
-      return makeError("target '{}': LLVM cannot emit this file type",
-                       T.Name);
-    PM.run(Mod);
-    Out.assign(Buf.begin(), Buf.end());
-    return llvm::Error::success();
-  };
   // Code generation may rewrite the IR: emit assembly from a copy.
   if (Opts.WantAsm) {
     std::unique_ptr<llvm::Module> Copy = llvm::CloneModule(*M);
-    if (auto E = Emit(*Copy, llvm::CodeGenFileType::AssemblyFile, R.Asm))
+    if (auto E = emitFile(*Copy, **TM, llvm::CodeGenFileType::AssemblyFile, T.Name, R.Asm))
       return E;
   }
-  if (auto E = Emit(*M, llvm::CodeGenFileType::ObjectFile, R.Object))
+  if (auto E = emitFile(*M, **TM, llvm::CodeGenFileType::ObjectFile, T.Name, R.Object))
     return E;
   return R;
 }

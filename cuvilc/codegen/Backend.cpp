@@ -1,0 +1,85 @@
+//===- Backend.cpp - LLVM target machine, optimisation, emission ----------===//
+#include "codegen/Backend.h"
+
+#include "ir/Diagnostic.h"
+
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/Transforms/IPO/MergeFunctions.h>
+
+namespace cuvil {
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const TargetInfo &T) {
+  static bool Initialized = [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers(); // for the arena's module assembly
+    return true;
+  }();
+  (void)Initialized;
+  std::string Err;
+  const llvm::Target *LT = llvm::TargetRegistry::lookupTarget(T.Triple, Err);
+  if (!LT)
+    return makeError("target '{}': LLVM has no backend for triple {}: {}",
+                     T.Name, T.Triple, Err);
+  llvm::TargetOptions TO;
+  TO.MCOptions.ABIName = T.ABI;
+  TO.FunctionSections = false;
+  std::optional<llvm::CodeModel::Model> CM;
+  if (T.CodeModel == "medium")
+    CM = llvm::CodeModel::Medium;
+  else if (T.CodeModel == "small")
+    CM = llvm::CodeModel::Small;
+  auto RM = T.PIC ? llvm::Reloc::PIC_ : llvm::Reloc::Static;
+  std::unique_ptr<llvm::TargetMachine> TM(LT->createTargetMachine(
+      T.Triple, T.CPU, T.Features, TO, RM, CM, llvm::CodeGenOptLevel::Aggressive));
+  if (!TM)
+    return makeError("target '{}': cannot create an LLVM target machine for "
+                     "{} / {}",
+                     T.Name, T.Triple, T.CPU);
+  return TM;
+}
+
+void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
+  llvm::LoopAnalysisManager LAM;
+  llvm::FunctionAnalysisManager FAM;
+  llvm::CGSCCAnalysisManager CGAM;
+  llvm::ModuleAnalysisManager MAM;
+  llvm::PassBuilder PB(&TM);
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  // Layers of the same shape (MobileNet's repeated blocks) share code.
+  PB.registerOptimizerLastEPCallback(
+      [](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
+        MPM.addPass(llvm::MergeFunctionsPass());
+      });
+  llvm::ModulePassManager MPM =
+      PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  MPM.run(M, MAM);
+}
+
+llvm::Error emitFile(llvm::Module &M, llvm::TargetMachine &TM,
+                     llvm::CodeGenFileType FT, const std::string &TargetName,
+                     std::string &Out) {
+  llvm::SmallVector<char, 0> Buf;
+  llvm::raw_svector_ostream OS(Buf);
+  llvm::legacy::PassManager PM;
+  if (TM.addPassesToEmitFile(PM, OS, nullptr, FT))
+    return makeError("target '{}': LLVM cannot emit this file type",
+                     TargetName);
+  PM.run(M);
+  Out.assign(Buf.begin(), Buf.end());
+  return llvm::Error::success();
+}
+
+} // namespace cuvil

@@ -1,0 +1,39 @@
+//===- Backend.h - LLVM target machine, optimisation, emission --*- C++ -*-===//
+//
+// The LLVM side of code generation, apart from what the model adds to the
+// module (ModelCodegen): the target machine a target file describes, the
+// optimisation pipeline, and writing assembly or an object.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUVIL_CODEGEN_BACKEND_H
+#define CUVIL_CODEGEN_BACKEND_H
+
+#include "target/TargetInfo.h"
+
+#include <llvm/IR/Module.h>
+#include <llvm/Support/CodeGen.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Target/TargetMachine.h>
+#include <memory>
+#include <string>
+
+namespace cuvil {
+
+/// The machine for target T (its triple, CPU, features, ABI, code model,
+/// relocation model), with every LLVM backend registered once.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const TargetInfo &T);
+
+/// O3 with TM's cost model, then MergeFunctions: functions that came out
+/// identical (layers of the same shape) share one body.
+void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM);
+
+/// Code for M as assembly or an object file into Out. Code generation may
+/// rewrite the IR: emit assembly from a copy when the object follows.
+llvm::Error emitFile(llvm::Module &M, llvm::TargetMachine &TM,
+                     llvm::CodeGenFileType FT, const std::string &TargetName,
+                     std::string &Out);
+
+} // namespace cuvil
+
+#endif
