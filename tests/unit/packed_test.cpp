@@ -169,6 +169,9 @@ TEST(Depthwise, MatchesReference) {
       // and a dilated window too wide for any chunk (the plain loop).
       {1, 2, 9, 700, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
       {1, 2, 12, 449, 0, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      // Bands of 2 rows at stride 2, chunks that fill the lines exactly,
+      // odd rows: one-lane lines shifted and lengthened by a float.
+      {1, 2, 4, 449, 0, 3, 3, 2, 2, 1, 1, 0, 1, 1, 1},
       {1, 1, 40, 40, 0, 7, 7, 1, 1, 6, 6, 18, 18, 18, 18},
   };
   for (const ConvCase &T : Cases) {

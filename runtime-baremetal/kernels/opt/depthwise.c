@@ -15,7 +15,8 @@
  * into column chunks. A window too large for even one vector of columns
  * (a huge, dilated kernel) takes a plain per-position loop. Narrow maps at
  * stride 1, whose rows would fill few lanes of a vector, run flat instead
- * (dw_flat): the whole plane as one run of positions. */
+ * (dw_flat): the whole plane as one run of positions. On scalar targets
+ * long lines are moved two floats per 64-bit load and store (pair_lines). */
 #include "cuvil/kernels.h"
 
 #include "../math.h"
@@ -37,6 +38,17 @@ INLINE int64_t slab_lines(const dw_shape *s, int64_t bands) {
   return (bands * s->rows - 1) * s->sh + (s->kh - 1) * s->dh + 1;
 }
 
+/* Whether lines of n floats are moved two floats per 64-bit load and
+ * store: on scalar targets, for long lines. A float copy costs RV64 five
+ * instructions a float once the loop no longer unrolls whole, and a
+ * stride-2 layer uses each input float for only 2.25 multiply-adds; short
+ * lines unroll whole into float moves at known offsets, which are as cheap
+ * and need no alignment. dw_slab places pair lines so that each agrees
+ * with its input row modulo 8 bytes (line_shift). */
+#define CUVIL_DW_PAIR_FLOATS 64
+
+INLINE int pair_lines(int64_t n) { return CUVIL_VL == 1 && n >= CUVIL_DW_PAIR_FLOATS; }
+
 /* Floats of one line for `cols` output columns: the columns their tiles'
  * vectors read (whole vectors, so the tail vector's spare lanes read
  * zeros), plus slack for the whole-vector loads of tap_vector (one vector
@@ -45,7 +57,47 @@ INLINE int64_t line_floats(const dw_shape *s, int64_t cols) {
   const int64_t padded = (cols + CUVIL_VL - 1) / CUVIL_VL * CUVIL_VL;
   const int64_t slack = s->sw == 2 ? 3 * CUVIL_VL : CUVIL_VL;
   const int64_t n = (padded - 1) * s->sw + (s->kw - 1) * s->dw + 1 + slack;
+  if (pair_lines(n)) /* as many floats as an input row, modulo 2 */
+    return n + ((n - s->wd) & 1);
   return (n + CUVIL_VL - 1) / CUVIL_VL * CUVIL_VL;
+}
+
+/* Zeros and copies for pair lines, whose floats agree with their input
+ * modulo 8 bytes (checked: where they do not, floats are moved one by
+ * one). */
+typedef uint64_t cuvil_pair __attribute__((aligned(8), may_alias));
+
+INLINE void zero_pairs(float *dst, int64_t n) {
+  if (n > 0 && ((uintptr_t)dst & 7) != 0) {
+    *dst++ = 0.0f;
+    --n;
+  }
+  CUVIL_UNROLL_BY(4)
+  for (int64_t k = 0; k < n / 2; ++k)
+    ((cuvil_pair *)dst)[k] = 0;
+  if (n & 1)
+    dst[n - 1] = 0.0f;
+}
+
+INLINE void copy_pairs(float *dst, const float *src, int64_t n) {
+  if (n > 0 && ((uintptr_t)dst & 7) != 0) {
+    *dst++ = *src++;
+    --n;
+  }
+  if ((((uintptr_t)dst ^ (uintptr_t)src) & 7) == 0) {
+    const int64_t pairs = n / 2;
+    CUVIL_UNROLL_BY(4)
+    for (int64_t k = 0; k < pairs; ++k)
+      ((cuvil_pair *)dst)[k] = ((const cuvil_pair *)src)[k];
+    dst += 2 * pairs;
+    src += 2 * pairs;
+    n -= 2 * pairs;
+  }
+#if defined(__clang__)
+#pragma clang loop vectorize(disable) unroll(disable)
+#endif
+  for (int64_t k = 0; k < n; ++k)
+    dst[k] = src[k];
 }
 
 /* Zeros in whole vectors over [0, n) (rounded up to a vector): padding. */
@@ -56,14 +108,21 @@ INLINE void zero_lines(float *dst, int64_t n) {
 }
 
 /* dst[i] = row[col0 + i] where that lies in [0, wd), else 0, for i in
- * [0, n) (n a multiple of CUVIL_VL). The zeros go first, in whole vectors
- * (which may overlap the copied part), then the copy: so every store but
- * the copy's last few is a vector. */
-INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int64_t wd) {
+ * [0, n) (n a multiple of CUVIL_VL, or a pair line). The zeros go first, in
+ * whole vectors (which may overlap the copied part), then the copy: so
+ * every store but the copy's last few is a vector. */
+INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int64_t wd,
+                      int pairs) {
   int64_t a = -col0;
   a = a < 0 ? 0 : a > n ? n : a;
   int64_t b = wd - col0;
   b = b < a ? a : b > n ? n : b;
+  if (pairs) {
+    zero_pairs(dst, a);
+    zero_pairs(dst + b, n - b);
+    copy_pairs(dst + a, row + col0 + a, b - a);
+    return;
+  }
   zero_lines(dst, a);
   zero_lines(dst + b / CUVIL_VL * CUVIL_VL, n - b / CUVIL_VL * CUVIL_VL);
   int64_t i = a;
@@ -76,6 +135,18 @@ INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int
 #endif
   for (; i < b; ++i)
     dst[i] = row[col0 + i];
+}
+
+/* Where the lines start in the buffer, 0 or 1 floats in: pair lines start
+ * at the address of their input modulo 8. xc + first is the input of
+ * line 0's column 0 (first: its flat index in the plane, negative above
+ * or left of it when padded); lines are as long as input rows modulo 2
+ * (line_floats), so the others agree too. The buffer has a float to spare
+ * for this. */
+INLINE int64_t line_shift(const float *xc, int64_t first, int64_t lw) {
+  if (!pair_lines(lw))
+    return 0;
+  return (int64_t)((((uintptr_t)xc >> 2) + (uint64_t)first) & 1);
 }
 
 /* Lanes k .. k + CUVIL_VL - 1 of the concatenation a:b (0 <= k < CUVIL_VL;
@@ -230,15 +301,23 @@ INLINE void dw_slab(const dw_shape *s, int64_t bands, float *line, const float *
   enum { TW = CUVIL_DW_NV * CUVIL_VL };
   const int64_t lw = line_floats(s, cols), n = slab_lines(s, bands);
   const int64_t iy0 = oy0 * s->sh - s->pad_top, col0 = ox0 * s->sw - s->pad_left;
+  line += line_shift(xc, iy0 * s->wd + col0, lw);
   /* Lines [first, last) are input rows; the others are padding. */
   int64_t first = -iy0;
   first = first < 0 ? 0 : first > n ? n : first;
   int64_t last = s->h - iy0;
   last = last < first ? first : last > n ? n : last;
-  zero_lines(line, first * lw);
+  const int pairs = pair_lines(lw);
+  if (pairs)
+    zero_pairs(line, first * lw);
+  else
+    zero_lines(line, first * lw);
   for (int64_t i = first; i < last; ++i)
-    fill_line(line + i * lw, xc + (iy0 + i) * s->wd, col0, lw, s->wd);
-  zero_lines(line + last * lw, (n - last) * lw);
+    fill_line(line + i * lw, xc + (iy0 + i) * s->wd, col0, lw, s->wd, pairs);
+  if (pairs)
+    zero_pairs(line + last * lw, (n - last) * lw);
+  else
+    zero_lines(line + last * lw, (n - last) * lw);
   for (int64_t k = 0; k < bands; ++k) {
     const int64_t oy = oy0 + k * s->rows;
     if (oy >= s->oh)
@@ -365,7 +444,9 @@ void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
    * vector does (then the plain loop runs). */
   int64_t chunk = ow;
   if (band_lines * line_floats(&s, ow) > CUVIL_DW_LINE_FLOATS) {
-    const int64_t per_line = CUVIL_DW_LINE_FLOATS / band_lines / CUVIL_VL * CUVIL_VL;
+    /* (On scalar targets less the float line_floats may add.) */
+    const int64_t per_line =
+        CUVIL_DW_LINE_FLOATS / band_lines / CUVIL_VL * CUVIL_VL - (CUVIL_VL == 1);
     const int64_t room =
         per_line - (stride_w == 2 ? 3 : 1) * CUVIL_VL - (kw - 1) * dil_w - 1;
     const int64_t fit = room < 0 ? 0 : room / stride_w + 1;
@@ -378,7 +459,7 @@ void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
   while (chunk > 0 && bands * band < oh &&
          slab_lines(&s, bands + 1) * lw <= CUVIL_DW_LINE_FLOATS)
     ++bands;
-  __attribute__((aligned(16))) float line[CUVIL_DW_LINE_FLOATS];
+  __attribute__((aligned(16))) float line[CUVIL_DW_LINE_FLOATS + 1]; /* + line_shift */
   /* A narrow map at stride 1 (a keyword spotter's 25x5 maps) runs flat
    * (see dw_flat) when that takes fewer vectors per plane than the tiles,
    * which round every row up to whole vectors, when the plane has more

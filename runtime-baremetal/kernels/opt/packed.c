@@ -178,12 +178,23 @@ INLINE void conv_block(int nr, const conv_shape *s, const float *xo, int64_t pst
       acc[j][v] = init[v];
   if (s->kh == 1 && s->kw == 1) {
     /* A 1x1 kernel: a step per input channel, unrolled (see
-     * CUVIL_UNROLL_1X1). */
-    CUVIL_UNROLL_BY(CUVIL_UNROLL_1X1)
-    for (int64_t ci = 0; ci < s->c; ++ci)
-      CUVIL_UNROLL
-      for (int j = 0; j < nr; ++j)
-        fma_lanes(acc[j], wb + ci * mb, mb, xo[ci * hw + j * pstep]);
+     * CUVIL_UNROLL_1X1); by 4 when there are 8 channels or fewer: unrolled
+     * whole, 8 steps are scheduled as one and spill accumulators on RV64
+     * (MobileNetV1's first pointwise layer: 685 K instructions, 608 K by
+     * 4), while longer reductions run best by 8. */
+    if (s->c > 8) {
+      CUVIL_UNROLL_BY(CUVIL_UNROLL_1X1)
+      for (int64_t ci = 0; ci < s->c; ++ci)
+        CUVIL_UNROLL
+        for (int j = 0; j < nr; ++j)
+          fma_lanes(acc[j], wb + ci * mb, mb, xo[ci * hw + j * pstep]);
+    } else {
+      CUVIL_UNROLL_BY(4)
+      for (int64_t ci = 0; ci < s->c; ++ci)
+        CUVIL_UNROLL
+        for (int j = 0; j < nr; ++j)
+          fma_lanes(acc[j], wb + ci * mb, mb, xo[ci * hw + j * pstep]);
+    }
   } else {
     for (int64_t ci = 0; ci < s->c; ++ci)
       for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
