@@ -158,6 +158,10 @@ TEST(Depthwise, MatchesReference) {
       {1, 3, 30, 37, 0, 5, 5, 1, 1, 2, 2, 4, 4, 4, 4},
       {1, 2, 25, 5, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
       {1, 2, 3, 70, 0, 1, 7, 1, 2, 1, 1, 0, 3, 0, 3},
+      // Wide planes that one-lane targets read directly (dw_direct), with
+      // 5x5 windows: dilated at stride 1, and at stride 2.
+      {1, 2, 40, 60, 0, 5, 5, 1, 1, 2, 2, 4, 4, 4, 4},
+      {1, 3, 50, 51, 0, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2},
       // Small late-network maps: fewer rows than a tile, rows narrower
       // than a vector, a single position.
       {1, 6, 6, 6, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},

@@ -293,12 +293,15 @@ INLINE void dw_tile(int nv, const dw_shape *s, const float *line, int64_t lw, in
 /* A slab: `bands` bands of output rows from oy0, columns [ox0, ox0 + cols)
  * of one channel plane. Copy the input rows the slab reads into the lines
  * once (zero-padded; rows above and below the input are zero lines), then
- * run each band's whole tiles and a narrower tail tile along them. Bands
- * past the last output row are skipped. */
+ * run each band's whole tiles and a narrower tail tile along them. */
 INLINE void dw_slab(const dw_shape *s, int64_t bands, float *line, const float *xc,
-                    const float *w, float b, float *yc, int64_t oy0, int64_t ox0, int64_t cols,
-                    float lo, float hi) {
+                    const float *w, float b, float *yc, int64_t oy0, int64_t oy1, int64_t ox0,
+                    int64_t cols, float lo, float hi) {
   enum { TW = CUVIL_DW_NV * CUVIL_VL };
+  /* Bands from oy0 up to oy1 (a band boundary, or oh), at most `bands`. */
+  const int64_t here = (oy1 - oy0 + s->rows - 1) / s->rows;
+  if (here < bands)
+    bands = here;
   const int64_t lw = line_floats(s, cols), n = slab_lines(s, bands);
   const int64_t iy0 = oy0 * s->sh - s->pad_top, col0 = ox0 * s->sw - s->pad_left;
   line += line_shift(xc, iy0 * s->wd + col0, lw);
@@ -320,8 +323,6 @@ INLINE void dw_slab(const dw_shape *s, int64_t bands, float *line, const float *
     zero_lines(line + last * lw, (n - last) * lw);
   for (int64_t k = 0; k < bands; ++k) {
     const int64_t oy = oy0 + k * s->rows;
-    if (oy >= s->oh)
-      break;
     const int64_t rows = s->oh - oy < s->rows ? s->oh - oy : s->rows;
     const float *lines = line + k * s->rows * s->sh * lw;
     float *y = yc + oy * s->ow + ox0;
@@ -421,6 +422,51 @@ INLINE void dw_plain(const dw_shape *s, const float *xc, const float *w, float b
     }
 }
 
+/* The border columns [ox0, ox1) (a column or two, a constant count once
+ * specialised) of rows [oy0, oy1) whose windows lie inside the input rows:
+ * one output at a time, over the kernel columns inside the input, which
+ * are constants once the column loop is unrolled. */
+INLINE void dw_columns(const dw_shape *s, const float *xc, const float *w, float b, float *yc,
+                       int64_t oy0, int64_t oy1, int64_t ox0, int64_t ox1, float lo, float hi) {
+  CUVIL_UNROLL
+  for (int64_t ox = ox0; ox < ox1; ++ox) {
+    const int64_t ix0 = ox * s->sw - s->pad_left;
+    const int64_t kx_lo = first_inside(ix0, s->dw), kx_hi = end_inside(ix0, s->dw, s->wd, s->kw);
+    for (int64_t oy = oy0; oy < oy1; ++oy) {
+      const float *xr = xc + (oy * s->sh - s->pad_top) * s->wd + ix0;
+      float acc = b;
+      CUVIL_UNROLL
+      for (int64_t ky = 0; ky < s->kh; ++ky)
+        CUVIL_UNROLL
+        for (int64_t kx = kx_lo; kx < kx_hi; ++kx)
+          acc += w[ky * s->kw + kx] * xr[ky * s->dh * s->wd + kx * s->dw];
+      yc[oy * s->ow + ox] = cuvil_clampf(acc, lo, hi);
+    }
+  }
+}
+
+/* Scalar targets: the whole bands [oy0, oy1) whose windows lie inside the
+ * input rows read the plane itself, without lines: a stride-2 layer would
+ * otherwise copy four input floats per output, as many instructions as
+ * its nine multiply-adds. Tiles run along the columns [cx0, cx1) whose
+ * windows are inside too (the last one overlapping its neighbour when the
+ * width is not a whole number of tiles); the few columns left, at the
+ * borders, take dw_columns. */
+INLINE void dw_direct(const dw_shape *s, const float *xc, const float *w, float b, float *yc,
+                      int64_t oy0, int64_t oy1, int64_t cx0, int64_t cx1, float lo, float hi) {
+  enum { TW = CUVIL_DW_NV * CUVIL_VL };
+  for (int64_t oy = oy0; oy < oy1; oy += s->rows) {
+    const float *rows = xc + (oy * s->sh - s->pad_top) * s->wd;
+    for (int64_t ox = cx0; ox < cx1; ox += TW) {
+      const int64_t o = ox + TW <= cx1 ? ox : cx1 - TW;
+      dw_tile(CUVIL_DW_NV, s, rows, s->wd, o * s->sw - s->pad_left, w, b, yc + oy * s->ow + o,
+              s->rows, TW, lo, hi);
+    }
+  }
+  dw_columns(s, xc, w, b, yc, oy0, oy1, 0, cx0, lo, hi);
+  dw_columns(s, xc, w, b, yc, oy0, oy1, cx1, s->ow, lo, hi);
+}
+
 void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
                           const float *restrict bias, float *restrict y, int64_t n, int64_t c,
                           int64_t h, int64_t wd, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
@@ -474,6 +520,23 @@ void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
                    flat_vectors < tile_vectors && oh > 2 * CUVIL_DW_R &&
                    kh * kw <= CUVIL_DW_FLAT_TAPS &&
                    2 * flat_floats(&s) <= CUVIL_DW_LINE_FLOATS;
+  /* Scalar targets read the plane directly in the bands [direct_lo,
+   * direct_hi) (see dw_direct): the whole bands of interior rows, when the
+   * interior columns [cx0, cx1) span at least four tiles (on narrower maps
+   * the border columns' reference loop costs more than the copies). */
+  const int64_t oy_lo = first_inside(-pad_top, stride_h);
+  const int64_t oy_hi = end_inside(-pad_top + (kh - 1) * dil_h, stride_h, h, oh);
+  const int64_t cx0 = first_inside(-pad_left, stride_w);
+  const int64_t cx1 = end_inside(-pad_left + (kw - 1) * dil_w, stride_w, wd, ow);
+  int64_t direct_lo = oh, direct_hi = oh;
+  if (CUVIL_VL == 1 && cx1 - cx0 >= (stride_w > 1 ? 2 : 8) * TW && oy_hi > oy_lo) {
+    const int64_t a = (oy_lo + band - 1) / band * band;
+    const int64_t z = oy_hi < a ? a : a + (oy_hi - a) / band * band;
+    if (z > a) {
+      direct_lo = a;
+      direct_hi = z;
+    }
+  }
   for (int64_t bc = 0; bc < n * c; ++bc) {
     const float *xc = x + bc * h * wd;
     const float *wc = w + (bc % c) * kh * kw;
@@ -487,15 +550,25 @@ void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
       dw_plain(&s, xc, wc, b, yc, act_lo, act_hi);
       continue;
     }
-    /* Whole chunks of columns, then the last (narrower) one: each a
-     * constant width once the kernel is specialised. The narrower chunk's
-     * lines are no longer, so `bands` fits it too. */
+    /* Rows [0, direct_lo) and [direct_hi, oh) through lines (all of them
+     * when there is no direct part): whole chunks of columns, then the
+     * last (narrower) one, each a constant width once the kernel is
+     * specialised. The narrower chunk's lines are no longer, so `bands`
+     * fits it too. */
     const int64_t last = ow / chunk * chunk;
-    for (int64_t ox0 = 0; ox0 < last; ox0 += chunk)
-      for (int64_t oy0 = 0; oy0 < oh; oy0 += bands * band)
-        dw_slab(&s, bands, line, xc, wc, b, yc, oy0, ox0, chunk, act_lo, act_hi);
-    if (last < ow)
-      for (int64_t oy0 = 0; oy0 < oh; oy0 += bands * band)
-        dw_slab(&s, bands, line, xc, wc, b, yc, oy0, last, ow - last, act_lo, act_hi);
+#if defined(__clang__)
+#pragma clang loop unroll(disable) /* one copy of the tiles for both parts */
+#endif
+    for (int part = 0; part < 2; ++part) {
+      const int64_t from = part ? direct_hi : 0, to = part ? oh : direct_lo;
+      for (int64_t ox0 = 0; ox0 < last; ox0 += chunk)
+        for (int64_t oy0 = from; oy0 < to; oy0 += bands * band)
+          dw_slab(&s, bands, line, xc, wc, b, yc, oy0, to, ox0, chunk, act_lo, act_hi);
+      if (last < ow)
+        for (int64_t oy0 = from; oy0 < to; oy0 += bands * band)
+          dw_slab(&s, bands, line, xc, wc, b, yc, oy0, to, last, ow - last, act_lo, act_hi);
+    }
+    if (direct_lo < direct_hi)
+      dw_direct(&s, xc, wc, b, yc, direct_lo, direct_hi, cx0, cx1, act_lo, act_hi);
   }
 }
