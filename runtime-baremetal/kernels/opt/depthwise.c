@@ -16,7 +16,8 @@
  * (a huge, dilated kernel) takes a plain per-position loop. Narrow maps at
  * stride 1, whose rows would fill few lanes of a vector, run flat instead
  * (dw_flat): the whole plane as one run of positions. On scalar targets
- * long lines are moved two floats per 64-bit load and store (pair_lines). */
+ * long lines are moved two floats per 64-bit load and store (pair_lines),
+ * and the interior of wide maps is read in place (dw_direct). */
 #include "cuvil/kernels.h"
 
 #include "../math.h"
@@ -293,15 +294,20 @@ INLINE void dw_tile(int nv, const dw_shape *s, const float *line, int64_t lw, in
 /* A slab: `bands` bands of output rows from oy0, columns [ox0, ox0 + cols)
  * of one channel plane. Copy the input rows the slab reads into the lines
  * once (zero-padded; rows above and below the input are zero lines), then
- * run each band's whole tiles and a narrower tail tile along them. */
+ * run each band's whole tiles and a narrower tail tile along them, up to
+ * output row oy1. */
 INLINE void dw_slab(const dw_shape *s, int64_t bands, float *line, const float *xc,
                     const float *w, float b, float *yc, int64_t oy0, int64_t oy1, int64_t ox0,
                     int64_t cols, float lo, float hi) {
   enum { TW = CUVIL_DW_NV * CUVIL_VL };
-  /* Bands from oy0 up to oy1 (a band boundary, or oh), at most `bands`. */
-  const int64_t here = (oy1 - oy0 + s->rows - 1) / s->rows;
-  if (here < bands)
-    bands = here;
+  /* Bands from oy0 up to oy1 (a band boundary, or oh), at most `bands`;
+   * on scalar targets, whose direct part may follow the first rows, only
+   * the lines of these are copied. */
+  if (CUVIL_VL == 1) {
+    const int64_t here = (oy1 - oy0 + s->rows - 1) / s->rows;
+    if (here < bands)
+      bands = here;
+  }
   const int64_t lw = line_floats(s, cols), n = slab_lines(s, bands);
   const int64_t iy0 = oy0 * s->sh - s->pad_top, col0 = ox0 * s->sw - s->pad_left;
   line += line_shift(xc, iy0 * s->wd + col0, lw);
@@ -323,6 +329,8 @@ INLINE void dw_slab(const dw_shape *s, int64_t bands, float *line, const float *
     zero_lines(line + last * lw, (n - last) * lw);
   for (int64_t k = 0; k < bands; ++k) {
     const int64_t oy = oy0 + k * s->rows;
+    if (oy >= oy1)
+      break;
     const int64_t rows = s->oh - oy < s->rows ? s->oh - oy : s->rows;
     const float *lines = line + k * s->rows * s->sh * lw;
     float *y = yc + oy * s->ow + ox0;
@@ -456,10 +464,10 @@ INLINE void dw_direct(const dw_shape *s, const float *xc, const float *w, float 
                       int64_t oy0, int64_t oy1, int64_t cx0, int64_t cx1, float lo, float hi) {
   enum { TW = CUVIL_DW_NV * CUVIL_VL };
   for (int64_t oy = oy0; oy < oy1; oy += s->rows) {
-    const float *rows = xc + (oy * s->sh - s->pad_top) * s->wd;
+    const float *top = xc + (oy * s->sh - s->pad_top) * s->wd;
     for (int64_t ox = cx0; ox < cx1; ox += TW) {
       const int64_t o = ox + TW <= cx1 ? ox : cx1 - TW;
-      dw_tile(CUVIL_DW_NV, s, rows, s->wd, o * s->sw - s->pad_left, w, b, yc + oy * s->ow + o,
+      dw_tile(CUVIL_DW_NV, s, top, s->wd, o * s->sw - s->pad_left, w, b, yc + oy * s->ow + o,
               s->rows, TW, lo, hi);
     }
   }
@@ -522,8 +530,10 @@ void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
                    2 * flat_floats(&s) <= CUVIL_DW_LINE_FLOATS;
   /* Scalar targets read the plane directly in the bands [direct_lo,
    * direct_hi) (see dw_direct): the whole bands of interior rows, when the
-   * interior columns [cx0, cx1) span at least four tiles (on narrower maps
-   * the border columns' reference loop costs more than the copies). */
+   * interior columns [cx0, cx1) span at least eight tiles, or two when
+   * strided (an output then copies four input floats or more). On
+   * narrower maps the border columns cost more than the copies save
+   * (MobileNetV1's 24-wide stride-1 layer: 5 K instructions more). */
   const int64_t oy_lo = first_inside(-pad_top, stride_h);
   const int64_t oy_hi = end_inside(-pad_top + (kh - 1) * dil_h, stride_h, h, oh);
   const int64_t cx0 = first_inside(-pad_left, stride_w);
@@ -559,7 +569,7 @@ void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
 #if defined(__clang__)
 #pragma clang loop unroll(disable) /* one copy of the tiles for both parts */
 #endif
-    for (int part = 0; part < 2; ++part) {
+    for (int part = 0; part < (CUVIL_VL == 1 ? 2 : 1); ++part) {
       const int64_t from = part ? direct_hi : 0, to = part ? oh : direct_lo;
       for (int64_t ox0 = 0; ox0 < last; ox0 += chunk)
         for (int64_t oy0 = from; oy0 < to; oy0 += bands * band)
