@@ -29,7 +29,8 @@ are not (the host is whatever machine runs this).
 docs/benchmarks.md (`make bench` does both). --guard FILE.json ({target:
 {model: instructions}}) turns the run into a regression test: a board
 count more than --margin (default 3%) above its recorded value fails (the
-counts are deterministic, so only a code change moves them). Exits 1 if any
+counts are deterministic, so only a code change moves them), and so does
+one over its goal in instructions per MAC (bench/goals.py). Exits 1 if any
 model failed on any target or broke its guard.
 """
 
@@ -51,6 +52,7 @@ from run_e2e import CaseError, run  # noqa: E402
 
 sys.path.insert(0, str(BENCH))
 import models as bench_models  # noqa: E402
+from goals import GOALS  # noqa: E402
 
 HOST_BENCH = BENCH / "host_bench.c"
 ORT_BENCH = BENCH / "ort_bench.js"
@@ -155,7 +157,9 @@ def bench_board(cuvilc, target, model_dir, case_dir, manifest):
 
 def check_guard(guard, results, margin):
     """Compares the board instruction counts with the recorded ones; returns
-    the number of regressions (a count above recorded * (1 + margin))."""
+    the number of regressions: a count above recorded * (1 + margin), or
+    one that misses its goal in instructions per MAC (bench/goals.py; the
+    margin must not let a count slip past a goal it meets only narrowly)."""
     broken = 0
     for target, models in guard.items():
         for name, recorded in models.items():
@@ -164,7 +168,12 @@ def check_guard(guard, results, margin):
                 continue  # not measured in this run (or failed: counted already)
             got = facts["instructions"]
             change = got / recorded - 1
-            if change > margin:
+            goal = GOALS.get((target, name))
+            if goal is not None and facts["instructions_per_mac"] > goal:
+                broken += 1
+                print(f"FAIL guard {target}/{name}: {facts['instructions_per_mac']:.4f} "
+                      f"instructions per MAC, over the goal of {goal}")
+            elif change > margin:
                 broken += 1
                 print(f"FAIL guard {target}/{name}: {got} instructions, {change:+.1%} over "
                       f"the recorded {recorded} (margin {margin:.0%})")

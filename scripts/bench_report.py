@@ -17,15 +17,8 @@ import platform
 import subprocess
 import sys
 
-CONV_HEAVY = {"resnet8", "mobilenet_v1_025", "mobilenet_v2"}
-FULLY_CONNECTED = {"mlp", "autoencoder"}
-GOALS = {  # (target, model) -> goal on instructions per MAC
-    **{("a78", m): 0.5 for m in CONV_HEAVY},
-    **{("a78", m): 0.4 for m in FULLY_CONNECTED},
-    **{("u74-mc", m): 1.6 for m in CONV_HEAVY},
-}
-HOST_RATIO_GOAL = 1.0
-TEXT_GROWTH_GOAL = 64 * 1024  # bytes of .text above the portable-kernel build
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "bench"))
+from goals import GOALS, HOST_RATIO_GOAL, TEXT_GROWTH_GOAL  # noqa: E402
 
 
 def verdict(value, goal):
