@@ -108,6 +108,14 @@ INLINE void zero_lines(float *dst, int64_t n) {
     cuvil_vf_store(dst + i, &zero);
 }
 
+/* Zeros over [0, n): a pair line's, or whole vectors (see zero_lines). */
+INLINE void zero_span(float *dst, int64_t n, int pairs) {
+  if (pairs)
+    zero_pairs(dst, n);
+  else
+    zero_lines(dst, n);
+}
+
 /* dst[i] = row[col0 + i] where that lies in [0, wd), else 0, for i in
  * [0, n) (n a multiple of CUVIL_VL, or a pair line). The zeros go first, in
  * whole vectors (which may overlap the copied part), then the copy: so
@@ -119,8 +127,8 @@ INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int
   int64_t b = wd - col0;
   b = b < a ? a : b > n ? n : b;
   if (pairs) {
-    zero_pairs(dst, a);
-    zero_pairs(dst + b, n - b);
+    zero_span(dst, a, 1);
+    zero_span(dst + b, n - b, 1);
     copy_pairs(dst + a, row + col0 + a, b - a);
     return;
   }
@@ -317,16 +325,10 @@ INLINE void dw_slab(const dw_shape *s, int64_t bands, float *line, const float *
   int64_t last = s->h - iy0;
   last = last < first ? first : last > n ? n : last;
   const int pairs = pair_lines(lw);
-  if (pairs)
-    zero_pairs(line, first * lw);
-  else
-    zero_lines(line, first * lw);
+  zero_span(line, first * lw, pairs);
   for (int64_t i = first; i < last; ++i)
     fill_line(line + i * lw, xc + (iy0 + i) * s->wd, col0, lw, s->wd, pairs);
-  if (pairs)
-    zero_pairs(line + last * lw, (n - last) * lw);
-  else
-    zero_lines(line + last * lw, (n - last) * lw);
+  zero_span(line + last * lw, (n - last) * lw, pairs);
   for (int64_t k = 0; k < bands; ++k) {
     const int64_t oy = oy0 + k * s->rows;
     if (oy >= oy1)
@@ -414,11 +416,13 @@ INLINE int better_band(int64_t oh, int64_t r, int64_t than) {
   return nr == nt && nr * r < nt * than;
 }
 
-/* The reference loop for windows whose lines would not fit the stack. */
+/* The reference loop over output rows [oy0, oy1) and columns [ox0, ox1):
+ * for windows whose lines would not fit the stack, and the border columns
+ * of dw_direct. */
 INLINE void dw_plain(const dw_shape *s, const float *xc, const float *w, float b, float *yc,
-                     float lo, float hi) {
-  for (int64_t oy = 0; oy < s->oh; ++oy)
-    for (int64_t ox = 0; ox < s->ow; ++ox) {
+                     int64_t oy0, int64_t oy1, int64_t ox0, int64_t ox1, float lo, float hi) {
+  for (int64_t oy = oy0; oy < oy1; ++oy)
+    for (int64_t ox = ox0; ox < ox1; ++ox) {
       const int64_t iy0 = oy * s->sh - s->pad_top, ix0 = ox * s->sw - s->pad_left;
       const int64_t ky_lo = first_inside(iy0, s->dh), ky_hi = end_inside(iy0, s->dh, s->h, s->kh);
       const int64_t kx_lo = first_inside(ix0, s->dw), kx_hi = end_inside(ix0, s->dw, s->wd, s->kw);
@@ -430,36 +434,13 @@ INLINE void dw_plain(const dw_shape *s, const float *xc, const float *w, float b
     }
 }
 
-/* The border columns [ox0, ox1) (a column or two, a constant count once
- * specialised) of rows [oy0, oy1) whose windows lie inside the input rows:
- * one output at a time, over the kernel columns inside the input, which
- * are constants once the column loop is unrolled. */
-INLINE void dw_columns(const dw_shape *s, const float *xc, const float *w, float b, float *yc,
-                       int64_t oy0, int64_t oy1, int64_t ox0, int64_t ox1, float lo, float hi) {
-  CUVIL_UNROLL
-  for (int64_t ox = ox0; ox < ox1; ++ox) {
-    const int64_t ix0 = ox * s->sw - s->pad_left;
-    const int64_t kx_lo = first_inside(ix0, s->dw), kx_hi = end_inside(ix0, s->dw, s->wd, s->kw);
-    for (int64_t oy = oy0; oy < oy1; ++oy) {
-      const float *xr = xc + (oy * s->sh - s->pad_top) * s->wd + ix0;
-      float acc = b;
-      CUVIL_UNROLL
-      for (int64_t ky = 0; ky < s->kh; ++ky)
-        CUVIL_UNROLL
-        for (int64_t kx = kx_lo; kx < kx_hi; ++kx)
-          acc += w[ky * s->kw + kx] * xr[ky * s->dh * s->wd + kx * s->dw];
-      yc[oy * s->ow + ox] = cuvil_clampf(acc, lo, hi);
-    }
-  }
-}
-
 /* Scalar targets: the whole bands [oy0, oy1) whose windows lie inside the
  * input rows read the plane itself, without lines: a stride-2 layer would
  * otherwise copy four input floats per output, as many instructions as
  * its nine multiply-adds. Tiles run along the columns [cx0, cx1) whose
  * windows are inside too (the last one overlapping its neighbour when the
  * width is not a whole number of tiles); the few columns left, at the
- * borders, take dw_columns. */
+ * borders, take the reference loop. */
 INLINE void dw_direct(const dw_shape *s, const float *xc, const float *w, float b, float *yc,
                       int64_t oy0, int64_t oy1, int64_t cx0, int64_t cx1, float lo, float hi) {
   enum { TW = CUVIL_DW_NV * CUVIL_VL };
@@ -471,8 +452,8 @@ INLINE void dw_direct(const dw_shape *s, const float *xc, const float *w, float 
               s->rows, TW, lo, hi);
     }
   }
-  dw_columns(s, xc, w, b, yc, oy0, oy1, 0, cx0, lo, hi);
-  dw_columns(s, xc, w, b, yc, oy0, oy1, cx1, s->ow, lo, hi);
+  dw_plain(s, xc, w, b, yc, oy0, oy1, 0, cx0, lo, hi);
+  dw_plain(s, xc, w, b, yc, oy0, oy1, cx1, s->ow, lo, hi);
 }
 
 void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
@@ -557,7 +538,7 @@ void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
       continue;
     }
     if (chunk == 0) {
-      dw_plain(&s, xc, wc, b, yc, act_lo, act_hi);
+      dw_plain(&s, xc, wc, b, yc, 0, oh, 0, ow, act_lo, act_hi);
       continue;
     }
     /* Rows [0, direct_lo) and [direct_hi, oh) through lines (all of them
