@@ -12,6 +12,9 @@ For each model (written into WORK/models by bench/models.py) and target:
           bench/ort_bench.js times ONNX Runtime (onnxruntime-node, one
           intra-op thread, every graph optimisation) on the same input, in the
           same invocation; the ratio is cuvil / ORT (< 1: cuvil is faster).
+          bench/fma_peak.c measures the machine's multiply-adds per second
+          for the target's x86-64 level: MACs / that is the model's floor,
+          the least time any code of that level could take.
   a78,    the model linked into tests/e2e/runner.c with the board's runtime
   u74-mc  and run under QEMU with -icount shift=0: the instructions retired
           between the entry and the exit of the run call (the runner reads
@@ -55,6 +58,7 @@ import models as bench_models  # noqa: E402
 from goals import GOALS  # noqa: E402
 
 HOST_BENCH = BENCH / "host_bench.c"
+FMA_PEAK = BENCH / "fma_peak.c"
 ORT_BENCH = BENCH / "ort_bench.js"
 READELF = "llvm-readelf-19"
 RTOL, ATOL = 1e-3, 1e-4
@@ -118,6 +122,15 @@ def copy_inputs(model_dir, case_dir, manifest):
 def timed_runs(macs):
     """Runs for the host medians: ~TARGET_BENCH_NS at ~1 ns per MAC, 5 to 1000."""
     return int(min(1000, max(5, TARGET_BENCH_NS / max(macs, 1))))
+
+
+def fma_peak(target, work):
+    """Multiply-adds per ns one core does at the target's x86-64 level."""
+    exe = work / target.name / "fma_peak"
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    run([run_e2e.CROSS_CC, "-O2", f"-march={target.cpu}", FMA_PEAK, "-o", exe],
+        "build fma_peak")
+    return json.loads(run([exe], "fma_peak", timeout=RUN_TIMEOUT_S).stdout)["macs_per_ns"]
 
 
 def bench_host(cuvilc, target, model_dir, case_dir, manifest):
@@ -211,7 +224,8 @@ def main():
     targets = list(boards)
     hosts = [t for t in targets if isinstance(boards[t], run_e2e.HostTarget)]
 
-    results = {"models": {}, "targets": targets, "hosts": hosts}
+    results = {"models": {}, "targets": targets, "hosts": hosts,
+               "fma_peak": {t: fma_peak(boards[t], work) for t in hosts}}
     failed = 0
     for name in names:
         bench_models.write(models_dir, name)

@@ -120,6 +120,7 @@ class HostTarget:
 
     def __init__(self, name="host", cpu="x86-64-v3"):
         self.name = name
+        self.cpu = cpu  # an x86-64 level, as -march takes it
         self.label = self.name  # of its cases: WORK/<label>/<model>
         self.cuvilc_flags = []
         self.lacks = host_cpu_lacks(cpu)  # CPU features this machine lacks

@@ -165,6 +165,26 @@ static inline __attribute__((always_inline)) void cuvil_vf_store_n(float *p, con
     __builtin_memcpy(p, v, (unsigned)n * sizeof(float));
 }
 
+/* AVX-512: lanes [lo, hi) of the vector at float index `at` of row (lane l
+ * reads row[at + l]), the others 0, in one masked load. The masked lanes
+ * are not read, so `at` may lie outside the row (a padded line's first
+ * vector starts before it); lo and hi are clamped to [0, CUVIL_VL]. */
+#if CUVIL_VL == 16 && defined(__AVX512F__)
+#include <immintrin.h>
+#define CUVIL_HAS_MASKED_LOAD 1
+static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load_lanes(const float *row,
+                                                                          int64_t at, int64_t lo,
+                                                                          int64_t hi) {
+  lo = lo < 0 ? 0 : lo > CUVIL_VL ? CUVIL_VL : lo;
+  hi = hi < lo ? lo : hi > CUVIL_VL ? CUVIL_VL : hi;
+  const __mmask16 m = (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+  const void *p = (const void *)((uintptr_t)row + (uintptr_t)(at * (int64_t)sizeof(float)));
+  return (cuvil_vf)_mm512_maskz_loadu_ps(m, p);
+}
+#else
+#define CUVIL_HAS_MASKED_LOAD 0
+#endif
+
 /* Transposes the CUVIL_VL x CUVIL_VL matrix whose rows are r[0..VL): lane l
  * of r[i] becomes lane i of r[l] (unpack / shuffle stages). */
 static inline __attribute__((always_inline)) void cuvil_vf_transpose(cuvil_vf r[CUVIL_VL]) {
