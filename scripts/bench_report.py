@@ -78,7 +78,8 @@ def main():
            "- **host**: median latency of one inference, cuvil's compiled model "
            "(`bench/host_bench.c`) and ONNX Runtime "
            f"(onnxruntime-node {ort_version()}, one intra-op thread, all graph optimisations; "
-           "`bench/ort_bench.js`), on the same input in the same run, on "
+           "`bench/ort_bench.js`), on the same input in the same run (three alternating "
+           "rounds; each side's figure is the median of its round medians), on "
            f"{host_cpu()}. Ratio = cuvil / ORT; the goal is < {HOST_RATIO_GOAL}. Latencies "
            "depend on the machine; the ratio is the figure to compare.",
            "- **a78, u74-mc**: instructions retired by one inference under "

@@ -58,16 +58,19 @@ gtest_discover_tests(packed_scalar_test NO_PRETTY_VALUES TEST_PREFIX scalar.)
 
 # And with the AVX-512 blocking of the host-avx512 target (16 lanes), run
 # only where the CPU has AVX-512F (the test reports itself skipped
-# elsewhere: exit code 77).
+# elsewhere: exit code 77); under AddressSanitizer too, which checks the
+# masked loads lane by lane.
 add_library(cuvil_kernels_opt_avx512 STATIC ${cuvil_kernels_opt_sources})
 target_include_directories(cuvil_kernels_opt_avx512 PUBLIC ${CUVIL_RUNTIME_DIR}/include)
 set_target_properties(cuvil_kernels_opt_avx512 PROPERTIES
   C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
-target_compile_options(cuvil_kernels_opt_avx512 PRIVATE -ffreestanding -march=x86-64-v4)
+target_compile_options(cuvil_kernels_opt_avx512 PRIVATE -ffreestanding -march=x86-64-v4
+  -fsanitize=address -fno-omit-frame-pointer)
 
 add_executable(packed_avx512_test ${CMAKE_CURRENT_LIST_DIR}/packed_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/avx512_main.cpp)
 target_link_libraries(packed_avx512_test PRIVATE cuvil_kernels_opt_avx512 cuvil_kernels_host
   GTest::gtest)
+target_link_options(packed_avx512_test PRIVATE -fsanitize=address)
 add_test(NAME packed_avx512_test COMMAND packed_avx512_test)
 set_tests_properties(packed_avx512_test PROPERTIES SKIP_RETURN_CODE 77)

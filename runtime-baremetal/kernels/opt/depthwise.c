@@ -55,6 +55,14 @@ INLINE int64_t slab_lines(const dw_shape *s, int64_t bands) {
 
 INLINE int pair_lines(int64_t n) { return CUVIL_VL == 1 && n >= CUVIL_DW_PAIR_FLOATS; }
 
+/* Whether stride-2 lines are stored deinterleaved (AVX-512): each group
+ * of 2 * CUVIL_VL floats as its even floats, then its odd ones, so that a
+ * tap reads whole aligned vectors and shifts lanes at most once, where
+ * gathering the even or odd lanes of the row costs a shuffle per vector
+ * and tap (MobileNetV2's stride-2 layers ran at a third of the speed of
+ * its stride-1 layers so). */
+INLINE int split_lines(const dw_shape *s) { return CUVIL_HAS_MASKED_LOAD && s->sw == 2; }
+
 /* Floats of one line for `cols` output columns: the columns their tiles'
  * vectors read (whole vectors, so the tail vector's spare lanes read
  * zeros), plus slack for the whole-vector loads of tap_vector (one vector
@@ -65,7 +73,8 @@ INLINE int64_t line_floats(const dw_shape *s, int64_t cols) {
   const int64_t n = (padded - 1) * s->sw + (s->kw - 1) * s->dw + 1 + slack;
   if (pair_lines(n)) /* as many floats as an input row, modulo 2 */
     return n + ((n - s->wd) & 1);
-  return (n + CUVIL_VL - 1) / CUVIL_VL * CUVIL_VL;
+  const int64_t unit = split_lines(s) ? 2 * CUVIL_VL : CUVIL_VL; /* whole groups */
+  return (n + unit - 1) / unit * unit;
 }
 
 /* Zeros and copies for pair lines, whose floats agree with their input
@@ -126,7 +135,8 @@ INLINE void zero_span(float *dst, int64_t n, int pairs) {
  * whole vectors (which may overlap the copied part), then the copy: so
  * every store but the copy's last few is a vector. */
 INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int64_t wd,
-                      int pairs) {
+                      int pairs, int split) {
+  (void)split;
   int64_t a = -col0;
   a = a < 0 ? 0 : a > n ? n : a;
   int64_t b = wd - col0;
@@ -138,6 +148,20 @@ INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int
     return;
   }
 #if CUVIL_HAS_MASKED_LOAD
+  if (split) {
+    for (int64_t j = 0; j < n; j += 2 * CUVIL_VL) {
+      const cuvil_vf lo = cuvil_vf_load_lanes(row, col0 + j, a - j, b - j);
+      const cuvil_vf hi =
+          cuvil_vf_load_lanes(row, col0 + j + CUVIL_VL, a - j - CUVIL_VL, b - j - CUVIL_VL);
+      const cuvil_vf even = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                                    20, 22, 24, 26, 28, 30);
+      const cuvil_vf odd = __builtin_shufflevector(lo, hi, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19,
+                                                   21, 23, 25, 27, 29, 31);
+      cuvil_vf_store(dst + j, &even);
+      cuvil_vf_store(dst + j + CUVIL_VL, &odd);
+    }
+    return;
+  }
   /* Every vector of the line in one masked load and one aligned store:
    * no separate zeros, no float-by-float tail (16-lane lines leave tails
    * of up to 15 floats), and the tiles' aligned loads of the line each
@@ -227,9 +251,10 @@ INLINE cuvil_vf window_lanes(cuvil_vf a, cuvil_vf b, int64_t k) {
  * (kx * dil), from the line at lp (vector-aligned). Stride 1 and 2 read
  * whole aligned vectors only and shift lanes in registers: the loads are
  * shared by all taps and by neighbouring vectors, and their addresses are
- * plain vector-multiple offsets. Other strides (and scalar targets, where
- * identical loads are shared anyway) gather lane by lane. */
-INLINE cuvil_vf tap_vector(const float *lp, int v, int64_t off, int64_t sw) {
+ * plain vector-multiple offsets; split: the line is deinterleaved (see
+ * split_lines), lp at a group's start. Other strides (and scalar targets,
+ * where identical loads are shared anyway) gather lane by lane. */
+INLINE cuvil_vf tap_vector(const float *lp, int v, int64_t off, int64_t sw, int split) {
   if (CUVIL_VL > 1 && sw == 1) {
     const int64_t e = v * CUVIL_VL + off;
     const float *p = lp + e / CUVIL_VL * CUVIL_VL;
@@ -241,6 +266,9 @@ INLINE cuvil_vf tap_vector(const float *lp, int v, int64_t off, int64_t sw) {
     const int64_t q = off / 2;
     const float *p = lp + 2 * (v + q / CUVIL_VL) * CUVIL_VL;
     const int odd = (int)(off % 2);
+    if (split) /* the group's even or odd half, stored as a vector */
+      return window_lanes(cuvil_vf_load(p + odd * CUVIL_VL),
+                          cuvil_vf_load(p + (2 + odd) * CUVIL_VL), q % CUVIL_VL);
     return window_lanes(cuvil_vf_load_half(p, odd), cuvil_vf_load_half(p + 2 * CUVIL_VL, odd),
                         q % CUVIL_VL);
   }
@@ -301,7 +329,7 @@ INLINE void dw_tile(int nv, const dw_shape *s, const float *line, int64_t lw, in
     for (int64_t kx = 0; kx < s->kw; ++kx)
       CUVIL_UNROLL
       for (int v = 0; v < nv; ++v) {
-        const cuvil_vf xv = tap_vector(line + i * lw + col, v, kx * s->dw, s->sw);
+        const cuvil_vf xv = tap_vector(line + i * lw + col, v, kx * s->dw, s->sw, split_lines(s));
         CUVIL_UNROLL
         for (int r = 0; r < s->rows; ++r) {
           const int64_t dy = i - r * s->sh; /* = ky * dh */
@@ -344,7 +372,7 @@ INLINE void dw_slab(const dw_shape *s, int64_t bands, float *line, const float *
   const int pairs = pair_lines(lw);
   zero_span(line, first * lw, pairs);
   for (int64_t i = first; i < last; ++i)
-    fill_line(line + i * lw, xc + (iy0 + i) * s->wd, col0, lw, s->wd, pairs);
+    fill_line(line + i * lw, xc + (iy0 + i) * s->wd, col0, lw, s->wd, pairs, split_lines(s));
   zero_span(line + last * lw, (n - last) * lw, pairs);
   for (int64_t k = 0; k < bands; ++k) {
     const int64_t oy = oy0 + k * s->rows;
