@@ -509,13 +509,20 @@ void cuvil_k_dwconv2d_f32(const float *restrict x, const float *restrict w,
   enum { TW = CUVIL_DW_NV * CUVIL_VL };
   /* Rows per band: the fewest bands, and among those the fewest unused
    * rows in the last one (6 rows: two bands of 3, not 4 + 2; 25 rows:
-   * seven bands of 4). Straight-line code, so that it folds to a constant
-   * before the tile loops over the band's rows are unrolled. */
+   * seven bands of 4; with AVX-512's 8, 14 rows: two bands of 7).
+   * Straight-line code, so that it folds to a constant before the tile
+   * loops over the band's rows are unrolled. */
   int64_t band = CUVIL_DW_R;
-  if (CUVIL_DW_R > 3 && better_band(oh, 3, band))
-    band = 3;
-  if (CUVIL_DW_R > 2 && better_band(oh, 2, band))
-    band = 2;
+#define CUVIL_TRY_BAND(r)                                                                          \
+  if (CUVIL_DW_R > (r) && better_band(oh, (r), band))                                              \
+    band = (r);
+  CUVIL_TRY_BAND(7)
+  CUVIL_TRY_BAND(6)
+  CUVIL_TRY_BAND(5)
+  CUVIL_TRY_BAND(4)
+  CUVIL_TRY_BAND(3)
+  CUVIL_TRY_BAND(2)
+#undef CUVIL_TRY_BAND
   const dw_shape s = {h,        wd,       kh,    kw,    oh,      ow,       stride_h, stride_w,
                       dil_h,    dil_w,    pad_top, pad_left, band};
   const int64_t band_lines = slab_lines(&s, 1);
