@@ -58,9 +58,8 @@ INLINE int pair_lines(int64_t n) { return CUVIL_VL == 1 && n >= CUVIL_DW_PAIR_FL
 /* Whether stride-2 lines are stored deinterleaved (AVX-512): each group
  * of 2 * CUVIL_VL floats as its even floats, then its odd ones, so that a
  * tap reads whole aligned vectors and shifts lanes at most once, where
- * gathering the even or odd lanes of the row costs a shuffle per vector
- * and tap (MobileNetV2's stride-2 layers ran at a third of the speed of
- * its stride-1 layers so). */
+ * gathering the even or odd lanes of the row costs two loads and a
+ * shuffle per tap (MobileNetV1 on host-avx512: about 2.5% faster). */
 INLINE int split_lines(const dw_shape *s) { return CUVIL_HAS_MASKED_LOAD && s->sw == 2; }
 
 /* Floats of one line for `cols` output columns: the columns their tiles'
@@ -131,9 +130,11 @@ INLINE void zero_span(float *dst, int64_t n, int pairs) {
 }
 
 /* dst[i] = row[col0 + i] where that lies in [0, wd), else 0, for i in
- * [0, n) (n a multiple of CUVIL_VL, or a pair line). The zeros go first, in
- * whole vectors (which may overlap the copied part), then the copy: so
- * every store but the copy's last few is a vector. */
+ * [0, n) (n a multiple of CUVIL_VL, or a pair line); with split (AVX-512,
+ * stride 2), in the deinterleaved order of split_lines. Without masked
+ * loads the zeros go first, in whole vectors (which may overlap the
+ * copied part), then the copy: so every store but the copy's last few is
+ * a vector. */
 INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int64_t wd,
                       int pairs, int split) {
   (void)split;
