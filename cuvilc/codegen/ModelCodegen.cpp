@@ -362,7 +362,9 @@ llvm::Error EntryBuilder::buildNode(const Node &N, size_t Step) {
     return llvm::Error::success();
 
   // A local symbol per node: nm and profilers show the layers by name.
-  std::string Label = N.name();
+  // Any bytes in, [A-Za-z0-9_] out, and at most 200 of them (a 10 KB name
+  // would otherwise be a 10 KB symbol).
+  std::string Label = N.name().substr(0, 200);
   for (char &C : Label)
     if (!std::isalnum(static_cast<unsigned char>(C)))
       C = '_';

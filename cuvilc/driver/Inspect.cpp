@@ -1,7 +1,9 @@
 //===- Inspect.cpp - `cuvilc inspect` and `cuvilc targets` ----------------===//
 #include "driver/Driver.h"
+
 #include "frontend/onnx/OnnxImporter.h"
 #include "ir/Diagnostic.h"
+#include "ir/Escape.h"
 #include "ops/OpRegistry.h"
 #include "passes/Pass.h"
 #include "target/TargetInfo.h"
@@ -41,12 +43,14 @@ llvm::Error runInspect(const std::string &Model, const std::string &Target,
     S += fmt::format(F, std::forward<Args>(A)...);
     S += '\n';
   };
-  Line("model {} (graph '{}')", std::filesystem::path(Model).filename().string(),
-       G.name());
+  // Names are any bytes: printed escaped (ir/Escape.h).
+  Line("model {} (graph '{}')",
+       printable(std::filesystem::path(Model).filename().string()),
+       printable(G.name()));
   for (const Value *V : G.inputs())
-    Line("  input  {:<24} {}", V->name(), typeStr(V));
+    Line("  input  {:<24} {}", printable(V->name()), typeStr(V));
   for (const Value *V : G.outputs())
-    Line("  output {:<24} {}", V->name(), typeStr(V));
+    Line("  output {:<24} {}", printable(V->name()), typeStr(V));
 
   Line("");
   Line("{:>4}  {:<24} {:<20} {:<28} {:>12}", "#", "node", "op", "outputs",
@@ -71,7 +75,8 @@ llvm::Error runInspect(const std::string &Model, const std::string &Target,
       TotalMacs += M;
     }
     std::string Macs = M ? std::to_string(M) : std::string(1, Mark);
-    Line("{:>4}  {:<24} {:<20} {:<28} {:>12}", I, N.name(), N.opType(),
+    Line("{:>4}  {:<24} {:<20} {:<28} {:>12}", I, printable(N.name()),
+         printable(N.opType()),
          fmt::format("{}", fmt::join(Outs, " ")), Macs);
   }
 

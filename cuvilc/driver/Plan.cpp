@@ -8,9 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "driver/Driver.h"
+
 #include "emit/OutputFiles.h"
 #include "emit/PlanSvg.h"
 #include "emit/Report.h"
+#include "ir/Escape.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
 
@@ -30,8 +32,11 @@ std::string onnxNodes(const Value &V) {
   if (!P)
     return "(graph input)";
   if (P->origin().Names.empty())
-    return P->name();
-  return fmt::format("{}", fmt::join(P->origin().Names, ", "));
+    return printable(P->name());
+  std::vector<std::string> Names;
+  for (const std::string &N : P->origin().Names)
+    Names.push_back(printable(N));
+  return fmt::format("{}", fmt::join(Names, ", "));
 }
 
 std::string arenaLine(const ArenaPlan &A, const std::string &Schedule) {
@@ -50,7 +55,8 @@ std::string formatPlan(const Graph &G, const MemoryPlan &Plan,
                        const TargetInfo &T, const std::string &ModelFile) {
   std::string S =
       fmt::format("plan of {} (graph '{}') for target {}: {} steps\n",
-                  ModelFile, G.name(), T.Name, G.nodes().size());
+                  printable(ModelFile), printable(G.name()), T.Name,
+                  G.nodes().size());
   for (const ArenaPlan &A : Plan.Arenas)
     S += arenaLine(A, Plan.Schedule);
   int64_t Total = Plan.arenaSize();
@@ -79,7 +85,7 @@ std::string formatPlan(const Graph &G, const MemoryPlan &Plan,
   for (const ArenaBuffer *B : Order) {
     RegionWidth = std::max(RegionWidth, Plan.Arenas[B->Arena].Region.size());
     for (const Value *V : B->Values)
-      NameWidth = std::max(NameWidth, V->name().size() + 2);
+      NameWidth = std::max(NameWidth, printable(V->name()).size() + 2);
   }
   NameWidth = std::min<size_t>(NameWidth, 40);
   auto Row = [&](const std::string &Region, const std::string &Offset,
@@ -99,7 +105,7 @@ std::string formatPlan(const Graph &G, const MemoryPlan &Plan,
     const std::string &Region = Plan.Arenas[B->Arena].Region;
     Row(Region, fmt::format("0x{:08x}", B->Offset), std::to_string(B->Size),
         std::to_string(B->Bytes), fmt::format("{}..{}", B->First, B->Last),
-        B->Root->name(), onnxNodes(*B->Root));
+        printable(B->Root->name()), onnxNodes(*B->Root));
     for (const Value *V : B->Values) {
       if (V == B->Root)
         continue;
@@ -109,7 +115,7 @@ std::string formatPlan(const Graph &G, const MemoryPlan &Plan,
       auto [First, Last] = Live.of(*V);
       Row(Region, fmt::format("0x{:08x}", Off), "",
           std::to_string(V->byteSize()), fmt::format("{}..{}", First, Last),
-          "+ " + V->name(), onnxNodes(*V));
+          "+ " + printable(V->name()), onnxNodes(*V));
     }
   }
   S += "(size: the buffer, aligned; +: a tensor stored in the buffer above)\n";

@@ -1,6 +1,8 @@
 //===- HeaderWriter.cpp ---------------------------------------------------===//
 #include "emit/HeaderWriter.h"
 
+#include "ir/Escape.h"
+
 #include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
@@ -8,15 +10,6 @@
 #include <set>
 
 namespace cuvil {
-
-std::string cIdentifier(const std::string &S) {
-  std::string Out;
-  for (char C : S)
-    Out += std::isalnum(static_cast<unsigned char>(C)) ? C : '_';
-  if (Out.empty() || std::isdigit(static_cast<unsigned char>(Out[0])))
-    Out = "_" + Out;
-  return Out;
-}
 
 static std::string upper(std::string S) {
   for (char &C : S)
@@ -37,7 +30,7 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   };
 
   Line("/* {}.h: C API of the model compiled by cuvilc from {} for target "
-       "{}.", N, Info.SourceFile, T.Name);
+       "{}.", N, cComment(Info.SourceFile), cComment(T.Name));
   Line(" * Generated file: do not edit. Link {}.o and INCLUDE {}.ld. */", N, N);
   Line("#ifndef {}", Guard);
   Line("#define {}", Guard);
@@ -68,7 +61,8 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
        N);
   Line("#define {}NUM_ARENAS {}", P, std::max<size_t>(Plan.Arenas.size(), 1));
   for (size_t A = 0; A < Plan.Arenas.size(); ++A) {
-    Line("#define {}ARENA_{}_REGION \"{}\"", P, A, Plan.Arenas[A].Region);
+    Line("#define {}ARENA_{}_REGION {}", P, A,
+         cStringLiteral(Plan.Arenas[A].Region));
     Line("#define {}ARENA_{}_SIZE {}u", P, A, Plan.Arenas[A].Size);
   }
   Line("#define {}ARENA_SIZE {}u /* all arenas */", P, Plan.arenaSize());
@@ -86,8 +80,8 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
     for (size_t I = 0; I < Vs.size(); ++I) {
       const Value *V = Vs[I];
       std::string Q = fmt::format("{}{}_{}_", P, K, I);
-      Line("/* {} {}: '{}' */", Kind, I, V->name());
-      Line("#define {}NAME \"{}\"", Q, V->name());
+      Line("/* {} {}: '{}' */", Kind, I, cComment(V->name()));
+      Line("#define {}NAME {}", Q, cStringLiteral(V->name()));
       Line("#define {}RANK {}", Q, V->rank());
       Line("#define {}SHAPE {{{}}}", Q,
            V->rank() ? fmt::format("{}", fmt::join(V->shape(), ", ")) : "1");
@@ -136,9 +130,13 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   std::vector<std::string> Params;
   std::set<std::string> Used = {"m"};
   auto ParamName = [&](const Value *V, const char *Fallback, size_t I) {
+    // The tensor's name made a C name, when that is safe (not a keyword, a
+    // reserved name, one of ours or of our macros, nor taken already);
+    // otherwise a neutral one.
     std::string Id = cIdentifier(V->name());
-    if (Used.count(Id))
-      Id = fmt::format("{}{}", Fallback, I);
+    for (unsigned Try = 0; !isSafeCIdentifier(Id) || Used.count(Id); ++Try)
+      Id = Try ? fmt::format("{}{}_{}", Fallback, I, Try)
+               : fmt::format("{}{}", Fallback, I);
     Used.insert(Id);
     return Id;
   };

@@ -2,6 +2,7 @@
 #ifndef CUVIL_EMIT_HEADERWRITER_H
 #define CUVIL_EMIT_HEADERWRITER_H
 
+#include "ir/Escape.h"
 #include "ir/Graph.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
@@ -25,8 +26,6 @@ struct HeaderInfo {
 std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
                         const TargetInfo &T, const HeaderInfo &Info);
 
-/// A C identifier made from S (invalid characters become '_').
-std::string cIdentifier(const std::string &S);
 
 } // namespace cuvil
 

@@ -1,6 +1,8 @@
 //===- LinkerScript.cpp ---------------------------------------------------===//
 #include "emit/LinkerScript.h"
 
+#include "ir/Escape.h"
+
 #include <fmt/format.h>
 
 namespace cuvil {
@@ -13,10 +15,10 @@ std::string writeLinkerScript(const std::string &N, const MemoryPlan &Plan,
   std::string S;
   S += fmt::format("/* {}.ld: placement of model '{}' (target {}), generated "
                    "by cuvilc.\n",
-                   N, N, T.Name);
+                   N, N, cComment(T.Name));
   for (const ArenaPlan &AP : Plan.Arenas)
     S += fmt::format(" * Arena in {}: {} bytes (lower bound {}, ratio {:.3f}).\n",
-                     AP.Region, AP.Size, AP.LowerBound, AP.ratio());
+                     cComment(AP.Region), AP.Size, AP.LowerBound, AP.ratio());
   S += fmt::format(" * Buffers and sizes are multiples of the {}-byte DMA "
                    "alignment. */\n",
                    A);

@@ -11,6 +11,7 @@
 #include "emit/PlanSvg.h"
 
 #include "ir/DType.h"
+#include "ir/Escape.h"
 
 #include <algorithm>
 #include <cassert>
@@ -18,7 +19,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <iterator>
-#include <llvm/Support/ConvertUTF.h>
 
 namespace cuvil {
 
@@ -32,39 +32,6 @@ constexpr double PlotWidthGoal = 960;
 constexpr double MinStepWidth = 6, MaxStepWidth = 64;
 constexpr double Left = 80, Right = 170, Top = 58;
 constexpr size_t MaxNodeNameChars = 28;
-
-/// Control characters, and non-ASCII bytes of text that is not valid
-/// UTF-8 (or holds the non-characters XML forbids), as \xNN.
-std::string printable(const std::string &S) {
-  const auto *Begin = reinterpret_cast<const llvm::UTF8 *>(S.data());
-  bool Utf8 = llvm::isLegalUTF8String(&Begin, Begin + S.size()) &&
-              S.find("\xEF\xBF\xBE") == std::string::npos &&
-              S.find("\xEF\xBF\xBF") == std::string::npos;
-  std::string Out;
-  for (unsigned char C : S) {
-    if (C < 0x20 || C == 0x7f || (C >= 0x80 && !Utf8))
-      Out += fmt::format("\\x{:02x}", C);
-    else
-      Out += static_cast<char>(C);
-  }
-  return Out;
-}
-
-/// Escapes the five XML special characters of already printable text.
-std::string xmlText(const std::string &S) {
-  std::string Out;
-  for (char C : S) {
-    switch (C) {
-    case '&': Out += "&amp;"; break;
-    case '<': Out += "&lt;"; break;
-    case '>': Out += "&gt;"; break;
-    case '"': Out += "&quot;"; break;
-    case '\'': Out += "&apos;"; break;
-    default: Out += C;
-    }
-  }
-  return Out;
-}
 
 /// Number of characters (UTF-8 code points) of printable text.
 size_t charCount(const std::string &S) {
@@ -233,8 +200,8 @@ void SvgWriter::layout(const std::string &Title) {
 
 void SvgWriter::writeLegend(const std::string &Title) {
   emit(R"(<text x="{}" y="22" font-size="14" font-weight="bold">{}</text>)",
-       px(Left), escapeXml(Title));
-  emit(R"(<text x="{}" y="40">{}</text>)", px(Left), xmlText(Legend));
+       px(Left), xmlText(Title));
+  emit(R"(<text x="{}" y="40">{}</text>)", px(Left), xmlEscape(Legend));
 }
 
 /// One column per step, shaded alternately; its tooltip names the node.
@@ -250,7 +217,7 @@ void SvgWriter::writeSteps() {
     emit(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}">)"
          R"(<title>{}</title></rect>)",
          px(x(S)), px(Top), px(StepWidth), px(PlotHeight),
-         S % 2 ? "#f2f2f2" : "#fafafa", xmlText(Tip));
+         S % 2 ? "#f2f2f2" : "#fafafa", xmlEscape(Tip));
   }
   emit("</g>");
 }
@@ -297,7 +264,7 @@ void SvgWriter::writeAxes() {
   for (unsigned S = 0; S < Steps && S < G.nodes().size(); S += NameEvery) {
     double X = x(S + 0.5) + 3.5, Y = Bottom + 24;
     emit(R"svg(<text transform="translate({},{}) rotate(-90)">{}</text>)svg",
-         px(X), px(Y), xmlText(truncateChars(stepName(S), NameChars)));
+         px(X), px(Y), xmlEscape(truncateChars(stepName(S), NameChars)));
   }
   emit("</g>");
   emit(R"(<text x="{}" y="{}" text-anchor="end">step</text>)", px(Left - 6),
@@ -334,7 +301,7 @@ void SvgWriter::writeBuffer(const ArenaBuffer &B) {
   double H = std::max(1.0, y(static_cast<double>(B.Offset)) - Y);
   std::string Name = printable(B.Root->name());
   emit("<g>");
-  emit("<title>{}</title>", xmlText(bufferTooltip(B)));
+  emit("<title>{}</title>", xmlEscape(bufferTooltip(B)));
   emit(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}" )"
        R"(stroke="#333" stroke-width="0.6"/>)",
        px(X), px(Y), px(W), px(H), fillColour(B.Root->name()));
@@ -350,7 +317,7 @@ void SvgWriter::writeBuffer(const ArenaBuffer &B) {
     emit(R"(<g><title>{}</title><rect x="{}" y="{}" width="{}" height="{}" )"
          R"(fill="#000" fill-opacity="0" stroke="#333" stroke-width="0.6" )"
          R"(stroke-dasharray="3 2"/></g>)",
-         xmlText(valueLine(*V, Off)), px(x(First) + 1), px(VY),
+         xmlEscape(valueLine(*V, Off)), px(x(First) + 1), px(VY),
          px((Last + 1 - First) * StepWidth - 2), px(VH));
   }
 
@@ -372,7 +339,7 @@ void SvgWriter::writeBuffer(const ArenaBuffer &B) {
       Y + H / 2 - static_cast<double>(Lines.size()) * LineHeight / 2 + 9.5;
   for (const std::string &L : Lines) {
     emit(R"(<text x="{}" y="{}">{}</text>)", px(X + 3), px(Baseline),
-         xmlText(L));
+         xmlEscape(L));
     Baseline += LineHeight;
   }
   emit("</g>");
@@ -404,7 +371,7 @@ std::string SvgWriter::write(const std::string &Title) {
   emit(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" )"
        R"(viewBox="0 0 {0} {1}" font-family="monospace" font-size="{2}">)",
        px(Width), px(Height), FontSize);
-  emit("<title>{}</title>", escapeXml(Title));
+  emit("<title>{}</title>", xmlText(Title));
   emit(R"(<rect width="100%" height="100%" fill="#fff"/>)");
   writeLegend(Title);
   writeSteps();
@@ -438,8 +405,6 @@ std::pair<unsigned, unsigned> ValueSteps::of(const Value &V) const {
     Last = static_cast<unsigned>(G.nodes().size() - 1);
   return {First, Last};
 }
-
-std::string escapeXml(const std::string &S) { return xmlText(printable(S)); }
 
 std::string writePlanSvg(const Graph &G, const MemoryPlan &Plan, unsigned Arena,
                          const std::string &Title) {

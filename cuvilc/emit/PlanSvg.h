@@ -42,11 +42,6 @@ private:
 std::string writePlanSvg(const Graph &G, const MemoryPlan &Plan, unsigned Arena,
                          const std::string &Title);
 
-/// S with the XML special characters escaped, control characters (and, if
-/// S is not valid UTF-8, every non-ASCII byte) written as \xNN: the result
-/// is always valid XML character data.
-std::string escapeXml(const std::string &S);
-
 } // namespace cuvil
 
 #endif

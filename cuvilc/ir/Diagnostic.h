@@ -9,6 +9,7 @@
 #ifndef CUVIL_IR_DIAGNOSTIC_H
 #define CUVIL_IR_DIAGNOSTIC_H
 
+#include "ir/Escape.h"
 #include "ir/Graph.h"
 
 #include <fmt/format.h>
@@ -17,7 +18,9 @@
 namespace cuvil {
 
 inline std::string describeNode(const Node &N) {
-  return fmt::format("node '{}' ({})", N.name(), N.opType());
+  // Names are any bytes: a newline in one must not start a new message.
+  return fmt::format("node '{}' ({})", printable(N.name()),
+                     printable(N.opType()));
 }
 
 template <typename... Args>

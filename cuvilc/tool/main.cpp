@@ -5,12 +5,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "driver/Driver.h"
+#include "ir/Escape.h"
 #include "passes/Pass.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <iostream>
-#include <llvm/Support/ConvertUTF.h>
 #include <llvm/Support/Error.h>
 
 #ifndef CUVIL_VERSION
@@ -19,17 +19,15 @@
 
 namespace {
 
-/// Names in a damaged model can hold any bytes: control characters, and
-/// everything non-ASCII unless the message is valid UTF-8, are escaped.
+/// Names in a damaged model can hold any bytes: each line of a message is
+/// made printable (ir/Escape.h); the line breaks between them stay.
 std::string printable(const std::string &S) {
-  const auto *Begin = reinterpret_cast<const llvm::UTF8 *>(S.data());
-  bool Utf8 = llvm::isLegalUTF8String(&Begin, Begin + S.size());
   std::string Out;
-  for (unsigned char C : S) {
-    bool Keep = C == '\n' || (C >= 0x20 && C != 0x7f && (C < 0x80 || Utf8));
-    Out += Keep ? std::string(1, char(C)) : fmt::format("\\x{:02x}", C);
-  }
-  return Out;
+  size_t Start = 0;
+  for (size_t NL; (NL = S.find('\n', Start)) != std::string::npos;
+       Start = NL + 1)
+    Out += cuvil::printable(std::string_view(S).substr(Start, NL - Start)) + "\n";
+  return Out + cuvil::printable(std::string_view(S).substr(Start));
 }
 
 /// Prints every error joined in E, prefixed with the file it concerns.

@@ -3,6 +3,7 @@
 #include "emit/HeaderWriter.h"
 #include "emit/LinkerScript.h"
 #include "emit/WeightsBlob.h"
+#include "ir/Escape.h"
 #include "target/TargetInfo.h"
 
 #include <cuvil/blob.h>
@@ -118,4 +119,47 @@ TEST(Emit, LinkerScriptPlacesArenaAndWeights) {
 TEST(Emit, CIdentifiers) {
   EXPECT_EQ(cIdentifier("input.1"), "input_1");
   EXPECT_EQ(cIdentifier("9lives"), "_9lives");
+  EXPECT_EQ(cIdentifier(""), "_");
+  EXPECT_EQ(cIdentifier("caf\xc3\xa9"), "caf__");
+  EXPECT_TRUE(isSafeCIdentifier("input_1"));
+  for (const char *Bad : {"int", "while", "m", "NULL", "uint8_t", "class",
+                          "__x", "_Upper", "cuvil_kws_run", "CUVIL_OK", "",
+                          "a.b"})
+    EXPECT_FALSE(isSafeCIdentifier(Bad)) << Bad;
+  EXPECT_FALSE(isSafeCIdentifier(std::string(64, 'a')));
+}
+
+TEST(Emit, CStringLiterals) {
+  EXPECT_EQ(cStringLiteral("plain"), "\"plain\"");
+  EXPECT_EQ(cStringLiteral("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(cStringLiteral("?" "?/"), "\"\\?\\?/\"");
+  EXPECT_EQ(cStringLiteral("n\n\t"), "\"n\\n\\t\"");
+  // Octal escapes: a digit after one cannot extend it (\x would).
+  EXPECT_EQ(cStringLiteral(std::string("\xff" "1\0", 3)), "\"\\3771\\000\"");
+}
+
+TEST(Emit, CComments) {
+  EXPECT_EQ(cComment("a */ b /* c"), "a * / b / * c");
+  EXPECT_EQ(cComment("ends with *"), "ends with * ");
+  EXPECT_EQ(cComment("line\nbreak"), "line\\x0abreak");
+  EXPECT_EQ(cComment("\xff\xfe"), "\\xff\\xfe");
+  std::string Long = cComment(std::string(10000, 'x'));
+  EXPECT_EQ(Long, std::string(200, 'x') + "...");
+  // A cut never splits a UTF-8 character or an escape.
+  EXPECT_EQ(cComment("ab\xc3\xa9", 3), "ab...");
+  EXPECT_EQ(cComment("a\x01", 3), "a...");
+  EXPECT_EQ(cComment("*/", 1), "* ...");
+}
+
+TEST(Emit, PrintableAndXml) {
+  EXPECT_EQ(printable("caf\xc3\xa9"), "caf\xc3\xa9"); // valid UTF-8 stays
+  EXPECT_EQ(printable("caf\xe9"), "caf\\xe9");
+  EXPECT_EQ(printable("a\nb\x7f"), "a\\x0ab\\x7f");
+  EXPECT_EQ(xmlText("<a href=\"x\">&'\n"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&apos;\\x0a");
+  EXPECT_EQ(xmlEscape("a\nb<"), "a\nb&lt;");
+  EXPECT_TRUE(isLinkerScriptName("L2LIM"));
+  EXPECT_TRUE(isLinkerScriptName("_ram0"));
+  for (const char *Bad : {"", "0RAM", "RAM }", "a-b", "R\xc3\xa9"})
+    EXPECT_FALSE(isLinkerScriptName(Bad)) << Bad;
 }
