@@ -23,6 +23,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Triple.h>
 #include <llvm/Transforms/IPO/Internalize.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
@@ -535,8 +536,23 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
     if (auto E = emitFile(*Copy, **TM, llvm::CodeGenFileType::AssemblyFile, T.Name, R.Asm))
       return E;
   }
-  if (auto E = emitFile(*M, **TM, llvm::CodeGenFileType::ObjectFile, T.Name, R.Object))
+  FrameSizes Frames;
+  if (auto E = emitFile(*M, **TM, llvm::CodeGenFileType::ObjectFile, T.Name,
+                        R.Object, &Frames))
     return E;
+  // A call pushes the return address on x86; elsewhere it is in a register
+  // that the callee's frame saves if it must.
+  unsigned RetAddr = llvm::Triple(T.Triple).isX86() ? 8 : 0;
+  std::vector<std::string> Helpers(std::begin(WeakRuntimeSymbols),
+                                   std::end(WeakRuntimeSymbols));
+  R.InitStack = stackBound(*M, "cuvil_" + Opts.ModelName + "_init", Frames,
+                           RetAddr, Helpers);
+  R.RunStack = stackBound(*M, "cuvil_" + Opts.ModelName + "_run", Frames,
+                          RetAddr, Helpers);
+  StackBound RunV = stackBound(*M, "cuvil_" + Opts.ModelName + "_run_v",
+                               Frames, RetAddr, Helpers);
+  if (!RunV.Known || (R.RunStack.Known && RunV.Bytes > R.RunStack.Bytes))
+    R.RunStack = RunV;
   return R;
 }
 

@@ -2,6 +2,7 @@
 #ifndef CUVIL_CODEGEN_MODELCODEGEN_H
 #define CUVIL_CODEGEN_MODELCODEGEN_H
 
+#include "codegen/StackUsage.h"
 #include "ir/Graph.h"
 #include "ops/OpRegistry.h"
 #include "planner/MemoryPlan.h"
@@ -29,6 +30,9 @@ struct CodegenResult {
   /// Per graph input: whether any kernel reads it. An input only consulted
   /// for its type (CastLike's `like`) or used by no node is not read.
   std::vector<bool> InputsRead;
+  /// Worst-case stack depth of init, and of run (which covers run_v), in
+  /// the emitted code.
+  StackBound InitStack, RunStack;
 };
 
 /// Lowers every node to kernel calls, builds the model's entry points

@@ -185,6 +185,11 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   HI.GraphHash = Hash;
   HI.ExternalWeights = !Embed;
   HI.InputsRead = Code->InputsRead;
+  auto Figure = [](const StackBound &S) {
+    return StackFigure{S.Known, S.Bytes, S.Reason, S.Path};
+  };
+  HI.InitStack = Figure(Code->InitStack);
+  HI.RunStack = Figure(Code->RunStack);
 
   std::vector<OutputFile> Files = {
       {Opts.Out, std::move(Code->Object)},
@@ -199,7 +204,8 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
     Files.push_back({replaceExtension(Opts.Out, ".s"), Code->Asm});
   if (!Opts.Report.empty())
     Files.push_back({Opts.Report, writeReport(G, *Plan, T, Name, WeightsRegion,
-                                              Blob.size())});
+                                              Blob.size(), &HI.InitStack,
+                                              &HI.RunStack)});
   return writeOutputFiles(Files);
 }
 

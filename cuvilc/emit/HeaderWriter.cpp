@@ -77,6 +77,22 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
        Info.ExternalWeights ? "; external: see the .cuvw file" : "");
   Line("#define {}GRAPH_HASH 0x{:016x}ull", P, Info.GraphHash);
   Line("");
+  Line("/* Stack: the most bytes below the caller's stack pointer that a call");
+  Line(" * of init, and of run or run_v, uses (frames of the emitted code along");
+  Line(" * its deepest call chain). */");
+  for (auto [Entry, Fig] : {std::pair{"INIT", &Info.InitStack},
+                            std::pair{"RUN", &Info.RunStack}}) {
+    if (Fig->Known) {
+      Line("#define {}{}_STACK_BYTES {}u", P, Entry, Fig->Bytes);
+      continue;
+    }
+    // No macro: firmware that relies on the figure must not compile.
+    std::string Why = Fig->Reason;
+    for (size_t At; (At = Why.find("*/")) != std::string::npos;)
+      Why.replace(At, 2, "* /");
+    Line("/* {}{}_STACK_BYTES is not stated: {}. */", P, Entry, Why);
+  }
+  Line("");
 
   auto Tensors = [&](const char *Kind, const std::vector<Value *> &Vs,
                      const std::vector<bool> *Read) {
