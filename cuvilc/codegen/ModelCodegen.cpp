@@ -185,6 +185,16 @@ void EntryBuilder::buildInit() {
     Check(Misaligned, StatusArenaMisaligned, "arena.ok");
     ArenaPtrs.push_back(Ptr);
   }
+  // Each arena's byte range [start, end): none may run past the end of the
+  // address space.
+  std::vector<std::pair<llvm::Value *, llvm::Value *>> Ranges;
+  for (size_t A = 0; A < NumArenas; ++A) {
+    int64_t Bytes = A < Plan.Arenas.size() ? Plan.Arenas[A].Size : 0;
+    llvm::Value *Start = B.CreatePtrToInt(ArenaPtrs[A], I64);
+    llvm::Value *End = B.CreateAdd(Start, llvm::ConstantInt::get(I64, Bytes));
+    Check(B.CreateICmpULT(End, Start), StatusArenaRange, "arena.range.ok");
+    Ranges.emplace_back(Start, End);
+  }
   llvm::Value *BlobPtr = UserBlob, *BlobSize = UserSize;
   if (Blob) {
     llvm::Value *UseEmbedded = B.CreateIsNull(UserBlob);
@@ -195,10 +205,34 @@ void EntryBuilder::buildInit() {
   } else {
     Check(B.CreateIsNull(UserBlob), StatusNoWeights, "weights.given");
   }
+  // The caller's blob: aligned like the data block in it, big enough for
+  // this model's weights (data vector, its length, root offset and
+  // identifier), and apart from every arena.
+  llvm::Value *BlobStart = B.CreatePtrToInt(BlobPtr, I64);
+  Check(B.CreateICmpNE(B.CreateAnd(BlobStart, Plan.Alignment - 1),
+                       llvm::ConstantInt::get(I64, 0)),
+        StatusBlobAlign, "weights.aligned");
+  if (Opts.WeightsDataSize > 0)
+    Check(B.CreateICmpULT(BlobSize, llvm::ConstantInt::get(
+                                        I64, Opts.WeightsDataSize + 12)),
+          StatusBlobShort, "weights.size.ok");
+  llvm::Value *BlobEnd = B.CreateAdd(BlobStart, BlobSize);
+  BlobEnd = B.CreateSelect(B.CreateICmpULT(BlobEnd, BlobStart),
+                           llvm::ConstantInt::get(I64, UINT64_MAX), BlobEnd);
+  Ranges.emplace_back(BlobStart, BlobEnd);
+  auto Overlap = [&](size_t X, size_t Y) {
+    return B.CreateAnd(B.CreateICmpULT(Ranges[X].first, Ranges[Y].second),
+                       B.CreateICmpULT(Ranges[Y].first, Ranges[X].second));
+  };
+  for (size_t X = 0; X < NumArenas; ++X)
+    for (size_t Y = X + 1; Y < Ranges.size(); ++Y)
+      Check(Overlap(X, Y), StatusArenaOverlap, "apart");
   // Verify the blob once; generated code then addresses data + offset.
   llvm::Function *Open = M.getFunction("cuvil_blob_open");
   assert(Open && "kernel bitcode lacks cuvil_blob_open");
-  llvm::Value *DataSlot = B.CreateAlloca(PtrTy, nullptr, "data");
+  // In the entry block: a stack slot elsewhere is a dynamic allocation.
+  llvm::IRBuilder<> EntryB(Entry, Entry->begin());
+  llvm::Value *DataSlot = EntryB.CreateAlloca(PtrTy, nullptr, "data");
   llvm::Value *Rc = B.CreateCall(
       Open, {BlobPtr, BlobSize, llvm::ConstantInt::get(I64, Opts.GraphHash),
              llvm::ConstantInt::get(I64, Plan.Alignment),
@@ -541,16 +575,19 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
                         R.Object, &Frames))
     return E;
   // A call pushes the return address on x86; elsewhere it is in a register
-  // that the callee's frame saves if it must.
-  unsigned RetAddr = llvm::Triple(T.Triple).isX86() ? 8 : 0;
+  // that the callee's frame saves if it must. x86-64 leaf functions may
+  // also use the 128 bytes below the stack pointer (the red zone), which
+  // their frame size leaves out.
+  bool X86 = llvm::Triple(T.Triple).isX86();
+  unsigned RetAddr = X86 ? 8 : 0, RedZone = X86 ? 128 : 0;
   std::vector<std::string> Helpers(std::begin(WeakRuntimeSymbols),
                                    std::end(WeakRuntimeSymbols));
   R.InitStack = stackBound(*M, "cuvil_" + Opts.ModelName + "_init", Frames,
-                           RetAddr, Helpers);
+                           RetAddr, Helpers, RedZone);
   R.RunStack = stackBound(*M, "cuvil_" + Opts.ModelName + "_run", Frames,
-                          RetAddr, Helpers);
+                          RetAddr, Helpers, RedZone);
   StackBound RunV = stackBound(*M, "cuvil_" + Opts.ModelName + "_run_v",
-                               Frames, RetAddr, Helpers);
+                               Frames, RetAddr, Helpers, RedZone);
   if (!RunV.Known || (R.RunStack.Known && RunV.Bytes > R.RunStack.Bytes))
     R.RunStack = RunV;
   return R;

@@ -54,7 +54,12 @@ enum StatusCode : int {
   StatusArenaMisaligned = -2,
   StatusNoWeights = -3,
   StatusNotInitialized = -4,
+  StatusArenaOverlap = -5,
+  StatusArenaRange = -6,
+  StatusBounds = -7,
   // -10 .. -19: weight blob verification (see cuvil/status.h).
+  StatusBlobAlign = -14,
+  StatusBlobShort = -17,
 };
 
 } // namespace cuvil

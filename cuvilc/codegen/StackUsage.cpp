@@ -108,7 +108,8 @@ CallInfo callsOf(const llvm::Function &F,
 
 StackBound stackBound(const llvm::Module &M, const std::string &Entry,
                       const FrameSizes &Frames, unsigned ReturnAddressBytes,
-                      const std::vector<std::string> &HelperNames) {
+                      const std::vector<std::string> &HelperNames,
+                      unsigned RedZoneBytes) {
   StackBound R;
   const llvm::Function *Root = M.getFunction(Entry);
   if (!Root || Root->isDeclaration()) {
@@ -182,7 +183,8 @@ StackBound stackBound(const llvm::Module &M, const std::string &Entry,
         Res.Depth = Results[C].Depth;
         Res.Deepest = C;
       }
-    Res.Depth += Frames.at(F->getName().str()) + ReturnAddressBytes;
+    Res.Depth += Frames.at(F->getName().str()) + ReturnAddressBytes +
+                 (CI.Callees.empty() ? RedZoneBytes : 0);
     Results[F] = Res;
     Seen[F] = State::Done;
     Work.pop_back();

@@ -52,10 +52,13 @@ struct StackBound {
 /// (Frames) plus ReturnAddressBytes (what a call pushes: 8 on x86-64, 0
 /// where the return address lives in a register). Helpers are functions the
 /// backend may call without an IR call (memcpy for an llvm.memcpy it does
-/// not inline): every function is assumed to call each of them.
+/// not inline): every function is assumed to call each of them. A function
+/// that calls nothing may also use RedZoneBytes below its stack pointer
+/// without counting them in its frame (x86-64's 128-byte red zone).
 StackBound stackBound(const llvm::Module &M, const std::string &Entry,
                       const FrameSizes &Frames, unsigned ReturnAddressBytes,
-                      const std::vector<std::string> &Helpers);
+                      const std::vector<std::string> &Helpers,
+                      unsigned RedZoneBytes = 0);
 
 } // namespace cuvil
 
