@@ -14,6 +14,7 @@
 #include "codegen/ModelCodegen.h"
 
 #include "codegen/Backend.h"
+#include "codegen/CheckedCode.h"
 #include "codegen/KernelLibrary.h"
 #include "ir/Diagnostic.h"
 
@@ -55,9 +56,13 @@ public:
     F32 = llvm::Type::getFloatTy(Ctx);
     // Mirrors `cuvil_<name>_t` in the generated header.
     NumArenas = std::max<size_t>(Plan.Arenas.size(), 1);
-    StateTy = llvm::StructType::create(
-        Ctx, {PtrTy, I32, llvm::ArrayType::get(PtrTy, NumArenas)},
-        "struct.cuvil_" + Opts.ModelName + "_t");
+    // --checked adds `int32_t bounds_step`: the step whose check failed.
+    std::vector<llvm::Type *> Fields = {PtrTy, I32,
+                                        llvm::ArrayType::get(PtrTy, NumArenas)};
+    if (Opts.Checked)
+      Fields.push_back(I32);
+    StateTy = llvm::StructType::create(Ctx, Fields,
+                                       "struct.cuvil_" + Opts.ModelName + "_t");
   }
 
   llvm::Error build();
@@ -79,6 +84,9 @@ private:
                               std::vector<llvm::Type *> Params);
   void setCodeAttributes(llvm::Function *F);
   llvm::Error buildNode(const Node &N, size_t Step);
+  llvm::Error checkOperand(const Node &N, const Value *V, int64_t Extra);
+  void paintGuards(unsigned NodeIndex);
+  void checkGuards(unsigned NodeIndex, size_t Step);
   void buildInit();
   llvm::Error buildRunV();
   void buildRun();
@@ -113,6 +121,14 @@ private:
   llvm::Value *WeightsBase = nullptr;
   std::vector<llvm::Value *> InputPtrs, OutputPtrs;
   unsigned ArrayCount = 0;
+
+  // --checked: the guard gaps, the helpers that paint and check them, and
+  // run_v's exit for a failed check (a phi of the step).
+  std::vector<Guard> Guards;
+  llvm::Function *GuardPaint = nullptr, *GuardCheck = nullptr;
+  llvm::BasicBlock *BoundsFail = nullptr;
+  llvm::PHINode *FailedStep = nullptr;
+  std::vector<std::string> StepNames;
 };
 
 llvm::Function *EntryBuilder::newFunction(const std::string &Name,
@@ -246,6 +262,9 @@ void EntryBuilder::buildInit() {
                 B.CreateStructGEP(StateTy, State, 0));
   for (size_t A = 0; A < NumArenas; ++A)
     B.CreateStore(ArenaPtrs[A], arenaSlot(State, A));
+  if (Opts.Checked)
+    B.CreateStore(llvm::ConstantInt::getSigned(I32, -1),
+                  B.CreateStructGEP(StateTy, State, 3));
   B.CreateStore(llvm::ConstantInt::get(I32, ReadyMagic),
                 B.CreateStructGEP(StateTy, State, 1));
   B.CreateRet(llvm::ConstantInt::get(I32, StatusOk));
@@ -280,6 +299,9 @@ llvm::Expected<llvm::Value *> EntryBuilder::argument(const KernelArg &A,
     return nodeError(N, "internal error: argument kind does not match the "
                         "signature of kernel {}",
                      K);
+  if (Opts.Checked && A.K == Kind::Tensor)
+    if (auto E = checkOperand(N, A.V, A.ByteOffset))
+      return std::move(E);
   switch (A.K) {
   case Kind::Tensor: return pointerTo(A.V, A.ByteOffset);
   case Kind::Null: return llvm::ConstantPointerNull::get(PtrTy);
@@ -336,12 +358,42 @@ llvm::Error EntryBuilder::buildRunV() {
         PtrTy, B.CreateConstInBoundsGEP1_64(PtrTy, RunV->getArg(2), I),
         "out" + std::to_string(I)));
 
+  if (Opts.Checked) {
+    B.CreateStore(llvm::ConstantInt::getSigned(I32, -1),
+                  B.CreateStructGEP(StateTy, State, 3));
+    Guards = guardsOf(Plan);
+    GuardPaint = buildGuardPaint(M, sym("guard_paint"));
+    GuardCheck = buildGuardCheck(M, sym("guard_check"));
+    setCodeAttributes(GuardPaint);
+    setCodeAttributes(GuardCheck);
+    BoundsFail = llvm::BasicBlock::Create(Ctx, "bounds.fail", RunV);
+    llvm::IRBuilder<> FB(BoundsFail);
+    FailedStep = FB.CreatePHI(I32, 4, "step");
+    FB.CreateStore(FailedStep, FB.CreateStructGEP(StateTy, State, 3));
+    FB.CreateRet(llvm::ConstantInt::getSigned(I32, StatusBounds));
+  }
   size_t Step = 0;
-  for (const auto &N : G.nodes()) {
-    if (!N->def()->Lower)
+  for (unsigned S = 0; S < G.nodes().size(); ++S) {
+    const Node &N = *G.nodes()[S];
+    if (Opts.Checked)
+      paintGuards(S);
+    if (!N.def()->Lower)
       continue; // a view: no code
-    if (auto E = buildNode(*N, Step++))
+    if (auto E = buildNode(N, Step))
       return E;
+    if (Opts.Checked) {
+      StepNames.push_back(N.name());
+      checkGuards(S, Step);
+    }
+    ++Step;
+  }
+  if (Opts.Checked) {
+    llvm::Function *Names =
+        buildStepName(M, sym("step_name"), StepNames);
+    setCodeAttributes(Names);
+    if (!T.PIC)
+      Names->setDSOLocal(true);
+    Exported.insert(Names->getName().str());
   }
   // Outputs that no node writes directly (see MemoryPlan::OutputCopies).
   llvm::Function *Copy = M.getFunction("cuvil_k_copy");
@@ -351,6 +403,55 @@ llvm::Error EntryBuilder::buildRunV() {
                         llvm::ConstantInt::get(I64, V->byteSize())});
   B.CreateRet(llvm::ConstantInt::get(I32, StatusOk));
   return llvm::Error::success();
+}
+
+/// --checked: a tensor operand must lie inside its base's region (the
+/// arena, the weight data, the caller's input or output buffer).
+llvm::Error EntryBuilder::checkOperand(const Node &N, const Value *V,
+                                       int64_t Extra) {
+  const Location &L = Plan.at(V);
+  int64_t Region = 0;
+  switch (L.B) {
+  case Base::Arena: Region = Plan.Arenas[L.Index].Size; break;
+  case Base::Weights: Region = Plan.WeightsSize; break;
+  case Base::Input: Region = G.inputs()[L.Index]->byteSize(); break;
+  case Base::Output: Region = G.outputs()[L.Index]->byteSize(); break;
+  }
+  int64_t Start = L.Offset + Extra, End = L.Offset + V->byteSize();
+  if (L.Offset < 0 || Start < L.Offset || Start > End || End > Region)
+    return nodeError(N, "internal error: --checked: operand '{}' at bytes "
+                        "[{}, {}) (access from {}) lies outside its region "
+                        "of {} bytes",
+                     V->name(), L.Offset, End, Start, Region);
+  return llvm::Error::success();
+}
+
+/// --checked: paints the gaps of the buffers the node at NodeIndex is the
+/// first to write (nothing else uses those bytes until they die).
+void EntryBuilder::paintGuards(unsigned NodeIndex) {
+  for (const Guard &Gd : Guards)
+    if (Gd.First == NodeIndex)
+      B.CreateCall(GuardPaint,
+                   {B.CreateInBoundsGEP(B.getInt8Ty(), ArenaBases[Gd.Arena],
+                                        B.getInt64(Gd.Offset)),
+                    B.getInt64(Gd.Bytes)});
+}
+
+/// --checked: after the step, every live buffer's canary must be intact.
+void EntryBuilder::checkGuards(unsigned NodeIndex, size_t Step) {
+  for (const Guard &Gd : Guards) {
+    if (Gd.First > NodeIndex || Gd.Last < NodeIndex)
+      continue;
+    llvm::Value *Ok = B.CreateCall(
+        GuardCheck, {B.CreateInBoundsGEP(B.getInt8Ty(), ArenaBases[Gd.Arena],
+                                         B.getInt64(Gd.Offset)),
+                     B.getInt64(Gd.Bytes)});
+    auto *Next = llvm::BasicBlock::Create(Ctx, "checked", RunV);
+    FailedStep->addIncoming(B.getInt32(static_cast<uint32_t>(Step)),
+                            B.GetInsertBlock());
+    B.CreateCondBr(Ok, Next, BoundsFail);
+    B.SetInsertPoint(Next);
+  }
 }
 
 /// One node's kernel calls, in a function of their own that run_v calls

@@ -21,6 +21,9 @@ struct CodegenOptions {
   /// The FlatBuffers weight blob to embed; empty for external weights.
   std::vector<uint8_t> EmbeddedBlob;
   bool WantLLVMIR = false, WantAsm = false;
+  /// --checked: canaries in the plan's guard gaps checked after every
+  /// step, operands checked against their regions (see CheckedCode.h).
+  bool Checked = false;
 };
 
 struct CodegenResult {

@@ -136,8 +136,19 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("  const void *weights;  /* verified weight data block */");
   Line("  uint32_t state;       /* set by a successful init */");
   Line("  void *arenas[{}NUM_ARENAS]; /* activation arenas in use */", P);
+  if (Info.Checked)
+    Line("  int32_t bounds_step;  /* step whose bounds check failed, or -1 */");
   Line("}} cuvil_{}_t;", N);
   Line("");
+  if (Info.Checked) {
+    Line("/* Built with --checked: after every step run checks the canaries in");
+    Line(" * the guard gaps after the live arena buffers; on a violation it");
+    Line(" * returns CUVIL_ERR_BOUNDS with m->bounds_step set to the step, and");
+    Line(" * cuvil_{}_step_name(step) names its ONNX node (\"\" out of range). */", N);
+    Line("#define {}CHECKED 1", P);
+    Line("const char *cuvil_{}_step_name(int32_t step);", N);
+    Line("");
+  }
   Line("/* Prepares m. arenas: NULL for the static arenas, or an array of");
   Line(" * {}NUM_ARENAS pointers, each NULL (static) or to ARENA_<i>_SIZE bytes", P);
   Line(" * aligned to {}ARENA_ALIGN. weights/weights_size: {}", P,

@@ -29,6 +29,9 @@ struct HeaderInfo {
   std::vector<bool> InputsRead;
   /// Stack depth of init and of run/run_v (in the emitted code).
   StackFigure InitStack, RunStack;
+  /// Built with --checked: the struct records the failing step, and
+  /// cuvil_<name>_step_name() names it.
+  bool Checked = false;
 };
 
 /// The C API of one compiled model: sizes, shapes, the state struct and

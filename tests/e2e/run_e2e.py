@@ -93,6 +93,9 @@ VARIANTS = {
         ".cuvil.model.weights": "FLASH",
         ".cuvil.model.arena.L2LIM": "L2LIM",
     }),
+    # The debugging build: canaries after every arena buffer, checked after
+    # every step (a violation fails the run with the step's node).
+    "host-checked": Variant("host", ["--checked"], {}),
 }
 
 
@@ -253,7 +256,8 @@ def runnable(targets):
 def load_variant(name):
     variant = VARIANTS[name]
     target = load_target(variant.target)
-    missing = sorted(set(variant.section_regions.values()) - set(target.regions))
+    missing = sorted(set(variant.section_regions.values())
+                     - set(getattr(target, "regions", {})))
     if missing:
         raise ValueError(f"variant '{name}': target '{target.name}' has no region "
                          f"{', '.join(missing)}")

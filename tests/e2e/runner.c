@@ -247,6 +247,11 @@ static int run_model(void) {
   if (rc != 0)
     return fail_status("cuvil_model_init", rc);
   rc = measured_run(inputs, outputs);
+#ifdef CUVIL_MODEL_CHECKED
+  if (rc == CUVIL_ERR_BOUNDS)
+    say("cuvil: error: bounds check failed after step %d (node '%s')\n",
+        (int)model.bounds_step, cuvil_model_step_name(model.bounds_step));
+#endif
   if (rc != 0)
     return fail_status("cuvil_model_run_v", rc);
 
