@@ -41,6 +41,10 @@ namespace {
 struct CallInfo {
   std::vector<const llvm::Function *> Callees;
   std::string Problem;
+  /// A local aligned beyond the stack's alignment makes the prologue
+  /// realign the stack pointer, by up to that alignment, and round the
+  /// frame up to it: bytes the frame size leaves out.
+  uint64_t RealignBytes = 0;
 };
 
 bool isMemIntrinsic(const llvm::Function &F) {
@@ -60,6 +64,7 @@ CallInfo callsOf(const llvm::Function &F,
   bool IsHelper =
       std::find(Helpers.begin(), Helpers.end(), &F) != Helpers.end();
   bool UsesMemIntrinsics = false;
+  const llvm::DataLayout &DL = F.getParent()->getDataLayout();
   for (const llvm::BasicBlock &BB : F)
     for (const llvm::Instruction &I : BB) {
       if (const auto *AI = llvm::dyn_cast<llvm::AllocaInst>(&I)) {
@@ -67,6 +72,9 @@ CallInfo callsOf(const llvm::Function &F,
           CI.Problem = fmt::format("function '{}' allocates a variable "
                                    "amount of stack",
                                    F.getName().str());
+        if (DL.exceedsNaturalStackAlignment(AI->getAlign()))
+          CI.RealignBytes =
+              std::max<uint64_t>(CI.RealignBytes, 2 * AI->getAlign().value());
         continue;
       }
       const auto *Call = llvm::dyn_cast<llvm::CallBase>(&I);
@@ -184,7 +192,7 @@ StackBound stackBound(const llvm::Module &M, const std::string &Entry,
         Res.Deepest = C;
       }
     Res.Depth += Frames.at(F->getName().str()) + ReturnAddressBytes +
-                 (CI.Callees.empty() ? RedZoneBytes : 0);
+                 CI.RealignBytes + (CI.Callees.empty() ? RedZoneBytes : 0);
     Results[F] = Res;
     Seen[F] = State::Done;
     Work.pop_back();

@@ -157,7 +157,9 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
              "weights), aligned to ARENA_ALIGN."
            : "NULL/0 for the embedded blob, or a replacement .cuvw blob.");
   Line(" * The blob is checked (identifier, version, graph hash, bounds,");
-  Line(" * alignment, checksum). Returns CUVIL_OK or a negative CUVIL_ERR_*. */");
+  Line(" * alignment, size, checksum), and the arenas (alignment, address range,");
+  Line(" * no overlap with each other or the blob). Returns CUVIL_OK or a");
+  Line(" * negative CUVIL_ERR_*. */");
   Line("int cuvil_{}_init(cuvil_{}_t *m, void *const *arenas, const void *weights,",
        N, N);
   Line("                  unsigned long weights_size);");

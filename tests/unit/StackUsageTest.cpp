@@ -57,6 +57,26 @@ TEST(StackUsage, DeepestChainOfFramesAndReturnAddresses) {
   EXPECT_EQ(S.Bytes, 104u + 4 * 8);
 }
 
+TEST(StackUsage, OverAlignedLocalsCountTheirRealignment) {
+  llvm::LLVMContext Ctx;
+  auto M = parse(Ctx, R"(
+target datalayout = "e-m:e-i8:8:32-i16:16:32-i64:64-i128:128-n32:64-S128"
+define void @f() {
+  %a = alloca [64 x i8], align 64
+  store i8 0, ptr %a
+  ret void
+}
+define void @g() {
+  %a = alloca [64 x i8], align 16
+  store i8 0, ptr %a
+  ret void
+}
+)");
+  // Realigning a 16-byte-aligned stack to 64 and rounding the frame up.
+  EXPECT_EQ(stackBound(*M, "f", {{"f", 128}}, 0, {}).Bytes, 128u + 128);
+  EXPECT_EQ(stackBound(*M, "g", {{"g", 64}}, 0, {}).Bytes, 64u);
+}
+
 TEST(StackUsage, MissingFrameIsNoBound) {
   llvm::LLVMContext Ctx;
   auto M = parse(Ctx, Chain);
