@@ -1,9 +1,6 @@
 //===- CheckedCode.cpp - Bounds checks of --checked builds ----------------===//
 #include "codegen/CheckedCode.h"
 
-#include "codegen/EntryBuilder.h"
-#include "ir/Diagnostic.h"
-
 #include <llvm/IR/IRBuilder.h>
 
 namespace cuvil {
@@ -106,57 +103,5 @@ llvm::Function *buildStepName(llvm::Module &M, const std::string &Name,
   B.CreateRet(B.CreateLoad(PtrTy, Slot));
   return F;
 }
-
-// The EntryBuilder members that place the checks in run_v.
-
-/// --checked: a tensor operand must lie inside its base's region (the
-/// arena, the weight data, the caller's input or output buffer).
-llvm::Error EntryBuilder::checkOperand(const Node &N, const Value *V,
-                                       int64_t Extra) {
-  const Location &L = Plan.at(V);
-  int64_t Region = 0;
-  switch (L.B) {
-  case Base::Arena: Region = Plan.Arenas[L.Index].Size; break;
-  case Base::Weights: Region = Plan.WeightsSize; break;
-  case Base::Input: Region = G.inputs()[L.Index]->byteSize(); break;
-  case Base::Output: Region = G.outputs()[L.Index]->byteSize(); break;
-  }
-  int64_t Start = L.Offset + Extra, End = L.Offset + V->byteSize();
-  if (L.Offset < 0 || Start < L.Offset || Start > End || End > Region)
-    return nodeError(N, "internal error: --checked: operand '{}' at bytes "
-                        "[{}, {}) (access from {}) lies outside its region "
-                        "of {} bytes",
-                     V->name(), L.Offset, End, Start, Region);
-  return llvm::Error::success();
-}
-
-/// --checked: paints the gaps of the buffers the node at NodeIndex is the
-/// first to write (nothing else uses those bytes until they die).
-void EntryBuilder::paintGuards(unsigned NodeIndex) {
-  for (const Guard &Gd : Guards)
-    if (Gd.First == NodeIndex)
-      B.CreateCall(GuardPaint,
-                   {B.CreateInBoundsGEP(B.getInt8Ty(), ArenaBases[Gd.Arena],
-                                        B.getInt64(Gd.Offset)),
-                    B.getInt64(Gd.Bytes)});
-}
-
-/// --checked: after the step, every live buffer's canary must be intact.
-void EntryBuilder::checkGuards(unsigned NodeIndex, size_t Step) {
-  for (const Guard &Gd : Guards) {
-    if (Gd.First > NodeIndex || Gd.Last < NodeIndex)
-      continue;
-    llvm::Value *Ok = B.CreateCall(
-        GuardCheck, {B.CreateInBoundsGEP(B.getInt8Ty(), ArenaBases[Gd.Arena],
-                                         B.getInt64(Gd.Offset)),
-                     B.getInt64(Gd.Bytes)});
-    auto *Next = llvm::BasicBlock::Create(Ctx, "checked", RunV);
-    FailedStep->addIncoming(B.getInt32(static_cast<uint32_t>(Step)),
-                            B.GetInsertBlock());
-    B.CreateCondBr(Ok, Next, BoundsFail);
-    B.SetInsertPoint(Next);
-  }
-}
-
 
 } // namespace cuvil
