@@ -1,6 +1,9 @@
 //===- CheckedCode.cpp - Bounds checks of --checked builds ----------------===//
 #include "codegen/CheckedCode.h"
 
+#include "codegen/ModelCodegen.h"
+#include "ir/Diagnostic.h"
+
 #include <llvm/IR/IRBuilder.h>
 
 namespace cuvil {
@@ -102,6 +105,66 @@ llvm::Function *buildStepName(llvm::Module &M, const std::string &Name,
       TableTy, Table, {B.getInt32(0), B.CreateZExt(Index, B.getInt64Ty())});
   B.CreateRet(B.CreateLoad(PtrTy, Slot));
   return F;
+}
+
+GuardChecks::GuardChecks(llvm::Module &M, llvm::Function *RunV,
+                         const std::string &Prefix, const MemoryPlan &Plan,
+                         std::vector<llvm::Value *> ArenaBases,
+                         llvm::Value *StepField)
+    : Guards(guardsOf(Plan)), ArenaBases(std::move(ArenaBases)), RunV(RunV) {
+  Paint = buildGuardPaint(M, Prefix + "guard_paint");
+  Check = buildGuardCheck(M, Prefix + "guard_check");
+  llvm::LLVMContext &Ctx = M.getContext();
+  Fail = llvm::BasicBlock::Create(Ctx, "bounds.fail", RunV);
+  llvm::IRBuilder<> B(Fail);
+  FailedStep = B.CreatePHI(B.getInt32Ty(), 4, "step");
+  B.CreateStore(FailedStep, StepField);
+  B.CreateRet(llvm::ConstantInt::getSigned(B.getInt32Ty(), StatusBounds));
+}
+
+void GuardChecks::paint(llvm::IRBuilder<> &B, unsigned NodeIndex) {
+  for (const Guard &Gd : Guards)
+    if (Gd.First == NodeIndex)
+      B.CreateCall(Paint,
+                   {B.CreateInBoundsGEP(B.getInt8Ty(), ArenaBases[Gd.Arena],
+                                        B.getInt64(Gd.Offset)),
+                    B.getInt64(Gd.Bytes)});
+}
+
+void GuardChecks::check(llvm::IRBuilder<> &B, unsigned NodeIndex,
+                        size_t Step) {
+  for (const Guard &Gd : Guards) {
+    if (Gd.First > NodeIndex || Gd.Last < NodeIndex)
+      continue;
+    llvm::Value *Ok = B.CreateCall(
+        Check, {B.CreateInBoundsGEP(B.getInt8Ty(), ArenaBases[Gd.Arena],
+                                    B.getInt64(Gd.Offset)),
+                B.getInt64(Gd.Bytes)});
+    auto *Next = llvm::BasicBlock::Create(B.getContext(), "checked", RunV);
+    FailedStep->addIncoming(B.getInt32(static_cast<uint32_t>(Step)),
+                            B.GetInsertBlock());
+    B.CreateCondBr(Ok, Next, Fail);
+    B.SetInsertPoint(Next);
+  }
+}
+
+llvm::Error checkOperandRegion(const Graph &G, const MemoryPlan &Plan,
+                               const Node &N, const Value *V, int64_t Extra) {
+  const Location &L = Plan.at(V);
+  int64_t Region = 0;
+  switch (L.B) {
+  case Base::Arena: Region = Plan.Arenas[L.Index].Size; break;
+  case Base::Weights: Region = Plan.WeightsSize; break;
+  case Base::Input: Region = G.inputs()[L.Index]->byteSize(); break;
+  case Base::Output: Region = G.outputs()[L.Index]->byteSize(); break;
+  }
+  int64_t Start = L.Offset + Extra, End = L.Offset + V->byteSize();
+  if (L.Offset < 0 || Start < L.Offset || Start > End || End > Region)
+    return nodeError(N, "internal error: --checked: operand '{}' at bytes "
+                        "[{}, {}) (access from {}) lies outside its region "
+                        "of {} bytes",
+                     V->name(), L.Offset, End, Start, Region);
+  return llvm::Error::success();
 }
 
 } // namespace cuvil

@@ -14,7 +14,9 @@
 
 #include "planner/MemoryPlan.h"
 
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/Error.h>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,38 @@ llvm::Function *buildGuardPaint(llvm::Module &M, const std::string &Name);
 /// Internal `i1 Name(ptr P, i64 N)`: true if the N bytes at P all still
 /// hold GuardCanary.
 llvm::Function *buildGuardCheck(llvm::Module &M, const std::string &Name);
+
+/// The bounds checks of one run_v: its canary helpers (internal functions
+/// Prefix + "guard_paint" / "guard_check") and its exit for a failed check,
+/// which stores the step into StepField and returns CUVIL_ERR_BOUNDS.
+class GuardChecks {
+public:
+  GuardChecks(llvm::Module &M, llvm::Function *RunV, const std::string &Prefix,
+              const MemoryPlan &Plan, std::vector<llvm::Value *> ArenaBases,
+              llvm::Value *StepField);
+  llvm::Function *paintFunction() const { return Paint; }
+  llvm::Function *checkFunction() const { return Check; }
+  /// At B: paints the gaps of the buffers that the node at NodeIndex is
+  /// the first to write (nothing else uses those bytes until they die).
+  void paint(llvm::IRBuilder<> &B, unsigned NodeIndex);
+  /// At B, after the node: every buffer live at NodeIndex must still have
+  /// its canary, or run_v returns with Step recorded. Leaves B in the block
+  /// that continues.
+  void check(llvm::IRBuilder<> &B, unsigned NodeIndex, size_t Step);
+
+private:
+  std::vector<Guard> Guards;
+  std::vector<llvm::Value *> ArenaBases;
+  llvm::Function *RunV, *Paint, *Check;
+  llvm::BasicBlock *Fail;
+  llvm::PHINode *FailedStep;
+};
+
+/// --checked, at compile time: the operand V (accessed from Extra bytes
+/// into it) of node N must lie inside its base's region (its arena, the
+/// weight data, the caller's input or output buffer).
+llvm::Error checkOperandRegion(const Graph &G, const MemoryPlan &Plan,
+                               const Node &N, const Value *V, int64_t Extra);
 
 /// External `const char *Name(i32 Step)`: Names[Step] (the ONNX node the
 /// step runs), or "" for a step out of range.

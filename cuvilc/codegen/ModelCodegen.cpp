@@ -24,7 +24,6 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
-#include <llvm/TargetParser/Triple.h>
 #include <llvm/Transforms/IPO/Internalize.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
@@ -84,9 +83,6 @@ private:
                               std::vector<llvm::Type *> Params);
   void setCodeAttributes(llvm::Function *F);
   llvm::Error buildNode(const Node &N, size_t Step);
-  llvm::Error checkOperand(const Node &N, const Value *V, int64_t Extra);
-  void paintGuards(unsigned NodeIndex);
-  void checkGuards(unsigned NodeIndex, size_t Step);
   void buildInit();
   llvm::Error buildRunV();
   void buildRun();
@@ -122,12 +118,8 @@ private:
   std::vector<llvm::Value *> InputPtrs, OutputPtrs;
   unsigned ArrayCount = 0;
 
-  // --checked: the guard gaps, the helpers that paint and check them, and
-  // run_v's exit for a failed check (a phi of the step).
-  std::vector<Guard> Guards;
-  llvm::Function *GuardPaint = nullptr, *GuardCheck = nullptr;
-  llvm::BasicBlock *BoundsFail = nullptr;
-  llvm::PHINode *FailedStep = nullptr;
+  // --checked: run_v's bounds checks, and each step's node name.
+  std::unique_ptr<GuardChecks> Guards;
   std::vector<std::string> StepNames;
 };
 
@@ -300,7 +292,7 @@ llvm::Expected<llvm::Value *> EntryBuilder::argument(const KernelArg &A,
                         "signature of kernel {}",
                      K);
   if (Opts.Checked && A.K == Kind::Tensor)
-    if (auto E = checkOperand(N, A.V, A.ByteOffset))
+    if (auto E = checkOperandRegion(G, Plan, N, A.V, A.ByteOffset))
       return std::move(E);
   switch (A.K) {
   case Kind::Tensor: return pointerTo(A.V, A.ByteOffset);
@@ -359,31 +351,25 @@ llvm::Error EntryBuilder::buildRunV() {
         "out" + std::to_string(I)));
 
   if (Opts.Checked) {
-    B.CreateStore(llvm::ConstantInt::getSigned(I32, -1),
-                  B.CreateStructGEP(StateTy, State, 3));
-    Guards = guardsOf(Plan);
-    GuardPaint = buildGuardPaint(M, sym("guard_paint"));
-    GuardCheck = buildGuardCheck(M, sym("guard_check"));
-    setCodeAttributes(GuardPaint);
-    setCodeAttributes(GuardCheck);
-    BoundsFail = llvm::BasicBlock::Create(Ctx, "bounds.fail", RunV);
-    llvm::IRBuilder<> FB(BoundsFail);
-    FailedStep = FB.CreatePHI(I32, 4, "step");
-    FB.CreateStore(FailedStep, FB.CreateStructGEP(StateTy, State, 3));
-    FB.CreateRet(llvm::ConstantInt::getSigned(I32, StatusBounds));
+    llvm::Value *StepField = B.CreateStructGEP(StateTy, State, 3);
+    B.CreateStore(llvm::ConstantInt::getSigned(I32, -1), StepField);
+    Guards = std::make_unique<GuardChecks>(M, RunV, sym(""), Plan, ArenaBases,
+                                           StepField);
+    setCodeAttributes(Guards->paintFunction());
+    setCodeAttributes(Guards->checkFunction());
   }
   size_t Step = 0;
   for (unsigned S = 0; S < G.nodes().size(); ++S) {
     const Node &N = *G.nodes()[S];
     if (Opts.Checked)
-      paintGuards(S);
+      Guards->paint(B, S);
     if (!N.def()->Lower)
       continue; // a view: no code
     if (auto E = buildNode(N, Step))
       return E;
     if (Opts.Checked) {
       StepNames.push_back(N.name());
-      checkGuards(S, Step);
+      Guards->check(B, S, Step);
     }
     ++Step;
   }
@@ -403,55 +389,6 @@ llvm::Error EntryBuilder::buildRunV() {
                         llvm::ConstantInt::get(I64, V->byteSize())});
   B.CreateRet(llvm::ConstantInt::get(I32, StatusOk));
   return llvm::Error::success();
-}
-
-/// --checked: a tensor operand must lie inside its base's region (the
-/// arena, the weight data, the caller's input or output buffer).
-llvm::Error EntryBuilder::checkOperand(const Node &N, const Value *V,
-                                       int64_t Extra) {
-  const Location &L = Plan.at(V);
-  int64_t Region = 0;
-  switch (L.B) {
-  case Base::Arena: Region = Plan.Arenas[L.Index].Size; break;
-  case Base::Weights: Region = Plan.WeightsSize; break;
-  case Base::Input: Region = G.inputs()[L.Index]->byteSize(); break;
-  case Base::Output: Region = G.outputs()[L.Index]->byteSize(); break;
-  }
-  int64_t Start = L.Offset + Extra, End = L.Offset + V->byteSize();
-  if (L.Offset < 0 || Start < L.Offset || Start > End || End > Region)
-    return nodeError(N, "internal error: --checked: operand '{}' at bytes "
-                        "[{}, {}) (access from {}) lies outside its region "
-                        "of {} bytes",
-                     V->name(), L.Offset, End, Start, Region);
-  return llvm::Error::success();
-}
-
-/// --checked: paints the gaps of the buffers the node at NodeIndex is the
-/// first to write (nothing else uses those bytes until they die).
-void EntryBuilder::paintGuards(unsigned NodeIndex) {
-  for (const Guard &Gd : Guards)
-    if (Gd.First == NodeIndex)
-      B.CreateCall(GuardPaint,
-                   {B.CreateInBoundsGEP(B.getInt8Ty(), ArenaBases[Gd.Arena],
-                                        B.getInt64(Gd.Offset)),
-                    B.getInt64(Gd.Bytes)});
-}
-
-/// --checked: after the step, every live buffer's canary must be intact.
-void EntryBuilder::checkGuards(unsigned NodeIndex, size_t Step) {
-  for (const Guard &Gd : Guards) {
-    if (Gd.First > NodeIndex || Gd.Last < NodeIndex)
-      continue;
-    llvm::Value *Ok = B.CreateCall(
-        GuardCheck, {B.CreateInBoundsGEP(B.getInt8Ty(), ArenaBases[Gd.Arena],
-                                         B.getInt64(Gd.Offset)),
-                     B.getInt64(Gd.Bytes)});
-    auto *Next = llvm::BasicBlock::Create(Ctx, "checked", RunV);
-    FailedStep->addIncoming(B.getInt32(static_cast<uint32_t>(Step)),
-                            B.GetInsertBlock());
-    B.CreateCondBr(Ok, Next, BoundsFail);
-    B.SetInsertPoint(Next);
-  }
 }
 
 /// One node's kernel calls, in a function of their own that run_v calls
@@ -675,20 +612,15 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
   if (auto E = emitFile(*M, **TM, llvm::CodeGenFileType::ObjectFile, T.Name,
                         R.Object, &Frames))
     return E;
-  // A call pushes the return address on x86; elsewhere it is in a register
-  // that the callee's frame saves if it must. x86-64 leaf functions may
-  // also use the 128 bytes below the stack pointer (the red zone), which
-  // their frame size leaves out.
-  bool X86 = llvm::Triple(T.Triple).isX86();
-  unsigned RetAddr = X86 ? 8 : 0, RedZone = X86 ? 128 : 0;
   std::vector<std::string> Helpers(std::begin(WeakRuntimeSymbols),
                                    std::end(WeakRuntimeSymbols));
-  R.InitStack = stackBound(*M, "cuvil_" + Opts.ModelName + "_init", Frames,
-                           RetAddr, Helpers, RedZone);
-  R.RunStack = stackBound(*M, "cuvil_" + Opts.ModelName + "_run", Frames,
-                          RetAddr, Helpers, RedZone);
-  StackBound RunV = stackBound(*M, "cuvil_" + Opts.ModelName + "_run_v",
-                               Frames, RetAddr, Helpers, RedZone);
+  R.InitStack = entryStackBound(*M, T.Triple, "cuvil_" + Opts.ModelName + "_init",
+                                Frames, Helpers);
+  // run_v's bound too: it is an entry point of its own.
+  R.RunStack = entryStackBound(*M, T.Triple, "cuvil_" + Opts.ModelName + "_run",
+                               Frames, Helpers);
+  StackBound RunV = entryStackBound(
+      *M, T.Triple, "cuvil_" + Opts.ModelName + "_run_v", Frames, Helpers);
   if (!RunV.Known || (R.RunStack.Known && RunV.Bytes > R.RunStack.Bytes))
     R.RunStack = RunV;
   return R;

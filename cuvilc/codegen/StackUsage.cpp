@@ -4,6 +4,7 @@
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -202,6 +203,13 @@ StackBound stackBound(const llvm::Module &M, const std::string &Entry,
   for (const llvm::Function *F = Root; F; F = Results[F].Deepest)
     R.Path.push_back(F->getName().str());
   return R;
+}
+
+StackBound entryStackBound(const llvm::Module &M, const std::string &Triple,
+                           const std::string &Entry, const FrameSizes &Frames,
+                           const std::vector<std::string> &Helpers) {
+  bool X86 = llvm::Triple(Triple).isX86();
+  return stackBound(M, Entry, Frames, X86 ? 8 : 0, Helpers, X86 ? 128 : 0);
 }
 
 } // namespace cuvil

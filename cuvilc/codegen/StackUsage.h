@@ -60,6 +60,14 @@ StackBound stackBound(const llvm::Module &M, const std::string &Entry,
                       const std::vector<std::string> &Helpers,
                       unsigned RedZoneBytes = 0);
 
+/// stackBound with the call conventions of the target Triple: on x86 a
+/// call pushes an 8-byte return address and leaf functions may use the
+/// 128-byte red zone below the stack pointer; elsewhere (AArch64, RISC-V)
+/// the return address is in a register the callee's frame saves if it must.
+StackBound entryStackBound(const llvm::Module &M, const std::string &Triple,
+                           const std::string &Entry, const FrameSizes &Frames,
+                           const std::vector<std::string> &Helpers);
+
 } // namespace cuvil
 
 #endif

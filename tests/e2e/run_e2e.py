@@ -96,6 +96,9 @@ VARIANTS = {
     # The debugging build: canaries after every arena buffer, checked after
     # every step (a violation fails the run with the step's node).
     "host-checked": Variant("host", ["--checked"], {}),
+    # The same on the boards (not in ctest: the host pass covers the code).
+    "a78-checked": Variant("a78", ["--checked"], {}),
+    "u74-mc-checked": Variant("u74-mc", ["--checked"], {}),
 }
 
 
