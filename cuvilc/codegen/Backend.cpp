@@ -70,14 +70,24 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
 
 llvm::Error emitFile(llvm::Module &M, llvm::TargetMachine &TM,
                      llvm::CodeGenFileType FT, const std::string &TargetName,
-                     std::string &Out) {
+                     std::string &Out, FrameSizes *Frames) {
   llvm::SmallVector<char, 0> Buf;
   llvm::raw_svector_ostream OS(Buf);
   llvm::legacy::PassManager PM;
   if (TM.addPassesToEmitFile(PM, OS, nullptr, FT))
     return makeError("target '{}': LLVM cannot emit this file type",
                      TargetName);
-  PM.run(M);
+  if (Frames) {
+    // Only the frame-size remarks are enabled: no other pass sees a
+    // difference, and every other diagnostic is handled as before.
+    llvm::LLVMContext &Ctx = M.getContext();
+    std::unique_ptr<llvm::DiagnosticHandler> Old = Ctx.getDiagnosticHandler();
+    Ctx.setDiagnosticHandler(std::make_unique<FrameSizeCollector>(*Frames));
+    PM.run(M);
+    Ctx.setDiagnosticHandler(std::move(Old));
+  } else {
+    PM.run(M);
+  }
   Out.assign(Buf.begin(), Buf.end());
   return llvm::Error::success();
 }

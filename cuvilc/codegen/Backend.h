@@ -8,6 +8,7 @@
 #ifndef CUVIL_CODEGEN_BACKEND_H
 #define CUVIL_CODEGEN_BACKEND_H
 
+#include "codegen/StackUsage.h"
 #include "target/TargetInfo.h"
 
 #include <llvm/IR/Module.h>
@@ -30,9 +31,11 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM);
 
 /// Code for M as assembly or an object file into Out. Code generation may
 /// rewrite the IR: emit assembly from a copy when the object follows.
+/// With Frames, also the frame size of every function emitted (from the
+/// prologue/epilogue inserter's remarks; the code is the same either way).
 llvm::Error emitFile(llvm::Module &M, llvm::TargetMachine &TM,
                      llvm::CodeGenFileType FT, const std::string &TargetName,
-                     std::string &Out);
+                     std::string &Out, FrameSizes *Frames = nullptr);
 
 } // namespace cuvil
 

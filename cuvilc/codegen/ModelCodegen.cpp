@@ -14,6 +14,7 @@
 #include "codegen/ModelCodegen.h"
 
 #include "codegen/Backend.h"
+#include "codegen/CheckedCode.h"
 #include "codegen/KernelLibrary.h"
 #include "ir/Diagnostic.h"
 
@@ -54,9 +55,13 @@ public:
     F32 = llvm::Type::getFloatTy(Ctx);
     // Mirrors `cuvil_<name>_t` in the generated header.
     NumArenas = std::max<size_t>(Plan.Arenas.size(), 1);
-    StateTy = llvm::StructType::create(
-        Ctx, {PtrTy, I32, llvm::ArrayType::get(PtrTy, NumArenas)},
-        "struct.cuvil_" + Opts.ModelName + "_t");
+    // --checked adds `int32_t bounds_step`: the step whose check failed.
+    std::vector<llvm::Type *> Fields = {PtrTy, I32,
+                                        llvm::ArrayType::get(PtrTy, NumArenas)};
+    if (Opts.Checked)
+      Fields.push_back(I32);
+    StateTy = llvm::StructType::create(Ctx, Fields,
+                                       "struct.cuvil_" + Opts.ModelName + "_t");
   }
 
   llvm::Error build();
@@ -112,6 +117,10 @@ private:
   llvm::Value *WeightsBase = nullptr;
   std::vector<llvm::Value *> InputPtrs, OutputPtrs;
   unsigned ArrayCount = 0;
+
+  // --checked: run_v's bounds checks, and each step's node name.
+  std::unique_ptr<GuardChecks> Guards;
+  std::vector<std::string> StepNames;
 };
 
 llvm::Function *EntryBuilder::newFunction(const std::string &Name,
@@ -184,6 +193,16 @@ void EntryBuilder::buildInit() {
     Check(Misaligned, StatusArenaMisaligned, "arena.ok");
     ArenaPtrs.push_back(Ptr);
   }
+  // Each arena's byte range [start, end): none may run past the end of the
+  // address space.
+  std::vector<std::pair<llvm::Value *, llvm::Value *>> Ranges;
+  for (size_t A = 0; A < NumArenas; ++A) {
+    int64_t Bytes = A < Plan.Arenas.size() ? Plan.Arenas[A].Size : 0;
+    llvm::Value *Start = B.CreatePtrToInt(ArenaPtrs[A], I64);
+    llvm::Value *End = B.CreateAdd(Start, llvm::ConstantInt::get(I64, Bytes));
+    Check(B.CreateICmpULT(End, Start), StatusArenaRange, "arena.range.ok");
+    Ranges.emplace_back(Start, End);
+  }
   llvm::Value *BlobPtr = UserBlob, *BlobSize = UserSize;
   if (Blob) {
     llvm::Value *UseEmbedded = B.CreateIsNull(UserBlob);
@@ -194,10 +213,34 @@ void EntryBuilder::buildInit() {
   } else {
     Check(B.CreateIsNull(UserBlob), StatusNoWeights, "weights.given");
   }
+  // The caller's blob: aligned like the data block in it, big enough for
+  // this model's weights (data vector, its length, root offset and
+  // identifier), and apart from every arena.
+  llvm::Value *BlobStart = B.CreatePtrToInt(BlobPtr, I64);
+  Check(B.CreateICmpNE(B.CreateAnd(BlobStart, Plan.Alignment - 1),
+                       llvm::ConstantInt::get(I64, 0)),
+        StatusBlobAlign, "weights.aligned");
+  if (Opts.WeightsDataSize > 0)
+    Check(B.CreateICmpULT(BlobSize, llvm::ConstantInt::get(
+                                        I64, Opts.WeightsDataSize + 12)),
+          StatusBlobShort, "weights.size.ok");
+  llvm::Value *BlobEnd = B.CreateAdd(BlobStart, BlobSize);
+  BlobEnd = B.CreateSelect(B.CreateICmpULT(BlobEnd, BlobStart),
+                           llvm::ConstantInt::get(I64, UINT64_MAX), BlobEnd);
+  Ranges.emplace_back(BlobStart, BlobEnd);
+  auto Overlap = [&](size_t X, size_t Y) {
+    return B.CreateAnd(B.CreateICmpULT(Ranges[X].first, Ranges[Y].second),
+                       B.CreateICmpULT(Ranges[Y].first, Ranges[X].second));
+  };
+  for (size_t X = 0; X < NumArenas; ++X)
+    for (size_t Y = X + 1; Y < Ranges.size(); ++Y)
+      Check(Overlap(X, Y), StatusArenaOverlap, "apart");
   // Verify the blob once; generated code then addresses data + offset.
   llvm::Function *Open = M.getFunction("cuvil_blob_open");
   assert(Open && "kernel bitcode lacks cuvil_blob_open");
-  llvm::Value *DataSlot = B.CreateAlloca(PtrTy, nullptr, "data");
+  // In the entry block: a stack slot elsewhere is a dynamic allocation.
+  llvm::IRBuilder<> EntryB(Entry, Entry->begin());
+  llvm::Value *DataSlot = EntryB.CreateAlloca(PtrTy, nullptr, "data");
   llvm::Value *Rc = B.CreateCall(
       Open, {BlobPtr, BlobSize, llvm::ConstantInt::get(I64, Opts.GraphHash),
              llvm::ConstantInt::get(I64, Plan.Alignment),
@@ -211,6 +254,9 @@ void EntryBuilder::buildInit() {
                 B.CreateStructGEP(StateTy, State, 0));
   for (size_t A = 0; A < NumArenas; ++A)
     B.CreateStore(ArenaPtrs[A], arenaSlot(State, A));
+  if (Opts.Checked)
+    B.CreateStore(llvm::ConstantInt::getSigned(I32, -1),
+                  B.CreateStructGEP(StateTy, State, 3));
   B.CreateStore(llvm::ConstantInt::get(I32, ReadyMagic),
                 B.CreateStructGEP(StateTy, State, 1));
   B.CreateRet(llvm::ConstantInt::get(I32, StatusOk));
@@ -245,6 +291,9 @@ llvm::Expected<llvm::Value *> EntryBuilder::argument(const KernelArg &A,
     return nodeError(N, "internal error: argument kind does not match the "
                         "signature of kernel {}",
                      K);
+  if (Opts.Checked && A.K == Kind::Tensor)
+    if (auto E = checkOperandRegion(G, Plan, N, A.V, A.ByteOffset))
+      return std::move(E);
   switch (A.K) {
   case Kind::Tensor: return pointerTo(A.V, A.ByteOffset);
   case Kind::Null: return llvm::ConstantPointerNull::get(PtrTy);
@@ -301,12 +350,36 @@ llvm::Error EntryBuilder::buildRunV() {
         PtrTy, B.CreateConstInBoundsGEP1_64(PtrTy, RunV->getArg(2), I),
         "out" + std::to_string(I)));
 
+  if (Opts.Checked) {
+    llvm::Value *StepField = B.CreateStructGEP(StateTy, State, 3);
+    B.CreateStore(llvm::ConstantInt::getSigned(I32, -1), StepField);
+    Guards = std::make_unique<GuardChecks>(M, RunV, sym(""), Plan, ArenaBases,
+                                           StepField);
+    setCodeAttributes(Guards->paintFunction());
+    setCodeAttributes(Guards->checkFunction());
+  }
   size_t Step = 0;
-  for (const auto &N : G.nodes()) {
-    if (!N->def()->Lower)
+  for (unsigned S = 0; S < G.nodes().size(); ++S) {
+    const Node &N = *G.nodes()[S];
+    if (Opts.Checked)
+      Guards->paint(B, S);
+    if (!N.def()->Lower)
       continue; // a view: no code
-    if (auto E = buildNode(*N, Step++))
+    if (auto E = buildNode(N, Step))
       return E;
+    if (Opts.Checked) {
+      StepNames.push_back(N.name());
+      Guards->check(B, S, Step);
+    }
+    ++Step;
+  }
+  if (Opts.Checked) {
+    llvm::Function *Names =
+        buildStepName(M, sym("step_name"), StepNames);
+    setCodeAttributes(Names);
+    if (!T.PIC)
+      Names->setDSOLocal(true);
+    Exported.insert(Names->getName().str());
   }
   // Outputs that no node writes directly (see MemoryPlan::OutputCopies).
   llvm::Function *Copy = M.getFunction("cuvil_k_copy");
@@ -537,8 +610,21 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
     if (auto E = emitFile(*Copy, **TM, llvm::CodeGenFileType::AssemblyFile, T.Name, R.Asm))
       return E;
   }
-  if (auto E = emitFile(*M, **TM, llvm::CodeGenFileType::ObjectFile, T.Name, R.Object))
+  FrameSizes Frames;
+  if (auto E = emitFile(*M, **TM, llvm::CodeGenFileType::ObjectFile, T.Name,
+                        R.Object, &Frames))
     return E;
+  std::vector<std::string> Helpers(std::begin(WeakRuntimeSymbols),
+                                   std::end(WeakRuntimeSymbols));
+  R.InitStack = entryStackBound(*M, T.Triple, "cuvil_" + Opts.ModelName + "_init",
+                                Frames, Helpers);
+  // run_v's bound too: it is an entry point of its own.
+  R.RunStack = entryStackBound(*M, T.Triple, "cuvil_" + Opts.ModelName + "_run",
+                               Frames, Helpers);
+  StackBound RunV = entryStackBound(
+      *M, T.Triple, "cuvil_" + Opts.ModelName + "_run_v", Frames, Helpers);
+  if (!RunV.Known || (R.RunStack.Known && RunV.Bytes > R.RunStack.Bytes))
+    R.RunStack = RunV;
   return R;
 }
 

@@ -2,6 +2,7 @@
 #ifndef CUVIL_CODEGEN_MODELCODEGEN_H
 #define CUVIL_CODEGEN_MODELCODEGEN_H
 
+#include "codegen/StackUsage.h"
 #include "ir/Graph.h"
 #include "ops/OpRegistry.h"
 #include "planner/MemoryPlan.h"
@@ -20,6 +21,9 @@ struct CodegenOptions {
   /// The FlatBuffers weight blob to embed; empty for external weights.
   std::vector<uint8_t> EmbeddedBlob;
   bool WantLLVMIR = false, WantAsm = false;
+  /// --checked: canaries in the plan's guard gaps checked after every
+  /// step, operands checked against their regions (see CheckedCode.h).
+  bool Checked = false;
 };
 
 struct CodegenResult {
@@ -29,6 +33,9 @@ struct CodegenResult {
   /// Per graph input: whether any kernel reads it. An input only consulted
   /// for its type (CastLike's `like`) or used by no node is not read.
   std::vector<bool> InputsRead;
+  /// Worst-case stack depth of init, and of run (which covers run_v), in
+  /// the emitted code.
+  StackBound InitStack, RunStack;
 };
 
 /// Lowers every node to kernel calls, builds the model's entry points
@@ -50,7 +57,12 @@ enum StatusCode : int {
   StatusArenaMisaligned = -2,
   StatusNoWeights = -3,
   StatusNotInitialized = -4,
+  StatusArenaOverlap = -5,
+  StatusArenaRange = -6,
+  StatusBounds = -7,
   // -10 .. -19: weight blob verification (see cuvil/status.h).
+  StatusBlobAlign = -14,
+  StatusBlobShort = -17,
 };
 
 } // namespace cuvil

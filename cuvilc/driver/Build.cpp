@@ -140,6 +140,8 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   auto PO = planOptionsFor(T, Opts.ArenaRegions);
   if (!PO)
     return PO.takeError();
+  if (Opts.Checked) // one alignment unit of canary after every buffer
+    PO->GuardBytes = PO->Alignment;
 
   // The packed kernels' panel width is a fact of the target's kernel
   // library: read it from there so compiler and kernels agree.
@@ -168,6 +170,7 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   CO.ModelName = Name;
   CO.GraphHash = Hash;
   CO.WeightsDataSize = Plan->WeightsSize;
+  CO.Checked = Opts.Checked;
   if (Embed)
     CO.EmbeddedBlob = Blob;
   for (const std::string &E : Opts.Emit) {
@@ -185,6 +188,12 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   HI.GraphHash = Hash;
   HI.ExternalWeights = !Embed;
   HI.InputsRead = Code->InputsRead;
+  HI.Checked = Opts.Checked;
+  auto Figure = [](const StackBound &S) {
+    return StackFigure{S.Known, S.Bytes, S.Reason, S.Path};
+  };
+  HI.InitStack = Figure(Code->InitStack);
+  HI.RunStack = Figure(Code->RunStack);
 
   std::vector<OutputFile> Files = {
       {Opts.Out, std::move(Code->Object)},
@@ -199,7 +208,8 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
     Files.push_back({replaceExtension(Opts.Out, ".s"), Code->Asm});
   if (!Opts.Report.empty())
     Files.push_back({Opts.Report, writeReport(G, *Plan, T, Name, WeightsRegion,
-                                              Blob.size())});
+                                              Blob.size(), &HI.InitStack,
+                                              &HI.RunStack)});
   return writeOutputFiles(Files);
 }
 

@@ -37,6 +37,7 @@ struct BuildOptions {
   std::vector<std::string> DumpIR;  ///< Pass names, or "all".
   std::map<std::string, int64_t> Dims;
   bool PortableKernels = false; ///< Reference kernels only (--kernels).
+  bool Checked = false; ///< --checked: guard gaps and bounds checks.
 };
 
 /// Whether an error is the user's input's fault (exit 1) or a usage error

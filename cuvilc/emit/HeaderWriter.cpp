@@ -47,10 +47,12 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   for (auto [Name, V] : std::initializer_list<std::pair<const char *, int>>{
            {"OK", 0}, {"ERR_NULL", -1}, {"ERR_ARENA_ALIGN", -2},
            {"ERR_NO_WEIGHTS", -3}, {"ERR_NOT_INIT", -4},
+           {"ERR_ARENA_OVERLAP", -5}, {"ERR_ARENA_RANGE", -6},
+           {"ERR_BOUNDS", -7},
            {"ERR_BLOB_IDENT", -10}, {"ERR_BLOB_FORMAT", -11},
            {"ERR_BLOB_VERSION", -12}, {"ERR_BLOB_HASH", -13},
            {"ERR_BLOB_ALIGN", -14}, {"ERR_BLOB_SIZE", -15},
-           {"ERR_BLOB_CHECKSUM", -16}})
+           {"ERR_BLOB_CHECKSUM", -16}, {"ERR_BLOB_SHORT", -17}})
     if (V)
       Line("#define CUVIL_{} ({})", Name, V);
     else
@@ -70,6 +72,22 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("#define {}WEIGHTS_SIZE {}u /* blob bytes{} */", P, Info.BlobSize,
        Info.ExternalWeights ? "; external: see the .cuvw file" : "");
   Line("#define {}GRAPH_HASH 0x{:016x}ull", P, Info.GraphHash);
+  Line("");
+  Line("/* Stack: the most bytes below the caller's stack pointer that a call");
+  Line(" * of init, and of run or run_v, uses (frames of the emitted code along");
+  Line(" * its deepest call chain). */");
+  for (auto [Entry, Fig] : {std::pair{"INIT", &Info.InitStack},
+                            std::pair{"RUN", &Info.RunStack}}) {
+    if (Fig->Known) {
+      Line("#define {}{}_STACK_BYTES {}u", P, Entry, Fig->Bytes);
+      continue;
+    }
+    // No macro: firmware that relies on the figure must not compile.
+    std::string Why = Fig->Reason;
+    for (size_t At; (At = Why.find("*/")) != std::string::npos;)
+      Why.replace(At, 2, "* /");
+    Line("/* {}{}_STACK_BYTES is not stated: {}. */", P, Entry, Why);
+  }
   Line("");
 
   auto Tensors = [&](const char *Kind, const std::vector<Value *> &Vs,
@@ -112,8 +130,19 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("  const void *weights;  /* verified weight data block */");
   Line("  uint32_t state;       /* set by a successful init */");
   Line("  void *arenas[{}NUM_ARENAS]; /* activation arenas in use */", P);
+  if (Info.Checked)
+    Line("  int32_t bounds_step;  /* step whose bounds check failed, or -1 */");
   Line("}} cuvil_{}_t;", N);
   Line("");
+  if (Info.Checked) {
+    Line("/* Built with --checked: after every step run checks the canaries in");
+    Line(" * the guard gaps after the live arena buffers; on a violation it");
+    Line(" * returns CUVIL_ERR_BOUNDS with m->bounds_step set to the step, and");
+    Line(" * cuvil_{}_step_name(step) names its ONNX node (\"\" out of range). */", N);
+    Line("#define {}CHECKED 1", P);
+    Line("const char *cuvil_{}_step_name(int32_t step);", N);
+    Line("");
+  }
   Line("/* Prepares m. arenas: NULL for the static arenas, or an array of");
   Line(" * {}NUM_ARENAS pointers, each NULL (static) or to ARENA_<i>_SIZE bytes", P);
   Line(" * aligned to {}ARENA_ALIGN. weights/weights_size: {}", P,
@@ -122,7 +151,9 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
              "weights), aligned to ARENA_ALIGN."
            : "NULL/0 for the embedded blob, or a replacement .cuvw blob.");
   Line(" * The blob is checked (identifier, version, graph hash, bounds,");
-  Line(" * alignment, checksum). Returns CUVIL_OK or a negative CUVIL_ERR_*. */");
+  Line(" * alignment, size, checksum), and the arenas (alignment, address range,");
+  Line(" * no overlap with each other or the blob). Returns CUVIL_OK or a");
+  Line(" * negative CUVIL_ERR_*. */");
   Line("int cuvil_{}_init(cuvil_{}_t *m, void *const *arenas, const void *weights,",
        N, N);
   Line("                  unsigned long weights_size);");

@@ -8,8 +8,17 @@
 #include "target/TargetInfo.h"
 
 #include <string>
+#include <vector>
 
 namespace cuvil {
+
+/// The worst-case stack depth of one entry point, if it has a sound bound.
+struct StackFigure {
+  bool Known = false;
+  uint64_t Bytes = 0;            ///< When Known.
+  std::string Reason;            ///< When not: why.
+  std::vector<std::string> Path; ///< Deepest call chain, entry point first.
+};
 
 struct HeaderInfo {
   std::string ModelName;   ///< C prefix.
@@ -19,6 +28,11 @@ struct HeaderInfo {
   bool ExternalWeights = false;
   /// Per graph input: false if the model never reads it (empty: all read).
   std::vector<bool> InputsRead;
+  /// Stack depth of init and of run/run_v (in the emitted code).
+  StackFigure InitStack, RunStack;
+  /// Built with --checked: the struct records the failing step, and
+  /// cuvil_<name>_step_name() names it.
+  bool Checked = false;
 };
 
 /// The C API of one compiled model: sizes, shapes, the state struct and

@@ -97,7 +97,9 @@ static void writeMemory(nlohmann::ordered_json &R, const MemoryPlan &Plan) {
 
 std::string writeReport(const Graph &G, const MemoryPlan &Plan,
                         const TargetInfo &T, const std::string &ModelName,
-                        const std::string &WeightsRegion, uint64_t BlobSize) {
+                        const std::string &WeightsRegion, uint64_t BlobSize,
+                        const StackFigure *InitStack,
+                        const StackFigure *RunStack) {
   using nlohmann::ordered_json;
   ordered_json R;
   R["model"] = ModelName;
@@ -107,6 +109,20 @@ std::string writeReport(const Graph &G, const MemoryPlan &Plan,
                   {"blob_bytes", BlobSize},
                   {"data_bytes", Plan.WeightsSize},
                   {"tensors", Plan.Weights.size()}};
+  if (InitStack && RunStack) {
+    auto Stack = [](const StackFigure &F) {
+      ordered_json J;
+      if (F.Known) {
+        J["bytes"] = F.Bytes;
+        J["path"] = F.Path;
+      } else {
+        J["bytes"] = nullptr;
+        J["reason"] = F.Reason;
+      }
+      return J;
+    };
+    R["stack"] = {{"init", Stack(*InitStack)}, {"run", Stack(*RunStack)}};
+  }
   ordered_json Nodes = ordered_json::array();
   int64_t TotalMacs = 0;
   for (size_t Step = 0; Step < G.nodes().size(); ++Step) {

@@ -3,6 +3,7 @@
 #ifndef CUVIL_EMIT_REPORT_H
 #define CUVIL_EMIT_REPORT_H
 
+#include "emit/HeaderWriter.h"
 #include "ir/Graph.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
@@ -21,10 +22,14 @@ std::vector<const ArenaBuffer *> buffersByAddress(const MemoryPlan &Plan);
 /// size, lower bound, ratio, strategy and same-bank pairs; the greedy
 /// baseline; per buffer its arena, offset, size, live steps and the values
 /// stored in it with the ONNX nodes that produce them), the weights, and
-/// per node in execution order: op, origins, MACs and output locations.
+/// per node in execution order: op, origins, MACs and output locations;
+/// the stack depth of init and run (bytes and deepest call chain, or why
+/// there is no bound), when given.
 std::string writeReport(const Graph &G, const MemoryPlan &Plan,
                         const TargetInfo &T, const std::string &ModelName,
-                        const std::string &WeightsRegion, uint64_t BlobSize);
+                        const std::string &WeightsRegion, uint64_t BlobSize,
+                        const StackFigure *InitStack = nullptr,
+                        const StackFigure *RunStack = nullptr);
 
 } // namespace cuvil
 

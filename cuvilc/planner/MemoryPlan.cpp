@@ -199,7 +199,7 @@ void Liveness::run() {
         ArenaBuffer B;
         B.Root = R;
         B.Bytes = R->byteSize();
-        B.Size = alignUp(B.Bytes, Plan.Alignment);
+        B.Size = alignUp(B.Bytes, Plan.Alignment) + Plan.GuardBytes;
         B.First = B.Last = S;
         Plan.Buffers.push_back(B);
       }
@@ -351,6 +351,7 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
                                         const PlanOptions &Opts) {
   MemoryPlan Plan;
   Plan.Alignment = Opts.Alignment;
+  Plan.GuardBytes = Opts.GuardBytes;
   const int64_t A = Opts.Alignment;
 
   // External bases: graph inputs and constants.

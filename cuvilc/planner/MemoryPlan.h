@@ -47,7 +47,8 @@ struct ArenaBuffer {
   const Value *Root = nullptr; ///< The value that owns the storage.
   std::vector<const Value *> Values; ///< Every value stored in it (Root first).
   int64_t Bytes = 0;     ///< Unaligned size of the root.
-  int64_t Size = 0;      ///< Bytes rounded up to the alignment.
+  int64_t Size = 0;      ///< Bytes rounded up to the alignment, plus the
+                         ///< plan's GuardBytes.
   int64_t Offset = 0;    ///< Bytes from the start of its arena.
   unsigned First = 0, Last = 0; ///< Live range: steps (node indices), inclusive.
   unsigned Arena = 0;    ///< Index into MemoryPlan::Arenas.
@@ -81,6 +82,9 @@ struct MemoryPlan {
   int64_t WeightsSize = 0;
 
   int64_t Alignment = 64;
+  /// Bytes reserved after each arena buffer's aligned size (--checked:
+  /// the generated code keeps a canary in [Offset + Bytes, Offset + Size)).
+  int64_t GuardBytes = 0;
   /// Largest total size of simultaneously live buffers over all regions
   /// (after in-place decisions, before alignment padding).
   int64_t LowerBound = 0;
@@ -110,6 +114,8 @@ struct PlanOptions {
   bool AllowSpill = false;
   /// Try other execution orders (and reorder the graph to the best).
   bool OptimizeSchedule = true;
+  /// A gap after every arena buffer (0, or a multiple of Alignment).
+  int64_t GuardBytes = 0;
 };
 
 /// Plans G's memory; may reorder G's nodes (a valid topological order).

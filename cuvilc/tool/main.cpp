@@ -121,6 +121,11 @@ int main(int argc, char **argv) {
                     "'portable': the reference kernels only (smaller code, "
                     "the oracle the optimised ones are tested against)")
       ->check(CLI::IsMember({"optimized", "portable"}));
+  Build->add_flag("--checked", B.Checked,
+                  "Debug build: a guard gap after every arena buffer whose "
+                  "canary run checks after each step (CUVIL_ERR_BOUNDS and "
+                  "the step on a violation), operands checked against "
+                  "their regions");
   Build->add_option("--report", B.Report,
                     "Write a JSON report (memory map, per-node MACs, origins)");
   Build->add_option("--dim", BuildDims,

@@ -26,7 +26,10 @@ weights in flash. For each target (or variant) T and model, in WORK/T/<model>:
   3. run it: natively, or with the [qemu] command of targets/<target>.toml
      plus `-icount shift=0` (deterministic instruction counts), with the case
      directory as working directory for semihosting file I/O;
-  4. compare out_<i>.bin with ref_<i>.bin: numpy.allclose(atol=1e-4, rtol=1e-3).
+  4. compare out_<i>.bin with ref_<i>.bin: numpy.allclose(atol=1e-4, rtol=1e-3);
+  5. the runner measures the stack init and run_v use (painted stack) and
+     fails if either exceeds the figure model.h states; PASS lines show
+     `stack=run measured/stated`.
 
 Prints `PASS target/model (...)` or `FAIL target/model: reason` per case, then
 `N passed, M failed`. Exits 0 if all passed, 1 if any failed, 2 on usage errors.
@@ -61,6 +64,8 @@ NM = "llvm-nm-19"
 READELF = "llvm-readelf-19"
 HEAP_FUNCTIONS = {"malloc", "free", "calloc", "realloc", "sbrk"}
 RUN_OK = re.compile(r"^cuvil: run ok(?: cycles=(\d+) instret=(\d+))?\r?$", re.MULTILINE)
+# The runner's stack check (it fails by itself when measured > stated).
+STACK = re.compile(r"^cuvil: stack (init|run) stated=(\d+|none) measured=(\d+)\r?$", re.MULTILINE)
 # A line of `llvm-readelf -S -W`: [Nr] Name Type Address Off Size ...
 SECTION_HEADER = re.compile(
     r"^\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s", re.MULTILINE)
@@ -88,6 +93,12 @@ VARIANTS = {
         ".cuvil.model.weights": "FLASH",
         ".cuvil.model.arena.L2LIM": "L2LIM",
     }),
+    # The debugging build: canaries after every arena buffer, checked after
+    # every step (a violation fails the run with the step's node).
+    "host-checked": Variant("host", ["--checked"], {}),
+    # The same on the boards (not in ctest: the host pass covers the code).
+    "a78-checked": Variant("a78", ["--checked"], {}),
+    "u74-mc-checked": Variant("u74-mc", ["--checked"], {}),
 }
 
 
@@ -131,7 +142,7 @@ class HostTarget:
     def build(self, case_dir, defines=()):
         """The runner, with the preprocessor definitions `defines` (NAME=VALUE)."""
         exe = case_dir / "run"
-        run([HOST_CC, "-O2", "-DCUVIL_HOST", *(f"-D{d}" for d in defines), "-I", case_dir,
+        run([HOST_CC, "-O2", "-pthread", "-DCUVIL_HOST", *(f"-D{d}" for d in defines), "-I", case_dir,
              RUNNER, case_dir / "model.o", "-o", exe], "build runner")
         return exe
 
@@ -248,7 +259,8 @@ def runnable(targets):
 def load_variant(name):
     variant = VARIANTS[name]
     target = load_target(variant.target)
-    missing = sorted(set(variant.section_regions.values()) - set(target.regions))
+    missing = sorted(set(variant.section_regions.values())
+                     - set(getattr(target, "regions", {})))
     if missing:
         raise ValueError(f"variant '{name}': target '{target.name}' has no region "
                          f"{', '.join(missing)}")
@@ -284,7 +296,7 @@ def compare(model_dir, case_dir, output_names):
 
 
 def run_case(cuvilc, target, model_dir, case_dir):
-    """Compile, build, run and check one model; returns (max_abs_err, instret or None)."""
+    """Compile, build, run and check one model; returns (max_abs_err, run_info)."""
     manifest = json.loads((model_dir / "manifest.json").read_text())
     shutil.rmtree(case_dir, ignore_errors=True)
     case_dir.mkdir(parents=True)
@@ -292,8 +304,14 @@ def run_case(cuvilc, target, model_dir, case_dir):
         shutil.copyfile(model_dir / f"input_{i}.bin", case_dir / f"input_{i}.bin")
 
     compile_model(cuvilc, target, model_dir, case_dir)
-    instret = run_image(target, target.build(case_dir), case_dir)
-    return compare(model_dir, case_dir, manifest["outputs"]), instret
+    info = run_image(target, target.build(case_dir), case_dir)
+    if set(info["stack"]) != {"init", "run"}:
+        raise CaseError("the runner did not print both stack figures")
+    unstated = [e for e, (stated, _) in info["stack"].items() if stated is None]
+    if unstated:
+        raise CaseError(f"model.h states no stack figure for {', '.join(unstated)} "
+                        "(its comment says why)")
+    return compare(model_dir, case_dir, manifest["outputs"]), info
 
 
 def cuvilc_build(cmd, what, **kwargs):
@@ -320,12 +338,15 @@ def compile_model(cuvilc, target, model_dir, case_dir, name="model"):
 
 
 def run_image(target, exe, case_dir):
-    """Run exe in case_dir; returns the instruction count it reports, if any."""
+    """Run exe in case_dir; returns {"instret": count or None, "stack":
+    {entry: (stated, measured)}} from what it prints."""
     stdout = run(target.command(exe), "run", cwd=case_dir, timeout=RUN_TIMEOUT_S).stdout
     ok = RUN_OK.search(stdout)
     if not ok:
         raise CaseError(f"{exe.name} exited 0 without printing 'cuvil: run ok'")
-    return int(ok.group(2)) if ok.group(2) else None
+    stack = {m[1]: (None if m[2] == "none" else int(m[2]), int(m[3]))
+             for m in STACK.finditer(stdout)}
+    return {"instret": int(ok.group(2)) if ok.group(2) else None, "stack": stack}
 
 
 def find_models(models_root, wanted):
@@ -387,12 +408,15 @@ def main():
         for model_dir in models:
             case = f"{target.label}/{model_dir.name}"
             try:
-                max_err, instret = run_case(cuvilc, target, model_dir.resolve(), work / case)
+                max_err, info = run_case(cuvilc, target, model_dir.resolve(), work / case)
             except CaseError as reason:
                 print(f"FAIL {case}: {reason}", flush=True)
                 failed += 1
                 continue
+            instret = info["instret"]
             extra = f", instret={instret}" if instret is not None else ""
+            stated, measured = info["stack"]["run"]
+            extra += f", stack={measured}/{stated}"
             print(f"PASS {case} (max_abs_err={max_err:.3g}{extra})", flush=True)
             passed += 1
     print(f"{passed} passed, {failed} failed")

@@ -12,6 +12,13 @@
  * On success it prints `cuvil: run ok cycles=N instret=N` (targets) or
  * `cuvil: run ok` (host) and returns 0; on failure it prints
  * `cuvil: error: ...` and returns 1.
+ *
+ * Stack check: init and run_v are called on a painted stack (boards: the
+ * boot stack from __cuvil_stack_bottom up to the caller's stack pointer;
+ * host: a thread on a painted static stack), and the deepest byte they
+ * changed gives the stack they used below the caller's stack pointer. The
+ * runner prints `cuvil: stack init|run stated=N measured=M` and fails when a
+ * measured figure exceeds the header's CUVIL_MODEL_*_STACK_BYTES.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +26,7 @@
 #include "model.h"
 
 #ifdef CUVIL_HOST
+#include <pthread.h>
 #include <stdio.h>
 #define say printf
 #else
@@ -106,12 +114,96 @@ static const char *file_name(char name[32], const char *stem, unsigned index) {
   return name;
 }
 
+/* The stack the entry points run on is painted with this byte first. */
+#define STACK_PAINT 0xa5u
+
+#ifdef CUVIL_HOST
+/* The host runs the model in a thread on this stack, so that all of it can
+ * be painted. */
+#define HOST_STACK_BYTES (1ul << 20)
+static unsigned char host_stack[HOST_STACK_BYTES] __attribute__((aligned(64)));
+#define STACK_BOTTOM host_stack
+#else
+extern unsigned char __cuvil_stack_bottom[]; /* from the base linker script */
+#define STACK_BOTTOM __cuvil_stack_bottom
+#endif
+
+/* The stack pointer. In a function without variable-sized locals it stays
+ * put after the prologue: its value is the stack pointer at a call. */
+static inline __attribute__((always_inline)) uintptr_t stack_pointer(void) {
+  uintptr_t sp;
+#if defined(__riscv)
+  __asm__ volatile("mv %0, sp" : "=r"(sp));
+#elif defined(__aarch64__)
+  __asm__ volatile("mov %0, sp" : "=r"(sp));
+#elif defined(__x86_64__)
+  __asm__ volatile("mov %%rsp, %0" : "=r"(sp));
+#else
+#error "stack_pointer: unknown architecture"
+#endif
+  return sp;
+}
+
+/* Paints the stack below sp (volatile stores: no memset call, which would
+ * itself use the stack being painted). */
+static inline __attribute__((always_inline)) void paint_below(uintptr_t sp) {
+  for (volatile unsigned char *p = STACK_BOTTOM; (uintptr_t)p < sp; ++p)
+    *p = STACK_PAINT;
+}
+
+/* Bytes below sp that are no longer paint: the deepest use since painting. */
+static inline __attribute__((always_inline)) unsigned long
+used_below(uintptr_t sp) {
+  const volatile unsigned char *p = STACK_BOTTOM;
+  while ((uintptr_t)p < sp && *p == STACK_PAINT)
+    ++p;
+  return (unsigned long)(sp - (uintptr_t)p);
+}
+
+static unsigned long init_stack_used, run_stack_used;
+#ifndef CUVIL_HOST
+static uint64_t run_cycles, run_instret;
+#endif
+
+static __attribute__((noinline)) int measured_init(void) {
+  uintptr_t sp = stack_pointer();
+  paint_below(sp);
+  /* NULL, NULL: the arena placed by model.ld and the embedded weights. */
+  int rc = cuvil_model_init(&model, NULL, NULL, 0);
+  init_stack_used = used_below(sp);
+  return rc;
+}
+
+/* The counters are read by leaf functions without a frame: they do not
+ * touch the painted stack. */
+static __attribute__((noinline)) int
+measured_run(const void *const *inputs, void *const *outputs) {
+  uintptr_t sp = stack_pointer();
+  paint_below(sp);
+#ifndef CUVIL_HOST
+  uint64_t cycles = cuvil_port_cycles();
+  uint64_t instret = cuvil_port_instret();
+#endif
+  int rc = cuvil_model_run_v(&model, inputs, outputs);
+#ifndef CUVIL_HOST
+  run_instret = cuvil_port_instret() - instret;
+  run_cycles = cuvil_port_cycles() - cycles;
+#endif
+  run_stack_used = used_below(sp);
+  return rc;
+}
+
+static int fail_stack(const char *entry) {
+  say("cuvil: error: %s used more stack than model.h states\n", entry);
+  return 1;
+}
+
 static int fail_status(const char *call, int rc) {
   say("cuvil: error: %s returned %d (see CUVIL_ERR_* in model.h)\n", call, rc);
   return 1;
 }
 
-int main(void) {
+static int run_model(void) {
   unsigned long need = 0;
   for (unsigned i = 0; i < CUVIL_MODEL_NUM_INPUTS; ++i)
     need += align_up(input_bytes[i]);
@@ -151,22 +243,36 @@ int main(void) {
     next += align_up(output_bytes[i]);
   }
 
-  /* NULL, NULL: the arena placed by model.ld and the embedded weights. */
-  int rc = cuvil_model_init(&model, NULL, NULL, 0);
+  int rc = measured_init();
   if (rc != 0)
     return fail_status("cuvil_model_init", rc);
-
-#ifndef CUVIL_HOST
-  uint64_t cycles = cuvil_port_cycles();
-  uint64_t instret = cuvil_port_instret();
-#endif
-  rc = cuvil_model_run_v(&model, inputs, outputs);
-#ifndef CUVIL_HOST
-  instret = cuvil_port_instret() - instret;
-  cycles = cuvil_port_cycles() - cycles;
+  rc = measured_run(inputs, outputs);
+#ifdef CUVIL_MODEL_CHECKED
+  if (rc == CUVIL_ERR_BOUNDS)
+    say("cuvil: error: bounds check failed after step %d (node '%s')\n",
+        (int)model.bounds_step, cuvil_model_step_name(model.bounds_step));
 #endif
   if (rc != 0)
     return fail_status("cuvil_model_run_v", rc);
+
+  /* A header without a figure (cuvilc found no sound bound) says why in a
+   * comment; the runner then prints `stated=none`. */
+#ifdef CUVIL_MODEL_INIT_STACK_BYTES
+  say("cuvil: stack init stated=%lu measured=%lu\n",
+      (unsigned long)CUVIL_MODEL_INIT_STACK_BYTES, init_stack_used);
+  if (init_stack_used > CUVIL_MODEL_INIT_STACK_BYTES)
+    return fail_stack("init");
+#else
+  say("cuvil: stack init stated=none measured=%lu\n", init_stack_used);
+#endif
+#ifdef CUVIL_MODEL_RUN_STACK_BYTES
+  say("cuvil: stack run stated=%lu measured=%lu\n",
+      (unsigned long)CUVIL_MODEL_RUN_STACK_BYTES, run_stack_used);
+  if (run_stack_used > CUVIL_MODEL_RUN_STACK_BYTES)
+    return fail_stack("run");
+#else
+  say("cuvil: stack run stated=none measured=%lu\n", run_stack_used);
+#endif
 
   for (unsigned i = 0; i < CUVIL_MODEL_NUM_OUTPUTS; ++i) {
     const char *path = file_name(name, "out", i);
@@ -179,8 +285,32 @@ int main(void) {
 #ifdef CUVIL_HOST
   say("cuvil: run ok\n");
 #else
-  say("cuvil: run ok cycles=%llu instret=%llu\n", (unsigned long long)cycles,
-      (unsigned long long)instret);
+  say("cuvil: run ok cycles=%llu instret=%llu\n",
+      (unsigned long long)run_cycles, (unsigned long long)run_instret);
 #endif
   return 0;
 }
+
+#ifdef CUVIL_HOST
+static void *run_model_thread(void *rc) {
+  *(int *)rc = run_model();
+  return NULL;
+}
+
+/* On the host, run_model runs in a thread whose whole stack is ours. */
+int main(void) {
+  pthread_attr_t attr;
+  pthread_t thread;
+  int rc = 1;
+  if (pthread_attr_init(&attr) != 0 ||
+      pthread_attr_setstack(&attr, host_stack, sizeof host_stack) != 0 ||
+      pthread_create(&thread, &attr, run_model_thread, &rc) != 0 ||
+      pthread_join(thread, NULL) != 0) {
+    say("cuvil: error: cannot start the runner thread\n");
+    return 1;
+  }
+  return rc;
+}
+#else
+int main(void) { return run_model(); }
+#endif

@@ -1,5 +1,6 @@
 //===- EmitTest.cpp - Weight blob, header and linker-script fragment ------===//
 #include "TestGraphs.h"
+#include "codegen/ModelCodegen.h"
 #include "emit/HeaderWriter.h"
 #include "emit/LinkerScript.h"
 #include "emit/WeightsBlob.h"
@@ -8,6 +9,7 @@
 
 #include <cuvil/blob.h>
 #include <gtest/gtest.h>
+#include <set>
 
 #include "weights_generated.h"
 
@@ -97,6 +99,43 @@ TEST(Emit, HeaderDeclaresTheApiAndSizes) {
             std::string::npos)
       << H;
   EXPECT_NE(H.find("#define CUVIL_ERR_BLOB_CHECKSUM (-16)"), std::string::npos);
+}
+
+TEST(Emit, StatusCodesAgreeInRuntimeHeaderAndCodegen) {
+  Fixture F;
+  auto T = loadTarget("u74-mc");
+  ASSERT_TRUE(bool(T));
+  HeaderInfo HI{"cbr", "cbr.onnx", F.Blob.size(), 0x1234, false, {}};
+  std::string H = writeHeader(*F.G, F.Plan, *T, HI);
+  // Every code the generated init/run return: the runtime's value, the
+  // generated header's and codegen's must be one.
+  struct Code {
+    const char *Name;
+    int Runtime, Codegen;
+  } Codes[] = {
+      {"ERR_NULL", CUVIL_ERR_NULL, StatusNullArgument},
+      {"ERR_ARENA_ALIGN", CUVIL_ERR_ARENA_ALIGN, StatusArenaMisaligned},
+      {"ERR_NO_WEIGHTS", CUVIL_ERR_NO_WEIGHTS, StatusNoWeights},
+      {"ERR_NOT_INIT", CUVIL_ERR_NOT_INIT, StatusNotInitialized},
+      {"ERR_ARENA_OVERLAP", CUVIL_ERR_ARENA_OVERLAP, StatusArenaOverlap},
+      {"ERR_ARENA_RANGE", CUVIL_ERR_ARENA_RANGE, StatusArenaRange},
+      {"ERR_BOUNDS", CUVIL_ERR_BOUNDS, StatusBounds},
+      {"ERR_BLOB_ALIGN", CUVIL_ERR_BLOB_ALIGN, StatusBlobAlign},
+      {"ERR_BLOB_SHORT", CUVIL_ERR_BLOB_SHORT, StatusBlobShort},
+  };
+  std::set<int> Seen;
+  for (const Code &C : Codes) {
+    EXPECT_EQ(C.Runtime, C.Codegen) << C.Name;
+    EXPECT_NE(H.find("#define CUVIL_" + std::string(C.Name) + " (" +
+                     std::to_string(C.Runtime) + ")"),
+              std::string::npos)
+        << C.Name;
+    EXPECT_TRUE(Seen.insert(C.Runtime).second) << C.Name << " is not distinct";
+  }
+  for (int Blob : {CUVIL_ERR_BLOB_IDENT, CUVIL_ERR_BLOB_FORMAT,
+                   CUVIL_ERR_BLOB_VERSION, CUVIL_ERR_BLOB_HASH,
+                   CUVIL_ERR_BLOB_SIZE, CUVIL_ERR_BLOB_CHECKSUM})
+    EXPECT_TRUE(Seen.insert(Blob).second) << Blob << " is not distinct";
 }
 
 TEST(Emit, LinkerScriptPlacesArenaAndWeights) {

@@ -1,0 +1,215 @@
+//===- StackUsage.cpp - Worst-case stack depth of the entry points --------===//
+#include "codegen/StackUsage.h"
+
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <set>
+
+namespace cuvil {
+
+bool FrameSizeCollector::isAnalysisRemarkEnabled(
+    llvm::StringRef PassName) const {
+  return PassName == "prologepilog";
+}
+
+bool FrameSizeCollector::handleDiagnostics(const llvm::DiagnosticInfo &DI) {
+  const auto *R = llvm::dyn_cast<llvm::DiagnosticInfoOptimizationBase>(&DI);
+  if (!R || R->getPassName() != "prologepilog" ||
+      R->getRemarkName() != "StackSize")
+    return false; // not ours: LLVM prints it as it would have
+  std::string Function;
+  uint64_t Bytes = 0;
+  bool HaveBytes = false;
+  for (const auto &A : R->getArgs()) {
+    if (A.Key == "Function")
+      Function = A.Val;
+    else if (A.Key == "NumStackBytes")
+      HaveBytes = !llvm::StringRef(A.Val).getAsInteger(10, Bytes);
+  }
+  if (!Function.empty() && HaveBytes)
+    Out[Function] = Bytes;
+  return true;
+}
+
+namespace {
+
+/// What one function calls, or why its stack cannot be bounded.
+struct CallInfo {
+  std::vector<const llvm::Function *> Callees;
+  std::string Problem;
+  /// A local aligned beyond the stack's alignment makes the prologue
+  /// realign the stack pointer, by up to that alignment, and round the
+  /// frame up to it: bytes the frame size leaves out.
+  uint64_t RealignBytes = 0;
+};
+
+bool isMemIntrinsic(const llvm::Function &F) {
+  switch (F.getIntrinsicID()) {
+  case llvm::Intrinsic::memcpy:
+  case llvm::Intrinsic::memmove:
+  case llvm::Intrinsic::memset:
+    return true;
+  default:
+    return false;
+  }
+}
+
+CallInfo callsOf(const llvm::Function &F,
+                 const std::vector<const llvm::Function *> &Helpers) {
+  CallInfo CI;
+  bool IsHelper =
+      std::find(Helpers.begin(), Helpers.end(), &F) != Helpers.end();
+  bool UsesMemIntrinsics = false;
+  const llvm::DataLayout &DL = F.getParent()->getDataLayout();
+  for (const llvm::BasicBlock &BB : F)
+    for (const llvm::Instruction &I : BB) {
+      if (const auto *AI = llvm::dyn_cast<llvm::AllocaInst>(&I)) {
+        if (!AI->isStaticAlloca() && CI.Problem.empty())
+          CI.Problem = fmt::format("function '{}' allocates a variable "
+                                   "amount of stack",
+                                   F.getName().str());
+        if (DL.exceedsNaturalStackAlignment(AI->getAlign()))
+          CI.RealignBytes =
+              std::max<uint64_t>(CI.RealignBytes, 2 * AI->getAlign().value());
+        continue;
+      }
+      const auto *Call = llvm::dyn_cast<llvm::CallBase>(&I);
+      if (!Call || Call->isInlineAsm())
+        continue;
+      const llvm::Value *Target = Call->getCalledOperand()->stripPointerCasts();
+      if (const auto *GA = llvm::dyn_cast<llvm::GlobalAlias>(Target))
+        Target = GA->getAliaseeObject();
+      const auto *Callee = llvm::dyn_cast_or_null<llvm::Function>(Target);
+      if (!Callee) {
+        if (CI.Problem.empty())
+          CI.Problem = fmt::format("function '{}' makes an indirect call",
+                                   F.getName().str());
+        continue;
+      }
+      if (Callee->isIntrinsic()) {
+        UsesMemIntrinsics |= isMemIntrinsic(*Callee);
+        continue;
+      }
+      CI.Callees.push_back(Callee);
+    }
+  // The backend may turn a memcpy/memset it does not expand into a call,
+  // and copies of its own (byval arguments) into memcpy: assume any
+  // function but the helpers themselves calls each of them.
+  if (!IsHelper || UsesMemIntrinsics)
+    for (const llvm::Function *H : Helpers)
+      if (H != &F)
+        CI.Callees.push_back(H);
+  std::sort(CI.Callees.begin(), CI.Callees.end(),
+            [](const llvm::Function *A, const llvm::Function *B) {
+              return A->getName() < B->getName();
+            });
+  CI.Callees.erase(std::unique(CI.Callees.begin(), CI.Callees.end()),
+                   CI.Callees.end());
+  return CI;
+}
+
+} // namespace
+
+StackBound stackBound(const llvm::Module &M, const std::string &Entry,
+                      const FrameSizes &Frames, unsigned ReturnAddressBytes,
+                      const std::vector<std::string> &HelperNames,
+                      unsigned RedZoneBytes) {
+  StackBound R;
+  const llvm::Function *Root = M.getFunction(Entry);
+  if (!Root || Root->isDeclaration()) {
+    R.Reason = fmt::format("no function '{}' in the module", Entry);
+    return R;
+  }
+  std::vector<const llvm::Function *> Helpers;
+  for (const std::string &H : HelperNames)
+    if (const llvm::Function *F = M.getFunction(H); F && !F->isDeclaration())
+      Helpers.push_back(F);
+
+  // Depth-first over the call graph with an explicit stack (no recursion
+  // on the program's size); a function met again while on the stack is a
+  // cycle: recursion, whose depth has no static bound.
+  enum class State { OnStack, Done };
+  struct Result {
+    uint64_t Depth = 0;
+    const llvm::Function *Deepest = nullptr; ///< The callee on the path.
+  };
+  std::map<const llvm::Function *, State> Seen;
+  std::map<const llvm::Function *, Result> Results;
+  std::map<const llvm::Function *, CallInfo> Calls;
+  struct Frame {
+    const llvm::Function *F;
+    size_t Next = 0; ///< Next callee to visit.
+  };
+  std::vector<Frame> Work = {{Root}};
+  Seen[Root] = State::OnStack;
+  while (!Work.empty()) {
+    Frame &Top = Work.back();
+    const llvm::Function *F = Top.F;
+    auto [It, New] = Calls.try_emplace(F);
+    if (New) {
+      if (F->isDeclaration()) {
+        R.Reason = fmt::format("'{}' calls '{}', which is not defined in the "
+                               "object",
+                               Work.size() > 1
+                                   ? Work[Work.size() - 2].F->getName().str()
+                                   : Entry,
+                               F->getName().str());
+        return R;
+      }
+      It->second = callsOf(*F, Helpers);
+      if (!It->second.Problem.empty()) {
+        R.Reason = It->second.Problem;
+        return R;
+      }
+      if (!Frames.count(F->getName().str())) {
+        R.Reason = fmt::format("no frame size was emitted for function '{}'",
+                               F->getName().str());
+        return R;
+      }
+    }
+    const CallInfo &CI = It->second;
+    if (Top.Next < CI.Callees.size()) {
+      const llvm::Function *C = CI.Callees[Top.Next++];
+      auto S = Seen.find(C);
+      if (S == Seen.end()) {
+        Seen[C] = State::OnStack;
+        Work.push_back({C});
+      } else if (S->second == State::OnStack) {
+        R.Reason = fmt::format("function '{}' is recursive (through '{}')",
+                               C->getName().str(), F->getName().str());
+        return R;
+      }
+      continue;
+    }
+    Result Res;
+    for (const llvm::Function *C : CI.Callees)
+      if (!Res.Deepest || Results[C].Depth > Res.Depth) {
+        Res.Depth = Results[C].Depth;
+        Res.Deepest = C;
+      }
+    Res.Depth += Frames.at(F->getName().str()) + ReturnAddressBytes +
+                 CI.RealignBytes + (CI.Callees.empty() ? RedZoneBytes : 0);
+    Results[F] = Res;
+    Seen[F] = State::Done;
+    Work.pop_back();
+  }
+  R.Known = true;
+  R.Bytes = Results[Root].Depth;
+  for (const llvm::Function *F = Root; F; F = Results[F].Deepest)
+    R.Path.push_back(F->getName().str());
+  return R;
+}
+
+StackBound entryStackBound(const llvm::Module &M, const std::string &Triple,
+                           const std::string &Entry, const FrameSizes &Frames,
+                           const std::vector<std::string> &Helpers) {
+  bool X86 = llvm::Triple(Triple).isX86();
+  return stackBound(M, Entry, Frames, X86 ? 8 : 0, Helpers, X86 ? 128 : 0);
+}
+
+} // namespace cuvil
