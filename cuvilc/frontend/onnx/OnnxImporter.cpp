@@ -6,7 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/onnx/OnnxImporter.h"
+#include "frontend/onnx/Opsets.h"
 #include "frontend/onnx/ScanUnroll.h"
+#include "frontend/onnx/Schemas.h"
 
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
@@ -400,18 +402,24 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
   for (const auto &O : M.opset_import())
     Opsets[O.domain() == "ai.onnx" ? "" : O.domain()] = O.version();
 
+  // Versions first: what the checker and inference say about a model of
+  // an unknown opset would mislead.
+  if (auto E = checkVersions(M))
+    return E;
+  const onnx::ISchemaRegistry &Registry = schemaRegistry();
+  if (auto E = checkKnownOps(M, Registry))
+    return E;
   if (auto E = resolveInputDims())
     return E;
   try {
-    onnx::checker::check_model(M);
+    checkModel(M, Registry);
   } catch (const std::exception &Ex) {
     return makeError("the ONNX checker rejects the model: {}", Ex.what());
   }
   try {
     onnx::ShapeInferenceOptions SO(/*check_type=*/true, /*strict=*/1,
                                    /*data_prop=*/true);
-    onnx::shape_inference::InferShapes(M, onnx::OpSchemaRegistry::Instance(),
-                                       SO);
+    onnx::shape_inference::InferShapes(M, &Registry, SO);
   } catch (const std::exception &Ex) {
     // Old exporters wrote models the strict inference rejects (an int64
     // Constant before opset 9): infer what it can, leniently; the shapes it
@@ -420,8 +428,7 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
     try {
       onnx::ShapeInferenceOptions SO(/*check_type=*/false, /*strict=*/0,
                                      /*data_prop=*/true);
-      onnx::shape_inference::InferShapes(
-          M, onnx::OpSchemaRegistry::Instance(), SO);
+      onnx::shape_inference::InferShapes(M, &Registry, SO);
     } catch (const std::exception &) {
       return makeError("ONNX shape inference failed: {}", Strict);
     }
@@ -433,8 +440,7 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
     try {
       onnx::ShapeInferenceOptions SO(/*check_type=*/false, /*strict=*/0,
                                      /*data_prop=*/true);
-      onnx::shape_inference::InferShapes(
-          M, onnx::OpSchemaRegistry::Instance(), SO);
+      onnx::shape_inference::InferShapes(M, &Registry, SO);
     } catch (const std::exception &Ex) {
       return makeError("ONNX shape inference failed after unrolling Scan: {}",
                        Ex.what());
