@@ -168,14 +168,17 @@ def opset19_misc(g):
                     coordinate_transformation_mode="half_pixel_symmetric"), (1, 2, 10, 9))
 
 
-def opset20_activations(g):
-    """Gelu (erf form and tanh approximation), Mish, ReduceMax-20."""
+def opset20_misc(g):
+    """Gelu (erf form and tanh approximation), Mish, ReduceMax-20, DFT-20
+    (axis as an input)."""
     g.opset = 20
     x = g.input("x", g.rng.uniform(-4.0, 4.0, (2, 3, 8)))
     g.output(g.node("Gelu", [x], "gelu"), (2, 3, 8))
     g.output(g.node("Gelu", [x], "gelu_tanh", approximate="tanh"), (2, 3, 8))
     g.output(g.node("Mish", [x], "mish"), (2, 3, 8))
     g.output(g.node("ReduceMax", [x, ints(g, "max.axes", [2])], "max", keepdims=0), (2, 3))
+    real = g.node("Unsqueeze", [x, ints(g, "dft.unsqueeze", [3])], "real")
+    g.output(g.node("DFT", [real, "", ints(g, "dft.axis", 2)], "dft", onesided=1), (2, 3, 5, 2))
 
 
 def opset21_misc(g):
@@ -200,10 +203,22 @@ def opset21_misc(g):
     sq = g.node("Squeeze", [x, ints(g, "squeeze.axes", [0])], "squeezed")
     g.output(g.node("Unsqueeze", [sq, ints(g, "unsqueeze.axes", [1])], "unsqueezed"),
              (6, 1, 3, 4))
+    # If-21 whose branch holds an opset-20 op (Gelu): subgraphs are checked
+    # and inferred with cuvil's schemas too.
+    cond = g.node("Greater", [g.node("ReduceSum", [x], "total", keepdims=0),
+                              g.const("zero", 0.0)], "positive")
+    branch_out = lambda name: [helper.make_tensor_value_info(name, TensorProto.FLOAT,
+                                                             (1, 6, 3, 4))]
+    then_g = helper.make_graph([helper.make_node("Gelu", [x], ["then_y"], name="then_gelu")],
+                               "then", [], branch_out("then_y"))
+    else_g = helper.make_graph([helper.make_node("Neg", [x], ["else_y"], name="else_neg")],
+                               "else", [], branch_out("else_y"))
+    g.output(g.node("If", [cond], "branch", then_branch=then_g, else_branch=else_g),
+             (1, 6, 3, 4))
 
 
 MODELS = (opset18_reduce, opset18_split_pad, opset18_resize, opset18_scatter, opset18_norm_pool,
-          opset19_misc, opset20_activations, opset21_misc)
+          opset19_misc, opset20_misc, opset21_misc)
 
 
 # ---- Bad-input fixtures: versions and operators cuvil refuses ---------------

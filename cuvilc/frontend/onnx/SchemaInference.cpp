@@ -251,6 +251,42 @@ void inferCol2Im18(InferenceContext &Ctx) {
   }
 }
 
+void inferDft20(InferenceContext &Ctx) {
+  onnx::propagateElemTypeFromInputToOutput(Ctx, 0, 0);
+  if (!onnx::hasInputShape(Ctx, 0))
+    return;
+  const TensorShapeProto &In = onnx::getInputShape(Ctx, 0);
+  int64_t R = In.dim_size();
+  if (R < 2)
+    fail_shape_inference("DFT's input must have rank 2 or more");
+  int64_t Axis = -2;
+  if (present(Ctx, 2)) {
+    auto A = constInts(Ctx, 2);
+    if (!A || A->size() != 1)
+      return rankOnly(Ctx, 0);
+    Axis = (*A)[0];
+  }
+  Axis = normalizeAxis(Axis, R);
+  if (Axis == R - 1)
+    fail_shape_inference("DFT's axis cannot be the last (complex) axis");
+  std::optional<int64_t> Length;
+  if (In.dim(static_cast<int>(Axis)).has_dim_value())
+    Length = In.dim(static_cast<int>(Axis)).dim_value();
+  if (present(Ctx, 1)) {
+    auto L = constInts(Ctx, 1);
+    Length = L && L->size() == 1 ? std::optional<int64_t>((*L)[0]) : std::nullopt;
+  }
+  bool Onesided = onnx::getAttribute(Ctx, "onesided", 0) != 0;
+  TensorShapeProto *S = outputShape(Ctx, 0);
+  *S = In;
+  auto *D = S->mutable_dim(static_cast<int>(Axis));
+  D->Clear();
+  if (Length)
+    D->set_dim_value(Onesided ? *Length / 2 + 1 : *Length);
+  S->mutable_dim(static_cast<int>(R - 1))->Clear();
+  S->mutable_dim(static_cast<int>(R - 1))->set_dim_value(2);
+}
+
 void inferPool(InferenceContext &Ctx) {
   onnx::propagateElemTypeFromInputToOutput(Ctx, 0, 0);
   if (!onnx::hasInputShape(Ctx, 0))

@@ -23,6 +23,8 @@ void inferPad18(onnx::InferenceContext &Ctx);
 void inferResize18(onnx::InferenceContext &Ctx);
 /// Col2Im-18: [N, C * prod(block), L] -> [N, C, image_shape...].
 void inferCol2Im18(onnx::InferenceContext &Ctx);
+/// DFT-20: axis (default -2) and dft_length from constant inputs.
+void inferDft20(onnx::InferenceContext &Ctx);
 /// Pools with kernel_shape, strides, dilations, pads, auto_pad, ceil_mode.
 void inferPool(onnx::InferenceContext &Ctx);
 /// QuantizeLinear-19/21: the zero point's type, else output_dtype, else

@@ -3,7 +3,8 @@
 // Debian's ONNX 1.12 knows opsets up to 17. For the operators whose
 // signature changed in opsets 18 to 21 (Reduce* and Split taking axes and
 // sizes differently, Pad's axes, Resize's new attributes, the pools'
-// dilations and ceil_mode, Cast's saturate, blocked quantization) and for
+// dilations and ceil_mode, Cast's saturate, blocked quantization, DFT's
+// axis input) and for
 // the new operators cuvil compiles (GroupNormalization, Col2Im, Gelu,
 // Mish), cuvil registers its own schema, each with a type-and-shape
 // inference function, so that the ONNX checker and shape inference work on

@@ -152,6 +152,13 @@ void addDataMovement(std::vector<OpSchema> &Out) {
       .TypeConstraint("T", OpSchema::all_tensor_types(), "Any tensor type.")
       .TypeAndShapeInferenceFunction(schemas::inferCol2Im18);
   Out.push_back(std::move(Col2Im));
+
+  // DFT-20: axis moves from an attribute to an optional input (default -2).
+  OpSchema Dft = derive("DFT", 17, 20, {"axis"});
+  Dft.Input(2, "axis", "The axis of the transform (default -2).",
+            "tensor(int64)", OpSchema::Optional);
+  Dft.TypeAndShapeInferenceFunction(schemas::inferDft20);
+  Out.push_back(std::move(Dft));
 }
 
 void addPools(std::vector<OpSchema> &Out) {
