@@ -50,12 +50,19 @@ llvm::Expected<Col2ImGeometry> geometry(const Node &N) {
     return nodeError(N, "strides, dilations and pads must match the {} "
                         "spatial dimensions",
                      S);
+  // Bounded so that the arithmetic below cannot overflow; the input's
+  // shape bounds the product of the block counts and taps.
+  constexpr int64_t Big = int64_t(1) << 31;
   int64_t Taps = 1, Count = 1;
   for (size_t D = 0; D < S; ++D) {
     if (G.Image[D] <= 0 || G.Block[D] <= 0 || G.Strides[D] <= 0 ||
         G.Dils[D] <= 0 || Pads[D] < 0 || Pads[D + S] < 0)
       return nodeError(N, "image, block, strides and dilations must be "
                           "positive, pads not negative");
+    for (int64_t V : {G.Image[D], G.Block[D], G.Strides[D], G.Dils[D],
+                      Pads[D], Pads[D + S]})
+      if (V > Big)
+        return nodeError(N, "geometry value {} is too large", V);
     int64_t Eff = (G.Block[D] - 1) * G.Dils[D] + 1;
     int64_t Span = G.Image[D] + Pads[D] + Pads[D + S] - Eff;
     if (Span < 0)
@@ -65,9 +72,12 @@ llvm::Expected<Col2ImGeometry> geometry(const Node &N) {
     G.PadBegin.push_back(Pads[D]);
     Taps *= G.Block[D];
     Count *= G.Blocks.back();
+    if (Taps > X->shape()[1] || Count > X->shape()[2])
+      break; // stop before the products can overflow
   }
   const std::vector<int64_t> &XS = X->shape();
-  if (XS[1] % Taps != 0 || XS[2] != Count)
+  if (G.Blocks.size() != S || XS[1] == 0 || XS[1] % Taps != 0 ||
+      XS[2] != Count)
     return nodeError(N, "input '{}' is [{}, {}, {}]; the blocks need a "
                         "multiple of {} rows and {} columns",
                      X->name(), XS[0], XS[1], XS[2], Taps, Count);

@@ -149,8 +149,8 @@ def opset18_norm_pool(g):
 
 def opset19_misc(g):
     """Pad's wrap mode, AveragePool-19 (dilations attribute), Resize's
-    half_pixel_symmetric, and Cast (with saturate), Identity, Reshape and
-    Shape as re-versioned at 19."""
+    half_pixel_symmetric, and Cast (with saturate), Identity, Reshape, Shape
+    and Scan as re-versioned at 19."""
     g.opset = 19
     x = g.input("x", g.rng.uniform(-1.0, 1.0, (1, 2, 5, 6)))
     g.output(g.node("Pad", [x, ints(g, "wrap.pads", [0, 0, 1, 2, 0, 0, 2, 1])], "pad_wrap",
@@ -166,6 +166,17 @@ def opset19_misc(g):
     g.output(g.node("Resize", [x, "", g.const("sym.scales", [1.0, 1.0, 2.0, 1.5])],
                     "resize_symmetric", mode="linear",
                     coordinate_transformation_mode="half_pixel_symmetric"), (1, 2, 10, 9))
+    # Scan-19 with a static trip count (unrolled at import): running sums.
+    seq = g.input("seq", g.rng.uniform(-1.0, 1.0, (3, 4)))
+    vec = lambda name: helper.make_tensor_value_info(name, TensorProto.FLOAT, (4,))
+    body = helper.make_graph(
+        [helper.make_node("Add", ["sum_in", "row"], ["sum_out"], name="accumulate"),
+         helper.make_node("Identity", ["sum_out"], ["row_out"], name="emit")],
+        "body", [vec("sum_in"), vec("row")], [vec("sum_out"), vec("row_out")])
+    multi(g, "Scan", [g.const("scan.init", np.zeros(4)), seq], ["scan_sum", "scan_rows"],
+          "scan", body=body, num_scan_inputs=1)
+    g.output("scan_sum", (4,))
+    g.output("scan_rows", (3, 4))
 
 
 def opset20_misc(g):
@@ -183,8 +194,9 @@ def opset20_misc(g):
 
 def opset21_misc(g):
     """GroupNormalization-21 (scale and bias per channel), QuantizeLinear /
-    DequantizeLinear-21 per tensor and per axis, and Flatten, Transpose,
-    Squeeze, Unsqueeze as re-versioned at 21."""
+    DequantizeLinear-21 per tensor and per axis, If-21, and Flatten,
+    Transpose, Squeeze, Unsqueeze, Constant, Size, Equal, CastLike as
+    re-versioned at 21."""
     g.opset = 21
     x = g.input("x", g.rng.normal(0.0, 1.0, (1, 6, 3, 4)))
     gn = [x, g.const("gn.scale", g.rng.uniform(0.5, 1.5, 6)),
@@ -215,6 +227,14 @@ def opset21_misc(g):
                                "else", [], branch_out("else_y"))
     g.output(g.node("If", [cond], "branch", then_branch=then_g, else_branch=else_g),
              (1, 6, 3, 4))
+    # Constant, Size, Equal and CastLike as re-versioned at 19 and 21.
+    half = g.node("Constant", [], "half", value_float=0.5)
+    g.output(g.node("Mul", [x, half], "halved"), (1, 6, 3, 4))
+    size = g.node("Cast", [g.node("Size", [x], "size")], "size_float", to=TensorProto.FLOAT)
+    g.output(size, ())
+    rounded = g.node("Round", [g.node("Mul", [x, g.const("two", 2.0)], "doubled")], "rounded")
+    same = g.node("Equal", [rounded, g.const("one_f", 1.0)], "is_one")
+    g.output(g.node("CastLike", [same, x], "is_one_float"), (1, 6, 3, 4))
 
 
 MODELS = (opset18_reduce, opset18_split_pad, opset18_resize, opset18_scatter, opset18_norm_pool,

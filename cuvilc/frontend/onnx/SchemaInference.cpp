@@ -59,10 +59,37 @@ void rankOnly(InferenceContext &Ctx, size_t I) {
     S->add_dim();
 }
 
+/// Every number these functions compute with stays within +-2^48 (far
+/// beyond any tensor cuvil can place), so sums and products of two never
+/// overflow; a model's bigger value fails inference with the reason.
+constexpr int64_t Limit = int64_t(1) << 48;
+
+int64_t bounded(int64_t V, const char *What) {
+  if (V < -Limit || V > Limit)
+    fail_shape_inference(What, " ", V, " is out of range");
+  return V;
+}
+
+/// A dimension an inference function computed: not negative, bounded.
+int64_t extent(int64_t V) {
+  if (V < 0 || V > Limit)
+    fail_shape_inference("the output would have a dimension of ", V);
+  return V;
+}
+
 int64_t normalizeAxis(int64_t A, int64_t Rank) {
   if (A < -Rank || A >= Rank)
     fail_shape_inference("axis ", A, " is out of range for rank ", Rank);
   return A < 0 ? A + Rank : A;
+}
+
+/// floor(In * Scale + Round) as a dimension.
+int64_t scaled(int64_t In, double Scale, double Round) {
+  double V = std::floor(double(In) * Scale + Round);
+  if (!(Scale > 0) || !(V >= 0 && V <= double(Limit)))
+    fail_shape_inference("scale ", Scale, " of an extent ", In,
+                         " gives no valid extent");
+  return static_cast<int64_t>(V);
 }
 
 std::vector<int64_t> intsAttr(InferenceContext &Ctx, const char *Name,
@@ -97,7 +124,10 @@ void inferSplit18(InferenceContext &Ctx) {
   if (present(Ctx, 1)) {
     Sizes = constInts(Ctx, 1);
   } else if (In.dim(Axis).has_dim_value()) {
-    int64_t Extent = In.dim(Axis).dim_value(), N = NumOutputs->i();
+    int64_t Extent = bounded(In.dim(Axis).dim_value(), "dimension");
+    int64_t N = NumOutputs->i();
+    if (N < 1)
+      fail_shape_inference("num_outputs must be positive, not ", N);
     int64_t Chunk = (Extent + N - 1) / N;
     Sizes.emplace();
     for (int64_t I = 0; I < N; ++I)
@@ -112,7 +142,7 @@ void inferSplit18(InferenceContext &Ctx) {
     *S = In;
     S->mutable_dim(Axis)->Clear();
     if (Sizes)
-      S->mutable_dim(Axis)->set_dim_value((*Sizes)[I]);
+      S->mutable_dim(Axis)->set_dim_value(extent((*Sizes)[I]));
   }
 }
 
@@ -141,15 +171,16 @@ void inferPad18(InferenceContext &Ctx) {
   std::vector<int64_t> Begin(R, 0), End(R, 0);
   for (size_t K = 0; K < Axes->size(); ++K) {
     int64_t D = normalizeAxis((*Axes)[K], R);
-    Begin[D] = (*Pads)[K];
-    End[D] = (*Pads)[K + Axes->size()];
+    Begin[D] = bounded((*Pads)[K], "pad");
+    End[D] = bounded((*Pads)[K + Axes->size()], "pad");
   }
   TensorShapeProto *S = outputShape(Ctx, 0);
   S->clear_dim();
   for (int64_t D = 0; D < R; ++D) {
     auto *Dim = S->add_dim();
     if (In.dim(D).has_dim_value())
-      Dim->set_dim_value(In.dim(D).dim_value() + Begin[D] + End[D]);
+      Dim->set_dim_value(extent(bounded(In.dim(D).dim_value(), "dimension") +
+                                Begin[D] + End[D]));
   }
 }
 
@@ -170,7 +201,7 @@ void inferResize18(InferenceContext &Ctx) {
   std::vector<std::optional<int64_t>> Out(R);
   for (int64_t D = 0; D < R; ++D)
     if (In.dim(D).has_dim_value())
-      Out[D] = In.dim(D).dim_value();
+      Out[D] = extent(In.dim(D).dim_value());
   bool Known = true;
   auto Sizes = constInts(Ctx, 3);
   auto Scales = constFloats(Ctx, 2);
@@ -180,20 +211,23 @@ void inferResize18(InferenceContext &Ctx) {
     if (Sizes->size() != Axes.size())
       fail_shape_inference("sizes has ", Sizes->size(), " entries for ",
                            Axes.size(), " axes");
+    for (int64_t Size : *Sizes)
+      if (Size < 1 || Size > Limit)
+        fail_shape_inference("sizes must be positive, not ", Size);
     if (Policy == "stretch") {
       for (size_t K = 0; K < Axes.size(); ++K)
         Out[Axes[K]] = (*Sizes)[K];
     } else {
       double Scale = Policy == "not_larger" ? INFINITY : 0;
       for (size_t K = 0; K < Axes.size(); ++K) {
-        if (!Out[Axes[K]])
+        if (!Out[Axes[K]] || *Out[Axes[K]] == 0)
           return rankOnly(Ctx, 0);
         double Q = double((*Sizes)[K]) / double(*Out[Axes[K]]);
         Scale = Policy == "not_larger" ? std::min(Scale, Q)
                                        : std::max(Scale, Q);
       }
       for (int64_t A : Axes)
-        Out[A] = static_cast<int64_t>(std::floor(Scale * double(*Out[A]) + 0.5));
+        Out[A] = scaled(*Out[A], Scale, 0.5);
     }
   } else if (Scales) {
     if (Scales->size() != Axes.size())
@@ -201,8 +235,7 @@ void inferResize18(InferenceContext &Ctx) {
                            Axes.size(), " axes");
     for (size_t K = 0; K < Axes.size(); ++K)
       if (Out[Axes[K]])
-        Out[Axes[K]] = static_cast<int64_t>(
-            std::floor(double(*Out[Axes[K]]) * double((*Scales)[K])));
+        Out[Axes[K]] = scaled(*Out[Axes[K]], (*Scales)[K], 0.0);
   } else {
     Known = false;
   }
@@ -233,8 +266,11 @@ void inferCol2Im18(InferenceContext &Ctx) {
   auto *C = S->add_dim();
   if (Block && In.dim(1).has_dim_value()) {
     int64_t P = 1;
-    for (int64_t B : *Block)
+    for (int64_t B : *Block) {
+      if (B < 1 || B > Limit / P)
+        fail_shape_inference("block_shape entry ", B, " is out of range");
       P *= B;
+    }
     if (P <= 0 || In.dim(1).dim_value() % P != 0)
       fail_shape_inference("input dimension 1 (", In.dim(1).dim_value(),
                            ") is not a multiple of the block size ", P);
@@ -242,10 +278,11 @@ void inferCol2Im18(InferenceContext &Ctx) {
   }
   if (Image) {
     for (int64_t D : *Image)
-      S->add_dim()->set_dim_value(D);
+      S->add_dim()->set_dim_value(extent(D));
   } else if (present(Ctx, 1) && onnx::hasInputShape(Ctx, 1)) {
     const TensorShapeProto &IS = onnx::getInputShape(Ctx, 1);
-    if (IS.dim_size() == 1 && IS.dim(0).has_dim_value())
+    if (IS.dim_size() == 1 && IS.dim(0).has_dim_value() &&
+        IS.dim(0).dim_value() <= 8)
       for (int64_t D = 0; D < IS.dim(0).dim_value(); ++D)
         S->add_dim();
   }
@@ -276,6 +313,8 @@ void inferDft20(InferenceContext &Ctx) {
     auto L = constInts(Ctx, 1);
     Length = L && L->size() == 1 ? std::optional<int64_t>((*L)[0]) : std::nullopt;
   }
+  if (Length && (*Length < 1 || *Length > Limit))
+    fail_shape_inference("dft_length ", *Length, " is out of range");
   bool Onesided = onnx::getAttribute(Ctx, "onesided", 0) != 0;
   TensorShapeProto *S = outputShape(Ctx, 0);
   *S = In;
@@ -318,7 +357,12 @@ void inferPool(InferenceContext &Ctx) {
       continue;
     if (Strides[I] <= 0 || Dils[I] <= 0 || Kernel[I] <= 0)
       fail_shape_inference("kernel, strides and dilations must be positive");
-    int64_t X = D.dim_value(), KEff = (Kernel[I] - 1) * Dils[I] + 1;
+    int64_t X = bounded(D.dim_value(), "dimension");
+    for (int64_t V : {Kernel[I], Strides[I], Dils[I], Pads[I], Pads[I + N]})
+      bounded(V, "window attribute");
+    int64_t KEff = (Kernel[I] - 1) * Dils[I] + 1;
+    if (KEff > Limit)
+      fail_shape_inference("the dilated kernel is too large");
     if (AutoPad == "SAME_UPPER" || AutoPad == "SAME_LOWER") {
       Dim->set_dim_value((X + Strides[I] - 1) / Strides[I]);
       continue;
