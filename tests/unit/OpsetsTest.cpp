@@ -204,4 +204,68 @@ TEST(Opsets, CheckerAcceptsNewAttributesOnlyFromTheirOpset) {
   }
 }
 
+/// A one-node model at Opset with input x of Dims, for hostile attributes.
+onnx::ModelProto oneNode(int64_t Opset, const std::string &Op,
+                         std::vector<int64_t> Dims,
+                         std::vector<std::string> Inputs,
+                         onnx::NodeProto **Node) {
+  onnx::ModelProto M = model(Opset, 9);
+  auto &G = *M.mutable_graph();
+  addTensor(G.mutable_input(), "x", std::move(Dims));
+  Inputs.insert(Inputs.begin(), "x");
+  *Node = addNode(G, Op, Inputs, {"y"});
+  return M;
+}
+
+void setInts(onnx::NodeProto *N, const std::string &Name,
+             std::vector<int64_t> V) {
+  auto *A = N->add_attribute();
+  A->set_name(Name);
+  A->set_type(onnx::AttributeProto::INTS);
+  for (int64_t X : V)
+    A->add_ints(X);
+}
+
+/// Inference of a hostile node fails with an ONNX error naming the reason
+/// (the importer turns it into a diagnostic); it never overflows or hangs.
+std::string inferenceError(onnx::ModelProto &M) {
+  try {
+    infer(M);
+  } catch (const std::exception &E) {
+    return E.what();
+  }
+  return "";
+}
+
+TEST(Opsets, HostileValuesFailInferenceCleanly) {
+  onnx::NodeProto *N;
+  onnx::ModelProto Pad = oneNode(18, "Pad", {2, 3}, {"pads"}, &N);
+  addInts(*Pad.mutable_graph(), "pads", {0, int64_t(1) << 62, 0, 1});
+  EXPECT_NE(inferenceError(Pad).find("pad 4611686018427387904 is out of range"),
+            std::string::npos);
+
+  onnx::ModelProto Pool = oneNode(18, "LpPool", {1, 1, 8, 8}, {}, &N);
+  setInts(N, "kernel_shape", {2, 2});
+  setInts(N, "dilations", {int64_t(1) << 61, 1});
+  EXPECT_NE(inferenceError(Pool).find("out of range"), std::string::npos);
+
+  onnx::ModelProto Resize = oneNode(18, "Resize", {1, 1, 8, 8},
+                                    {"", "", "sizes"}, &N);
+  addInts(*Resize.mutable_graph(), "sizes", {1, 1, -4, 8});
+  EXPECT_NE(inferenceError(Resize).find("sizes must be positive"),
+            std::string::npos);
+
+  onnx::ModelProto Split = oneNode(18, "Split", {6}, {}, &N);
+  auto *A = N->add_attribute();
+  A->set_name("num_outputs");
+  A->set_type(onnx::AttributeProto::INT);
+  A->set_i(0);
+  EXPECT_NE(inferenceError(Split), "");
+
+  onnx::ModelProto Col = oneNode(18, "Col2Im", {1, 4, 9}, {"img", "blk"}, &N);
+  addInts(*Col.mutable_graph(), "img", {3, 3});
+  addInts(*Col.mutable_graph(), "blk", {int64_t(1) << 40, int64_t(1) << 40});
+  EXPECT_NE(inferenceError(Col).find("block_shape entry"), std::string::npos);
+}
+
 } // namespace

@@ -19,6 +19,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -47,8 +48,17 @@ std::optional<DType> mapType(int32_t T) {
 }
 
 std::string typeName(int32_t T) {
-  return onnx::TensorProto::DataType_Name(
+  std::string Name = onnx::TensorProto::DataType_Name(
       static_cast<onnx::TensorProto::DataType>(T));
+  if (!Name.empty())
+    return Name;
+  // Types of IR versions 9 and 10, which ONNX 1.12's enum lacks.
+  static const char *const Newer[] = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ",
+                                      "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+                                      "UINT4", "INT4"};
+  if (T >= 17 && T < 17 + static_cast<int32_t>(std::size(Newer)))
+    return Newer[T - 17];
+  return "number " + std::to_string(T);
 }
 
 /// Dense little-endian bytes of a TensorProto (raw_data or typed fields).
