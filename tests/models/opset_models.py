@@ -279,6 +279,9 @@ def write_bad(bad):
              [helper.make_node("BitwiseNot", ["x"], ["t"], name="bits"),
               helper.make_node("ImageDecoder", ["t"], ["y"], name="decode")],
              [("", 20)])
+    # An operator cuvil compiles, used below the opset that introduced it.
+    _fixture(bad / "gelu_opset17.onnx",
+             [helper.make_node("Gelu", ["x"], ["y"], name="gelu")], [("", 17)])
     # Known at their opsets, but with what cuvil's kernels do not do: one
     # run lists them all.
     scale = helper.make_tensor("scale", TensorProto.FLOAT, [1, 2], [0.5, 0.25])

@@ -31,14 +31,16 @@ std::string domainLabel(const std::string &Domain) {
 }
 
 /// Every node of the model's graph and of its subgraphs (If branches, Loop
-/// and Scan bodies), walked with an explicit stack.
+/// and Scan bodies), with its index in its graph, walked with an explicit
+/// stack.
 template <typename Fn> void forEachNode(const onnx::GraphProto &G, Fn F) {
   std::vector<const onnx::GraphProto *> Todo{&G};
   while (!Todo.empty()) {
     const onnx::GraphProto *Cur = Todo.back();
     Todo.pop_back();
+    int Index = 0;
     for (const auto &NP : Cur->node()) {
-      F(NP);
+      F(NP, Index++);
       for (const auto &A : NP.attribute()) {
         if (A.has_g())
           Todo.push_back(&A.g());
@@ -49,8 +51,10 @@ template <typename Fn> void forEachNode(const onnx::GraphProto &G, Fn F) {
   }
 }
 
-std::string nodeLabel(const onnx::NodeProto &NP) {
-  return NP.name().empty() ? NP.op_type() : NP.name();
+/// The node's name as the importer gives it (op_index when unnamed).
+std::string nodeLabel(const onnx::NodeProto &NP, int Index) {
+  return NP.name().empty() ? NP.op_type() + "_" + std::to_string(Index)
+                           : NP.name();
 }
 
 } // namespace
@@ -79,7 +83,7 @@ llvm::Error checkVersions(const onnx::ModelProto &M) {
   // IR versions before 3 have no opset_import: they mean opset 1.
   llvm::Error All = llvm::Error::success();
   std::unordered_set<std::string> Reported;
-  forEachNode(M.graph(), [&](const onnx::NodeProto &NP) {
+  forEachNode(M.graph(), [&](const onnx::NodeProto &NP, int Index) {
     std::string D = canonicalDomain(NP.domain());
     if (IR < 3 || Seen.count(D) || !Reported.insert(D).second)
       return;
@@ -87,7 +91,7 @@ llvm::Error checkVersions(const onnx::ModelProto &M) {
         std::move(All),
         makeError("node '{}' ({}) belongs to {}, which the model does not "
                   "import (its opset_import has no entry for it)",
-                  nodeLabel(NP), NP.op_type(), domainLabel(D)));
+                  nodeLabel(NP, Index), NP.op_type(), domainLabel(D)));
   });
   return All;
 }
@@ -99,15 +103,22 @@ llvm::Error checkKnownOps(const onnx::ModelProto &M,
     if (canonicalDomain(O.domain()).empty())
       Version = O.version();
   llvm::Error All = llvm::Error::success();
-  forEachNode(M.graph(), [&](const onnx::NodeProto &NP) {
-    if (!canonicalDomain(NP.domain()).empty() || lookupOp(NP.op_type()) ||
+  forEachNode(M.graph(), [&](const onnx::NodeProto &NP, int Index) {
+    if (!canonicalDomain(NP.domain()).empty() ||
         Registry.GetSchema(NP.op_type(), static_cast<int>(Version), ""))
       return;
-    All = llvm::joinErrors(
-        std::move(All),
-        makeError("node '{}' ({}): operator '{}' is not supported by cuvil "
-                  "(opset {} of the default ONNX domain)",
-                  nodeLabel(NP), NP.op_type(), NP.op_type(), Version));
+    // cuvil compiles it, but not at this opset (Gelu before 20).
+    std::string Why =
+        lookupOp(NP.op_type())
+            ? fmt::format("operator '{}' does not exist at opset {} of the "
+                          "default ONNX domain",
+                          NP.op_type(), Version)
+            : fmt::format("operator '{}' is not supported by cuvil (opset {} "
+                          "of the default ONNX domain)",
+                          NP.op_type(), Version);
+    All = llvm::joinErrors(std::move(All),
+                           makeError("node '{}' ({}): {}", nodeLabel(NP, Index),
+                                     NP.op_type(), Why));
   });
   return All;
 }

@@ -47,10 +47,11 @@ inline constexpr int64_t MinIrVersion = 1, MaxIrVersion = 10;
 /// each domain is imported once and every node's domain is imported.
 llvm::Error checkVersions(const onnx::ModelProto &M);
 
-/// Nodes of the default domain that neither cuvil nor any schema of
-/// Registry knows at the model's opset: one error per node ("operator 'X'
-/// is not supported by cuvil"), before the ONNX checker gives its less
-/// helpful "No Op registered".
+/// Nodes of the default domain that no schema of Registry knows at the
+/// model's opset: one error per node ("operator 'X' is not supported by
+/// cuvil", or "does not exist at opset N" for an op cuvil compiles at other
+/// opsets), before the ONNX checker gives its less helpful "No Op
+/// registered".
 llvm::Error checkKnownOps(const onnx::ModelProto &M,
                           const onnx::ISchemaRegistry &Registry);
 
