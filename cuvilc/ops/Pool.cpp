@@ -81,13 +81,14 @@ llvm::Error lowerMax(const Node &N, std::vector<KernelCall> &Calls) {
 llvm::Error verifyAvg(const Node &N) {
   if (auto E = requireF32(N))
     return E;
-  auto Wd = window(N);
-  if (!Wd)
-    return Wd.takeError();
-  for (int64_t D : Wd->Dil)
+  return window(N).takeError();
+}
+
+bool dilated(const Window &Wd) {
+  for (int64_t D : Wd.Dil)
     if (D != 1)
-      return nodeError(N, "dilated AveragePool is not supported");
-  return llvm::Error::success();
+      return true;
+  return false;
 }
 
 llvm::Error lowerAvg(const Node &N, std::vector<KernelCall> &Calls) {
@@ -96,6 +97,20 @@ llvm::Error lowerAvg(const Node &N, std::vector<KernelCall> &Calls) {
     return Wd.takeError();
   int64_t IncludePad = N.getInt("count_include_pad", 0);
   const Value *X = N.input(0), *Y = N.output(0);
+  if (dilated(*Wd)) { // opset 19
+    Calls.push_back({"cuvil_k_avgpool3d_dilated_f32",
+                     {KernelArg::tensor(X), KernelArg::tensor(Y),
+                      KernelArg::i(nc(N)),
+                      KernelArg::array(Window::vec(Wd->In)),
+                      KernelArg::array(Window::vec(Wd->Out)),
+                      KernelArg::array(Window::vec(Wd->Kernel)),
+                      KernelArg::array(Window::vec(Wd->Stride)),
+                      KernelArg::array(Window::vec(Wd->Dil)),
+                      KernelArg::array(Window::vec(Wd->PadBegin)),
+                      KernelArg::array(Window::vec(Wd->PadEnd)),
+                      KernelArg::i(IncludePad)}});
+    return llvm::Error::success();
+  }
   if (!Wd->fits2D()) {
     Calls.push_back({"cuvil_k_avgpool3d_f32",
                      {KernelArg::tensor(X), KernelArg::tensor(Y),

@@ -148,7 +148,7 @@ def opset18_norm_pool(g):
 
 
 def opset19_misc(g):
-    """Pad's wrap mode, AveragePool-19 (dilations attribute), Resize's
+    """Pad's wrap mode, AveragePool-19 (dilations), Resize's
     half_pixel_symmetric, and Cast (with saturate), Identity, Reshape, Shape
     and Scan as re-versioned at 19."""
     g.opset = 19
@@ -157,6 +157,11 @@ def opset19_misc(g):
                     mode="wrap"), (1, 2, 8, 9))
     g.output(g.node("AveragePool", [x], "avg", kernel_shape=[2, 2], strides=[1, 2],
                     dilations=[1, 1], pads=[0, 1, 0, 1]), (1, 2, 4, 4))
+    # Dilated: H (5 + 1 - 3) / 1 + 1 = 4, W (6 + 3 - 5) / 2 + 1 = 3.
+    for include in (0, 1):
+        g.output(g.node("AveragePool", [x], f"avg_dilated{include}", kernel_shape=[2, 3],
+                        strides=[1, 2], dilations=[2, 2], pads=[1, 1, 0, 2],
+                        count_include_pad=include), (1, 2, 4, 3))
     half = g.node("Cast", [x], "to_half", to=TensorProto.FLOAT16, saturate=1)
     g.output(g.node("Cast", [half], "from_half", to=TensorProto.FLOAT), (1, 2, 5, 6))
     ident = g.node("Identity", [x], "ident")
@@ -288,13 +293,14 @@ def write_bad(bad):
     _fixture(bad / "refused_newer.onnx", [
         helper.make_node("Gelu", ["x"], ["g"], name="gelu_erfc", approximate="erfc"),
         helper.make_node("Unsqueeze", ["g", "axes01"], ["g4"], name="to4d"),
-        helper.make_node("AveragePool", ["g4"], ["p"], name="avg_dilated", kernel_shape=[1, 2],
-                         dilations=[1, 2], pads=[0, 1, 0, 1]),
+        helper.make_node("Resize", ["g4", "", "", "sizes"], ["p"], name="resize_policy",
+                         axes=[2, 3], keep_aspect_ratio_policy="bogus"),
         helper.make_node("Flatten", ["p"], ["f"], name="flat"),
         helper.make_node("QuantizeLinear", ["x", "scale"], ["q"], name="quant_blocked",
                          axis=1, block_size=2),
         helper.make_node("DequantizeLinear", ["q", "scale"], ["d"], name="dequant_blocked",
                          axis=1, block_size=2),
         helper.make_node("Add", ["d", "f"], ["y"], name="sum"),
-    ], [("", 21)], ir=10, inits=[scale, helper.make_tensor("axes01", TensorProto.INT64, [2], [0, 1])],
+    ], [("", 21)], ir=10, inits=[scale, helper.make_tensor("axes01", TensorProto.INT64, [2], [0, 1]),
+                             helper.make_tensor("sizes", TensorProto.INT64, [2], [1, 4])],
         out_shape=(1, 4))

@@ -1,8 +1,8 @@
 //===- opset18_test.cpp - Kernels of the ops new in opsets 18 to 20 -------===//
 //
 // Gelu (erf form and tanh approximation), Mish, GroupNormalization (scale
-// per group and per channel), LpPool (p 1, 2 and 3, dilations, padding)
-// and Col2Im (strides, dilations, pads; overlapping blocks sum) against
+// per group and per channel), LpPool (p 1, 2 and 3, dilations, padding),
+// dilated AveragePool (opset 19) and Col2Im (strides, dilations, pads; overlapping blocks sum) against
 // double-precision implementations written here from the ONNX definitions.
 //
 //===----------------------------------------------------------------------===//
@@ -114,6 +114,40 @@ TEST(Opset18Kernels, LpPoolWithDilationsAndPadding) {
         Want[Oy * OW + Ox] = std::pow(Sum, 1.0 / P);
       }
     EXPECT_TRUE(allClose(Y, Want, 1e-5, 1e-6)) << "p " << P;
+  }
+}
+
+TEST(Opset18Kernels, DilatedAveragePoolCountsTaps) {
+  // 5 x 7, kernel 2 x 3, dilations 2 x 2, strides 1 x 2, pads 1/1 begin,
+  // 0/2 end: out 4 x 3.
+  const int64_t H = 5, W = 7, OH = 4, OW = 3, KH = 2, KW = 3, D = 2, SW = 2;
+  const int64_t PT = 1, PL = 1, PB = 0, PR = 2;
+  std::vector<float> X = randomFloats(H * W, 13);
+  for (int64_t Include : {0, 1}) {
+    std::vector<float> Y(OH * OW);
+    const int64_t In[3] = {1, H, W}, Out[3] = {1, OH, OW}, K[3] = {1, KH, KW},
+                  St[3] = {1, 1, SW}, Dil[3] = {1, D, D}, Pb[3] = {0, PT, PL},
+                  Pe[3] = {0, PB, PR};
+    cuvil_k_avgpool3d_dilated_f32(X.data(), Y.data(), 1, In, Out, K, St, Dil,
+                                  Pb, Pe, Include);
+    std::vector<double> Want(OH * OW);
+    for (int64_t Oy = 0; Oy < OH; ++Oy)
+      for (int64_t Ox = 0; Ox < OW; ++Ox) {
+        double Sum = 0;
+        int Count = 0, Padded = 0;
+        for (int64_t Ky = 0; Ky < KH; ++Ky)
+          for (int64_t Kx = 0; Kx < KW; ++Kx) {
+            int64_t Iy = Oy - PT + Ky * D, Ix = Ox * SW - PL + Kx * D;
+            Padded += Iy < H + PB && Ix < W + PR;
+            if (Iy >= 0 && Iy < H && Ix >= 0 && Ix < W) {
+              Sum += X[Iy * W + Ix];
+              ++Count;
+            }
+          }
+        Want[Oy * OW + Ox] = Sum / (Include ? Padded : Count);
+      }
+    EXPECT_TRUE(allClose(Y, Want, 1e-5, 1e-6)) << "count_include_pad "
+                                               << Include;
   }
 }
 

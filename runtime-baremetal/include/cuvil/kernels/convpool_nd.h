@@ -72,6 +72,15 @@ void cuvil_k_col2im_f32(const float *x, float *y, int64_t n, int64_t c,
                         const int64_t *img, const int64_t *k,
                         const int64_t *nblk, const int64_t *stride,
                         const int64_t *dil, const int64_t *pad);
+/* AveragePool with dilations: the mean of the window's taps inside x
+ * (count_include_pad: divided by the taps inside the padded input). */
+void cuvil_k_avgpool3d_dilated_f32(const float *x, float *y, int64_t nc,
+                                   const int64_t *in, const int64_t *out,
+                                   const int64_t *k, const int64_t *stride,
+                                   const int64_t *dil,
+                                   const int64_t *pad_begin,
+                                   const int64_t *pad_end,
+                                   int64_t count_include_pad);
 /* y[i] = max(x[i, 0..hw)) for i < nc. */
 void cuvil_k_global_maxpool_f32(const float *x, float *y, int64_t nc,
                                 int64_t hw);
