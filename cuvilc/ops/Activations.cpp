@@ -1,8 +1,9 @@
-//===- Activations.cpp - LeakyRelu, Elu, Selu, HardSigmoid, PRelu, ... ----===//
+//===- Activations.cpp - LeakyRelu, Elu, Selu, Gelu, Mish, PRelu, ... -----===//
 //
 // The parameterised activations: one UnarySpec each (attributes become
 // float kernel arguments; kernels in runtime-baremetal/kernels/ref/
-// activations.c), plus PRelu, whose slope broadcasts like a binary operand.
+// activations.c), Gelu (opset 20; its approximate attribute selects the
+// kernel), plus PRelu, whose slope broadcasts like a binary operand.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/Broadcast.h"
@@ -40,11 +41,29 @@ constexpr UnarySpec ShrinkS{"cuvil_k_shrink_f32", DType::F32, DType::F32,
                             {{{"bias", K::Float, 0.0f},
                               {"lambd", K::Float, 0.5f}}},
                             2};
+constexpr UnarySpec MishS{"cuvil_k_mish_f32"};
 constexpr UnarySpec SoftplusS{"cuvil_k_softplus_f32"};
 constexpr UnarySpec SoftsignS{"cuvil_k_softsign_f32"};
 constexpr UnarySpec ThresholdedReluS{"cuvil_k_thresholded_relu_f32",
                                      DType::F32, DType::F32,
                                      {{{"alpha", K::Float, 1.0f}}}, 1};
+
+// Gelu: approximate "none" (the erf form) or "tanh".
+llvm::Error checkGeluApproximate(const Node &N) {
+  std::string A = N.getString("approximate", "none");
+  if (A != "none" && A != "tanh")
+    return nodeError(N, "approximate '{}' is not supported (none or tanh)", A);
+  return llvm::Error::success();
+}
+constexpr UnarySpec GeluS{"cuvil_k_gelu_f32", DType::F32, DType::F32, {}, 0,
+                          checkGeluApproximate};
+constexpr UnarySpec GeluTanhS{"cuvil_k_gelu_tanh_f32"};
+
+llvm::Error lowerGelu(const Node &N, std::vector<KernelCall> &Calls) {
+  if (N.getString("approximate", "none") == "tanh")
+    return lowerUnary<GeluTanhS>(N, Calls);
+  return lowerUnary<GeluS>(N, Calls);
+}
 
 // PRelu: y = x < 0 ? slope * x : x, slope broadcast (unidirectionally) to
 // x's shape. Before opset 7 a 1-D slope of X's channel count applies per
@@ -102,6 +121,7 @@ CUVIL_ACTIVATION_OP(Elu, EluS)
 CUVIL_ACTIVATION_OP(HardSigmoid, HardSigmoidS)
 CUVIL_ACTIVATION_OP(HardSwish, HardSwishS)
 CUVIL_ACTIVATION_OP(LeakyRelu, LeakyReluS)
+CUVIL_ACTIVATION_OP(Mish, MishS)
 CUVIL_ACTIVATION_OP(Selu, SeluS)
 CUVIL_ACTIVATION_OP(Shrink, ShrinkS)
 CUVIL_ACTIVATION_OP(Softplus, SoftplusS)
@@ -109,6 +129,9 @@ CUVIL_ACTIVATION_OP(Softsign, SoftsignS)
 CUVIL_ACTIVATION_OP(ThresholdedRelu, ThresholdedReluS)
 
 #undef CUVIL_ACTIVATION_OP
+
+extern const OpDef GeluOp = {"Gelu", verifyUnary<GeluS>, lowerGelu, noMacs,
+                             Placement::InPlace};
 
 // The output has X's shape, so it may reuse X's buffer.
 extern const OpDef PReluOp = {"PRelu", verifyPRelu, lowerPRelu, noMacs,

@@ -1,4 +1,4 @@
-//===- Normalization.cpp - LayerNorm, InstanceNorm, MVN, LRN, LpNorm ------===//
+//===- Normalization.cpp - LayerNorm, Instance/GroupNorm, MVN, LRN, LpNorm ===//
 //
 // The statistics-based normalizations. Each lowers to one kernel of
 // kernels/ref/normalization.c; parameters (scale, bias) may be run-time
@@ -153,6 +153,46 @@ llvm::Error lowerInstanceNorm(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
+// ---- GroupNormalization (opset 18: scale/bias per group; 21: per channel)
+
+llvm::Error verifyGroupNorm(const Node &N) {
+  if (auto E = requireF32(N))
+    return E;
+  const Value *X = N.input(0);
+  if (!X || X->rank() < 2 || N.inputs().size() != 3 || !N.input(1) ||
+      !N.input(2))
+    return nodeError(N, "expects X ([N, C, ...]), scale and bias");
+  int64_t Groups = N.getInt("num_groups", 0), C = X->shape()[1];
+  if (Groups <= 0 || C % Groups != 0)
+    return nodeError(N, "num_groups {} does not divide the {} channels",
+                     Groups, C);
+  if (N.getInt("stash_type", 1) != 1)
+    return nodeError(N, "stash_type {} is not supported (only 1: float)",
+                     N.getInt("stash_type", 1));
+  int64_t Want = N.opset() >= 21 ? C : Groups;
+  for (size_t I = 1; I < 3; ++I)
+    if (N.input(I)->numElements() != Want)
+      return nodeError(N, "parameter '{}' has {} elements; opset {} wants {} "
+                          "(one per {})",
+                       N.input(I)->name(), N.input(I)->numElements(),
+                       N.opset(), Want, N.opset() >= 21 ? "channel" : "group");
+  return llvm::Error::success();
+}
+
+llvm::Error lowerGroupNorm(const Node &N, std::vector<KernelCall> &Calls) {
+  const std::vector<int64_t> &S = N.input(0)->shape();
+  int64_t Groups = N.getInt("num_groups", 1);
+  Calls.push_back({"cuvil_k_group_norm_f32",
+                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
+                    KernelArg::tensor(N.input(2)), KernelArg::tensor(N.output(0)),
+                    KernelArg::i(S[0]), KernelArg::i(Groups),
+                    KernelArg::i(S[1] / Groups),
+                    KernelArg::i(product(S, 2, S.size())),
+                    KernelArg::i(N.opset() >= 21),
+                    KernelArg::f(N.getFloat("epsilon", 1e-5f))}});
+  return llvm::Error::success();
+}
+
 llvm::Error verifyLRN(const Node &N) {
   if (auto E = verifyChannels(N, 1))
     return E;
@@ -236,6 +276,10 @@ extern const OpDef LayerNormalizationOp = {
 // Each (n, c) row is read in full before it is written: safe in place.
 extern const OpDef InstanceNormalizationOp = {
     "InstanceNormalization", verifyInstanceNorm, lowerInstanceNorm, noMacs,
+    Placement::InPlace};
+// Each (n, group) block is read in full before it is written.
+extern const OpDef GroupNormalizationOp = {
+    "GroupNormalization", verifyGroupNorm, lowerGroupNorm, noMacs,
     Placement::InPlace};
 // Reads neighbouring channels of what it writes: never in place.
 extern const OpDef LRNOp = {"LRN", verifyLRN, lowerLRN, noMacs,

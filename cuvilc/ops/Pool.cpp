@@ -1,7 +1,9 @@
-//===- Pool.cpp - Max/Average/Global pooling and MaxUnpool ----------------===//
+//===- Pool.cpp - Max/Average/Lp/Global pooling and MaxUnpool -------------===//
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
 #include "ops/Spatial.h"
+
+#include <cmath>
 
 namespace cuvil {
 namespace {
@@ -79,13 +81,14 @@ llvm::Error lowerMax(const Node &N, std::vector<KernelCall> &Calls) {
 llvm::Error verifyAvg(const Node &N) {
   if (auto E = requireF32(N))
     return E;
-  auto Wd = window(N);
-  if (!Wd)
-    return Wd.takeError();
-  for (int64_t D : Wd->Dil)
+  return window(N).takeError();
+}
+
+bool dilated(const Window &Wd) {
+  for (int64_t D : Wd.Dil)
     if (D != 1)
-      return nodeError(N, "dilated AveragePool is not supported");
-  return llvm::Error::success();
+      return true;
+  return false;
 }
 
 llvm::Error lowerAvg(const Node &N, std::vector<KernelCall> &Calls) {
@@ -94,6 +97,20 @@ llvm::Error lowerAvg(const Node &N, std::vector<KernelCall> &Calls) {
     return Wd.takeError();
   int64_t IncludePad = N.getInt("count_include_pad", 0);
   const Value *X = N.input(0), *Y = N.output(0);
+  if (dilated(*Wd)) { // opset 19
+    Calls.push_back({"cuvil_k_avgpool3d_dilated_f32",
+                     {KernelArg::tensor(X), KernelArg::tensor(Y),
+                      KernelArg::i(nc(N)),
+                      KernelArg::array(Window::vec(Wd->In)),
+                      KernelArg::array(Window::vec(Wd->Out)),
+                      KernelArg::array(Window::vec(Wd->Kernel)),
+                      KernelArg::array(Window::vec(Wd->Stride)),
+                      KernelArg::array(Window::vec(Wd->Dil)),
+                      KernelArg::array(Window::vec(Wd->PadBegin)),
+                      KernelArg::array(Window::vec(Wd->PadEnd)),
+                      KernelArg::i(IncludePad)}});
+    return llvm::Error::success();
+  }
   if (!Wd->fits2D()) {
     Calls.push_back({"cuvil_k_avgpool3d_f32",
                      {KernelArg::tensor(X), KernelArg::tensor(Y),
@@ -117,6 +134,55 @@ llvm::Error lowerAvg(const Node &N, std::vector<KernelCall> &Calls) {
         KernelArg::i(Wd->PadBegin[1]), KernelArg::i(Wd->PadBegin[2]),
         KernelArg::i(Wd->PadEnd[1]), KernelArg::i(Wd->PadEnd[2]),
         KernelArg::i(IncludePad)}});
+  return llvm::Error::success();
+}
+
+// ---- LpPool ------------------------------------------------------------------
+
+/// The order p: a float attribute at opset 1, an integer since 2.
+llvm::Expected<int64_t> lpOrder(const Node &N) {
+  auto It = N.attrs().find("p");
+  if (It == N.attrs().end())
+    return 2;
+  int64_t P = 0;
+  if (const float *F = std::get_if<float>(&It->second)) {
+    if (*F != std::floor(*F) || *F < 1 || *F > 64)
+      return nodeError(N, "p = {} is not supported (an integer 1 to 64)", *F);
+    P = static_cast<int64_t>(*F);
+  } else if (const int64_t *I = std::get_if<int64_t>(&It->second)) {
+    P = *I;
+  } else {
+    return nodeError(N, "attribute p must be a number");
+  }
+  if (P < 1 || P > 64)
+    return nodeError(N, "p = {} is not supported (an integer 1 to 64)", P);
+  return P;
+}
+
+llvm::Error verifyLp(const Node &N) {
+  if (auto E = requireF32(N))
+    return E;
+  if (auto P = lpOrder(N); !P)
+    return P.takeError();
+  return window(N).takeError();
+}
+
+llvm::Error lowerLp(const Node &N, std::vector<KernelCall> &Calls) {
+  auto Wd = window(N);
+  if (!Wd)
+    return Wd.takeError();
+  auto P = lpOrder(N);
+  if (!P)
+    return P.takeError();
+  Calls.push_back({"cuvil_k_lppool3d_f32",
+                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.output(0)),
+                    KernelArg::i(nc(N)), KernelArg::array(Window::vec(Wd->In)),
+                    KernelArg::array(Window::vec(Wd->Out)),
+                    KernelArg::array(Window::vec(Wd->Kernel)),
+                    KernelArg::array(Window::vec(Wd->Stride)),
+                    KernelArg::array(Window::vec(Wd->Dil)),
+                    KernelArg::array(Window::vec(Wd->PadBegin)),
+                    KernelArg::i(*P)}});
   return llvm::Error::success();
 }
 
@@ -227,6 +293,8 @@ extern const OpDef MaxPoolOp = {"MaxPool", verifyMax, lowerMax, noMacs,
                                 Placement::Fresh};
 extern const OpDef AveragePoolOp = {"AveragePool", verifyAvg, lowerAvg, noMacs,
                                     Placement::Fresh};
+extern const OpDef LpPoolOp = {"LpPool", verifyLp, lowerLp, noMacs,
+                               Placement::Fresh};
 extern const OpDef GlobalAveragePoolOp = {"GlobalAveragePool", verifyGlobal,
                                           lowerGlobal<GlobalAvgKernel>, noMacs,
                                           Placement::Fresh};

@@ -5,12 +5,14 @@
     gen_models.py --list      print the model names, one per line
 
 For each model, OUT_DIR/<name>/ receives:
-  model.onnx      opset 13, IR version 7 (loadable by ONNX 1.12 and ONNX Runtime)
+  model.onnx      opset 13, IR version 7 (loadable by ONNX 1.12 and ONNX Runtime);
+                  the models of opset_models.py use opsets 18 to 21
   input_<i>.bin   raw little-endian float32 in C order, one file per graph input
   manifest.json   {"inputs": [{"name", "shape", "dtype"}], "outputs": [names]}
 
 OUT_DIR/bad/ receives the fixtures for the CLI's error tests: truncated.onnx,
-not_onnx.onnx, unsupported_op.onnx and huge_arena.onnx.
+not_onnx.onnx, unsupported_op.onnx and huge_arena.onnx, and those of
+opset_models.write_bad (opset and IR versions, domains, newer operators).
 
 Output is deterministic: each model draws its weights and inputs from a numpy
 generator seeded with the CRC-32 of its name, so reruns give identical bytes.
@@ -29,6 +31,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper, shape_inference
 
+import opset_models
+
 OPSET = 13
 IR_VERSION = 7
 
@@ -45,6 +49,8 @@ class Graph:
         self.inputs = []  # (name, shape)
         self.input_data = []  # float32 arrays, in the order of self.inputs
         self.outputs = []
+        self.opset = OPSET  # a model function may raise it (opset_models.py)
+        self.output_shapes = {}
 
     def input(self, name, data):
         """Add a graph input and the test data fed to it."""
@@ -66,8 +72,12 @@ class Graph:
         self.nodes.append(helper.make_node(op, inputs, [name], name=name, **attrs))
         return name
 
-    def output(self, name):
+    def output(self, name, shape=None):
+        """Add a graph output; models of opsets the bundled ONNX does not
+        know give its shape (see to_model)."""
         self.outputs.append(name)
+        if shape is not None:
+            self.output_shapes[name] = shape
 
     # Layers built from several initializers and nodes.
 
@@ -102,19 +112,29 @@ class Graph:
         return self.node("Gemm", [x, w, b], name, transB=1)
 
     def to_model(self):
-        """Build, shape-infer and check the model; outputs get inferred shapes."""
+        """Build, shape-infer and check the model; outputs get inferred shapes.
+        Above the opsets the bundled ONNX knows, its checker and inference
+        cannot judge the model: the outputs carry the shapes the model
+        function gave, and ONNX Runtime and cuvilc are the judges."""
         graph = helper.make_graph(
             self.nodes,
             self.name,
             [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in self.inputs],
-            [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in self.outputs],
+            [helper.make_tensor_value_info(n, TensorProto.FLOAT, self.output_shapes.get(n))
+             for n in self.outputs],
             self.initializers,
         )
         model = helper.make_model(
             graph,
             producer_name="cuvil-gen_models",
-            opset_imports=[helper.make_opsetid("", OPSET)],
+            opset_imports=[helper.make_opsetid("", self.opset)],
         )
+        if self.opset > onnx.defs.onnx_opset_version():
+            missing = [n for n in self.outputs if n not in self.output_shapes]
+            if missing:
+                raise RuntimeError(f"{self.name}: outputs {missing} need shapes at opset {self.opset}")
+            model.ir_version = opset_models.ir_version(self.opset)
+            return model
         model.ir_version = IR_VERSION
         model = shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
         for out in model.graph.output:
@@ -424,7 +444,8 @@ def inception(g):
 MODELS = {
     f.__name__: f
     for f in (mlp, cnn, dwsep, broadcast, shapes, shape_ops, activations, pools, matmul, conv_variants,
-              standalone_bn, chain, resblock, input_residual, nhwc, fire, inception)
+              standalone_bn, chain, resblock, input_residual, nhwc, fire, inception,
+              *opset_models.MODELS)
 }
 
 
@@ -486,6 +507,8 @@ def write_bad(out_dir, cnn_model):
     x = g.input_without_data("x", (1, 600_000_000))
     g.output(g.node("Softmax", [g.node("Relu", [x], "h")], "y"))
     onnx.save(g.to_model(), bad / "huge_arena.onnx")
+
+    opset_models.write_bad(bad)
 
 
 def main():

@@ -27,7 +27,8 @@ add_executable(kernels_test ${CMAKE_CURRENT_LIST_DIR}/kernels_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rnn_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/signal_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/convpool_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/losses_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/losses_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/opset18_test.cpp)
 # For "kernels/math.h": the kernels directory itself must not be on the
 # include path, or its math.h would shadow the C library's.
 target_include_directories(kernels_test PRIVATE ${CUVIL_RUNTIME_DIR})

@@ -6,7 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/onnx/OnnxImporter.h"
+#include "frontend/onnx/Opsets.h"
 #include "frontend/onnx/ScanUnroll.h"
+#include "frontend/onnx/Schemas.h"
 
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
@@ -17,6 +19,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -45,8 +48,17 @@ std::optional<DType> mapType(int32_t T) {
 }
 
 std::string typeName(int32_t T) {
-  return onnx::TensorProto::DataType_Name(
+  std::string Name = onnx::TensorProto::DataType_Name(
       static_cast<onnx::TensorProto::DataType>(T));
+  if (!Name.empty())
+    return Name;
+  // Types of IR versions 9 and 10, which ONNX 1.12's enum lacks.
+  static const char *const Newer[] = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ",
+                                      "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+                                      "UINT4", "INT4"};
+  if (T >= 17 && T < 17 + static_cast<int32_t>(std::size(Newer)))
+    return Newer[T - 17];
+  return "number " + std::to_string(T);
 }
 
 /// Dense little-endian bytes of a TensorProto (raw_data or typed fields).
@@ -400,18 +412,24 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
   for (const auto &O : M.opset_import())
     Opsets[O.domain() == "ai.onnx" ? "" : O.domain()] = O.version();
 
+  // Versions first: what the checker and inference say about a model of
+  // an unknown opset would mislead.
+  if (auto E = checkVersions(M))
+    return E;
+  const onnx::ISchemaRegistry &Registry = schemaRegistry();
+  if (auto E = checkKnownOps(M, Registry))
+    return E;
   if (auto E = resolveInputDims())
     return E;
   try {
-    onnx::checker::check_model(M);
+    checkModel(M, Registry);
   } catch (const std::exception &Ex) {
     return makeError("the ONNX checker rejects the model: {}", Ex.what());
   }
   try {
     onnx::ShapeInferenceOptions SO(/*check_type=*/true, /*strict=*/1,
                                    /*data_prop=*/true);
-    onnx::shape_inference::InferShapes(M, onnx::OpSchemaRegistry::Instance(),
-                                       SO);
+    onnx::shape_inference::InferShapes(M, &Registry, SO);
   } catch (const std::exception &Ex) {
     // Old exporters wrote models the strict inference rejects (an int64
     // Constant before opset 9): infer what it can, leniently; the shapes it
@@ -420,8 +438,7 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
     try {
       onnx::ShapeInferenceOptions SO(/*check_type=*/false, /*strict=*/0,
                                      /*data_prop=*/true);
-      onnx::shape_inference::InferShapes(
-          M, onnx::OpSchemaRegistry::Instance(), SO);
+      onnx::shape_inference::InferShapes(M, &Registry, SO);
     } catch (const std::exception &) {
       return makeError("ONNX shape inference failed: {}", Strict);
     }
@@ -433,8 +450,7 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
     try {
       onnx::ShapeInferenceOptions SO(/*check_type=*/false, /*strict=*/0,
                                      /*data_prop=*/true);
-      onnx::shape_inference::InferShapes(
-          M, onnx::OpSchemaRegistry::Instance(), SO);
+      onnx::shape_inference::InferShapes(M, &Registry, SO);
     } catch (const std::exception &Ex) {
       return makeError("ONNX shape inference failed after unrolling Scan: {}",
                        Ex.what());

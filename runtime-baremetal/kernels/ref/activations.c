@@ -60,3 +60,30 @@ void cuvil_k_thresholded_relu_f32(const float *x, float *y, int64_t n,
     y[i] = x[i] > alpha ? x[i] : 0.0f;
 }
 
+
+/* Gelu (opset 20), approximate = "none": x * (1 + erf(x / sqrt 2)) / 2. */
+void cuvil_k_gelu_f32(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = 0.5f * x[i] * (1.0f + cuvil_erff(x[i] * 0.70710678118654752f));
+}
+
+/* Gelu, approximate = "tanh": x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715
+ * x^3))) / 2. */
+void cuvil_k_gelu_tanh_f32(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    const float u = 0.79788456080286536f * (v + 0.044715f * v * v * v);
+    y[i] = 0.5f * v * (1.0f + cuvil_tanhf(u));
+  }
+}
+
+/* Mish (opset 18): x * tanh(softplus(x)), softplus as in
+ * cuvil_k_softplus_f32. */
+void cuvil_k_mish_f32(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    const float sp = (v > 0.0f ? v : 0.0f) +
+                     cuvil_log1pf(cuvil_expf(-__builtin_fabsf(v)));
+    y[i] = v * cuvil_tanhf(sp);
+  }
+}

@@ -231,3 +231,24 @@ void cuvil_k_lp_norm_f32(const float *x, float *y, int64_t outer, int64_t n,
         ys[i * inner] = xs[i * inner] / norm;
     }
 }
+
+void cuvil_k_group_norm_f32(const float *x, const float *scale,
+                            const float *bias, float *y, int64_t n,
+                            int64_t groups, int64_t cpg, int64_t spatial,
+                            int64_t per_channel, float eps) {
+  const int64_t len = cpg * spatial;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t base = (b * groups + g) * len;
+      const struct norm_moments m = norm_moments(x + base, len);
+      const float r = norm_inv_std(m.var, eps);
+      for (int64_t c = 0; c < cpg; ++c) {
+        const int64_t p = per_channel ? g * cpg + c : g;
+        const float k = r * scale[p], t = bias[p];
+        const float *xr = x + base + c * spatial;
+        float *yr = y + base + c * spatial;
+        for (int64_t i = 0; i < spatial; ++i)
+          yr[i] = ((xr[i] - m.mean_hi) - m.mean_lo) * k + t;
+      }
+    }
+}

@@ -103,6 +103,52 @@ void cuvil_k_avgpool3d_f32(const float *x, float *y, int64_t nc,
   }
 }
 
+/* Dilated windows (AveragePool-19): the taps are kernel points, so the
+ * divisor counts taps rather than a clipped box: those inside the input, or
+ * with count_include_pad those inside the padded input. */
+void cuvil_k_avgpool3d_dilated_f32(const float *x, float *y, int64_t nc,
+                                   const int64_t *in, const int64_t *out,
+                                   const int64_t *k, const int64_t *stride,
+                                   const int64_t *dil,
+                                   const int64_t *pad_begin,
+                                   const int64_t *pad_end,
+                                   int64_t count_include_pad) {
+  const int64_t in_vol = in[0] * in[1] * in[2];
+  const int64_t out_vol = out[0] * out[1] * out[2];
+  for (int64_t p = 0; p < nc; ++p) {
+    const float *xp = x + p * in_vol;
+    int64_t o = p * out_vol;
+    int64_t pos[3];
+    for (pos[0] = 0; pos[0] < out[0]; ++pos[0])
+      for (pos[1] = 0; pos[1] < out[1]; ++pos[1])
+        for (pos[2] = 0; pos[2] < out[2]; ++pos[2], ++o) {
+          float sum = 0.0f;
+          int64_t count = 0, padded_count = 0;
+          for (int64_t kz = 0; kz < k[0]; ++kz) {
+            const int64_t iz = pos[0] * stride[0] - pad_begin[0] + kz * dil[0];
+            for (int64_t ky = 0; ky < k[1]; ++ky) {
+              const int64_t iy =
+                  pos[1] * stride[1] - pad_begin[1] + ky * dil[1];
+              for (int64_t kx = 0; kx < k[2]; ++kx) {
+                const int64_t ix =
+                    pos[2] * stride[2] - pad_begin[2] + kx * dil[2];
+                padded_count += iz < in[0] + pad_end[0] &&
+                                iy < in[1] + pad_end[1] &&
+                                ix < in[2] + pad_end[2];
+                if (iz < 0 || iz >= in[0] || iy < 0 || iy >= in[1] ||
+                    ix < 0 || ix >= in[2])
+                  continue;
+                sum += xp[(iz * in[1] + iy) * in[2] + ix];
+                ++count;
+              }
+            }
+          }
+          const int64_t d = count_include_pad ? padded_count : count;
+          y[o] = d > 0 ? sum / (float)d : 0.0f;
+        }
+  }
+}
+
 void cuvil_k_global_maxpool_f32(const float *x, float *y, int64_t nc,
                                 int64_t hw) {
   for (int64_t p = 0; p < nc; ++p) {

@@ -57,6 +57,30 @@ void cuvil_k_avgpool3d_f32(const float *x, float *y, int64_t nc,
                            const int64_t *k, const int64_t *stride,
                            const int64_t *pad_begin, const int64_t *pad_end,
                            int64_t count_include_pad);
+/* LpPool on [nc, in...] -> [nc, out...]: y = (sum of |x|^p over the
+ * window's real elements)^(1/p), p >= 1 (padding adds 0). */
+void cuvil_k_lppool3d_f32(const float *x, float *y, int64_t nc,
+                          const int64_t *in, const int64_t *out,
+                          const int64_t *k, const int64_t *stride,
+                          const int64_t *dil, const int64_t *pad, int64_t p);
+/* Col2Im: x [n, c * k0 * k1 * k2, blocks] -> y [n, c, img...]: block b,
+ * tap (t0, t1, t2) of channel ch is added to y at position
+ * blk * stride - pad + t * dil of each dimension (positions outside the
+ * image are dropped); blk enumerates the blocks row-major over nblk[3].
+ * y is zeroed first; not in place. */
+void cuvil_k_col2im_f32(const float *x, float *y, int64_t n, int64_t c,
+                        const int64_t *img, const int64_t *k,
+                        const int64_t *nblk, const int64_t *stride,
+                        const int64_t *dil, const int64_t *pad);
+/* AveragePool with dilations: the mean of the window's taps inside x
+ * (count_include_pad: divided by the taps inside the padded input). */
+void cuvil_k_avgpool3d_dilated_f32(const float *x, float *y, int64_t nc,
+                                   const int64_t *in, const int64_t *out,
+                                   const int64_t *k, const int64_t *stride,
+                                   const int64_t *dil,
+                                   const int64_t *pad_begin,
+                                   const int64_t *pad_end,
+                                   int64_t count_include_pad);
 /* y[i] = max(x[i, 0..hw)) for i < nc. */
 void cuvil_k_global_maxpool_f32(const float *x, float *y, int64_t nc,
                                 int64_t hw);

@@ -27,6 +27,14 @@ void cuvil_k_layer_norm_f32(const float *x, const float *scale,
 void cuvil_k_instance_norm_f32(const float *x, const float *scale,
                                const float *bias, float *y, int64_t n,
                                int64_t c, int64_t spatial, float eps);
+/* GroupNormalization of [n, groups * cpg, spatial]: each (n, group) block
+ * of cpg * spatial elements normalized with its own mean/variance, then
+ * y = norm * scale[p] + bias[p], p the channel (per_channel != 0, opset 21)
+ * or the group (opset 18). In place. */
+void cuvil_k_group_norm_f32(const float *x, const float *scale,
+                            const float *bias, float *y, int64_t n,
+                            int64_t groups, int64_t cpg, int64_t spatial,
+                            int64_t per_channel, float eps);
 /* MeanVarianceNormalization: y = (x - mean) / (stddev + 1e-9) over groups
  * given as the reduction loop nests of cuvil_k_reduce_* (out_* enumerates
  * the groups, red_* the elements of one group; y has x's layout). In place. */

@@ -56,6 +56,10 @@ void cuvil_k_softplus_f32(const float *x, float *y, int64_t n);
 void cuvil_k_softsign_f32(const float *x, float *y, int64_t n);
 void cuvil_k_thresholded_relu_f32(const float *x, float *y, int64_t n,
                                   float alpha);
+/* Gelu (erf form, and approximate = "tanh") and Mish; in place. */
+void cuvil_k_gelu_f32(const float *x, float *y, int64_t n);
+void cuvil_k_gelu_tanh_f32(const float *x, float *y, int64_t n);
+void cuvil_k_mish_f32(const float *x, float *y, int64_t n);
 /* y = x < 0 ? slope * x : x, slope broadcast to x's shape: the shape and
  * stride arrays are those of the broadcast binary kernels (y may alias x). */
 void cuvil_k_prelu_f32(const float *x, const float *slope, float *y,
