@@ -293,7 +293,7 @@ llvm::Expected<llvm::Value *> EntryBuilder::argument(const KernelArg &A,
                      K);
   if (Opts.Checked && A.K == Kind::Tensor)
     if (auto E = checkOperandRegion(G, Plan, N, A.V, A.ByteOffset))
-      return std::move(E);
+      return E;
   switch (A.K) {
   case Kind::Tensor: return pointerTo(A.V, A.ByteOffset);
   case Kind::Null: return llvm::ConstantPointerNull::get(PtrTy);

@@ -42,11 +42,13 @@ TEST(Checked, PlannerLeavesAGuardAfterEveryBuffer) {
     EXPECT_EQ(B.Size, (B.Bytes + 63) / 64 * 64 + 64) << B.Root->name();
   // Buffers live at the same step keep their gaps apart.
   for (const ArenaBuffer &X : P->Buffers)
-    for (const ArenaBuffer &Y : P->Buffers)
+    for (const ArenaBuffer &Y : P->Buffers) {
       if (&X != &Y && X.Arena == Y.Arena && X.First <= Y.Last &&
-          Y.First <= X.Last)
+          Y.First <= X.Last) {
         EXPECT_TRUE(X.Offset + X.Size <= Y.Offset ||
                     Y.Offset + Y.Size <= X.Offset);
+      }
+    }
   // Each gap covers the padding and the guard, and nothing of the tensor.
   std::vector<Guard> Gs = guardsOf(*P);
   ASSERT_EQ(Gs.size(), P->Buffers.size());
