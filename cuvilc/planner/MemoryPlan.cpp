@@ -1,6 +1,7 @@
 //===- MemoryPlan.cpp - Aliasing, lifetimes, regions, schedules -----------===//
 #include "planner/MemoryPlan.h"
 
+#include "ir/CheckedMath.h"
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
 #include "planner/OffsetAssignment.h"
@@ -362,21 +363,36 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
   // External bases: graph inputs and constants.
   for (unsigned I = 0; I < G.inputs().size(); ++I)
     Plan.Locations[G.inputs()[I]->id()] = {Base::Input, I, 0};
+  // Every size below is at most 2^62 (checkTensorSizes); their sums are
+  // checked, so that offsets and totals cannot wrap.
+  bool WeightsOverflow = false;
   auto AddWeight = [&](const Value *V) {
     if (!V || !V->isConstant() || Plan.Locations.count(V->id()))
       return;
     Plan.Locations[V->id()] = {Base::Weights, 0, Plan.WeightsSize};
     Plan.Weights.push_back(V);
-    Plan.WeightsSize += alignUp(V->byteSize(), A);
+    auto Sum = checkedAdd(Plan.WeightsSize, alignUp(V->byteSize(), A));
+    WeightsOverflow |= !Sum;
+    Plan.WeightsSize = Sum.value_or(0);
   };
   for (const auto &N : G.nodes())
     for (const Value *V : N->inputs())
       AddWeight(V);
   for (const Value *V : G.outputs()) // a constant output is copied out
     AddWeight(V);
+  if (WeightsOverflow)
+    return makeError("the weights need more than 2^63 bytes together: more "
+                     "than the target's address space");
 
   Liveness L(G, Plan);
   L.run();
+  int64_t Total = 0;
+  for (const ArenaBuffer &B : Plan.Buffers)
+    if (auto Sum = checkedAdd(Total, B.Size))
+      Total = *Sum;
+    else
+      return makeError("the activations need more than 2^63 bytes together: "
+                       "more than the target's address space");
 
   // Lower bound over all regions.
   std::vector<int64_t> Live = liveTotals(Plan.Buffers, /*Padded=*/false);
@@ -474,6 +490,8 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
 }
 
 llvm::Expected<MemoryPlan> planMemory(Graph &G, const PlanOptions &Opts) {
+  if (auto E = G.checkTensorSizes(Opts.AddressBits))
+    return E;
   std::vector<Schedule> Candidates;
   if (Opts.OptimizeSchedule)
     Candidates = candidateSchedules(G);

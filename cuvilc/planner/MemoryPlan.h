@@ -110,6 +110,9 @@ struct PlanOptions {
   bool AllowSpill = false;
   /// Try other execution orders (and reorder the graph to the best).
   bool OptimizeSchedule = true;
+  /// The target's pointer width: no tensor may be larger than its
+  /// address space.
+  unsigned AddressBits = 64;
 };
 
 /// Plans G's memory; may reorder G's nodes (a valid topological order).
