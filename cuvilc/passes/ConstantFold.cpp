@@ -506,8 +506,9 @@ const FoldRule *foldRule(std::string_view Op) {
 }
 
 /// Evaluates N if its rule allows and its inputs are known; true if the
-/// node was replaced by constants.
-llvm::Expected<bool> tryFold(Graph &G, Node &N) {
+/// node was replaced by constants (its uses rewired; N goes into Dead, for
+/// one sweep at the end: erasing nodes one by one is quadratic).
+llvm::Expected<bool> tryFold(Graph &G, Node &N, std::vector<Node *> &Dead) {
   const FoldRule *R = foldRule(N.opType());
   if (!R || N.getString("cuvil.domain", "") != "" || N.numInputs() == 0)
     return false;
@@ -541,7 +542,7 @@ llvm::Expected<bool> tryFold(Graph &G, Node &N) {
                        Y->name(), Y->rank(), Outs[I].Shape.size());
   }
   std::vector<Value *> Old = N.outputs();
-  G.eraseNode(&N);
+  Dead.push_back(&N);
   for (size_t I = 0; I < Outs.size(); ++I) {
     Value *C = G.addValue(Old[I]->name(), Outs[I].Ty, Outs[I].Shape,
                           ValueKind::Constant);
@@ -557,13 +558,17 @@ llvm::Error foldConstants(Graph &G) {
   std::vector<Node *> Order;
   for (const auto &N : G.nodes())
     Order.push_back(N.get());
+  std::vector<Node *> Dead;
   for (Node *N : Order) {
-    auto Folded = tryFold(G, *N);
-    if (!Folded)
+    auto Folded = tryFold(G, *N, Dead);
+    if (!Folded) {
+      G.eraseNodes(Dead);
       return Folded.takeError();
+    }
     if (!*Folded)
       resolveShapes(*N);
   }
+  G.eraseNodes(Dead);
   // Dimensions only the declared outputs determine, then what follows them.
   resolveFromDeclaredShapes(G);
   for (const auto &N : G.nodes())

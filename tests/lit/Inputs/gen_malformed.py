@@ -6,8 +6,9 @@
 One file per class of malformed input, each small and built with onnx.helper:
   huge_input.onnx          an input of 2^63 elements (2^62 x 2)
   huge_constant.onnx       ConstantOfShape of 2^31 x 2^31 x 4 elements
-  output_without_shape.onnx  a graph output with only an element type (newer
-                           exporters): accepted, the shape comes from inference
+  output_without_shape.onnx  a graph output and a value_info entry with only an
+                           element type (newer exporters): accepted, the shapes
+                           come from inference
   input_without_shape.onnx a graph input with only an element type
   missing_initializer.onnx a Gemm whose weight initializer is missing
   dangling_input.onnx      a node input that nothing defines (a misspelt name)
@@ -23,8 +24,9 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
-def model(nodes, inputs, outputs, inits=()):
-    graph = helper.make_graph(nodes, "malformed", inputs, outputs, list(inits))
+def model(nodes, inputs, outputs, inits=(), value_info=()):
+    graph = helper.make_graph(nodes, "malformed", inputs, outputs, list(inits),
+                              value_info=list(value_info))
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
 
 
@@ -52,7 +54,8 @@ def main():
 
     save(model([helper.make_node("Relu", ["x"], ["h"], name="relu"),
                 helper.make_node("Sigmoid", ["h"], ["y"], name="sig")],
-               x4, [tensor("y", None)]), "output_without_shape.onnx")
+               x4, [tensor("y", None)], value_info=[tensor("h", None)]),
+         "output_without_shape.onnx")
 
     save(model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
                [tensor("x", None)], y4), "input_without_shape.onnx")
