@@ -158,6 +158,9 @@ llvm::Error Importer::resolveInputDims() {
                        In.name());
     auto *Shape = In.mutable_type()->mutable_tensor_type()->mutable_shape();
     for (auto &D : *Shape->mutable_dim()) {
+      if (D.has_dim_value() && D.dim_value() < 0)
+        return makeError("graph input '{}' has a negative dimension {}",
+                         In.name(), D.dim_value());
       if (D.has_dim_value())
         continue;
       std::string P = D.has_dim_param() ? D.dim_param() : "";

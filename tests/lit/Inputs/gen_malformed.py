@@ -5,6 +5,7 @@
 
 One file per class of malformed input, each small and built with onnx.helper:
   huge_input.onnx          an input of 2^63 elements (2^62 x 2)
+  negative_dim.onnx        an input with a negative dimension
   huge_constant.onnx       ConstantOfShape of 2^31 x 2^31 x 4 elements
   output_without_shape.onnx  a graph output and a value_info entry with only an
                            element type (newer exporters): accepted, the shapes
@@ -46,6 +47,9 @@ def main():
 
     save(model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
                [tensor("x", [2**62, 2])], [tensor("y", [2**62, 2])]), "huge_input.onnx")
+
+    save(model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
+               [tensor("x", [-5, 4])], [tensor("y", [-5, 4])]), "negative_dim.onnx")
 
     shape = numpy_helper.from_array(np.array([2**31, 2**31, 4], dtype=np.int64), "shape")
     save(model([helper.make_node("ConstantOfShape", ["shape"], ["big"], name="fill"),
