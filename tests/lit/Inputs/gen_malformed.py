@@ -10,6 +10,8 @@ One file per class of malformed input, each small and built with onnx.helper:
   output_without_shape.onnx  a graph output and a value_info entry with only an
                            element type (newer exporters): accepted, the shapes
                            come from inference
+  output_not_inferable.onnx  a shapeless output of an op shape inference
+                           does not know
   input_without_shape.onnx a graph input with only an element type
   missing_initializer.onnx a Gemm whose weight initializer is missing
   dangling_input.onnx      a node input that nothing defines (a misspelt name)
@@ -60,6 +62,9 @@ def main():
                 helper.make_node("Sigmoid", ["h"], ["y"], name="sig")],
                x4, [tensor("y", None)], value_info=[tensor("h", None)]),
          "output_without_shape.onnx")
+
+    save(model([helper.make_node("Mystery", ["x"], ["y"], name="magic", domain="com.example")],
+               x4, [tensor("y", None)]), "output_not_inferable.onnx")
 
     save(model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
                [tensor("x", None)], y4), "input_without_shape.onnx")
