@@ -378,12 +378,12 @@ llvm::Error EntryBuilder::buildNode(const Node &N, size_t Step) {
   for (const auto &[K, Args] : Lowered) {
     Key.push_back({K, SIZE_MAX});
     for (llvm::Value *A : Args)
-      Key.push_back(llvm::isa<llvm::Constant>(A)
-                        ? std::make_pair(static_cast<const void *>(A), size_t(0))
-                        : std::make_pair(nullptr,
-                                         size_t(std::find(Params.begin(),
-                                                          Params.end(), A) -
-                                                Params.begin())));
+      Key.push_back(
+          llvm::isa<llvm::Constant>(A)
+              ? std::make_pair(static_cast<const void *>(A), size_t(0))
+              : std::make_pair(
+                    nullptr, size_t(std::find(Params.begin(), Params.end(), A) -
+                                    Params.begin())));
   }
   if (auto It = NodeFunctions.find(Key); It != NodeFunctions.end()) {
     B.CreateCall(It->second, Params);

@@ -35,7 +35,8 @@ inline std::optional<int64_t> checkedAdd(int64_t A, int64_t B) {
 
 /// The product of non-negative dimensions, or nullopt when it does not fit
 /// in int64_t (or a dimension is negative: not known yet).
-inline std::optional<int64_t> checkedElementCount(const std::vector<int64_t> &Shape) {
+inline std::optional<int64_t>
+checkedElementCount(const std::vector<int64_t> &Shape) {
   int64_t N = 1;
   for (int64_t D : Shape) {
     if (D < 0 || __builtin_mul_overflow(N, D, &N))

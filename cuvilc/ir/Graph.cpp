@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
-#include <unordered_map>
-#include <unordered_set>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace cuvil {
 
@@ -37,15 +37,15 @@ llvm::Error checkTensorSize(const Value &V, unsigned AddressBits) {
                             << std::min(AddressBits, 62u);
   unsigned __int128 Count = wideElementCount(V.shape());
   unsigned __int128 Bytes;
-  if (__builtin_mul_overflow(Count, static_cast<unsigned __int128>(dtypeSize(V.dtype())),
-                             &Bytes))
+  if (__builtin_mul_overflow(
+          Count, static_cast<unsigned __int128>(dtypeSize(V.dtype())), &Bytes))
     Bytes = ~static_cast<unsigned __int128>(0);
   if (Bytes <= Limit)
     return llvm::Error::success();
   std::string Space = AddressBits > 62 ? "the target's address space"
-                                        : fmt::format("the target's {}-bit "
-                                                      "address space",
-                                                      AddressBits);
+                                       : fmt::format("the target's {}-bit "
+                                                     "address space",
+                                                     AddressBits);
   return makeError("tensor '{}' has {} elements ({} bytes of {}): more than "
                    "{}",
                    V.name(), countText(Count), countText(Bytes),

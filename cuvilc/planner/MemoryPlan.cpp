@@ -396,7 +396,8 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
 
   // Lower bound over all regions.
   std::vector<int64_t> Live = liveTotals(Plan.Buffers, /*Padded=*/false);
-  Plan.LowerBound = Live.empty() ? 0 : *std::max_element(Live.begin(), Live.end());
+  Plan.LowerBound =
+      Live.empty() ? 0 : *std::max_element(Live.begin(), Live.end());
 
   // Regions: everything in the first region that holds it; with spilling,
   // the largest buffers move on to the next region until the rest fits.

@@ -21,10 +21,10 @@
 
 #include <algorithm>
 #include <bit>
-#include <map>
-#include <cmath>
 #include <climits>
+#include <cmath>
 #include <cstdint>
+#include <map>
 #include <numeric>
 
 namespace cuvil {
@@ -93,7 +93,8 @@ public:
     ByStart.emplace(B.First, I);
   }
   /// Calls F(J) once for every added buffer J whose range meets [Lo, Hi].
-  template <typename Fn> void overlapping(unsigned Lo, unsigned Hi, Fn F) const {
+  template <typename Fn>
+  void overlapping(unsigned Lo, unsigned Hi, Fn F) const {
     // Ranges containing Lo: the tree nodes on the path to leaf Lo.
     size_t Node = 1;
     unsigned L = 0, R = Leaves - 1;
@@ -112,8 +113,8 @@ public:
       }
     }
     // Ranges starting in (Lo, Hi].
-    for (auto It = ByStart.upper_bound(Lo); It != ByStart.end() && It->first <= Hi;
-         ++It)
+    for (auto It = ByStart.upper_bound(Lo);
+         It != ByStart.end() && It->first <= Hi; ++It)
       F(It->second);
   }
 

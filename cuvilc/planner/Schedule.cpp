@@ -140,21 +140,21 @@ int64_t freedBy(const DepGraph &D, size_t I, const std::vector<bool> &Done) {
 std::vector<size_t> memoryGreedy(const DepGraph &D) {
   constexpr size_t MaxCandidates = 20000000;
   size_t Weighed = 0;
-  return listSchedule(D, [&](const std::vector<size_t> &Ready,
-                             const std::vector<bool> &Done) {
-    if ((Weighed += Ready.size()) > MaxCandidates)
-      return NoPick;
-    size_t Best = 0;
-    int64_t BestGrowth = INT64_MAX;
-    for (size_t K = 0; K < Ready.size(); ++K) {
-      int64_t Growth = D.OutBytes[Ready[K]] - freedBy(D, Ready[K], Done);
-      if (Growth < BestGrowth) {
-        BestGrowth = Growth;
-        Best = K;
-      }
-    }
-    return Best;
-  });
+  return listSchedule(
+      D, [&](const std::vector<size_t> &Ready, const std::vector<bool> &Done) {
+        if ((Weighed += Ready.size()) > MaxCandidates)
+          return NoPick;
+        size_t Best = 0;
+        int64_t BestGrowth = INT64_MAX;
+        for (size_t K = 0; K < Ready.size(); ++K) {
+          int64_t Growth = D.OutBytes[Ready[K]] - freedBy(D, Ready[K], Done);
+          if (Growth < BestGrowth) {
+            BestGrowth = Growth;
+            Best = K;
+          }
+        }
+        return Best;
+      });
 }
 
 /// Post-order from the graph outputs; a node's producers are visited in

@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <fmt/ranges.h>
-#include <toml++/toml.h>
 #include <llvm/TargetParser/Triple.h>
+#include <map>
+#include <toml++/toml.h>
 
 #ifndef CUVIL_SOURCE_TARGETS_DIR
 #error "CUVIL_SOURCE_TARGETS_DIR must name the source tree's targets/"
@@ -72,7 +72,7 @@ static llvm::Error checkRegions(const std::string &Path, const TargetInfo &TI) {
                        Path, R.Line, R.Name, R.Origin, R.Length, TI.DmaAlign);
     int64_t Granule = R.BankInterleave ? R.BankInterleave
                       : R.BankSize     ? R.BankSize
-                                       : static_cast<int64_t>(R.Length / R.Banks);
+                                   : static_cast<int64_t>(R.Length / R.Banks);
     if (R.Banks > 1 && Granule % TI.DmaAlign)
       return makeError("{}:{}: region '{}': the bank granule ({} bytes) must "
                        "be a multiple of memory.dma_align ({})",
@@ -226,7 +226,8 @@ llvm::Expected<TargetScan> scanTargets() {
       S.Problems.push_back(fmt::format(
           "{}:{}: target name '{}' is already used by {}:{}; rename one of "
           "them",
-          Defs[I].Path, Defs[I].NameLine, Name, Defs[0].Path, Defs[0].NameLine));
+          Defs[I].Path, Defs[I].NameLine, Name, Defs[0].Path,
+          Defs[0].NameLine));
   }
   return S;
 }

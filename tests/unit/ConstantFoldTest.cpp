@@ -267,14 +267,15 @@ TEST(ConstantFold, HugeResultsAreNotFolded) {
   Graph G("huge");
   const int64_t Big = int64_t(1) << 40; // 4 TiB of f32 if it were folded
   Value *E = value(G, "e", DType::F32, {Big});
-  addOp(G, "Expand", "expand",
-        {test::constF32(G, "one", {1}, {1.0f}), constI64(G, "shape", {1}, {Big})},
-        {E}, 0);
+  addOp(
+      G, "Expand", "expand",
+      {test::constF32(G, "one", {1}, {1.0f}), constI64(G, "shape", {1}, {Big})},
+      {E}, 0);
   Value *T = value(G, "t", DType::F32, {Big});
-  Node *Tile = addOp(G, "Tile", "tile",
-                     {test::constF32(G, "two", {1}, {2.0f}),
-                      constI64(G, "reps", {1}, {Big})},
-                     {T}, 1);
+  Node *Tile = addOp(
+      G, "Tile", "tile",
+      {test::constF32(G, "two", {1}, {2.0f}), constI64(G, "reps", {1}, {Big})},
+      {T}, 1);
   // Two constants whose broadcast sum would have 2^40 elements.
   const int64_t Side = int64_t(1) << 20;
   Value *A = value(G, "a", DType::F32, {Side, Side});

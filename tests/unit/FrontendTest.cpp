@@ -238,12 +238,13 @@ TEST(Frontend, MissingInitializerIsNamedWithItsNode) {
 }
 
 TEST(Frontend, CycleIsNamedWithItsNodes) {
-  auto G = importOnnx(editedModel("cycle.onnx",
-                                  [](onnx::ModelProto &M) {
-                                    // fc reads the Relu's output y.
-                                    M.mutable_graph()->mutable_node(0)->set_input(0, "y");
-                                  }),
-                      {});
+  auto G = importOnnx(
+      editedModel("cycle.onnx",
+                  [](onnx::ModelProto &M) {
+                    // fc reads the Relu's output y.
+                    M.mutable_graph()->mutable_node(0)->set_input(0, "y");
+                  }),
+      {});
   ASSERT_FALSE(bool(G));
   EXPECT_EQ(llvm::toString(G.takeError()),
             "the nodes form a cycle: node 'fc' (Gemm) reads 'y' from node "
@@ -253,13 +254,13 @@ TEST(Frontend, CycleIsNamedWithItsNodes) {
 // The dimensions of an initializer are compared with the data it holds
 // before anything is allocated (here 2^44 bytes for 12 floats).
 TEST(Frontend, InitializerDimsBeyondItsDataAllocateNothing) {
-  auto G = importOnnx(editedModel("bigdims.onnx",
-                                  [](onnx::ModelProto &M) {
-                                    M.mutable_graph()
-                                        ->mutable_initializer(0)
-                                        ->set_dims(0, int64_t(1) << 40);
-                                  }),
-                      {});
+  auto G = importOnnx(
+      editedModel("bigdims.onnx",
+                  [](onnx::ModelProto &M) {
+                    M.mutable_graph()->mutable_initializer(0)->set_dims(
+                        0, int64_t(1) << 40);
+                  }),
+      {});
   ASSERT_FALSE(bool(G));
   EXPECT_EQ(llvm::toString(G.takeError()),
             "tensor 'W' has 12 elements, expected 4398046511104");

@@ -58,7 +58,8 @@ TEST(IR, DTypeSizes) {
 // overflow) and checkTensorSize names the tensor.
 TEST(IR, HugeTensorsAreRefusedByName) {
   Graph G("g");
-  Value *X = G.addValue("x", DType::F32, {int64_t(1) << 62, 2}, ValueKind::Input);
+  Value *X =
+      G.addValue("x", DType::F32, {int64_t(1) << 62, 2}, ValueKind::Input);
   EXPECT_EQ(X->numElements(), INT64_MAX);
   EXPECT_EQ(X->byteSize(), INT64_MAX);
   EXPECT_EQ(llvm::toString(G.checkTensorSizes()),

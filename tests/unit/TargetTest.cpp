@@ -52,15 +52,17 @@ std::string targetWith(const std::string &Dir, const std::string &Name,
                        const std::string &Regions) {
   std::filesystem::create_directories(Dir);
   std::string P = Dir + "/" + Name + ".toml";
-  std::ofstream(P) << "name = \"" << Name << "\"\n"
-                   << "[llvm]\ntriple = \"aarch64-none-elf\"\ncpu = \"cortex-a78\"\n"
-                   << "[memory]\narena_regions = [\"RAM\"]\nweights_region = \"RAM\"\n"
-                   << Regions;
+  std::ofstream(P)
+      << "name = \"" << Name << "\"\n"
+      << "[llvm]\ntriple = \"aarch64-none-elf\"\ncpu = \"cortex-a78\"\n"
+      << "[memory]\narena_regions = [\"RAM\"]\nweights_region = \"RAM\"\n"
+      << Regions;
   return P;
 }
 
-const char *RamRegion = "[[memory.region]]\nname = \"RAM\"\norigin = 0x40000000\n"
-                        "length = 0x100000\n";
+const char *RamRegion =
+    "[[memory.region]]\nname = \"RAM\"\norigin = 0x40000000\n"
+    "length = 0x100000\n";
 
 } // namespace
 
@@ -117,7 +119,8 @@ TEST(Target, ScanListsGoodFilesAndReportsBrokenOnes) {
   EXPECT_EQ(S->Targets[0].Name, "good");
   ASSERT_EQ(S->Problems.size(), 2u);
   EXPECT_EQ(S->Problems[0].rfind(Bad + ":2: ", 0), 0u) << S->Problems[0];
-  EXPECT_EQ(S->Problems[1], Twin2 + ":1: target name 'twin' is already used by " +
+  EXPECT_EQ(S->Problems[1], Twin2 +
+                                ":1: target name 'twin' is already used by " +
                                 Twin1 + ":1; rename one of them");
   EXPECT_TRUE(bool(Good)) << llvm::toString(Good.takeError());
   ASSERT_FALSE(bool(Twin));

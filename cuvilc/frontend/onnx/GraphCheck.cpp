@@ -33,14 +33,15 @@ std::string describe(const onnx::NodeProto &N, size_t Index) {
 /// One cycle among the nodes Kahn's algorithm could not order (each has a
 /// producer among them), as consumer, input, producer, input, ... back to
 /// the first; walks producer edges iteratively.
-std::string describeCycle(const onnx::GraphProto &G,
-                          const std::vector<bool> &Ordered,
-                          const std::unordered_map<std::string, size_t> &Producer) {
-  size_t Start = std::find(Ordered.begin(), Ordered.end(), false) - Ordered.begin();
+std::string
+describeCycle(const onnx::GraphProto &G, const std::vector<bool> &Ordered,
+              const std::unordered_map<std::string, size_t> &Producer) {
+  size_t Start =
+      std::find(Ordered.begin(), Ordered.end(), false) - Ordered.begin();
   // Step from a node to the producer of one of its inputs that is not
   // ordered either (there always is one), until a node repeats.
   std::vector<std::pair<size_t, std::string>> Path; // node, input it reads
-  std::unordered_map<size_t, size_t> Where;          // node -> index in Path
+  std::unordered_map<size_t, size_t> Where;         // node -> index in Path
   size_t I = Start;
   while (!Where.count(I)) {
     Where[I] = Path.size();
@@ -93,9 +94,10 @@ llvm::Error checkGraphStructure(const onnx::GraphProto &G) {
       if (!New)
         All = llvm::joinErrors(
             std::move(All),
-            makeError("{}: output '{}' is also produced by {}",
-                      describe(G.node(I), I), Out,
-                      describe(G.node(static_cast<int>(It->second)), It->second)));
+            makeError(
+                "{}: output '{}' is also produced by {}",
+                describe(G.node(I), I), Out,
+                describe(G.node(static_cast<int>(It->second)), It->second)));
       else if (Given.count(Out))
         All = llvm::joinErrors(
             std::move(All),
@@ -128,7 +130,8 @@ llvm::Error checkGraphStructure(const onnx::GraphProto &G) {
   for (size_t I = 0; I < N; ++I) {
     std::unordered_set<size_t> Seen;
     for (const std::string &In : G.node(static_cast<int>(I)).input())
-      if (auto It = Producer.find(In); It != Producer.end() && Seen.insert(It->second).second) {
+      if (auto It = Producer.find(In);
+          It != Producer.end() && Seen.insert(It->second).second) {
         Users[It->second].push_back(I);
         ++Missing[I];
       }
@@ -154,11 +157,12 @@ llvm::Error checkGraphStructure(const onnx::GraphProto &G) {
   for (size_t I = 0; I < N; ++I)
     for (const std::string &In : G.node(static_cast<int>(I)).input())
       if (auto It = Producer.find(In); It != Producer.end() && It->second > I)
-        return makeError("{} reads '{}' before {} produces it: the nodes "
-                         "must be in topological order (each after the "
-                         "nodes that produce its inputs)",
-                         describe(G.node(static_cast<int>(I)), I), In,
-                         describe(G.node(static_cast<int>(It->second)), It->second));
+        return makeError(
+            "{} reads '{}' before {} produces it: the nodes "
+            "must be in topological order (each after the "
+            "nodes that produce its inputs)",
+            describe(G.node(static_cast<int>(I)), I), In,
+            describe(G.node(static_cast<int>(It->second)), It->second));
   return llvm::Error::success();
 }
 
@@ -169,10 +173,11 @@ llvm::Error fillMissingShapes(onnx::ModelProto &M) {
   };
   for (const auto &In : GP->input())
     if (NoShape(In))
-      return makeError("graph input '{}' has no shape; cuvil needs the "
-                       "input shapes: write them into the model (e.g. "
-                       "onnx.tools.update_model_dims.update_inputs_outputs_dims)",
-                       In.name());
+      return makeError(
+          "graph input '{}' has no shape; cuvil needs the "
+          "input shapes: write them into the model (e.g. "
+          "onnx.tools.update_model_dims.update_inputs_outputs_dims)",
+          In.name());
   // value_info entries are hints: one without a shape says nothing.
   auto *VIs = GP->mutable_value_info();
   VIs->erase(std::remove_if(VIs->begin(), VIs->end(), NoShape), VIs->end());

@@ -71,12 +71,22 @@ llvm::Expected<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &T,
   } else {
     int64_t Stored;
     switch (Ty) {
-    case DType::F32: Stored = T.float_data_size(); break;
-    case DType::F64: Stored = T.double_data_size(); break;
-    case DType::I64: Stored = T.int64_data_size(); break;
+    case DType::F32:
+      Stored = T.float_data_size();
+      break;
+    case DType::F64:
+      Stored = T.double_data_size();
+      break;
+    case DType::I64:
+      Stored = T.int64_data_size();
+      break;
     case DType::U32:
-    case DType::U64: Stored = T.uint64_data_size(); break;
-    default: Stored = T.int32_data_size(); break;
+    case DType::U64:
+      Stored = T.uint64_data_size();
+      break;
+    default:
+      Stored = T.int32_data_size();
+      break;
     }
     if (!Bytes || Stored != Count)
       return makeError("tensor '{}' has {} elements, expected {}", T.name(),
@@ -152,10 +162,11 @@ llvm::Error Importer::resolveInputDims() {
     if (!In.type().has_tensor_type())
       return makeError("input '{}' is not a tensor", In.name());
     if (!In.type().tensor_type().has_shape())
-      return makeError("graph input '{}' has no shape; cuvil needs the "
-                       "input shapes: write them into the model (e.g. "
-                       "onnx.tools.update_model_dims.update_inputs_outputs_dims)",
-                       In.name());
+      return makeError(
+          "graph input '{}' has no shape; cuvil needs the "
+          "input shapes: write them into the model (e.g. "
+          "onnx.tools.update_model_dims.update_inputs_outputs_dims)",
+          In.name());
     auto *Shape = In.mutable_type()->mutable_tensor_type()->mutable_shape();
     for (auto &D : *Shape->mutable_dim()) {
       if (D.has_dim_value() && D.dim_value() < 0)
@@ -190,12 +201,12 @@ llvm::Expected<Value *> Importer::addConstant(const onnx::TensorProto &T,
   std::vector<int64_t> Shape(T.dims().begin(), T.dims().end());
   auto Count = checkedElementCount(Shape);
   if (!Count)
-    return makeError("constant '{}' has {} elements: {}", Name,
-                     countText(wideElementCount(Shape)),
-                     std::any_of(Shape.begin(), Shape.end(),
-                                 [](int64_t D) { return D < 0; })
-                         ? "a dimension is negative"
-                         : "more than the target's address space");
+    return makeError(
+        "constant '{}' has {} elements: {}", Name,
+        countText(wideElementCount(Shape)),
+        std::any_of(Shape.begin(), Shape.end(), [](int64_t D) { return D < 0; })
+            ? "a dimension is negative"
+            : "more than the target's address space");
   auto Bytes = tensorBytes(T, *Ty, *Count);
   if (!Bytes)
     return Bytes.takeError();
