@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
+#include <map>
 #include <set>
 
 namespace cuvil {
@@ -121,6 +122,14 @@ private:
   // --checked: run_v's bounds checks, and each step's node name.
   std::unique_ptr<GuardChecks> Guards;
   std::vector<std::string> StepNames;
+  /// Node functions by what they do: per kernel call, the kernel, then
+  /// each argument as a constant or the index of the parameter it is.
+  /// Equal nodes (a long chain of equal layers) share one function from
+  /// the start instead of being optimised one by one and merged late.
+  using NodeKey = std::vector<std::pair<const void *, size_t>>;
+  std::map<NodeKey, llvm::Function *> NodeFunctions;
+  /// The constant global holding each integer array argument.
+  std::map<std::vector<int64_t>, llvm::GlobalVariable *> IntArrays;
 };
 
 llvm::Function *EntryBuilder::newFunction(const std::string &Name,
@@ -301,6 +310,10 @@ llvm::Expected<llvm::Value *> EntryBuilder::argument(const KernelArg &A,
     return llvm::ConstantInt::getSigned(llvm::cast<llvm::IntegerType>(Want), A.I);
   case Kind::Float: return llvm::ConstantFP::get(F32, A.F);
   case Kind::IntArray: {
+    // One constant per distinct array, so that equal nodes stay equal.
+    auto [Slot, New] = IntArrays.try_emplace(A.Array, nullptr);
+    if (!New)
+      return Slot->second;
     auto *Init = llvm::ConstantDataArray::get(Ctx, llvm::ArrayRef(
                                                        reinterpret_cast<const uint64_t *>(A.Array.data()),
                                                        A.Array.size()));
@@ -309,6 +322,7 @@ llvm::Expected<llvm::Value *> EntryBuilder::argument(const KernelArg &A,
         sym("dims." + std::to_string(ArrayCount++)));
     GV->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
     GV->setAlignment(llvm::Align(8));
+    Slot->second = GV;
     return GV;
   }
   }
@@ -433,6 +447,21 @@ llvm::Error EntryBuilder::buildNode(const Node &N, size_t Step) {
   }
   if (Lowered.empty())
     return llvm::Error::success();
+  NodeKey Key;
+  for (const auto &[K, Args] : Lowered) {
+    Key.push_back({K, SIZE_MAX});
+    for (llvm::Value *A : Args)
+      Key.push_back(
+          llvm::isa<llvm::Constant>(A)
+              ? std::make_pair(static_cast<const void *>(A), size_t(0))
+              : std::make_pair(
+                    nullptr, size_t(std::find(Params.begin(), Params.end(), A) -
+                                    Params.begin())));
+  }
+  if (auto It = NodeFunctions.find(Key); It != NodeFunctions.end()) {
+    B.CreateCall(It->second, Params);
+    return llvm::Error::success();
+  }
 
   // A local symbol per node: nm and profilers show the layers by name.
   // Any bytes in, [A-Za-z0-9_] out, and at most 200 of them (a 10 KB name
@@ -461,6 +490,7 @@ llvm::Error EntryBuilder::buildNode(const Node &N, size_t Step) {
   }
   FB.CreateRetVoid();
   B.CreateCall(F, Params);
+  NodeFunctions.emplace(std::move(Key), F);
   return llvm::Error::success();
 }
 

@@ -62,6 +62,7 @@ planOptionsFor(const TargetInfo &T,
   PlanOptions PO;
   PO.Alignment = T.DmaAlign;
   PO.AllowSpill = T.AllowSpill;
+  PO.AddressBits = T.AddressBits;
   for (const std::string &R :
        ArenaRegions.empty() ? T.ArenaRegions : ArenaRegions) {
     const MemoryRegion *MR = T.region(R);

@@ -105,10 +105,12 @@ llvm::Error runInspect(const std::string &Model, const std::string &Target,
 }
 
 llvm::Error runTargets(std::ostream &Out) {
-  auto All = loadAllTargets();
-  if (!All)
-    return All.takeError();
-  for (const TargetInfo &T : *All) {
+  // The good targets are listed even when some file is broken; each broken
+  // file is then an error (exit code 1).
+  auto Scan = scanTargets();
+  if (!Scan)
+    return Scan.takeError();
+  for (const TargetInfo &T : Scan->Targets) {
     Out << fmt::format("{:<8} {}\n", T.Name, T.Description);
     Out << fmt::format("         llvm: {} cpu={}{}{}\n", T.Triple, T.CPU,
                        T.Features.empty() ? "" : " features=" + T.Features,
@@ -124,7 +126,11 @@ llvm::Error runTargets(std::ostream &Out) {
                          R.Length / 1024, R.Access, R.Banks,
                          R.Banks == 1 ? "" : "s");
   }
-  return llvm::Error::success();
+  Out.flush();
+  llvm::Error All = llvm::Error::success();
+  for (const std::string &P : Scan->Problems)
+    All = llvm::joinErrors(std::move(All), makeError("{}", P));
+  return All;
 }
 
 } // namespace cuvil

@@ -1,20 +1,64 @@
 //===- Graph.cpp ----------------------------------------------------------===//
 #include "ir/Graph.h"
+#include "ir/CheckedMath.h"
+#include "ir/Diagnostic.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cstring>
-#include <unordered_map>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace cuvil {
 
 int64_t Value::numElements() const {
   int64_t N = 1;
   for (int64_t D : Shape)
-    N *= D;
+    if (__builtin_mul_overflow(N, D, &N))
+      return INT64_MAX;
   return N;
+}
+
+int64_t Value::byteSize() const {
+  int64_t N = numElements();
+  if (N == INT64_MAX)
+    return INT64_MAX;
+  return checkedByteCount(N, dtypeSize(Ty)).value_or(INT64_MAX);
+}
+
+llvm::Error checkTensorSize(const Value &V, unsigned AddressBits) {
+  if (!V.hasStaticShape())
+    return llvm::Error::success();
+  // The target's address space, and in any case 2^62 bytes: offsets and
+  // aligned sizes of such tensors still fit in int64_t arithmetic.
+  unsigned __int128 Limit = static_cast<unsigned __int128>(1)
+                            << std::min(AddressBits, 62u);
+  unsigned __int128 Count = wideElementCount(V.shape());
+  unsigned __int128 Bytes;
+  if (__builtin_mul_overflow(
+          Count, static_cast<unsigned __int128>(dtypeSize(V.dtype())), &Bytes))
+    Bytes = ~static_cast<unsigned __int128>(0);
+  if (Bytes <= Limit)
+    return llvm::Error::success();
+  std::string Space = AddressBits > 62 ? "the target's address space"
+                                       : fmt::format("the target's {}-bit "
+                                                     "address space",
+                                                     AddressBits);
+  return makeError("tensor '{}' has {} elements ({} bytes of {}): more than "
+                   "{}",
+                   V.name(), countText(Count), countText(Bytes),
+                   dtypeName(V.dtype()), Space);
+}
+
+llvm::Error Graph::checkTensorSizes(unsigned AddressBits) const {
+  // The first one only (values are in definition order): the tensors
+  // computed from a huge one are huge too, and say nothing more.
+  for (const auto &V : Values)
+    if (auto E = checkTensorSize(*V, AddressBits))
+      return E;
+  return llvm::Error::success();
 }
 
 bool Value::hasStaticShape() const {
@@ -112,9 +156,10 @@ Node::getStrings(const std::string &N, std::vector<std::string> Default) const {
 }
 
 void Value::removeUser(Node *N) {
-  auto It = std::find(Users.begin(), Users.end(), N);
-  assert(It != Users.end() && "use list out of sync");
-  Users.erase(It);
+  // From the back: passes remove users latest first (dead code, folding).
+  auto It = std::find(Users.rbegin(), Users.rend(), N);
+  assert(It != Users.rend() && "use list out of sync");
+  Users.erase(std::next(It).base());
 }
 
 void Node::setInput(size_t I, Value *V) {
@@ -192,6 +237,20 @@ void Graph::eraseNode(Node *N) {
   Nodes.erase(It);
 }
 
+void Graph::eraseNodes(const std::vector<Node *> &Dead) {
+  std::unordered_set<const Node *> Set(Dead.begin(), Dead.end());
+  for (Node *N : Dead) {
+    for (Value *V : N->Inputs)
+      if (V)
+        V->removeUser(N);
+    for (Value *V : N->Outputs)
+      V->Producer = nullptr;
+  }
+  std::erase_if(Nodes, [&](const std::unique_ptr<Node> &N) {
+    return Set.count(N.get()) != 0;
+  });
+}
+
 Node *Graph::replaceNode(Node *Old, std::string OpType, const OpDef *Def,
                          std::vector<Value *> Ins) {
   auto It = std::find_if(Nodes.begin(), Nodes.end(),
@@ -254,10 +313,10 @@ bool Graph::isGraphOutput(const Value *V) const {
 }
 
 void Graph::eraseDeadValues() {
+  std::unordered_set<const Value *> Kept(Inputs.begin(), Inputs.end());
+  Kept.insert(Outputs.begin(), Outputs.end());
   std::erase_if(Values, [&](const std::unique_ptr<Value> &V) {
-    if (!V->Users.empty() || V->Producer || isGraphOutput(V.get()))
-      return false;
-    return std::find(Inputs.begin(), Inputs.end(), V.get()) == Inputs.end();
+    return V->Users.empty() && !V->Producer && !Kept.count(V.get());
   });
 }
 

@@ -16,6 +16,7 @@
 #include "ir/DType.h"
 
 #include <cstdint>
+#include <llvm/Support/Error.h>
 #include <map>
 #include <memory>
 #include <optional>
@@ -56,10 +57,12 @@ public:
   /// Whether every dimension is known (no UnknownDim or UnknownRank).
   bool hasStaticShape() const;
 
-  /// Number of elements (1 for a scalar).
+  /// Number of elements (1 for a scalar). Saturates at INT64_MAX: a
+  /// shape whose count does not fit is refused by checkTensorSizes before
+  /// any stage relies on it.
   int64_t numElements() const;
-  /// Size in bytes of the dense tensor.
-  int64_t byteSize() const { return numElements() * dtypeSize(Ty); }
+  /// Size in bytes of the dense tensor (saturated like numElements).
+  int64_t byteSize() const;
 
   /// Constant data (dense, little-endian). Only for constants.
   const std::vector<uint8_t> &data() const { return Data; }
@@ -170,6 +173,13 @@ private:
   Origin Orig;
 };
 
+/// Refuses a tensor larger than an address space of AddressBits bits (the
+/// target's pointer width), and in any case larger than 2^62 bytes (so
+/// that offsets and aligned sizes stay exact in int64_t): "tensor 'x' has
+/// 2^63 elements (2^65 bytes of f32): more than the target's address
+/// space". Only static shapes are checked.
+llvm::Error checkTensorSize(const Value &V, unsigned AddressBits = 64);
+
 class Graph {
 public:
   explicit Graph(std::string Name) : Name(std::move(Name)) {}
@@ -191,6 +201,8 @@ public:
   void truncateNodeInputs(Node *N, size_t Count);
   /// Removes a node (its outputs must be unused or rewired first).
   void eraseNode(Node *N);
+  /// Removes several nodes at once (linear in the graph, not per node).
+  void eraseNodes(const std::vector<Node *> &Dead);
   /// Rebuilds Old as a node of another definition (node definitions are
   /// fixed at creation) reading Inputs, in Old's place in the node order:
   /// it keeps Old's name, opset, origin and outputs (the same values, with
@@ -217,6 +229,9 @@ public:
   std::vector<Value *> &outputs() { return Outputs; }
   const std::vector<Value *> &outputs() const { return Outputs; }
   bool isGraphOutput(const Value *V) const;
+
+  /// checkTensorSize for every value; reports the first that fails.
+  llvm::Error checkTensorSizes(unsigned AddressBits = 64) const;
 
   /// Human-readable dump with shapes and origins (for --dump-ir).
   std::string print() const;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fmt/ranges.h>
 #include <functional>
 #include <numeric>
 
@@ -14,9 +15,13 @@ namespace cuvil {
 namespace {
 int64_t product(const std::vector<int64_t> &S, size_t From = 0,
                 size_t To = SIZE_MAX) {
-  auto B = S.begin() + std::min(From, S.size());
-  auto E = S.begin() + std::min(To, S.size());
-  return std::accumulate(B, E, int64_t(1), std::multiplies<int64_t>());
+  // Saturates: a count past INT64_MAX never matches a real one, and the
+  // tensor is refused by name (checkTensorSizes).
+  int64_t P = 1;
+  for (size_t I = std::min(From, S.size()); I < std::min(To, S.size()); ++I)
+    if (__builtin_mul_overflow(P, S[I], &P))
+      return INT64_MAX;
+  return P;
 }
 
 /// Axes of Squeeze/Unsqueeze: attribute before opset 13, input 1 since.
@@ -207,7 +212,9 @@ reshapeShape(const Node &N, const std::vector<int64_t> &In) {
     }
     if (D < 0)
       return nodeError(N, "the shape has a negative entry {}", D);
-    Known *= D;
+    if (__builtin_mul_overflow(Known, D, &Known))
+      return nodeError(N, "the shape {} has more than 2^63 elements",
+                       fmt::format("[{}]", fmt::join(Target, ", ")));
   }
   int64_t Total = product(In);
   if (Infer >= 0) {

@@ -19,6 +19,7 @@
 // verification, naming the node.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/CheckedMath.h"
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
@@ -42,11 +43,9 @@ struct HostTensor {
   std::vector<int64_t> Shape;
   std::vector<uint8_t> Data;
 
+  /// Saturates (INT64_MAX): folds compare it with MaxFoldElements first.
   int64_t count() const {
-    int64_t N = 1;
-    for (int64_t D : Shape)
-      N *= D;
-    return N;
+    return checkedElementCount(Shape).value_or(INT64_MAX);
   }
   void allocate() { Data.assign(count() * dtypeSize(Ty), 0); }
 };
@@ -170,8 +169,9 @@ llvm::Expected<std::vector<int64_t>> sameShape(const Node &,
 
 llvm::Expected<bool> foldAccess(const HostTensor &X, const StridedAccess &A,
                                 std::vector<int64_t> Shape, HostTensor &Y) {
-  if (Y.Ty != X.Ty)
-    return false;
+  if (Y.Ty != X.Ty ||
+      checkedElementCount(Shape).value_or(INT64_MAX) > MaxFoldElements)
+    return false; // computed at run time, not stored as a weight
   Y.Shape = std::move(Shape);
   Y.Data = applyAccess(X.Data.data(), dtypeSize(X.Ty), A);
   return true;
@@ -219,6 +219,8 @@ llvm::Expected<bool> foldGather(const Node &N, const Inputs &In,
     Inner *= X.Shape[I];
   HostTensor &Y = Out[0];
   Y.Shape = P->OutShape;
+  if (Y.count() > MaxFoldElements)
+    return false;
   Y.allocate();
   int64_t K = P->Indices.size();
   for (int64_t O = 0; O < Outer; ++O)
@@ -334,10 +336,11 @@ llvm::Expected<bool> foldRange(const Node &N, const Inputs &In,
     double S = getF(*In[0], 0), L = getF(*In[1], 0), D = getF(*In[2], 0);
     if (D == 0)
       return nodeError(N, "delta is 0");
-    Count = std::max<int64_t>(static_cast<int64_t>(std::ceil((L - S) / D)), 0);
+    double Steps = std::ceil((L - S) / D);
+    if (!(Steps <= static_cast<double>(MaxFoldElements)))
+      return false; // also NaN and infinities
+    Count = std::max<int64_t>(static_cast<int64_t>(Steps), 0);
     Y.Shape = {Count};
-    if (Count > MaxFoldElements)
-      return false;
     Y.allocate();
     for (int64_t I = 0; I < Count; ++I)
       putF(Y, I, S + static_cast<double>(I) * D);
@@ -346,12 +349,15 @@ llvm::Expected<bool> foldRange(const Node &N, const Inputs &In,
   int64_t S = getI(*In[0], 0), L = getI(*In[1], 0), D = getI(*In[2], 0);
   if (D == 0)
     return nodeError(N, "delta is 0");
-  int64_t Span = L - S;
-  Count = D > 0 ? (Span > 0 ? (Span + D - 1) / D : 0)
-                : (Span < 0 ? (-Span + -D - 1) / -D : 0);
-  Y.Shape = {Count};
-  if (Count > MaxFoldElements)
+  // In 128 bits: the span of two int64 values, or a delta of INT64_MIN,
+  // does not fit in 64.
+  __int128 Span = static_cast<__int128>(L) - S, Step = D;
+  __int128 Wide = Step > 0 ? (Span > 0 ? (Span + Step - 1) / Step : 0)
+                           : (Span < 0 ? (-Span - Step - 1) / -Step : 0);
+  if (Wide > MaxFoldElements)
     return false;
+  Count = static_cast<int64_t>(Wide);
+  Y.Shape = {Count};
   Y.allocate();
   for (int64_t I = 0; I < Count; ++I)
     putI(Y, I, S + I * D);
@@ -374,6 +380,9 @@ llvm::Expected<std::vector<HostTensor>> broadcastAll(const Node &N,
       return S.takeError();
     Shape = *S;
   }
+  // Too large to fold: no input is expanded (the caller keeps the node).
+  if (checkedElementCount(Shape).value_or(INT64_MAX) > MaxFoldElements)
+    return std::vector<HostTensor>();
   std::vector<HostTensor> B;
   for (const HostTensor *X : In) {
     HostTensor T{X->Ty, Shape, {}};
@@ -393,6 +402,8 @@ llvm::Expected<bool> foldArith(const Node &N, const Inputs &In,
   auto B = broadcastAll(N, In);
   if (!B)
     return B.takeError();
+  if (B->empty())
+    return false;
   HostTensor &Y = Out[0];
   Y.Shape = (*B)[0].Shape;
   if (Y.count() > MaxFoldElements)
@@ -495,8 +506,9 @@ const FoldRule *foldRule(std::string_view Op) {
 }
 
 /// Evaluates N if its rule allows and its inputs are known; true if the
-/// node was replaced by constants.
-llvm::Expected<bool> tryFold(Graph &G, Node &N) {
+/// node was replaced by constants (its uses rewired; N goes into Dead, for
+/// one sweep at the end: erasing nodes one by one is quadratic).
+llvm::Expected<bool> tryFold(Graph &G, Node &N, std::vector<Node *> &Dead) {
   const FoldRule *R = foldRule(N.opType());
   if (!R || N.getString("cuvil.domain", "") != "" || N.numInputs() == 0)
     return false;
@@ -530,7 +542,7 @@ llvm::Expected<bool> tryFold(Graph &G, Node &N) {
                        Y->name(), Y->rank(), Outs[I].Shape.size());
   }
   std::vector<Value *> Old = N.outputs();
-  G.eraseNode(&N);
+  Dead.push_back(&N);
   for (size_t I = 0; I < Outs.size(); ++I) {
     Value *C = G.addValue(Old[I]->name(), Outs[I].Ty, Outs[I].Shape,
                           ValueKind::Constant);
@@ -546,13 +558,17 @@ llvm::Error foldConstants(Graph &G) {
   std::vector<Node *> Order;
   for (const auto &N : G.nodes())
     Order.push_back(N.get());
+  std::vector<Node *> Dead;
   for (Node *N : Order) {
-    auto Folded = tryFold(G, *N);
-    if (!Folded)
+    auto Folded = tryFold(G, *N, Dead);
+    if (!Folded) {
+      G.eraseNodes(Dead);
       return Folded.takeError();
+    }
     if (!*Folded)
       resolveShapes(*N);
   }
+  G.eraseNodes(Dead);
   // Dimensions only the declared outputs determine, then what follows them.
   resolveFromDeclaredShapes(G);
   for (const auto &N : G.nodes())

@@ -49,23 +49,27 @@ llvm::Error fuseActivations(Graph &G) {
 }
 
 llvm::Error eliminateDeadCode(Graph &G) {
-  bool Changed = true;
-  while (Changed) {
-    Changed = false;
+  // One pass from the last node back: users come after their producers,
+  // so a node is judged only after all its users. Use lists are updated as
+  // nodes die; the nodes go in one sweep at the end (linear, not per node).
+  // (Repeated until nothing dies, should a pass have left users first.)
+  std::vector<Node *> Dead;
+  do {
+    Dead.clear();
     for (auto It = G.nodes().rbegin(); It != G.nodes().rend(); ++It) {
       Node *N = It->get();
-      bool Live = std::any_of(N->outputs().begin(), N->outputs().end(),
-                              [&](const Value *V) {
-                                return !V->users().empty() ||
-                                       G.isGraphOutput(V);
-                              });
-      if (!Live) {
-        G.eraseNode(N);
-        Changed = true;
-        break;
-      }
+      bool Live = std::any_of(
+          N->outputs().begin(), N->outputs().end(), [&](const Value *V) {
+            return !V->users().empty() || G.isGraphOutput(V);
+          });
+      if (Live)
+        continue;
+      Dead.push_back(N);
+      for (size_t I = 0; I < N->numInputs(); ++I)
+        N->setInput(I, nullptr); // drops the use
     }
-  }
+    G.eraseNodes(Dead);
+  } while (!Dead.empty());
   G.eraseDeadValues();
   return llvm::Error::success();
 }

@@ -80,9 +80,14 @@ llvm::Error runPipeline(
       return E;
     if (Wanted(P.Name))
       Dump(P.Name, G);
-    if (P.VerifyAfter)
+    if (P.VerifyAfter) {
       if (auto E = verifyGraph(G))
         return E;
+      // Shapes resolved by the pass (a folded Reshape, ConstantOfShape...)
+      // are checked like those the model declared.
+      if (auto E = G.checkTensorSizes())
+        return E;
+    }
   }
   return llvm::Error::success();
 }

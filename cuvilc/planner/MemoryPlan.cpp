@@ -1,6 +1,7 @@
 //===- MemoryPlan.cpp - Aliasing, lifetimes, regions, schedules -----------===//
 #include "planner/MemoryPlan.h"
 
+#include "ir/CheckedMath.h"
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
 #include "planner/OffsetAssignment.h"
@@ -10,6 +11,7 @@
 #include <cassert>
 #include <fmt/format.h>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 namespace cuvil {
@@ -69,11 +71,22 @@ public:
 
 private:
   bool canRunInPlace(const Node &N, unsigned Step) const;
+  /// Records that V's bytes are at A, and the last use of A's root storage.
+  void setAlias(const Value *V, Alias A) {
+    Aliases[V] = A;
+    if (auto It = LastUse.find(V); It != LastUse.end()) {
+      auto [R, New] = RootLastUse.try_emplace(A.Root, It->second);
+      if (!New)
+        R->second = std::max(R->second, It->second);
+    }
+  }
   void concatInPlace(const Node &N);
 
   const Graph &G;
   MemoryPlan &Plan;
   std::unordered_map<const Value *, unsigned> LastUse;
+  /// Per root: the last use of any value aliased to it (not the root's own).
+  std::unordered_map<const Value *, unsigned> RootLastUse;
 };
 
 bool Liveness::canRunInPlace(const Node &N, unsigned Step) const {
@@ -84,9 +97,9 @@ bool Liveness::canRunInPlace(const Node &N, unsigned Step) const {
   if (A.Offset != 0 || !inArena(A.Root))
     return false;
   // Every value stored in the root's buffer must be dead after this step.
-  for (const auto &[V, Al] : Aliases)
-    if (Al.Root == A.Root && LastUse.count(V) && LastUse.at(V) > Step)
-      return false;
+  if (auto It = RootLastUse.find(A.Root);
+      It != RootLastUse.end() && It->second > Step)
+    return false;
   return !(LastUse.count(A.Root) && LastUse.at(A.Root) > Step);
 }
 
@@ -121,7 +134,7 @@ void Liveness::concatInPlace(const Node &N) {
   Alias Base = aliasOf(Y);
   int64_t Offset = Base.Offset;
   for (const Value *X : N.inputs()) {
-    Aliases[X] = {Base.Root, Offset};
+    setAlias(X, {Base.Root, Offset});
     Offset += X->byteSize();
   }
 }
@@ -151,7 +164,7 @@ void Liveness::run() {
     if (P == Placement::View) {
       Alias A = aliasOf(In);
       if (!OutputOf.count(Out) || inArena(A.Root)) {
-        Aliases[Out] = A;
+        setAlias(Out, A);
         // An output view of an arena buffer moves that buffer into the
         // caller's output.
         if (OutputOf.count(Out) && A.Offset == 0 &&
@@ -162,11 +175,11 @@ void Liveness::run() {
       } else {
         // A view of an input, a constant or another output: copied out.
         Plan.OutputCopies.push_back({OutputOf[Out], In});
-        Aliases[Out] = A;
+        setAlias(Out, A);
       }
     } else if (P == Placement::InPlace && canRunInPlace(N, S)) {
       Alias A = aliasOf(In);
-      Aliases[Out] = A;
+      setAlias(Out, A);
       if (OutputOf.count(Out))
         OutputOf.emplace(A.Root, OutputOf[Out]);
     }
@@ -233,6 +246,7 @@ partnerPairs(const Graph &G, const Liveness &L,
   for (size_t I = 0; I < Members.size(); ++I)
     Local[Members[I]] = I;
   std::vector<std::pair<size_t, size_t>> Pairs;
+  std::set<std::pair<size_t, size_t>> Have;
   auto Find = [&](const Value *V) -> long {
     auto It = L.BufferOf.find(L.aliasOf(V).Root);
     if (It == L.BufferOf.end() || !Local.count(It->second))
@@ -245,8 +259,7 @@ partnerPairs(const Graph &G, const Liveness &L,
       for (const Value *In : N->inputs()) {
         long I = In ? Find(In) : -1;
         if (O >= 0 && I >= 0 && O != I &&
-            std::find(Pairs.begin(), Pairs.end(),
-                      std::make_pair(size_t(I), size_t(O))) == Pairs.end())
+            Have.insert({size_t(I), size_t(O)}).second)
           Pairs.push_back({size_t(I), size_t(O)});
       }
     }
@@ -296,13 +309,7 @@ ArenaPlan packRegion(const Graph &G, MemoryPlan &Plan, const Liveness &L,
   }
   for (size_t I = 0; I < Members.size(); ++I)
     Plan.Buffers[Members[I]].Offset = P.Offsets[I];
-  std::vector<int64_t> Live;
-  for (const ArenaBuffer &B : Bufs) {
-    if (Live.size() <= B.Last)
-      Live.resize(B.Last + 1, 0);
-    for (unsigned S = B.First; S <= B.Last; ++S)
-      Live[S] += B.Bytes;
-  }
+  std::vector<int64_t> Live = liveTotals(Bufs, /*Padded=*/false);
   AP.LowerBound = Live.empty() ? 0 : *std::max_element(Live.begin(), Live.end());
   return AP;
 }
@@ -357,28 +364,41 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
   // External bases: graph inputs and constants.
   for (unsigned I = 0; I < G.inputs().size(); ++I)
     Plan.Locations[G.inputs()[I]->id()] = {Base::Input, I, 0};
+  // Every size below is at most 2^62 (checkTensorSizes); their sums are
+  // checked, so that offsets and totals cannot wrap.
+  bool WeightsOverflow = false;
   auto AddWeight = [&](const Value *V) {
     if (!V || !V->isConstant() || Plan.Locations.count(V->id()))
       return;
     Plan.Locations[V->id()] = {Base::Weights, 0, Plan.WeightsSize};
     Plan.Weights.push_back(V);
-    Plan.WeightsSize += alignUp(V->byteSize(), A);
+    auto Sum = checkedAdd(Plan.WeightsSize, alignUp(V->byteSize(), A));
+    WeightsOverflow |= !Sum;
+    Plan.WeightsSize = Sum.value_or(0);
   };
   for (const auto &N : G.nodes())
     for (const Value *V : N->inputs())
       AddWeight(V);
   for (const Value *V : G.outputs()) // a constant output is copied out
     AddWeight(V);
+  if (WeightsOverflow)
+    return makeError("the weights need more than 2^63 bytes together: more "
+                     "than the target's address space");
 
   Liveness L(G, Plan);
   L.run();
+  int64_t Total = 0;
+  for (const ArenaBuffer &B : Plan.Buffers)
+    if (auto Sum = checkedAdd(Total, B.Size))
+      Total = *Sum;
+    else
+      return makeError("the activations need more than 2^63 bytes together: "
+                       "more than the target's address space");
 
   // Lower bound over all regions.
-  std::vector<int64_t> Live(G.nodes().size() + 1, 0);
-  for (const ArenaBuffer &B : Plan.Buffers)
-    for (unsigned S = B.First; S <= B.Last; ++S)
-      Live[S] += B.Bytes;
-  Plan.LowerBound = *std::max_element(Live.begin(), Live.end());
+  std::vector<int64_t> Live = liveTotals(Plan.Buffers, /*Padded=*/false);
+  Plan.LowerBound =
+      Live.empty() ? 0 : *std::max_element(Live.begin(), Live.end());
 
   // Regions: everything in the first region that holds it; with spilling,
   // the largest buffers move on to the next region until the rest fits.
@@ -472,6 +492,8 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
 }
 
 llvm::Expected<MemoryPlan> planMemory(Graph &G, const PlanOptions &Opts) {
+  if (auto E = G.checkTensorSizes(Opts.AddressBits))
+    return E;
   std::vector<Schedule> Candidates;
   if (Opts.OptimizeSchedule)
     Candidates = candidateSchedules(G);

@@ -116,6 +116,9 @@ struct PlanOptions {
   bool OptimizeSchedule = true;
   /// A gap after every arena buffer (0, or a multiple of Alignment).
   int64_t GuardBytes = 0;
+  /// The target's pointer width: no tensor may be larger than its
+  /// address space.
+  unsigned AddressBits = 64;
 };
 
 /// Plans G's memory; may reorder G's nodes (a valid topological order).

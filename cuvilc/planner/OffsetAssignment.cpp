@@ -20,9 +20,11 @@
 #include "planner/OffsetAssignment.h"
 
 #include <algorithm>
-#include <cmath>
+#include <bit>
 #include <climits>
+#include <cmath>
 #include <cstdint>
+#include <map>
 #include <numeric>
 
 namespace cuvil {
@@ -54,11 +56,108 @@ int64_t countSameBankPairs(const std::vector<ArenaBuffer> &Buffers,
   return N;
 }
 
+std::vector<int64_t> liveTotals(const std::vector<ArenaBuffer> &Buffers,
+                                bool Padded) {
+  unsigned Steps = 0;
+  for (const ArenaBuffer &B : Buffers)
+    Steps = std::max(Steps, B.Last + 1);
+  // Differences at the ends of each range, then a running sum.
+  std::vector<int64_t> Live(Steps + 1, 0);
+  for (const ArenaBuffer &B : Buffers) {
+    int64_t Bytes = Padded ? B.Size : B.Bytes;
+    Live[B.First] += Bytes;
+    Live[B.Last + 1] -= Bytes;
+  }
+  for (size_t S = 1; S < Live.size(); ++S)
+    Live[S] += Live[S - 1];
+  Live.pop_back();
+  return Live;
+}
+
 namespace {
 
-bool overlapInTime(const ArenaBuffer &A, const ArenaBuffer &B) {
-  return A.First <= B.Last && B.First <= A.Last;
-}
+/// The buffers placed so far, by live range: finds those whose range
+/// meets a given one in time proportional to their number (plus a log),
+/// so packing a long chain is not quadratic. A segment tree over steps
+/// answers "live at step S" (each range is stored at O(log) nodes); those
+/// that start after S within the range come from a list sorted by start.
+class PlacedIndex {
+public:
+  explicit PlacedIndex(unsigned Steps) : Leaves(1) {
+    while (Leaves < Steps)
+      Leaves *= 2;
+    Tree.resize(2 * Leaves);
+  }
+  void add(size_t I, const ArenaBuffer &B) {
+    insert(1, 0, Leaves - 1, B.First, B.Last, I);
+    ByStart.emplace(B.First, I);
+  }
+  /// Calls F(J) once for every added buffer J whose range meets [Lo, Hi].
+  template <typename Fn>
+  void overlapping(unsigned Lo, unsigned Hi, Fn F) const {
+    // Ranges containing Lo: the tree nodes on the path to leaf Lo.
+    size_t Node = 1;
+    unsigned L = 0, R = Leaves - 1;
+    while (true) {
+      for (size_t J : Tree[Node])
+        F(J);
+      if (L == R)
+        break;
+      unsigned M = L + (R - L) / 2;
+      if (Lo <= M) {
+        Node = 2 * Node;
+        R = M;
+      } else {
+        Node = 2 * Node + 1;
+        L = M + 1;
+      }
+    }
+    // Ranges starting in (Lo, Hi].
+    for (auto It = ByStart.upper_bound(Lo);
+         It != ByStart.end() && It->first <= Hi; ++It)
+      F(It->second);
+  }
+
+private:
+  void insert(size_t Node, unsigned L, unsigned R, unsigned Lo, unsigned Hi,
+              size_t I) {
+    if (Hi < L || R < Lo)
+      return;
+    if (Lo <= L && R <= Hi) {
+      Tree[Node].push_back(I);
+      return;
+    }
+    unsigned M = L + (R - L) / 2;
+    insert(2 * Node, L, M, Lo, Hi, I); // depth log2(steps)
+    insert(2 * Node + 1, M + 1, R, Lo, Hi, I);
+  }
+
+  unsigned Leaves;
+  std::vector<std::vector<size_t>> Tree;
+  std::multimap<unsigned, size_t> ByStart;
+};
+
+/// Maximum of Live over a range of steps in O(1) after O(n log n) setup.
+class RangeMax {
+public:
+  explicit RangeMax(const std::vector<int64_t> &Live) {
+    Table.push_back(Live);
+    for (size_t W = 1; 2 * W <= Live.size(); W *= 2) {
+      const std::vector<int64_t> &Prev = Table.back();
+      std::vector<int64_t> Next(Live.size() - 2 * W + 1);
+      for (size_t I = 0; I < Next.size(); ++I)
+        Next[I] = std::max(Prev[I], Prev[I + W]);
+      Table.push_back(std::move(Next));
+    }
+  }
+  int64_t max(unsigned Lo, unsigned Hi) const {
+    unsigned K = std::bit_width(Hi - Lo + 1u) - 1;
+    return std::max(Table[K][Lo], Table[K][Hi + 1 - (1u << K)]);
+  }
+
+private:
+  std::vector<std::vector<int64_t>> Table;
+};
 
 enum class Mode {
   BestFit,   ///< the smallest gap that holds the buffer
@@ -73,13 +172,17 @@ Packing place(const std::vector<ArenaBuffer> &Bufs,
               const BankModel &Banks, Mode How, int64_t Limit) {
   Packing P;
   P.Offsets.assign(Bufs.size(), -1);
-  std::vector<size_t> Placed;
+  unsigned Steps = 0;
+  for (const ArenaBuffer &B : Bufs)
+    Steps = std::max(Steps, B.Last + 1);
+  PlacedIndex Placed(Steps);
+  std::vector<std::pair<int64_t, int64_t>> Taken;
   for (size_t I : Order) {
     const ArenaBuffer &B = Bufs[I];
-    std::vector<std::pair<int64_t, int64_t>> Taken;
-    for (size_t J : Placed)
-      if (overlapInTime(B, Bufs[J]))
-        Taken.push_back({P.Offsets[J], P.Offsets[J] + Bufs[J].Size});
+    Taken.clear();
+    Placed.overlapping(B.First, B.Last, [&](size_t J) {
+      Taken.push_back({P.Offsets[J], P.Offsets[J] + Bufs[J].Size});
+    });
     std::sort(Taken.begin(), Taken.end());
     // Candidate positions: the start of every gap and the top of the pile.
     std::vector<std::pair<int64_t, int64_t>> Gaps; // (start, length)
@@ -156,7 +259,7 @@ Packing place(const std::vector<ArenaBuffer> &Bufs,
     }
     P.Offsets[I] = Best;
     P.Size = std::max(P.Size, Best + B.Size);
-    Placed.push_back(I);
+    Placed.add(I, B);
   }
   return P;
 }
@@ -174,18 +277,12 @@ Packing packArena(const std::vector<ArenaBuffer> &Bufs,
   }
   // Live totals per step; the breadth of a buffer is the largest live total
   // during its lifetime, and the largest overall bounds every packing.
-  unsigned Steps = 0;
-  for (const ArenaBuffer &B : Bufs)
-    Steps = std::max(Steps, B.Last + 1);
-  std::vector<int64_t> Live(Steps, 0);
-  for (const ArenaBuffer &B : Bufs)
-    for (unsigned S = B.First; S <= B.Last; ++S)
-      Live[S] += B.Size;
+  std::vector<int64_t> Live = liveTotals(Bufs, /*Padded=*/true);
   int64_t Bound = Live.empty() ? 0 : *std::max_element(Live.begin(), Live.end());
   std::vector<int64_t> Breadth(N, 0);
+  RangeMax LiveMax(Live);
   for (size_t I = 0; I < N; ++I)
-    Breadth[I] = *std::max_element(Live.begin() + Bufs[I].First,
-                                   Live.begin() + Bufs[I].Last + 1);
+    Breadth[I] = LiveMax.max(Bufs[I].First, Bufs[I].Last);
   std::vector<size_t> Identity(N);
   std::iota(Identity.begin(), Identity.end(), 0);
   auto Sorted = [&](auto Less) {

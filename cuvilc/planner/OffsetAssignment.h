@@ -39,6 +39,11 @@ Packing packArena(const std::vector<ArenaBuffer> &Buffers,
                   const std::vector<std::pair<size_t, size_t>> &Partners,
                   const BankModel &Banks);
 
+/// Total of the buffers' bytes (Bytes, or the aligned Size when Padded)
+/// live at each step 0..max Last: linear in buffers plus steps.
+std::vector<int64_t> liveTotals(const std::vector<ArenaBuffer> &Buffers,
+                                bool Padded);
+
 /// Same-bank partner pairs of a packing.
 int64_t countSameBankPairs(const std::vector<ArenaBuffer> &Buffers,
                            const std::vector<int64_t> &Offsets,

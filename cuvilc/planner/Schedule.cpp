@@ -12,6 +12,7 @@
 #include "ops/OpRegistry.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -74,7 +75,9 @@ std::vector<Node *> toNodes(const Graph &G, const std::vector<size_t> &Order) {
   return Out;
 }
 
-/// Runs the nodes in the order Pick chooses among the ready ones.
+/// Runs the nodes in the order Pick chooses among the ready ones (kept
+/// sorted by index). Pick returns NoPick to give up: the result is empty.
+constexpr size_t NoPick = SIZE_MAX;
 std::vector<size_t>
 listSchedule(const DepGraph &D,
              const std::function<size_t(const std::vector<size_t> &Ready,
@@ -87,15 +90,31 @@ listSchedule(const DepGraph &D,
       Ready.push_back(I);
   while (!Ready.empty()) {
     size_t K = Pick(Ready, Done);
+    if (K == NoPick)
+      return {};
     size_t I = Ready[K];
     Ready.erase(Ready.begin() + K);
     Done[I] = true;
     Order.push_back(I);
     for (size_t S : D.Succs[I])
       if (--Missing[S] == 0)
-        Ready.push_back(S);
-    std::sort(Ready.begin(), Ready.end());
+        Ready.insert(std::lower_bound(Ready.begin(), Ready.end(), S), S);
   }
+  return Order;
+}
+
+/// Producers before users (Kahn's algorithm; the graph is acyclic).
+std::vector<size_t> topologicalOrder(const DepGraph &D) {
+  std::vector<size_t> Missing(D.N), Order;
+  Order.reserve(D.N);
+  for (size_t I = 0; I < D.N; ++I)
+    if (!(Missing[I] = D.Preds[I].size()))
+      Order.push_back(I);
+  for (size_t K = 0; K < Order.size(); ++K)
+    for (size_t S : D.Succs[Order[K]])
+      if (--Missing[S] == 0)
+        Order.push_back(S);
+  assert(Order.size() == D.N && "dependency cycle in a verified graph");
   return Order;
 }
 
@@ -115,47 +134,72 @@ int64_t freedBy(const DepGraph &D, size_t I, const std::vector<bool> &Done) {
   return Freed;
 }
 
+/// Gives up (empty result) once it has weighed MaxCandidates ready nodes
+/// in all, which bounds its time on very wide graphs (each step weighs
+/// every ready node); chains and ordinary models stay far below.
 std::vector<size_t> memoryGreedy(const DepGraph &D) {
-  return listSchedule(D, [&](const std::vector<size_t> &Ready,
-                             const std::vector<bool> &Done) {
-    size_t Best = 0;
-    int64_t BestGrowth = INT64_MAX;
-    for (size_t K = 0; K < Ready.size(); ++K) {
-      int64_t Growth = D.OutBytes[Ready[K]] - freedBy(D, Ready[K], Done);
-      if (Growth < BestGrowth) {
-        BestGrowth = Growth;
-        Best = K;
-      }
-    }
-    return Best;
-  });
+  constexpr size_t MaxCandidates = 20000000;
+  size_t Weighed = 0;
+  return listSchedule(
+      D, [&](const std::vector<size_t> &Ready, const std::vector<bool> &Done) {
+        if ((Weighed += Ready.size()) > MaxCandidates)
+          return NoPick;
+        size_t Best = 0;
+        int64_t BestGrowth = INT64_MAX;
+        for (size_t K = 0; K < Ready.size(); ++K) {
+          int64_t Growth = D.OutBytes[Ready[K]] - freedBy(D, Ready[K], Done);
+          if (Growth < BestGrowth) {
+            BestGrowth = Growth;
+            Best = K;
+          }
+        }
+        return Best;
+      });
 }
 
 /// Post-order from the graph outputs; a node's producers are visited in
 /// decreasing order of the peak their subtrees need (Sethi-Ullman style).
+/// Iterative (an explicit stack), so a chain of any length fits.
 std::vector<size_t> depthFirst(const Graph &G, const DepGraph &D) {
-  std::vector<int64_t> Need(D.N, -1);
-  std::function<int64_t(size_t)> NeedOf = [&](size_t I) -> int64_t {
-    if (Need[I] >= 0)
-      return Need[I];
+  // The peak each node's subtree needs, producers before users.
+  std::vector<int64_t> Need(D.N, 0);
+  for (size_t I : topologicalOrder(D)) {
     int64_t M = D.OutBytes[I];
     for (size_t P : D.Preds[I])
-      M = std::max(M, NeedOf(P));
-    return Need[I] = M;
-  };
+      M = std::max(M, Need[P]);
+    Need[I] = M;
+  }
   std::vector<bool> Seen(D.N, false);
   std::vector<size_t> Order;
-  std::function<void(size_t)> Visit = [&](size_t I) {
-    if (Seen[I])
-      return;
+  Order.reserve(D.N);
+  struct Frame {
+    size_t Node;
+    std::vector<size_t> Preds; ///< Most demanding first.
+    size_t Next = 0;
+  };
+  std::vector<Frame> Stack;
+  auto Push = [&](size_t I) {
     Seen[I] = true;
-    std::vector<size_t> Ps = D.Preds[I];
-    std::stable_sort(Ps.begin(), Ps.end(), [&](size_t A, size_t B) {
-      return NeedOf(A) > NeedOf(B);
-    });
-    for (size_t P : Ps)
-      Visit(P);
-    Order.push_back(I);
+    Frame F{I, D.Preds[I]};
+    std::stable_sort(F.Preds.begin(), F.Preds.end(),
+                     [&](size_t A, size_t B) { return Need[A] > Need[B]; });
+    Stack.push_back(std::move(F));
+  };
+  auto Visit = [&](size_t Root) {
+    if (Seen[Root])
+      return;
+    Push(Root);
+    while (!Stack.empty()) {
+      Frame &F = Stack.back();
+      if (F.Next < F.Preds.size()) {
+        size_t P = F.Preds[F.Next++];
+        if (!Seen[P])
+          Push(P); // invalidates F
+        continue;
+      }
+      Order.push_back(F.Node);
+      Stack.pop_back();
+    }
   };
   std::unordered_map<const Node *, size_t> Index;
   for (size_t I = 0; I < D.N; ++I)

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/ranges.h>
+#include <llvm/TargetParser/Triple.h>
+#include <map>
 #include <toml++/toml.h>
 
 #ifndef CUVIL_SOURCE_TARGETS_DIR
@@ -44,6 +46,61 @@ std::string targetsDir() {
   return CUVIL_SOURCE_TARGETS_DIR;
 }
 
+/// The memory map must be one the planner can trust: every region inside
+/// the address space, DMA-aligned (arenas and weights are placed at its
+/// origin in multiples of dma_align), named once, and apart from the others.
+static llvm::Error checkRegions(const std::string &Path, const TargetInfo &TI) {
+  unsigned __int128 Space = static_cast<unsigned __int128>(1) << TI.AddressBits;
+  std::vector<const MemoryRegion *> ByOrigin;
+  for (const MemoryRegion &R : TI.Regions) {
+    for (const MemoryRegion &Q : TI.Regions) {
+      if (&Q == &R)
+        break;
+      if (Q.Name == R.Name)
+        return makeError("{}:{}: region '{}' is defined twice (first at line "
+                         "{})",
+                         Path, R.Line, R.Name, Q.Line);
+    }
+    if (static_cast<unsigned __int128>(R.Origin) + R.Length > Space)
+      return makeError("{}:{}: region '{}' (origin 0x{:x}, length 0x{:x}) "
+                       "ends beyond the {}-bit address space",
+                       Path, R.Line, R.Name, R.Origin, R.Length,
+                       TI.AddressBits);
+    if (R.Origin % TI.DmaAlign || R.Length % TI.DmaAlign)
+      return makeError("{}:{}: region '{}': origin 0x{:x} and length 0x{:x} "
+                       "must be multiples of memory.dma_align ({})",
+                       Path, R.Line, R.Name, R.Origin, R.Length, TI.DmaAlign);
+    int64_t Granule = R.BankInterleave ? R.BankInterleave
+                      : R.BankSize     ? R.BankSize
+                                   : static_cast<int64_t>(R.Length / R.Banks);
+    if (R.Banks > 1 && Granule % TI.DmaAlign)
+      return makeError("{}:{}: region '{}': the bank granule ({} bytes) must "
+                       "be a multiple of memory.dma_align ({})",
+                       Path, R.Line, R.Name, Granule, TI.DmaAlign);
+    ByOrigin.push_back(&R);
+  }
+  std::stable_sort(ByOrigin.begin(), ByOrigin.end(),
+                   [](const MemoryRegion *A, const MemoryRegion *B) {
+                     return A->Origin < B->Origin;
+                   });
+  for (size_t I = 1; I < ByOrigin.size(); ++I) {
+    const MemoryRegion &A = *ByOrigin[I - 1], &B = *ByOrigin[I];
+    if (static_cast<unsigned __int128>(A.Origin) + A.Length <= B.Origin)
+      continue;
+    // Name the one defined later in the file, the other by its line.
+    const MemoryRegion &Late = A.Line > B.Line ? A : B;
+    const MemoryRegion &Early = A.Line > B.Line ? B : A;
+    auto Range = [](const MemoryRegion &R) {
+      return fmt::format("[0x{:x}, 0x{:x})", R.Origin,
+                         static_cast<unsigned __int128>(R.Origin) + R.Length);
+    };
+    return makeError("{}:{}: region '{}' {} overlaps region '{}' {} (line {})",
+                     Path, Late.Line, Late.Name, Range(Late), Early.Name,
+                     Range(Early), Early.Line);
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path) {
   toml::parse_result R = toml::parse_file(Path);
   if (!R)
@@ -60,6 +117,9 @@ llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path) {
       Missing = std::string(Key);
   };
   Str("name", TI.Name, true);
+  TI.Path = Path;
+  if (const toml::node *N = T.get("name"))
+    TI.NameLine = N->source().begin.line;
   Str("description", TI.Description, false);
   Str("llvm.triple", TI.Triple, true);
   Str("llvm.cpu", TI.CPU, true);
@@ -92,33 +152,35 @@ llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path) {
       if (!RT)
         continue;
       MemoryRegion MR;
+      MR.Line = E.source().begin.line;
       MR.Name = (*RT)["name"].value_or(std::string());
-      MR.Origin = (*RT)["origin"].value_or(int64_t(0));
-      MR.Length = (*RT)["length"].value_or(int64_t(0));
+      int64_t Origin = (*RT)["origin"].value_or(int64_t(0));
+      int64_t Length = (*RT)["length"].value_or(int64_t(0));
       MR.Access = (*RT)["access"].value_or(std::string("rwx"));
       MR.Kind = (*RT)["kind"].value_or(std::string());
       MR.Banks = (*RT)["banks"].value_or(int64_t(1));
       MR.BankSize = (*RT)["bank_size"].value_or(int64_t(0));
       MR.BankInterleave = (*RT)["bank_interleave"].value_or(int64_t(0));
       if (MR.Banks < 1 || MR.Banks > 64 || (MR.BankSize && MR.BankInterleave))
-        return makeError("{}: region '{}': banks must be 1..64, with either "
-                         "bank_size or bank_interleave",
-                         Path, MR.Name);
-      if (MR.Name.empty() || MR.Length == 0)
-        return makeError("{}: every [[memory.region]] needs a name and a "
+        return makeError("{}:{}: region '{}': banks must be 1..64, with "
+                         "either bank_size or bank_interleave",
+                         Path, MR.Line, MR.Name);
+      if (MR.Name.empty() || Length == 0)
+        return makeError("{}:{}: every [[memory.region]] needs a name and a "
                          "non-zero length",
-                         Path);
+                         Path, MR.Line);
+      if (Origin < 0 || Length < 0 || MR.BankSize < 0 || MR.BankInterleave < 0)
+        return makeError("{}:{}: region '{}': origin, length and bank sizes "
+                         "must not be negative",
+                         Path, MR.Line, MR.Name);
+      MR.Origin = static_cast<uint64_t>(Origin);
+      MR.Length = static_cast<uint64_t>(Length);
       TI.Regions.push_back(MR);
     }
-  for (const MemoryRegion &R : TI.Regions) {
-    int64_t Granule = R.BankInterleave ? R.BankInterleave
-                      : R.BankSize     ? R.BankSize
-                                       : static_cast<int64_t>(R.Length) / R.Banks;
-    if (R.Banks > 1 && Granule % TI.DmaAlign)
-      return makeError("{}: region '{}': the bank granule ({} bytes) must be "
-                       "a multiple of memory.dma_align ({})",
-                       Path, R.Name, Granule, TI.DmaAlign);
-  }
+  llvm::Triple Triple(TI.Triple);
+  TI.AddressBits = Triple.isArch64Bit() ? 64 : Triple.isArch32Bit() ? 32 : 16;
+  if (auto E = checkRegions(Path, TI))
+    return E;
   if (TI.ArenaRegions.empty())
     return makeError("{}: memory.arena_regions is empty", Path);
   for (const std::string &N : TI.ArenaRegions) {
@@ -134,7 +196,7 @@ llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path) {
   return TI;
 }
 
-llvm::Expected<std::vector<TargetInfo>> loadAllTargets() {
+llvm::Expected<TargetScan> scanTargets() {
   std::vector<std::string> Files;
   std::error_code EC;
   for (const auto &E : fs::directory_iterator(targetsDir(), EC))
@@ -143,30 +205,61 @@ llvm::Expected<std::vector<TargetInfo>> loadAllTargets() {
   if (EC)
     return makeError("cannot read the targets directory {}: {}", targetsDir(),
                      EC.message());
-  std::vector<TargetInfo> All;
+  std::sort(Files.begin(), Files.end()); // messages in a stable order
+  TargetScan S;
+  std::map<std::string, std::vector<TargetInfo>> ByName;
   for (const std::string &F : Files) {
     auto T = loadTargetFile(F);
-    if (!T)
-      return T.takeError();
-    All.push_back(std::move(*T));
+    if (!T) {
+      S.Problems.push_back(llvm::toString(T.takeError()));
+      continue;
+    }
+    ByName[T->Name].push_back(std::move(*T));
   }
   // By name (a file-name order would put host-avx512.toml before host.toml).
-  std::sort(All.begin(), All.end(),
-            [](const TargetInfo &A, const TargetInfo &B) { return A.Name < B.Name; });
-  return All;
+  for (auto &[Name, Defs] : ByName) {
+    if (Defs.size() == 1) {
+      S.Targets.push_back(std::move(Defs[0]));
+      continue;
+    }
+    for (size_t I = 1; I < Defs.size(); ++I)
+      S.Problems.push_back(fmt::format(
+          "{}:{}: target name '{}' is already used by {}:{}; rename one of "
+          "them",
+          Defs[I].Path, Defs[I].NameLine, Name, Defs[0].Path,
+          Defs[0].NameLine));
+  }
+  return S;
+}
+
+llvm::Expected<std::vector<TargetInfo>> loadAllTargets() {
+  auto S = scanTargets();
+  if (!S)
+    return S.takeError();
+  llvm::Error All = llvm::Error::success();
+  for (const std::string &P : S->Problems)
+    All = llvm::joinErrors(std::move(All), makeError("{}", P));
+  if (All)
+    return All;
+  return std::move(S->Targets);
 }
 
 llvm::Expected<TargetInfo> loadTarget(const std::string &Name) {
-  fs::path P = fs::path(targetsDir()) / (Name + ".toml");
-  std::error_code EC;
-  if (Name.find('/') == std::string::npos && fs::exists(P, EC))
-    return loadTargetFile(P.string());
+  auto S = scanTargets();
+  if (!S)
+    return S.takeError();
+  for (TargetInfo &T : S->Targets)
+    if (T.Name == Name)
+      return std::move(T);
+  // Its own file is broken, or its name is taken twice: say so.
+  std::string File = (fs::path(targetsDir()) / (Name + ".toml")).string();
+  for (const std::string &P : S->Problems)
+    if (P.starts_with(File + ":") ||
+        P.find("target name '" + Name + "'") != std::string::npos)
+      return makeError("{}", P);
   std::vector<std::string> Known;
-  if (auto All = loadAllTargets())
-    for (const TargetInfo &T : *All)
-      Known.push_back(T.Name);
-  else
-    llvm::consumeError(All.takeError());
+  for (const TargetInfo &T : S->Targets)
+    Known.push_back(T.Name);
   return makeError("unknown target '{}' (known targets: {})", Name,
                    fmt::join(Known, ", "));
 }

@@ -20,11 +20,16 @@ struct MemoryRegion {
   int64_t Banks = 1;
   int64_t BankSize = 0;
   int64_t BankInterleave = 0;
+  /// Line of its [[memory.region]] header in the target file (messages).
+  int64_t Line = 0;
   bool writable() const { return Access.find('w') != std::string::npos; }
 };
 
 struct TargetInfo {
   std::string Name;
+  /// The file it was loaded from, and the line of its name (messages).
+  std::string Path;
+  int64_t NameLine = 0;
   std::string Description;
   // LLVM code generation.
   std::string Triple, CPU, Features, ABI, CodeModel;
@@ -33,6 +38,8 @@ struct TargetInfo {
   /// board with a known ISA names an existing one (e.g. "a78").
   std::string Kernels;
   bool PIC = false;
+  /// Pointer width of the triple: the largest tensor is 2^AddressBits bytes.
+  unsigned AddressBits = 64;
   // Running test images.
   std::string QemuCommand, BaseLinkerScript;
   // Memory.
@@ -53,9 +60,21 @@ std::string targetsDir();
 
 /// Parses one target file; errors name the file and the key.
 llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path);
-/// Loads targets/NAME.toml; an unknown name lists the known ones.
+/// Every target file of the targets directory: the ones that load (names
+/// unique), sorted by name, and one message per file that does not (with
+/// its file and line) or whose target name another file also uses (then
+/// neither is in Targets). One broken file does not hide the others.
+struct TargetScan {
+  std::vector<TargetInfo> Targets;
+  std::vector<std::string> Problems;
+};
+/// Fails only when the directory cannot be read.
+llvm::Expected<TargetScan> scanTargets();
+
+/// The target named Name. If it is missing, the error is its file's
+/// problem (broken, or a name defined twice), else it lists the known ones.
 llvm::Expected<TargetInfo> loadTarget(const std::string &Name);
-/// All targets, sorted by name.
+/// All targets, sorted by name; fails if any target file has a problem.
 llvm::Expected<std::vector<TargetInfo>> loadAllTargets();
 
 } // namespace cuvil

@@ -14,6 +14,6 @@ config.test_exec_root = os.path.join(config.cuvil_binary_dir, "tests", "lit")
 config.substitutions.append(("%cuvilc", config.cuvilc))
 config.substitutions.append(("%models", config.models_dir))
 config.substitutions.append(("%llvm_bin", config.llvm_tools_dir))
-config.substitutions.append(("%python3", config.python3))
+config.substitutions.append(("%python", config.python3))
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])

@@ -259,3 +259,39 @@ TEST(ConstantFold, AmbiguousBroadcastLeavesTheRangeUnknown) {
         << Msg;
   }
 }
+
+// Results past the fold limit stay nodes (computed at run time): nothing
+// of their size is allocated at compile time, and Range's count is exact
+// even when its span does not fit in 64 bits.
+TEST(ConstantFold, HugeResultsAreNotFolded) {
+  Graph G("huge");
+  const int64_t Big = int64_t(1) << 40; // 4 TiB of f32 if it were folded
+  Value *E = value(G, "e", DType::F32, {Big});
+  addOp(
+      G, "Expand", "expand",
+      {test::constF32(G, "one", {1}, {1.0f}), constI64(G, "shape", {1}, {Big})},
+      {E}, 0);
+  Value *T = value(G, "t", DType::F32, {Big});
+  Node *Tile = addOp(
+      G, "Tile", "tile",
+      {test::constF32(G, "two", {1}, {2.0f}), constI64(G, "reps", {1}, {Big})},
+      {T}, 1);
+  // Two constants whose broadcast sum would have 2^40 elements.
+  const int64_t Side = int64_t(1) << 20;
+  Value *A = value(G, "a", DType::F32, {Side, Side});
+  addOp(G, "Add", "add",
+        {test::constF32(G, "col", {Side, 1}, std::vector<float>(Side, 1.0f)),
+         test::constF32(G, "row", {1, Side}, std::vector<float>(Side, 2.0f))},
+        {A}, 2);
+  Value *R = value(G, "r", DType::I64, {UnknownDim});
+  addOp(G, "Range", "range",
+        {constI64(G, "lo", {}, {INT64_MIN}), constI64(G, "hi", {}, {INT64_MAX}),
+         constI64(G, "step", {}, {1})},
+        {R}, 3);
+  G.outputs() = {E, T, A, R};
+  ASSERT_FALSE(bool(foldConstants(G)));
+  ASSERT_EQ(G.nodes().size(), 4u);
+  EXPECT_EQ(G.nodes()[1].get(), Tile);
+  for (const Value *Out : G.outputs())
+    EXPECT_FALSE(Out->isConstant()) << Out->name();
+}

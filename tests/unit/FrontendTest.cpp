@@ -2,6 +2,7 @@
 #include "frontend/onnx/OnnxImporter.h"
 
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -185,4 +186,82 @@ TEST(Frontend, OptionalOutputsKeepTheirPositions) {
   ASSERT_NE(N.outputAt(3), nullptr);
   EXPECT_TRUE(N.outputAt(2)->users().empty());
   EXPECT_EQ(N.outputAt(3)->dtype(), DType::F32);
+}
+
+namespace {
+
+/// The tiny model of writeModel, changed by Edit, written to File.
+std::string editedModel(const std::string &File,
+                        const std::function<void(onnx::ModelProto &)> &Edit) {
+  onnx::ModelProto M;
+  {
+    std::ifstream In(writeModel(File, false), std::ios::binary);
+    EXPECT_TRUE(M.ParseFromIstream(&In));
+  }
+  Edit(M);
+  std::string Path = ::testing::TempDir() + "/" + File;
+  std::ofstream OS(Path, std::ios::binary);
+  M.SerializeToOstream(&OS);
+  return Path;
+}
+
+} // namespace
+
+// Newer exporters write graph outputs with only their element type; the
+// ONNX checker insists on a shape there, so the frontend infers it first.
+TEST(Frontend, OutputWithoutShapeGetsTheInferredOne) {
+  auto G = importOnnx(editedModel("noshape.onnx",
+                                  [](onnx::ModelProto &M) {
+                                    M.mutable_graph()
+                                        ->mutable_output(0)
+                                        ->mutable_type()
+                                        ->mutable_tensor_type()
+                                        ->clear_shape();
+                                  }),
+                      {});
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  EXPECT_EQ((*G)->outputs()[0]->shape(), (std::vector<int64_t>{2, 3}));
+}
+
+// Without this check, the checker said "must be topologically sorted".
+TEST(Frontend, MissingInitializerIsNamedWithItsNode) {
+  auto G = importOnnx(editedModel("noinit.onnx",
+                                  [](onnx::ModelProto &M) {
+                                    M.mutable_graph()->clear_initializer();
+                                  }),
+                      {});
+  ASSERT_FALSE(bool(G));
+  EXPECT_EQ(llvm::toString(G.takeError()),
+            "node 'fc' (Gemm): input 'W' is not an initializer, a graph input "
+            "or the output of any node (a missing initializer, or a misspelt "
+            "name?)");
+}
+
+TEST(Frontend, CycleIsNamedWithItsNodes) {
+  auto G = importOnnx(
+      editedModel("cycle.onnx",
+                  [](onnx::ModelProto &M) {
+                    // fc reads the Relu's output y.
+                    M.mutable_graph()->mutable_node(0)->set_input(0, "y");
+                  }),
+      {});
+  ASSERT_FALSE(bool(G));
+  EXPECT_EQ(llvm::toString(G.takeError()),
+            "the nodes form a cycle: node 'fc' (Gemm) reads 'y' from node "
+            "'act' (Relu), which reads 'h' from node 'fc' (Gemm)");
+}
+
+// The dimensions of an initializer are compared with the data it holds
+// before anything is allocated (here 2^44 bytes for 12 floats).
+TEST(Frontend, InitializerDimsBeyondItsDataAllocateNothing) {
+  auto G = importOnnx(
+      editedModel("bigdims.onnx",
+                  [](onnx::ModelProto &M) {
+                    M.mutable_graph()->mutable_initializer(0)->set_dims(
+                        0, int64_t(1) << 40);
+                  }),
+      {});
+  ASSERT_FALSE(bool(G));
+  EXPECT_EQ(llvm::toString(G.takeError()),
+            "tensor 'W' has 12 elements, expected 4398046511104");
 }

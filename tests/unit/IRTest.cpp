@@ -53,3 +53,23 @@ TEST(IR, DTypeSizes) {
   EXPECT_EQ(dtypeSize(DType::Bool), 1u);
   EXPECT_EQ(dtypeName(DType::BF16), "bf16");
 }
+
+// Counts that do not fit saturate (never wrap: UBSan used to see the
+// overflow) and checkTensorSize names the tensor.
+TEST(IR, HugeTensorsAreRefusedByName) {
+  Graph G("g");
+  Value *X =
+      G.addValue("x", DType::F32, {int64_t(1) << 62, 2}, ValueKind::Input);
+  EXPECT_EQ(X->numElements(), INT64_MAX);
+  EXPECT_EQ(X->byteSize(), INT64_MAX);
+  EXPECT_EQ(llvm::toString(G.checkTensorSizes()),
+            "tensor 'x' has 2^63 elements (2^65 bytes of f32): more than the "
+            "target's address space");
+  // Fits 64 bits, not a 32-bit target.
+  Value *Y = G.addValue("y", DType::F32, {int64_t(1) << 31}, ValueKind::Input);
+  EXPECT_EQ(Y->byteSize(), int64_t(1) << 33);
+  EXPECT_FALSE(bool(checkTensorSize(*Y, 64)));
+  EXPECT_EQ(llvm::toString(checkTensorSize(*Y, 32)),
+            "tensor 'y' has 2147483648 elements (2^33 bytes of f32): more "
+            "than the target's 32-bit address space");
+}

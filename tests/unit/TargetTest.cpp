@@ -1,6 +1,8 @@
 //===- TargetTest.cpp - targets/*.toml ------------------------------------===//
 #include "target/TargetInfo.h"
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 
@@ -41,4 +43,86 @@ TEST(Target, BrokenFileNamesFileAndKey) {
   ASSERT_FALSE(bool(T));
   EXPECT_EQ(llvm::toString(T.takeError()),
             P + ": missing required key 'llvm.cpu'");
+}
+
+namespace {
+
+/// A target file whose memory section ends with Regions.
+std::string targetWith(const std::string &Dir, const std::string &Name,
+                       const std::string &Regions) {
+  std::filesystem::create_directories(Dir);
+  std::string P = Dir + "/" + Name + ".toml";
+  std::ofstream(P)
+      << "name = \"" << Name << "\"\n"
+      << "[llvm]\ntriple = \"aarch64-none-elf\"\ncpu = \"cortex-a78\"\n"
+      << "[memory]\narena_regions = [\"RAM\"]\nweights_region = \"RAM\"\n"
+      << Regions;
+  return P;
+}
+
+const char *RamRegion =
+    "[[memory.region]]\nname = \"RAM\"\norigin = 0x40000000\n"
+    "length = 0x100000\n";
+
+} // namespace
+
+TEST(Target, OverlappingRegionsAreRefusedWithFileAndLine) {
+  std::string P = targetWith(::testing::TempDir() + "/tgt-overlap", "ov",
+                             std::string(RamRegion) +
+                                 "[[memory.region]]\nname = \"SRAM\"\n"
+                                 "origin = 0x400ff000\nlength = 0x2000\n");
+  auto T = loadTargetFile(P);
+  ASSERT_FALSE(bool(T));
+  EXPECT_EQ(llvm::toString(T.takeError()),
+            P + ":12: region 'SRAM' [0x400ff000, 0x40101000) overlaps region "
+                "'RAM' [0x40000000, 0x40100000) (line 8)");
+}
+
+TEST(Target, MisalignedAndDuplicateRegionsAreRefused) {
+  std::string Dir = ::testing::TempDir() + "/tgt-misc";
+  std::string P = targetWith(Dir, "mis",
+                             "[[memory.region]]\nname = \"RAM\"\n"
+                             "origin = 0x40000000\nlength = 0x100010\n");
+  auto T = loadTargetFile(P);
+  ASSERT_FALSE(bool(T));
+  EXPECT_EQ(llvm::toString(T.takeError()),
+            P + ":8: region 'RAM': origin 0x40000000 and length 0x100010 must "
+                "be multiples of memory.dma_align (64)");
+  std::string Q = targetWith(Dir, "dup",
+                             std::string(RamRegion) +
+                                 "[[memory.region]]\nname = \"RAM\"\n"
+                                 "origin = 0x80000000\nlength = 0x1000\n");
+  auto U = loadTargetFile(Q);
+  ASSERT_FALSE(bool(U));
+  EXPECT_EQ(llvm::toString(U.takeError()),
+            Q + ":12: region 'RAM' is defined twice (first at line 8)");
+}
+
+// One broken file does not hide the good ones, and a name two files use
+// is refused for both.
+TEST(Target, ScanListsGoodFilesAndReportsBrokenOnes) {
+  std::string Dir = ::testing::TempDir() + "/tgt-scan";
+  std::filesystem::remove_all(Dir);
+  targetWith(Dir, "good", RamRegion);
+  std::string Bad = Dir + "/bad.toml";
+  std::ofstream(Bad) << "name = \"bad\"\n[llvm\n";
+  std::string Twin1 = targetWith(Dir, "twin", RamRegion);
+  std::string Twin2 = Dir + "/twin2.toml";
+  std::filesystem::copy_file(Twin1, Twin2);
+  ::setenv("CUVIL_TARGETS_DIR", Dir.c_str(), 1);
+  auto S = scanTargets();
+  auto Good = loadTarget("good");
+  auto Twin = loadTarget("twin");
+  ::unsetenv("CUVIL_TARGETS_DIR");
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  ASSERT_EQ(S->Targets.size(), 1u);
+  EXPECT_EQ(S->Targets[0].Name, "good");
+  ASSERT_EQ(S->Problems.size(), 2u);
+  EXPECT_EQ(S->Problems[0].rfind(Bad + ":2: ", 0), 0u) << S->Problems[0];
+  EXPECT_EQ(S->Problems[1], Twin2 +
+                                ":1: target name 'twin' is already used by " +
+                                Twin1 + ":1; rename one of them");
+  EXPECT_TRUE(bool(Good)) << llvm::toString(Good.takeError());
+  ASSERT_FALSE(bool(Twin));
+  EXPECT_EQ(llvm::toString(Twin.takeError()), S->Problems[1]);
 }

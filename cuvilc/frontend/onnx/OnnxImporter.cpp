@@ -6,10 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/onnx/OnnxImporter.h"
+#include "frontend/onnx/GraphCheck.h"
 #include "frontend/onnx/Opsets.h"
 #include "frontend/onnx/ScanUnroll.h"
 #include "frontend/onnx/Schemas.h"
 
+#include "ir/CheckedMath.h"
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
 
@@ -17,6 +19,7 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -65,15 +68,44 @@ std::string typeName(int32_t T) {
 llvm::Expected<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &T,
                                                  DType Ty, int64_t Count) {
   size_t ESize = dtypeSize(Ty);
-  std::vector<uint8_t> Out(Count * ESize);
   if (T.data_location() == onnx::TensorProto::EXTERNAL)
     return makeError("tensor '{}' uses external data, which is not "
                      "supported; save the model with weights inside",
                      T.name());
+  // The dimensions are the file's word: compare them with the data the
+  // file really holds before allocating anything.
+  auto Bytes = checkedByteCount(Count, ESize);
   if (T.has_raw_data()) {
-    if (T.raw_data().size() != Out.size())
+    if (!Bytes || *Bytes != static_cast<int64_t>(T.raw_data().size()))
       return makeError("tensor '{}' has {} bytes of data, expected {}",
-                       T.name(), T.raw_data().size(), Out.size());
+                       T.name(), T.raw_data().size(),
+                       Bytes ? std::to_string(*Bytes) : "more than 2^63");
+  } else {
+    int64_t Stored;
+    switch (Ty) {
+    case DType::F32:
+      Stored = T.float_data_size();
+      break;
+    case DType::F64:
+      Stored = T.double_data_size();
+      break;
+    case DType::I64:
+      Stored = T.int64_data_size();
+      break;
+    case DType::U32:
+    case DType::U64:
+      Stored = T.uint64_data_size();
+      break;
+    default:
+      Stored = T.int32_data_size();
+      break;
+    }
+    if (!Bytes || Stored != Count)
+      return makeError("tensor '{}' has {} elements, expected {}", T.name(),
+                       Stored, Count);
+  }
+  std::vector<uint8_t> Out(*Bytes);
+  if (T.has_raw_data()) {
     std::memcpy(Out.data(), T.raw_data().data(), Out.size());
     return Out;
   }
@@ -141,8 +173,17 @@ llvm::Error Importer::resolveInputDims() {
   for (auto &In : *GP->mutable_input()) {
     if (!In.type().has_tensor_type())
       return makeError("input '{}' is not a tensor", In.name());
+    if (!In.type().tensor_type().has_shape())
+      return makeError(
+          "graph input '{}' has no shape; cuvil needs the "
+          "input shapes: write them into the model (e.g. "
+          "onnx.tools.update_model_dims.update_inputs_outputs_dims)",
+          In.name());
     auto *Shape = In.mutable_type()->mutable_tensor_type()->mutable_shape();
     for (auto &D : *Shape->mutable_dim()) {
+      if (D.has_dim_value() && D.dim_value() < 0)
+        return makeError("graph input '{}' has a negative dimension {}",
+                         In.name(), D.dim_value());
       if (D.has_dim_value())
         continue;
       std::string P = D.has_dim_param() ? D.dim_param() : "";
@@ -170,10 +211,15 @@ llvm::Expected<Value *> Importer::addConstant(const onnx::TensorProto &T,
     return makeError("constant '{}' has unsupported element type {}", Name,
                      typeName(T.data_type()));
   std::vector<int64_t> Shape(T.dims().begin(), T.dims().end());
-  int64_t Count = 1;
-  for (int64_t D : Shape)
-    Count *= D;
-  auto Bytes = tensorBytes(T, *Ty, Count);
+  auto Count = checkedElementCount(Shape);
+  if (!Count)
+    return makeError(
+        "constant '{}' has {} elements: {}", Name,
+        countText(wideElementCount(Shape)),
+        std::any_of(Shape.begin(), Shape.end(), [](int64_t D) { return D < 0; })
+            ? "a dimension is negative"
+            : "more than the target's address space");
+  auto Bytes = tensorBytes(T, *Ty, *Count);
   if (!Bytes)
     return Bytes.takeError();
   Value *V = G->addValue(Name, *Ty, Shape, ValueKind::Constant);
@@ -325,11 +371,11 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
       // NAME.dtype, NAME.shape and NAME.bits (each element's bits,
       // zero-extended): the IR has no tensor attributes.
       auto Ty = mapType(A.t().data_type());
-      int64_t Count = 1;
-      for (int64_t D : A.t().dims())
-        Count *= D;
-      if (!Ty || Count > 64)
+      auto Elements = checkedElementCount(
+          std::vector<int64_t>(A.t().dims().begin(), A.t().dims().end()));
+      if (!Ty || !Elements || *Elements > 64)
         break;
+      int64_t Count = *Elements;
       auto Bytes = tensorBytes(A.t(), *Ty, Count);
       if (!Bytes) {
         llvm::consumeError(Bytes.takeError()); // the op's checks report it
@@ -413,13 +459,18 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
     Opsets[O.domain() == "ai.onnx" ? "" : O.domain()] = O.version();
 
   // Versions first: what the checker and inference say about a model of
-  // an unknown opset would mislead.
+  // an unknown opset would mislead. Then the graph's structure, named
+  // precisely here, before the checker's vaguer messages.
   if (auto E = checkVersions(M))
+    return E;
+  if (auto E = checkGraphStructure(M.graph()))
     return E;
   const onnx::ISchemaRegistry &Registry = schemaRegistry();
   if (auto E = checkKnownOps(M, Registry))
     return E;
   if (auto E = resolveInputDims())
+    return E;
+  if (auto E = fillMissingShapes(M))
     return E;
   try {
     checkModel(M, Registry);
@@ -492,6 +543,8 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
                        Out.name());
     G->outputs().push_back(It->second);
   }
+  if (auto E = G->checkTensorSizes())
+    return E;
   return std::move(G);
 }
 

@@ -1,0 +1,206 @@
+//===- GraphCheck.cpp - Precise messages before the ONNX checker ----------===//
+//
+// The ONNX checker reports a missing initializer, an input nothing
+// produces and a cycle all as "must be topologically sorted", without the
+// tensor or the nodes. These checks run first and name them. Outputs
+// written without a shape (newer exporters) get it from shape inference,
+// since the checker requires one on the main graph's outputs.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/onnx/GraphCheck.h"
+
+#include "ir/Diagnostic.h"
+
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace cuvil {
+
+namespace {
+
+std::string nodeName(const onnx::NodeProto &N, size_t Index) {
+  return N.name().empty() ? N.op_type() + "_" + std::to_string(Index)
+                          : N.name();
+}
+
+std::string describe(const onnx::NodeProto &N, size_t Index) {
+  return fmt::format("node '{}' ({})", nodeName(N, Index), N.op_type());
+}
+
+/// One cycle among the nodes Kahn's algorithm could not order (each has a
+/// producer among them), as consumer, input, producer, input, ... back to
+/// the first; walks producer edges iteratively.
+std::string
+describeCycle(const onnx::GraphProto &G, const std::vector<bool> &Ordered,
+              const std::unordered_map<std::string, size_t> &Producer) {
+  size_t Start =
+      std::find(Ordered.begin(), Ordered.end(), false) - Ordered.begin();
+  // Step from a node to the producer of one of its inputs that is not
+  // ordered either (there always is one), until a node repeats.
+  std::vector<std::pair<size_t, std::string>> Path; // node, input it reads
+  std::unordered_map<size_t, size_t> Where;         // node -> index in Path
+  size_t I = Start;
+  while (!Where.count(I)) {
+    Where[I] = Path.size();
+    const onnx::NodeProto &N = G.node(static_cast<int>(I));
+    std::string Via;
+    size_t Next = I;
+    for (const std::string &In : N.input()) {
+      auto It = Producer.find(In);
+      if (It != Producer.end() && !Ordered[It->second]) {
+        Via = In;
+        Next = It->second;
+        break;
+      }
+    }
+    Path.push_back({I, Via});
+    I = Next;
+  }
+  std::string S;
+  for (size_t K = Where[I]; K < Path.size(); ++K) {
+    size_t Node = Path[K].first;
+    if (K == Where[I])
+      S += describe(G.node(static_cast<int>(Node)), Node);
+    size_t From = K + 1 < Path.size() ? Path[K + 1].first : I;
+    S += fmt::format("{} reads '{}' from {}", K == Where[I] ? "" : ", which",
+                     Path[K].second,
+                     describe(G.node(static_cast<int>(From)), From));
+  }
+  return S;
+}
+
+} // namespace
+
+llvm::Error checkGraphStructure(const onnx::GraphProto &G) {
+  std::unordered_set<std::string> Given{""}; // "" is an omitted input
+  for (const auto &In : G.input())
+    Given.insert(In.name());
+  for (const auto &T : G.initializer())
+    Given.insert(T.name());
+  for (const auto &T : G.sparse_initializer())
+    Given.insert(T.values().name());
+
+  // Who produces what; a name produced twice is an error of its own.
+  std::unordered_map<std::string, size_t> Producer;
+  llvm::Error All = llvm::Error::success();
+  for (int I = 0; I < G.node_size(); ++I)
+    for (const std::string &Out : G.node(I).output()) {
+      if (Out.empty())
+        continue;
+      auto [It, New] = Producer.try_emplace(Out, I);
+      if (!New)
+        All = llvm::joinErrors(
+            std::move(All),
+            makeError(
+                "{}: output '{}' is also produced by {}",
+                describe(G.node(I), I), Out,
+                describe(G.node(static_cast<int>(It->second)), It->second)));
+      else if (Given.count(Out))
+        All = llvm::joinErrors(
+            std::move(All),
+            makeError("{}: output '{}' is also a graph input or initializer",
+                      describe(G.node(I), I), Out));
+    }
+  // Inputs nothing defines: every one, with its node.
+  for (int I = 0; I < G.node_size(); ++I)
+    for (const std::string &In : G.node(I).input())
+      if (!Given.count(In) && !Producer.count(In))
+        All = llvm::joinErrors(
+            std::move(All),
+            makeError("{}: input '{}' is not an initializer, a graph input or "
+                      "the output of any node (a missing initializer, or a "
+                      "misspelt name?)",
+                      describe(G.node(I), I), In));
+  for (const auto &Out : G.output())
+    if (!Given.count(Out.name()) && !Producer.count(Out.name()))
+      All = llvm::joinErrors(std::move(All),
+                             makeError("graph output '{}' is not produced by "
+                                       "any node",
+                                       Out.name()));
+  if (All)
+    return All;
+
+  // Cycles (Kahn's algorithm over the producer edges), then order.
+  size_t N = G.node_size();
+  std::vector<std::vector<size_t>> Users(N);
+  std::vector<size_t> Missing(N, 0);
+  for (size_t I = 0; I < N; ++I) {
+    std::unordered_set<size_t> Seen;
+    for (const std::string &In : G.node(static_cast<int>(I)).input())
+      if (auto It = Producer.find(In);
+          It != Producer.end() && Seen.insert(It->second).second) {
+        Users[It->second].push_back(I);
+        ++Missing[I];
+      }
+  }
+  std::vector<size_t> Ready;
+  std::vector<bool> Ordered(N, false);
+  for (size_t I = 0; I < N; ++I)
+    if (!Missing[I])
+      Ready.push_back(I);
+  size_t Count = 0;
+  while (!Ready.empty()) {
+    size_t I = Ready.back();
+    Ready.pop_back();
+    Ordered[I] = true;
+    ++Count;
+    for (size_t U : Users[I])
+      if (--Missing[U] == 0)
+        Ready.push_back(U);
+  }
+  if (Count != N)
+    return makeError("the nodes form a cycle: {}",
+                     describeCycle(G, Ordered, Producer));
+  for (size_t I = 0; I < N; ++I)
+    for (const std::string &In : G.node(static_cast<int>(I)).input())
+      if (auto It = Producer.find(In); It != Producer.end() && It->second > I)
+        return makeError(
+            "{} reads '{}' before {} produces it: the nodes "
+            "must be in topological order (each after the "
+            "nodes that produce its inputs)",
+            describe(G.node(static_cast<int>(I)), I), In,
+            describe(G.node(static_cast<int>(It->second)), It->second));
+  return llvm::Error::success();
+}
+
+llvm::Error fillMissingShapes(onnx::ModelProto &M) {
+  auto *GP = M.mutable_graph();
+  auto NoShape = [](const onnx::ValueInfoProto &VI) {
+    return VI.type().has_tensor_type() && !VI.type().tensor_type().has_shape();
+  };
+  for (const auto &In : GP->input())
+    if (NoShape(In))
+      return makeError(
+          "graph input '{}' has no shape; cuvil needs the "
+          "input shapes: write them into the model (e.g. "
+          "onnx.tools.update_model_dims.update_inputs_outputs_dims)",
+          In.name());
+  // value_info entries are hints: one without a shape says nothing.
+  auto *VIs = GP->mutable_value_info();
+  VIs->erase(std::remove_if(VIs->begin(), VIs->end(), NoShape), VIs->end());
+  if (std::none_of(GP->output().begin(), GP->output().end(), NoShape))
+    return llvm::Error::success();
+  try {
+    onnx::ShapeInferenceOptions SO(/*check_type=*/false, /*strict=*/0,
+                                   /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(M, onnx::OpSchemaRegistry::Instance(),
+                                       SO);
+  } catch (const std::exception &) {
+    // What it could not infer is reported below, output by output.
+  }
+  llvm::Error All = llvm::Error::success();
+  for (const auto &Out : GP->output())
+    if (NoShape(Out))
+      All = llvm::joinErrors(
+          std::move(All),
+          makeError("graph output '{}' has no shape and ONNX shape inference "
+                    "cannot infer one; write its shape into the model's "
+                    "graph outputs",
+                    Out.name()));
+  return All;
+}
+
+} // namespace cuvil

@@ -1,0 +1,24 @@
+//===- GraphCheck.h - Precise messages before the ONNX checker --*- C++ -*-===//
+#ifndef CUVIL_FRONTEND_ONNX_GRAPHCHECK_H
+#define CUVIL_FRONTEND_ONNX_GRAPHCHECK_H
+
+#include <llvm/Support/Error.h>
+#include <onnx/onnx_pb.h>
+
+namespace cuvil {
+
+/// Names what the ONNX checker would only call "not topologically sorted":
+/// every node input that no initializer, graph input or node defines (with
+/// node and input name), names produced twice, a cycle (its nodes and the
+/// tensors that link them), and nodes out of order. Iterative throughout.
+llvm::Error checkGraphStructure(const onnx::GraphProto &G);
+
+/// Graph outputs written without a shape (newer exporters give only the
+/// element type) get the one ONNX shape inference finds; value_info entries
+/// without a shape are dropped. A graph input without a shape, or an output
+/// inference cannot type, is an error saying how to fix the model.
+llvm::Error fillMissingShapes(onnx::ModelProto &M);
+
+} // namespace cuvil
+
+#endif
