@@ -1,0 +1,441 @@
+//===- EntryBuilder.cpp - The model's entry points in LLVM IR -------------===//
+#include "codegen/EntryBuilder.h"
+
+#include "ir/Diagnostic.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fmt/format.h>
+
+namespace cuvil {
+
+llvm::Function *EntryBuilder::newFunction(const std::string &Name,
+                                          llvm::Type *Ret,
+                                          std::vector<llvm::Type *> Params) {
+  auto *FT = llvm::FunctionType::get(Ret, Params, false);
+  auto *F = llvm::Function::Create(FT, llvm::GlobalValue::ExternalLinkage,
+                                   Name, M);
+  setCodeAttributes(F);
+  if (!T.PIC)
+    F->setDSOLocal(true);
+  Exported.insert(Name);
+  return F;
+}
+
+void EntryBuilder::setCodeAttributes(llvm::Function *F) {
+  // Match the kernels' target and builtin attributes (as clang wrote them),
+  // or the inliner refuses to inline them.
+  const llvm::Function *Ref = M.getFunction("cuvil_k_copy");
+  for (const char *A :
+       {"target-cpu", "target-features", "tune-cpu", "no-builtins"}) {
+    if (Ref && Ref->hasFnAttribute(A))
+      F->addFnAttr(Ref->getFnAttribute(A));
+  }
+  if (!F->hasFnAttribute("target-cpu"))
+    F->addFnAttr("target-cpu", T.CPU);
+  F->addFnAttr(llvm::Attribute::NoUnwind);
+}
+
+void EntryBuilder::buildInit() {
+  // int cuvil_<name>_init(cuvil_<name>_t *m, void *const *arenas,
+  //                       const void *weights, unsigned long size)
+  llvm::Function *F = newFunction(sym("init"), I32, {PtrTy, PtrTy, PtrTy, I64});
+  auto *Entry = llvm::BasicBlock::Create(Ctx, "entry", F);
+  auto *Fail = llvm::BasicBlock::Create(Ctx, "fail", F);
+  B.SetInsertPoint(Fail);
+  llvm::PHINode *Code = B.CreatePHI(I32, 4, "status");
+  B.CreateRet(Code);
+
+  B.SetInsertPoint(Entry);
+  llvm::Value *State = F->getArg(0), *UserArenas = F->getArg(1),
+              *UserBlob = F->getArg(2), *UserSize = F->getArg(3);
+  auto Check = [&](llvm::Value *Bad, int Status, const char *Next) {
+    auto *Cont = llvm::BasicBlock::Create(Ctx, Next, F);
+    Code->addIncoming(llvm::ConstantInt::getSigned(I32, Status),
+                      B.GetInsertBlock());
+    B.CreateCondBr(Bad, Fail, Cont);
+    B.SetInsertPoint(Cont);
+  };
+  Check(B.CreateIsNull(State), StatusNullArgument, "arenas");
+  // Arena A: arenas[A] when the caller gives one, else the static arena.
+  std::vector<llvm::Value *> ArenaPtrs;
+  for (size_t A = 0; A < NumArenas; ++A) {
+    auto *Given = llvm::BasicBlock::Create(Ctx, "arena.given", F);
+    auto *Join = llvm::BasicBlock::Create(Ctx, "arena.join", F);
+    llvm::BasicBlock *From = B.GetInsertBlock();
+    B.CreateCondBr(B.CreateIsNull(UserArenas), Join, Given);
+    B.SetInsertPoint(Given);
+    llvm::Value *Slot = B.CreateLoad(
+        PtrTy, B.CreateConstInBoundsGEP1_64(PtrTy, UserArenas, A));
+    llvm::Value *Pick = B.CreateSelect(B.CreateIsNull(Slot), Arenas[A], Slot);
+    B.CreateBr(Join);
+    B.SetInsertPoint(Join);
+    llvm::PHINode *Ptr = B.CreatePHI(PtrTy, 2, "arena");
+    Ptr->addIncoming(Arenas[A], From);
+    Ptr->addIncoming(Pick, Given);
+    llvm::Value *Misaligned = B.CreateICmpNE(
+        B.CreateAnd(B.CreatePtrToInt(Ptr, I64), Plan.Alignment - 1),
+        llvm::ConstantInt::get(I64, 0));
+    Check(Misaligned, StatusArenaMisaligned, "arena.ok");
+    ArenaPtrs.push_back(Ptr);
+  }
+  // Each arena's byte range [start, end): none may run past the end of the
+  // address space.
+  std::vector<std::pair<llvm::Value *, llvm::Value *>> Ranges;
+  for (size_t A = 0; A < NumArenas; ++A) {
+    int64_t Bytes = A < Plan.Arenas.size() ? Plan.Arenas[A].Size : 0;
+    llvm::Value *Start = B.CreatePtrToInt(ArenaPtrs[A], I64);
+    llvm::Value *End = B.CreateAdd(Start, llvm::ConstantInt::get(I64, Bytes));
+    Check(B.CreateICmpULT(End, Start), StatusArenaRange, "arena.range.ok");
+    Ranges.emplace_back(Start, End);
+  }
+  llvm::Value *BlobPtr = UserBlob, *BlobSize = UserSize;
+  if (Blob) {
+    llvm::Value *UseEmbedded = B.CreateIsNull(UserBlob);
+    BlobPtr = B.CreateSelect(UseEmbedded, Blob, UserBlob);
+    BlobSize = B.CreateSelect(
+        UseEmbedded, llvm::ConstantInt::get(I64, Opts.EmbeddedBlob.size()),
+        UserSize);
+  } else {
+    Check(B.CreateIsNull(UserBlob), StatusNoWeights, "weights.given");
+  }
+  // The caller's blob: aligned like the data block in it, big enough for
+  // this model's weights (data vector, its length, root offset and
+  // identifier), and apart from every arena.
+  llvm::Value *BlobStart = B.CreatePtrToInt(BlobPtr, I64);
+  Check(B.CreateICmpNE(B.CreateAnd(BlobStart, Plan.Alignment - 1),
+                       llvm::ConstantInt::get(I64, 0)),
+        StatusBlobAlign, "weights.aligned");
+  if (Opts.WeightsDataSize > 0)
+    Check(B.CreateICmpULT(BlobSize, llvm::ConstantInt::get(
+                                        I64, Opts.WeightsDataSize + 12)),
+          StatusBlobShort, "weights.size.ok");
+  llvm::Value *BlobEnd = B.CreateAdd(BlobStart, BlobSize);
+  BlobEnd = B.CreateSelect(B.CreateICmpULT(BlobEnd, BlobStart),
+                           llvm::ConstantInt::get(I64, UINT64_MAX), BlobEnd);
+  Ranges.emplace_back(BlobStart, BlobEnd);
+  auto Overlap = [&](size_t X, size_t Y) {
+    return B.CreateAnd(B.CreateICmpULT(Ranges[X].first, Ranges[Y].second),
+                       B.CreateICmpULT(Ranges[Y].first, Ranges[X].second));
+  };
+  for (size_t X = 0; X < NumArenas; ++X)
+    for (size_t Y = X + 1; Y < Ranges.size(); ++Y)
+      Check(Overlap(X, Y), StatusArenaOverlap, "apart");
+  // Verify the blob once; generated code then addresses data + offset.
+  llvm::Function *Open = M.getFunction("cuvil_blob_open");
+  assert(Open && "kernel bitcode lacks cuvil_blob_open");
+  // In the entry block: a stack slot elsewhere is a dynamic allocation.
+  llvm::IRBuilder<> EntryB(Entry, Entry->begin());
+  llvm::Value *DataSlot = EntryB.CreateAlloca(PtrTy, nullptr, "data");
+  llvm::Value *Rc = B.CreateCall(
+      Open, {BlobPtr, BlobSize, llvm::ConstantInt::get(I64, Opts.GraphHash),
+             llvm::ConstantInt::get(I64, Plan.Alignment),
+             llvm::ConstantInt::get(I64, Opts.WeightsDataSize), DataSlot});
+  auto *Store = llvm::BasicBlock::Create(Ctx, "store", F);
+  Code->addIncoming(Rc, B.GetInsertBlock());
+  B.CreateCondBr(B.CreateICmpNE(Rc, llvm::ConstantInt::get(I32, 0)), Fail,
+                 Store);
+  B.SetInsertPoint(Store);
+  B.CreateStore(B.CreateLoad(PtrTy, DataSlot),
+                B.CreateStructGEP(StateTy, State, 0));
+  for (size_t A = 0; A < NumArenas; ++A)
+    B.CreateStore(ArenaPtrs[A], arenaSlot(State, A));
+  if (Opts.Checked)
+    B.CreateStore(llvm::ConstantInt::getSigned(I32, -1),
+                  B.CreateStructGEP(StateTy, State, 3));
+  B.CreateStore(llvm::ConstantInt::get(I32, ReadyMagic),
+                B.CreateStructGEP(StateTy, State, 1));
+  B.CreateRet(llvm::ConstantInt::get(I32, StatusOk));
+}
+
+llvm::Value *EntryBuilder::pointerTo(const Value *V, int64_t Extra) {
+  const Location &L = Plan.at(V);
+  llvm::Value *Base = nullptr;
+  switch (L.B) {
+  case Base::Arena: Base = ArenaBases[L.Index]; break;
+  case Base::Weights: Base = WeightsBase; break;
+  case Base::Input: Base = InputPtrs[L.Index]; break;
+  case Base::Output: Base = OutputPtrs[L.Index]; break;
+  }
+  int64_t Off = L.Offset + Extra;
+  if (Off == 0)
+    return Base;
+  return B.CreateInBoundsGEP(llvm::Type::getInt8Ty(Ctx), Base,
+                             llvm::ConstantInt::get(I64, Off));
+}
+
+llvm::Expected<llvm::Value *> EntryBuilder::argument(const KernelArg &A,
+                                                     llvm::Type *Want,
+                                                     const Node &N,
+                                                     const std::string &K) {
+  using Kind = KernelArg::Kind;
+  bool WantPtr = Want->isPointerTy();
+  bool Ok = (A.K == Kind::Int && Want->isIntegerTy()) ||
+            (A.K == Kind::Float && Want->isFloatTy()) ||
+            (A.K != Kind::Int && A.K != Kind::Float && WantPtr);
+  if (!Ok)
+    return nodeError(N, "internal error: argument kind does not match the "
+                        "signature of kernel {}",
+                     K);
+  if (Opts.Checked && A.K == Kind::Tensor)
+    if (auto E = checkOperandRegion(G, Plan, N, A.V, A.ByteOffset))
+      return E;
+  switch (A.K) {
+  case Kind::Tensor: return pointerTo(A.V, A.ByteOffset);
+  case Kind::Null: return llvm::ConstantPointerNull::get(PtrTy);
+  case Kind::Int:
+    return llvm::ConstantInt::getSigned(llvm::cast<llvm::IntegerType>(Want), A.I);
+  case Kind::Float: return llvm::ConstantFP::get(F32, A.F);
+  case Kind::IntArray: {
+    // One constant per distinct array, so that equal nodes stay equal.
+    auto [Slot, New] = IntArrays.try_emplace(A.Array, nullptr);
+    if (!New)
+      return Slot->second;
+    auto *Init = llvm::ConstantDataArray::get(Ctx, llvm::ArrayRef(
+                                                       reinterpret_cast<const uint64_t *>(A.Array.data()),
+                                                       A.Array.size()));
+    auto *GV = new llvm::GlobalVariable(
+        M, Init->getType(), true, llvm::GlobalValue::PrivateLinkage, Init,
+        sym("dims." + std::to_string(ArrayCount++)));
+    GV->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    GV->setAlignment(llvm::Align(8));
+    Slot->second = GV;
+    return GV;
+  }
+  }
+  return nullptr;
+}
+
+llvm::Error EntryBuilder::buildRunV() {
+  // int cuvil_<name>_run_v(cuvil_<name>_t *m, const void *const *inputs,
+  //                        void *const *outputs)
+  RunV = newFunction(sym("run_v"), I32, {PtrTy, PtrTy, PtrTy});
+  auto *Entry = llvm::BasicBlock::Create(Ctx, "entry", RunV);
+  auto *Bad = llvm::BasicBlock::Create(Ctx, "not.ready", RunV);
+  auto *Body = llvm::BasicBlock::Create(Ctx, "body", RunV);
+  B.SetInsertPoint(Bad);
+  B.CreateRet(llvm::ConstantInt::getSigned(I32, StatusNotInitialized));
+
+  B.SetInsertPoint(Entry);
+  llvm::Value *State = RunV->getArg(0);
+  auto *Check = llvm::BasicBlock::Create(Ctx, "check", RunV, Body);
+  B.CreateCondBr(B.CreateIsNull(State), Bad, Check);
+  B.SetInsertPoint(Check);
+  llvm::Value *Ready = B.CreateICmpEQ(
+      B.CreateLoad(I32, B.CreateStructGEP(StateTy, State, 1)),
+      llvm::ConstantInt::get(I32, ReadyMagic));
+  B.CreateCondBr(Ready, Body, Bad);
+
+  B.SetInsertPoint(Body);
+  for (size_t A = 0; A < NumArenas; ++A)
+    ArenaBases.push_back(B.CreateLoad(PtrTy, arenaSlot(State, A),
+                                      "arena" + std::to_string(A)));
+  WeightsBase =
+      B.CreateLoad(PtrTy, B.CreateStructGEP(StateTy, State, 0), "weights");
+  for (unsigned I = 0; I < G.inputs().size(); ++I)
+    InputPtrs.push_back(B.CreateLoad(
+        PtrTy, B.CreateConstInBoundsGEP1_64(PtrTy, RunV->getArg(1), I),
+        "in" + std::to_string(I)));
+  for (unsigned I = 0; I < G.outputs().size(); ++I)
+    OutputPtrs.push_back(B.CreateLoad(
+        PtrTy, B.CreateConstInBoundsGEP1_64(PtrTy, RunV->getArg(2), I),
+        "out" + std::to_string(I)));
+
+  if (Opts.Checked) {
+    llvm::Value *StepField = B.CreateStructGEP(StateTy, State, 3);
+    B.CreateStore(llvm::ConstantInt::getSigned(I32, -1), StepField);
+    Guards = std::make_unique<GuardChecks>(M, RunV, sym(""), Plan, ArenaBases,
+                                           StepField);
+    setCodeAttributes(Guards->paintFunction());
+    setCodeAttributes(Guards->checkFunction());
+  }
+  size_t Step = 0;
+  for (unsigned S = 0; S < G.nodes().size(); ++S) {
+    const Node &N = *G.nodes()[S];
+    if (Opts.Checked)
+      Guards->paint(B, S);
+    if (!N.def()->Lower)
+      continue; // a view: no code
+    if (auto E = buildNode(N, Step))
+      return E;
+    if (Opts.Checked) {
+      StepNames.push_back(N.name());
+      Guards->check(B, S, Step);
+    }
+    ++Step;
+  }
+  if (Opts.Checked) {
+    llvm::Function *Names =
+        buildStepName(M, sym("step_name"), StepNames);
+    setCodeAttributes(Names);
+    if (!T.PIC)
+      Names->setDSOLocal(true);
+    Exported.insert(Names->getName().str());
+  }
+  // Outputs that no node writes directly (see MemoryPlan::OutputCopies).
+  llvm::Function *Copy = M.getFunction("cuvil_k_copy");
+  assert(Copy && "kernel bitcode lacks cuvil_k_copy");
+  for (const auto &[I, V] : Plan.OutputCopies)
+    B.CreateCall(Copy, {pointerTo(V, 0), OutputPtrs[I],
+                        llvm::ConstantInt::get(I64, V->byteSize())});
+  B.CreateRet(llvm::ConstantInt::get(I32, StatusOk));
+  return llvm::Error::success();
+}
+
+/// One node's kernel calls, in a function of their own that run_v calls
+/// with the node's tensor pointers (every argument that is not a
+/// constant). The kernels are inlined into it and specialise on the
+/// constants; the function itself is never inlined into run_v, so each
+/// layer is optimised and register-allocated alone (its code does not
+/// depend on its neighbours), and layers of equal shape compile to equal
+/// functions, which the optimiser then merges.
+llvm::Error EntryBuilder::buildNode(const Node &N, size_t Step) {
+  std::vector<KernelCall> Calls;
+  if (auto E = N.def()->Lower(N, Calls))
+    return E;
+  std::vector<std::pair<llvm::Function *, std::vector<llvm::Value *>>> Lowered;
+  std::vector<llvm::Value *> Params; // run_v's values the calls need
+  for (const KernelCall &C : Calls) {
+    // A copy whose source the planner already put at its destination
+    // (a Concat input computed into its slice) is no work at all.
+    if (C.IsCopy && Plan.sameStorage(C.Args[0].V, C.Args[0].ByteOffset,
+                                     C.Args[1].V, C.Args[1].ByteOffset))
+      continue;
+    llvm::Function *K = M.getFunction(C.Kernel);
+    if (!K || K->isDeclaration())
+      return nodeError(N, "internal error: kernel {} is missing from the "
+                          "{} kernel library",
+                       C.Kernel, T.Name);
+    if (K->arg_size() != C.Args.size())
+      return nodeError(N, "internal error: kernel {} takes {} arguments, "
+                          "lowering passed {}",
+                       C.Kernel, K->arg_size(), C.Args.size());
+    std::vector<llvm::Value *> Args;
+    for (size_t I = 0; I < C.Args.size(); ++I) {
+      auto A = argument(C.Args[I], K->getArg(I)->getType(), N, C.Kernel);
+      if (!A)
+        return A.takeError();
+      Args.push_back(*A);
+      if (!llvm::isa<llvm::Constant>(*A) &&
+          std::find(Params.begin(), Params.end(), *A) == Params.end())
+        Params.push_back(*A);
+    }
+    Lowered.emplace_back(K, std::move(Args));
+  }
+  if (Lowered.empty())
+    return llvm::Error::success();
+  NodeKey Key;
+  for (const auto &[K, Args] : Lowered) {
+    Key.push_back({K, SIZE_MAX});
+    for (llvm::Value *A : Args)
+      Key.push_back(
+          llvm::isa<llvm::Constant>(A)
+              ? std::make_pair(static_cast<const void *>(A), size_t(0))
+              : std::make_pair(
+                    nullptr, size_t(std::find(Params.begin(), Params.end(), A) -
+                                    Params.begin())));
+  }
+  if (auto It = NodeFunctions.find(Key); It != NodeFunctions.end()) {
+    B.CreateCall(It->second, Params);
+    return llvm::Error::success();
+  }
+
+  // A local symbol per node: nm and profilers show the layers by name.
+  // Any bytes in, [A-Za-z0-9_] out, and at most 200 of them (a 10 KB name
+  // would otherwise be a 10 KB symbol).
+  std::string Label = N.name().substr(0, 200);
+  for (char &C : Label)
+    if (!std::isalnum(static_cast<unsigned char>(C)))
+      C = '_';
+  std::string Name = sym(fmt::format("n{}_{}", Step, Label));
+  std::vector<llvm::Type *> Types;
+  for (llvm::Value *P : Params)
+    Types.push_back(P->getType());
+  auto *F = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx), Types, false),
+      llvm::GlobalValue::InternalLinkage, Name, M);
+  setCodeAttributes(F);
+  F->addFnAttr(llvm::Attribute::NoInline);
+  llvm::IRBuilder<> FB(llvm::BasicBlock::Create(Ctx, "entry", F));
+  for (auto &[K, Args] : Lowered) {
+    for (llvm::Value *&A : Args)
+      if (!llvm::isa<llvm::Constant>(A))
+        A = F->getArg(static_cast<unsigned>(
+            std::find(Params.begin(), Params.end(), A) - Params.begin()));
+    // Inline every kernel so it specialises on its constants.
+    FB.CreateCall(K, Args)->addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+  FB.CreateRetVoid();
+  B.CreateCall(F, Params);
+  NodeFunctions.emplace(std::move(Key), F);
+  return llvm::Error::success();
+}
+
+void EntryBuilder::buildRun() {
+  // int cuvil_<name>_run(cuvil_<name>_t *m, const T *in0, ..., T *out0, ...)
+  size_t NI = G.inputs().size(), NO = G.outputs().size();
+  std::vector<llvm::Type *> Params(1 + NI + NO, PtrTy);
+  llvm::Function *F = newFunction(sym("run"), I32, Params);
+  B.SetInsertPoint(llvm::BasicBlock::Create(Ctx, "entry", F));
+  auto Pack = [&](size_t First, size_t Count, const char *Name) {
+    llvm::Value *Arr = B.CreateAlloca(
+        llvm::ArrayType::get(PtrTy, std::max<size_t>(Count, 1)), nullptr, Name);
+    for (size_t I = 0; I < Count; ++I)
+      B.CreateStore(F->getArg(First + I),
+                    B.CreateConstInBoundsGEP1_64(PtrTy, Arr, I));
+    return Arr;
+  };
+  llvm::Value *Ins = Pack(1, NI, "inputs");
+  llvm::Value *Outs = Pack(1 + NI, NO, "outputs");
+  B.CreateRet(B.CreateCall(RunV, {F->getArg(0), Ins, Outs}));
+}
+
+llvm::Error EntryBuilder::build() {
+  // The static arenas, one per region. A global with an explicit section is
+  // never placed in BSS by LLVM, so each arena is defined in module
+  // assembly as a NOBITS section: the object carries no bytes for it, and
+  // the linker-script fragment places it (NOLOAD) in its region.
+  for (size_t A = 0; A < NumArenas; ++A) {
+    std::string Region = A < Plan.Arenas.size() ? Plan.Arenas[A].Region : "RAM";
+    int64_t Bytes = A < Plan.Arenas.size() ? Plan.Arenas[A].Size : 0;
+    auto *Ty = llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx), Bytes);
+    std::string Name = arenaSymbol(Opts.ModelName, Region);
+    auto *GV = new llvm::GlobalVariable(
+        M, Ty, false, llvm::GlobalValue::ExternalLinkage, nullptr, Name);
+    GV->setAlignment(llvm::Align(Plan.Alignment));
+    M.appendModuleInlineAsm(fmt::format(
+        "  .section .cuvil.{0}.arena.{1},\"aw\",%nobits\n"
+        "  .balign {2}\n"
+        "  .globl {3}\n"
+        "  .type {3},%object\n"
+        "  .size {3}, {4}\n"
+        "{3}:\n"
+        "  .zero {4}\n"
+        "  .text",
+        Opts.ModelName, Region, Plan.Alignment, Name, Bytes));
+    Exported.insert(Name);
+    Arenas.push_back(GV);
+  }
+  if (!Opts.EmbeddedBlob.empty()) {
+    auto *Init = llvm::ConstantDataArray::get(Ctx, llvm::ArrayRef(Opts.EmbeddedBlob));
+    Blob = new llvm::GlobalVariable(M, Init->getType(), true,
+                                    llvm::GlobalValue::ExternalLinkage, Init,
+                                    sym("weights"));
+    Blob->setAlignment(llvm::Align(Plan.Alignment));
+    Blob->setSection(".cuvil." + Opts.ModelName + ".weights");
+    Exported.insert(Blob->getName().str());
+  }
+  if (!T.PIC) {
+    for (llvm::GlobalVariable *GV : Arenas)
+      GV->setDSOLocal(true);
+    if (Blob)
+      Blob->setDSOLocal(true);
+  }
+  buildInit();
+  if (auto E = buildRunV())
+    return E;
+  buildRun();
+  return llvm::Error::success();
+}
+
+} // namespace cuvil

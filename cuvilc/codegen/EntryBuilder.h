@@ -1,0 +1,124 @@
+//===- EntryBuilder.h - The model's entry points in LLVM IR ----*- C++ -*-===//
+//
+// Internal to codegen/: builds cuvil_<name>_init, _run_v and _run, the
+// static arenas, the embedded blob and one function per node inside the
+// kernel module (see ModelCodegen.cpp for the whole flow).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUVIL_CODEGEN_ENTRYBUILDER_H
+#define CUVIL_CODEGEN_ENTRYBUILDER_H
+
+#include "codegen/CheckedCode.h"
+#include "codegen/ModelCodegen.h"
+#include "ops/OpRegistry.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace cuvil {
+
+/// Written into the model struct's state field by a successful init.
+constexpr uint32_t ReadyMagic = 0x43555649; // "CUVI"
+
+/// Symbols of the runtime helpers that stay visible (weak) in the object so
+/// that calls the backend itself emits resolve inside it.
+constexpr const char *WeakRuntimeSymbols[] = {"memcpy", "memmove", "memset"};
+
+/// Builds the entry points of one model inside the kernel module.
+class EntryBuilder {
+public:
+  EntryBuilder(llvm::Module &M, const Graph &G, const MemoryPlan &Plan,
+               const TargetInfo &T, const CodegenOptions &Opts)
+      : M(M), Ctx(M.getContext()), G(G), Plan(Plan), T(T), Opts(Opts),
+        B(Ctx) {
+    PtrTy = llvm::PointerType::get(Ctx, 0);
+    I64 = llvm::Type::getInt64Ty(Ctx);
+    I32 = llvm::Type::getInt32Ty(Ctx);
+    F32 = llvm::Type::getFloatTy(Ctx);
+    // Mirrors `cuvil_<name>_t` in the generated header.
+    NumArenas = std::max<size_t>(Plan.Arenas.size(), 1);
+    // --checked adds `int32_t bounds_step`: the step whose check failed.
+    std::vector<llvm::Type *> Fields = {PtrTy, I32,
+                                        llvm::ArrayType::get(PtrTy, NumArenas)};
+    if (Opts.Checked)
+      Fields.push_back(I32);
+    StateTy = llvm::StructType::create(Ctx, Fields,
+                                       "struct.cuvil_" + Opts.ModelName + "_t");
+  }
+
+  llvm::Error build();
+  /// Entry points: kept external through internalisation.
+  std::set<std::string> &exported() { return Exported; }
+  /// After build(): whether the run code reads input I at all.
+  std::vector<bool> inputsRead() const {
+    std::vector<bool> R;
+    for (const llvm::Value *P : InputPtrs)
+      R.push_back(!P->use_empty());
+    return R;
+  }
+
+private:
+  std::string sym(const std::string &Suffix) const {
+    return "cuvil_" + Opts.ModelName + "_" + Suffix;
+  }
+  llvm::Function *newFunction(const std::string &Name, llvm::Type *Ret,
+                              std::vector<llvm::Type *> Params);
+  void setCodeAttributes(llvm::Function *F);
+  llvm::Error buildNode(const Node &N, size_t Step);
+  void buildInit();
+  llvm::Error buildRunV();
+  void buildRun();
+  llvm::Value *pointerTo(const Value *V, int64_t ExtraOffset);
+  llvm::Expected<llvm::Value *> argument(const KernelArg &A,
+                                         llvm::Type *Expected,
+                                         const Node &N, const std::string &K);
+
+  llvm::Module &M;
+  llvm::LLVMContext &Ctx;
+  const Graph &G;
+  const MemoryPlan &Plan;
+  const TargetInfo &T;
+  const CodegenOptions &Opts;
+  llvm::IRBuilder<> B;
+  llvm::PointerType *PtrTy;
+  llvm::Type *I64, *I32, *F32;
+  llvm::StructType *StateTy;
+  size_t NumArenas;
+  std::vector<llvm::GlobalVariable *> Arenas;
+  llvm::GlobalVariable *Blob = nullptr;
+  llvm::Function *RunV = nullptr;
+  std::set<std::string> Exported;
+  /// Address of arena slot A in the state struct.
+  llvm::Value *arenaSlot(llvm::Value *State, size_t A) {
+    return B.CreateInBoundsGEP(StateTy, State,
+                               {B.getInt32(0), B.getInt32(2), B.getInt32(A)});
+  }
+
+  // Bases inside run_v.
+  std::vector<llvm::Value *> ArenaBases;
+  llvm::Value *WeightsBase = nullptr;
+  std::vector<llvm::Value *> InputPtrs, OutputPtrs;
+  unsigned ArrayCount = 0;
+
+  // --checked: run_v's bounds checks, and each step's node name.
+  std::unique_ptr<GuardChecks> Guards;
+  std::vector<std::string> StepNames;
+  /// Node functions by what they do: per kernel call, the kernel, then
+  /// each argument as a constant or the index of the parameter it is.
+  /// Equal nodes (a long chain of equal layers) share one function from
+  /// the start instead of being optimised one by one and merged late.
+  using NodeKey = std::vector<std::pair<const void *, size_t>>;
+  std::map<NodeKey, llvm::Function *> NodeFunctions;
+  /// The constant global holding each integer array argument.
+  std::map<std::vector<int64_t>, llvm::GlobalVariable *> IntArrays;
+};
+
+} // namespace cuvil
+
+#endif
