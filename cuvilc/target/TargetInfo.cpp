@@ -6,6 +6,7 @@
 #include "target/TargetInfo.h"
 
 #include "ir/Diagnostic.h"
+#include "ir/Escape.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -138,6 +139,15 @@ llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path) {
   TI.CacheLine = T.at_path("memory.cache_line").value_or(int64_t(64));
   if (!Missing.empty())
     return makeError("{}: missing required key '{}'", Path, Missing);
+  // The name is what --target takes and what names the kernel library.
+  if (TI.Name.empty() ||
+      !std::all_of(TI.Name.begin(), TI.Name.end(), [](char C) {
+        return std::isalnum(static_cast<unsigned char>(C)) || C == '-' ||
+               C == '_' || C == '.';
+      }))
+    return makeError("{}:{}: target name '{}' may only hold letters, digits, "
+                     "'-', '_' and '.'",
+                     Path, TI.NameLine, printable(TI.Name));
   if (TI.DmaAlign < TI.CacheLine || (TI.DmaAlign & (TI.DmaAlign - 1)))
     return makeError("{}: memory.dma_align must be a power of two and at "
                      "least memory.cache_line",
@@ -169,6 +179,13 @@ llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path) {
         return makeError("{}:{}: every [[memory.region]] needs a name and a "
                          "non-zero length",
                          Path, MR.Line);
+      // The name becomes a MEMORY region of the linker-script fragment and
+      // part of section and symbol names: an identifier, nothing else.
+      if (!isLinkerScriptName(MR.Name))
+        return makeError("{}:{}: region name '{}' must be a linker-script "
+                         "identifier (letters, digits and '_', not starting "
+                         "with a digit)",
+                         Path, MR.Line, printable(MR.Name));
       if (Origin < 0 || Length < 0 || MR.BankSize < 0 || MR.BankInterleave < 0)
         return makeError("{}:{}: region '{}': origin, length and bank sizes "
                          "must not be negative",

@@ -166,7 +166,8 @@ llvm::Error checkGraphStructure(const onnx::GraphProto &G) {
   return llvm::Error::success();
 }
 
-llvm::Error fillMissingShapes(onnx::ModelProto &M) {
+llvm::Error fillMissingShapes(onnx::ModelProto &M,
+                              const onnx::ISchemaRegistry *Registry) {
   auto *GP = M.mutable_graph();
   auto NoShape = [](const onnx::ValueInfoProto &VI) {
     return VI.type().has_tensor_type() && !VI.type().tensor_type().has_shape();
@@ -186,8 +187,7 @@ llvm::Error fillMissingShapes(onnx::ModelProto &M) {
   try {
     onnx::ShapeInferenceOptions SO(/*check_type=*/false, /*strict=*/0,
                                    /*data_prop=*/true);
-    onnx::shape_inference::InferShapes(M, onnx::OpSchemaRegistry::Instance(),
-                                       SO);
+    onnx::shape_inference::InferShapes(M, Registry, SO);
   } catch (const std::exception &) {
     // What it could not infer is reported below, output by output.
   }

@@ -5,6 +5,10 @@
 #include <llvm/Support/Error.h>
 #include <onnx/onnx_pb.h>
 
+namespace onnx {
+class ISchemaRegistry;
+} // namespace onnx
+
 namespace cuvil {
 
 /// Names what the ONNX checker would only call "not topologically sorted":
@@ -17,7 +21,9 @@ llvm::Error checkGraphStructure(const onnx::GraphProto &G);
 /// element type) get the one ONNX shape inference finds; value_info entries
 /// without a shape are dropped. A graph input without a shape, or an output
 /// inference cannot type, is an error saying how to fix the model.
-llvm::Error fillMissingShapes(onnx::ModelProto &M);
+/// Registry: the schemas to infer with (cuvil's, which know opsets 18-21).
+llvm::Error fillMissingShapes(onnx::ModelProto &M,
+                              const onnx::ISchemaRegistry *Registry);
 
 } // namespace cuvil
 

@@ -470,7 +470,7 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
     return E;
   if (auto E = resolveInputDims())
     return E;
-  if (auto E = fillMissingShapes(M))
+  if (auto E = fillMissingShapes(M, &Registry))
     return E;
   try {
     checkModel(M, Registry);

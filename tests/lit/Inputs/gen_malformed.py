@@ -27,10 +27,11 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
-def model(nodes, inputs, outputs, inits=(), value_info=()):
+def model(nodes, inputs, outputs, inits=(), value_info=(), domains=()):
     graph = helper.make_graph(nodes, "malformed", inputs, outputs, list(inits),
                               value_info=list(value_info))
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
+    imports = [helper.make_opsetid("", 13)] + [helper.make_opsetid(d, 1) for d in domains]
+    return helper.make_model(graph, opset_imports=imports, ir_version=7)
 
 
 def tensor(name, shape):
@@ -64,7 +65,7 @@ def main():
          "output_without_shape.onnx")
 
     save(model([helper.make_node("Mystery", ["x"], ["y"], name="magic", domain="com.example")],
-               x4, [tensor("y", None)]), "output_not_inferable.onnx")
+               x4, [tensor("y", None)], domains=["com.example"]), "output_not_inferable.onnx")
 
     save(model([helper.make_node("Relu", ["x"], ["y"], name="relu")],
                [tensor("x", None)], y4), "input_without_shape.onnx")
