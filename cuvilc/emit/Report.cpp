@@ -133,7 +133,10 @@ std::string writeReport(const Graph &G, const MemoryPlan &Plan,
   }
   R["macs"] = TotalMacs;
   R["nodes"] = Nodes;
-  return R.dump(2) + "\n";
+  // Names come from the model and may be any bytes: invalid UTF-8 becomes
+  // U+FFFD (the default handler throws, which aborts without exceptions).
+  return R.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+         "\n";
 }
 
 } // namespace cuvil

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <fmt/ranges.h>
 #include <toml++/toml.h>
 
@@ -44,8 +46,9 @@ std::string targetsDir() {
   return CUVIL_SOURCE_TARGETS_DIR;
 }
 
-llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path) {
-  toml::parse_result R = toml::parse_file(Path);
+/// The target described by R, the parse of the file at Path.
+static llvm::Expected<TargetInfo> targetFromToml(const toml::parse_result &R,
+                                                 const std::string &Path) {
   if (!R)
     return makeError("{}:{}: {}", Path, R.error().source().begin.line,
                      R.error().description());
@@ -132,6 +135,26 @@ llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path) {
     return makeError("{}: weights region '{}' is not a [[memory.region]]",
                      Path, TI.WeightsRegion);
   return TI;
+}
+
+llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return makeError("{}: cannot read the file", Path);
+  std::stringstream SS;
+  SS << In.rdbuf();
+  return parseTarget(SS.str(), Path);
+}
+
+llvm::Expected<TargetInfo> parseTarget(std::string_view Text,
+                                       const std::string &Path) {
+  // TOML text holds no NUL byte, and toml++ 3.3 trips over one in a table
+  // header (an assertion; undefined behaviour without assertions): refuse
+  // it first, with its line.
+  if (size_t Nul = Text.find('\0'); Nul != std::string_view::npos)
+    return makeError("{}:{}: a NUL byte: not a TOML text file", Path,
+                     1 + std::count(Text.begin(), Text.begin() + Nul, '\n'));
+  return targetFromToml(toml::parse(Text, Path), Path);
 }
 
 llvm::Expected<std::vector<TargetInfo>> loadAllTargets() {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <llvm/Support/Error.h>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cuvil {
@@ -53,6 +54,9 @@ std::string targetsDir();
 
 /// Parses one target file; errors name the file and the key.
 llvm::Expected<TargetInfo> loadTargetFile(const std::string &Path);
+/// Parses target TOML text already in memory; Path names it in errors.
+llvm::Expected<TargetInfo> parseTarget(std::string_view Text,
+                                       const std::string &Path);
 /// Loads targets/NAME.toml; an unknown name lists the known ones.
 llvm::Expected<TargetInfo> loadTarget(const std::string &Name);
 /// All targets, sorted by name.

@@ -34,6 +34,14 @@ target_include_directories(kernels_test PRIVATE ${CUVIL_RUNTIME_DIR})
 target_link_libraries(kernels_test PRIVATE cuvil_kernels_host GTest::gtest_main)
 gtest_discover_tests(kernels_test NO_PRETTY_VALUES)
 
+# The sanitized tree (CUVIL_SANITIZE) stops here: the kernels above are
+# built with ASan+UBSan there; the two variants below already run under
+# ASan in the main tree, and compiling the packed kernels again with both
+# sanitizers costs minutes of CPU for no new check.
+if(CUVIL_SANITIZE)
+  return()
+endif()
+
 # The optimised kernels again with the one-lane blocking of RV64 (VL 1,
 # its block shapes and clamp), so their scalar paths run on the build
 # machine too; the reference kernels come from cuvil_kernels_host. Under

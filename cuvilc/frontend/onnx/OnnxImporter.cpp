@@ -17,6 +17,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -488,9 +489,18 @@ llvm::Expected<std::unique_ptr<Graph>> importOnnx(const std::string &Path,
     return makeError("cannot open file: {}", std::strerror(errno));
   std::stringstream SS;
   SS << In.rdbuf();
-  std::string Bytes = SS.str();
+  return importOnnxBytes(SS.str(), Opts);
+}
+
+llvm::Expected<std::unique_ptr<Graph>>
+importOnnxBytes(std::string_view Bytes, const ImportOptions &Opts) {
+  // Protobuf messages are limited to 2 GiB.
+  if (Bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    return makeError("the file is larger than 2 GiB, more than an ONNX "
+                     "(protobuf) model can hold");
   onnx::ModelProto M;
-  if (Bytes.empty() || !M.ParseFromString(Bytes))
+  if (Bytes.empty() ||
+      !M.ParseFromArray(Bytes.data(), static_cast<int>(Bytes.size())))
     return makeError("not an ONNX model (the file does not parse as an ONNX "
                      "ModelProto; is it truncated?)");
   if (!M.has_graph() || M.ir_version() == 0)
