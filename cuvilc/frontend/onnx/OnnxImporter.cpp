@@ -99,6 +99,45 @@ llvm::Expected<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &T,
   return Out;
 }
 
+/// ONNX 1.12's shape inference for some operators indexes an input's
+/// dimensions without checking its rank, and crashes on a model whose
+/// input is shorter. Where the rank is known before inference (a graph
+/// input, an initializer or a declared value_info), check it first.
+llvm::Error checkRanksOnnxInferenceAssumes(const onnx::GraphProto &GP) {
+  struct Assumption {
+    const char *Op;
+    int Input;
+    int Rank;
+    const char *Layout;
+  };
+  static const Assumption Assumptions[] = {
+      {"STFT", 0, 3, "[batch, length, 1 or 2]"},
+  };
+  std::unordered_map<std::string, int> Ranks;
+  auto Note = [&](const onnx::ValueInfoProto &VI) {
+    if (VI.type().has_tensor_type() && VI.type().tensor_type().has_shape())
+      Ranks[VI.name()] = VI.type().tensor_type().shape().dim_size();
+  };
+  for (const auto &VI : GP.value_info())
+    Note(VI);
+  for (const auto &VI : GP.input())
+    Note(VI);
+  for (const auto &T : GP.initializer())
+    Ranks[T.name()] = T.dims_size();
+  for (const auto &NP : GP.node())
+    for (const Assumption &A : Assumptions) {
+      if (NP.op_type() != A.Op || NP.input_size() <= A.Input)
+        continue;
+      auto It = Ranks.find(NP.input(A.Input));
+      if (It != Ranks.end() && It->second != A.Rank)
+        return makeError("node '{}' ({}): input '{}' has rank {}; it must "
+                         "have rank {}: {}",
+                         NP.name(), NP.op_type(), NP.input(A.Input),
+                         It->second, A.Rank, A.Layout);
+    }
+  return llvm::Error::success();
+}
+
 class Importer {
 public:
   Importer(onnx::ModelProto &M, const ImportOptions &Opts) : M(M), Opts(Opts) {}
@@ -402,6 +441,8 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
     Opsets[O.domain() == "ai.onnx" ? "" : O.domain()] = O.version();
 
   if (auto E = resolveInputDims())
+    return E;
+  if (auto E = checkRanksOnnxInferenceAssumes(M.graph()))
     return E;
   try {
     onnx::checker::check_model(M);
