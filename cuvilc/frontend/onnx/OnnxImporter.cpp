@@ -100,18 +100,22 @@ llvm::Expected<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &T,
 }
 
 /// ONNX 1.12's shape inference for some operators indexes an input's
-/// dimensions without checking its rank, and crashes on a model whose
-/// input is shorter. Where the rank is known before inference (a graph
-/// input, an initializer or a declared value_info), check it first.
+/// dimensions without checking its rank, and crashes (SIGSEGV in libonnx)
+/// on a model whose input is shorter. Where the ranks are known before
+/// inference (graph inputs, initializers, declared value_info), check them
+/// first. Found by tests/fuzz/fuzz_onnx.
 llvm::Error checkRanksOnnxInferenceAssumes(const onnx::GraphProto &GP) {
   struct Assumption {
     const char *Op;
     int Input;
-    int Rank;
+    int Rank;    ///< Exact rank, or -1.
+    int SameAs;  ///< Input whose rank it must have, or -1.
     const char *Layout;
   };
   static const Assumption Assumptions[] = {
-      {"STFT", 0, 3, "[batch, length, 1 or 2]"},
+      {"STFT", 0, 3, -1, "[batch, length, 1 or 2]"},
+      {"Conv", 1, -1, 0, "[M, C/group, k1, k2...]"},
+      {"ConvTranspose", 1, -1, 0, "[C, M/group, k1, k2...]"},
   };
   std::unordered_map<std::string, int> Ranks;
   auto Note = [&](const onnx::ValueInfoProto &VI) {
@@ -124,16 +128,28 @@ llvm::Error checkRanksOnnxInferenceAssumes(const onnx::GraphProto &GP) {
     Note(VI);
   for (const auto &T : GP.initializer())
     Ranks[T.name()] = T.dims_size();
+  auto RankOf = [&](const onnx::NodeProto &NP, int I) {
+    auto It = I < NP.input_size() ? Ranks.find(NP.input(I)) : Ranks.end();
+    return It == Ranks.end() ? -1 : It->second;
+  };
   for (const auto &NP : GP.node())
     for (const Assumption &A : Assumptions) {
-      if (NP.op_type() != A.Op || NP.input_size() <= A.Input)
+      if (NP.op_type() != A.Op)
         continue;
-      auto It = Ranks.find(NP.input(A.Input));
-      if (It != Ranks.end() && It->second != A.Rank)
+      int R = RankOf(NP, A.Input);
+      if (R < 0)
+        continue;
+      if (A.Rank >= 0 && R != A.Rank)
         return makeError("node '{}' ({}): input '{}' has rank {}; it must "
                          "have rank {}: {}",
-                         NP.name(), NP.op_type(), NP.input(A.Input),
-                         It->second, A.Rank, A.Layout);
+                         NP.name(), NP.op_type(), NP.input(A.Input), R, A.Rank,
+                         A.Layout);
+      int Other = A.SameAs >= 0 ? RankOf(NP, A.SameAs) : -1;
+      if (Other >= 0 && R != Other)
+        return makeError("node '{}' ({}): input '{}' has rank {}; it must "
+                         "have the rank of input '{}' ({}): {}",
+                         NP.name(), NP.op_type(), NP.input(A.Input), R,
+                         NP.input(A.SameAs), Other, A.Layout);
     }
   return llvm::Error::success();
 }
