@@ -116,6 +116,7 @@ llvm::Error checkRanksOnnxInferenceAssumes(const onnx::GraphProto &GP) {
       {"STFT", 0, 3, -1, "[batch, length, 1 or 2]"},
       {"Conv", 1, -1, 0, "[M, C/group, k1, k2...]"},
       {"ConvTranspose", 1, -1, 0, "[C, M/group, k1, k2...]"},
+      {"MaxUnpool", 1, -1, 0, "the indices have the shape of X"},
   };
   std::unordered_map<std::string, int> Ranks;
   auto Note = [&](const onnx::ValueInfoProto &VI) {
@@ -180,11 +181,20 @@ private:
 };
 
 llvm::Error Importer::resolveInputDims() {
-  std::set<std::string> Used;
+  std::set<std::string> Used, Initializers;
   auto *GP = M.mutable_graph();
+  for (const auto &T : GP->initializer())
+    Initializers.insert(T.name());
   for (auto &In : *GP->mutable_input()) {
     if (!In.type().has_tensor_type())
       return makeError("input '{}' is not a tensor", In.name());
+    // Without a shape the rank is unknown (not 0), and ONNX's shape
+    // inference crashes on some operators given one (MaxUnpool: found by
+    // tests/fuzz/fuzz_onnx).
+    if (!In.type().tensor_type().has_shape() && !Initializers.count(In.name()))
+      return makeError("input '{}' has no shape; cuvil needs the rank and "
+                       "the dimensions of every graph input",
+                       In.name());
     auto *Shape = In.mutable_type()->mutable_tensor_type()->mutable_shape();
     for (auto &D : *Shape->mutable_dim()) {
       if (D.has_dim_value())
