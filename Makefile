@@ -20,7 +20,8 @@ all: build
 
 help:
 	@echo "make demo       build, compile the example CNN for u74-mc, boot it in QEMU"
-	@echo "make test       build and run every test (unit, CLI, boot, end-to-end)"
+	@echo "make test       build and run every test (unit, CLI, boot, end-to-end), then"
+	@echo "                the unit, CLI, robustness and fuzz tests under ASan+UBSan"
 	@echo "make build      configure and build only"
 	@echo "make sanitize   build the ASan+UBSan tree with the fuzz targets ($(SANITIZE_BUILD))"
 	@echo "make fuzz       run each fuzz target for FUZZ_SECONDS (default 300), report crashes"
