@@ -4,21 +4,27 @@
 #               the u74-mc target and boot it in QEMU
 #   make test   install what is missing, build, run the whole test suite
 #
-# Everything is built in $(BUILD) with Ninja.
+# Everything is built in $(BUILD) with Ninja; the sanitized build (ASan +
+# UBSan, clang-19, with the libFuzzer targets) in $(SANITIZE_BUILD).
 
 BUILD ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 CUVILC := $(abspath $(BUILD))/cuvilc/cuvilc
+SANITIZE_BUILD ?= $(BUILD)/sanitize
+FUZZ_SECONDS ?= 300
 
-.PHONY: all deps configure build test demo demo-a78 memory-report conformance conformance-quick bench clean help
+.PHONY: all deps configure build sanitize test fuzz demo demo-a78 memory-report conformance conformance-quick bench clean help
 
 all: build
 
 help:
 	@echo "make demo       build, compile the example CNN for u74-mc, boot it in QEMU"
-	@echo "make test       build and run every test (unit, CLI, boot, end-to-end)"
+	@echo "make test       build and run every test (unit, CLI, boot, end-to-end), then"
+	@echo "                the unit, CLI, robustness and fuzz tests under ASan+UBSan"
 	@echo "make build      configure and build only"
+	@echo "make sanitize   build the ASan+UBSan tree with the fuzz targets ($(SANITIZE_BUILD))"
+	@echo "make fuzz       run each fuzz target for FUZZ_SECONDS (default 300), report crashes"
 	@echo "make demo-a78   the a78 example (CMake + GNU toolchain file)"
 	@echo "make memory-report  regenerate docs/memory.md (arena sizes per model)"
 	@echo "make conformance  run every in-scope ONNX backend test on all targets, refresh docs/conformance.md"
@@ -35,8 +41,21 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+# The sanitized tree: cuvilc, the host kernels, the unit, CLI and
+# robustness tests and the fuzz targets (CMakePresets.json, docs/robustness.md).
+sanitize: deps
+	cmake --preset sanitize -B $(SANITIZE_BUILD)
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+
+# Both test trees run; either failing fails the target.
+test: build sanitize
+	@status=0; \
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) || status=1; \
+	ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) || status=1; \
+	exit $$status
+
+fuzz: sanitize
+	./scripts/run_fuzzers.sh $(SANITIZE_BUILD) $(FUZZ_SECONDS)
 
 demo: build
 	$(MAKE) -C examples/u74-mc-make CUVILC=$(CUVILC) \

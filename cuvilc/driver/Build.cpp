@@ -75,13 +75,11 @@ planOptionsFor(const TargetInfo &T,
   return PO;
 }
 
-llvm::Expected<std::unique_ptr<Graph>>
-loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
-          const std::vector<std::string> &DumpIR, std::ostream &Log,
-          const PipelineOptions &PO) {
-  ImportOptions IO;
-  IO.DimValues = Dims;
-  auto G = importOnnx(Model, IO);
+/// The imported graph G through the pass pipeline, verified.
+static llvm::Expected<std::unique_ptr<Graph>>
+optimizeModel(llvm::Expected<std::unique_ptr<Graph>> G,
+              const std::vector<std::string> &DumpIR, std::ostream &Log,
+              const PipelineOptions &PO) {
   if (!G)
     return G.takeError();
   // The pipeline verifies the graph once constants are folded and shapes
@@ -97,6 +95,25 @@ loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
   if (auto E = verifyGraph(**G))
     return E;
   return G;
+}
+
+llvm::Expected<std::unique_ptr<Graph>>
+loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
+          const std::vector<std::string> &DumpIR, std::ostream &Log,
+          const PipelineOptions &PO) {
+  ImportOptions IO;
+  IO.DimValues = Dims;
+  return optimizeModel(importOnnx(Model, IO), DumpIR, Log, PO);
+}
+
+llvm::Expected<std::unique_ptr<Graph>>
+loadModelBytes(std::string_view Bytes,
+               const std::map<std::string, int64_t> &Dims,
+               const std::vector<std::string> &DumpIR, std::ostream &Log,
+               const PipelineOptions &PO) {
+  ImportOptions IO;
+  IO.DimValues = Dims;
+  return optimizeModel(importOnnxBytes(Bytes, IO), DumpIR, Log, PO);
 }
 
 llvm::Error usageError(const std::string &Msg) {

@@ -18,6 +18,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cuvil {
@@ -58,6 +59,13 @@ llvm::Expected<std::unique_ptr<Graph>>
 loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
           const std::vector<std::string> &DumpIR, std::ostream &Log,
           const PipelineOptions &PO = {});
+/// The same for a model already in memory (the bytes of a .onnx file):
+/// nothing is read from or written to disk.
+llvm::Expected<std::unique_ptr<Graph>>
+loadModelBytes(std::string_view Bytes,
+               const std::map<std::string, int64_t> &Dims,
+               const std::vector<std::string> &DumpIR, std::ostream &Log,
+               const PipelineOptions &PO = {});
 
 /// `cuvilc build`: writes the object, header, linker script (and blob).
 /// Progress/dumps go to Log.

@@ -37,7 +37,12 @@ std::vector<uint8_t> buildWeightsBlob(const MemoryPlan &Plan,
       FB, WeightsSchemaVersion, ModelName.c_str(), GraphHash,
       TargetName.c_str(), static_cast<uint32_t>(Plan.Alignment));
   auto TensorVec = FB.CreateVector(Tensors);
-  FB.ForceVectorAlignment(Data.size(), 1, Plan.Alignment);
+  // What ForceVectorAlignment does, without its assertion that the
+  // alignment is at most FLATBUFFERS_MAX_ALIGNMENT (32): the DMA alignment
+  // of a target is 64 bytes or more. The builder records it as the
+  // buffer's minimum alignment, so the data block stays aligned relative
+  // to the blob's start.
+  FB.PreAlign(Data.size(), static_cast<size_t>(Plan.Alignment));
   auto DataVec = FB.CreateVector(Data);
   auto Root = fbs::CreateWeights(FB, Header, TensorVec,
                                  fnv1a64(Data.data(), Data.size()), DataVec);

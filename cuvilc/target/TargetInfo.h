@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <llvm/Support/Error.h>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cuvil {
@@ -71,6 +72,9 @@ struct TargetScan {
 /// Fails only when the directory cannot be read.
 llvm::Expected<TargetScan> scanTargets();
 
+/// Parses target TOML text already in memory; Path names it in errors.
+llvm::Expected<TargetInfo> parseTarget(std::string_view Text,
+                                       const std::string &Path);
 /// The target named Name. If it is missing, the error is its file's
 /// problem (broken, or a name defined twice), else it lists the known ones.
 llvm::Expected<TargetInfo> loadTarget(const std::string &Name);

@@ -57,7 +57,8 @@ TEST(IndexingOps, ScatterRefusesWhatItCannotCompute) {
             std::string::npos)
       << verifyMessage(N);
   Value *I64 = input(G, "i64", DType::I64, {2, 1});
-  Node *M = test::addOp(G, "ScatterND", "m", {X, I64, U}, {Y}, 1);
+  Value *Y2 = out(G, "y2", DType::U8, {4, 3}); // a value has one producer
+  Node *M = test::addOp(G, "ScatterND", "m", {X, I64, U}, {Y2}, 1);
   M->setAttr("reduction", std::string("mul"));
   EXPECT_NE(verifyMessage(M).find("reduction 'mul' on element type u8 is not "
                                   "supported"),
@@ -81,7 +82,9 @@ TEST(IndexingOps, TopKTakesKFromTheOutputAndChecksAConstantOne) {
             std::string::npos)
       << verifyMessage(N);
   Value *RK = input(G, "rk", DType::I64, {1});
-  Node *M = test::addOp(G, "TopK", "m", {X, RK}, {V, I}, 1);
+  Value *V2 = out(G, "v2", DType::F32, {3, 3}); // a value has one producer
+  Value *I2 = out(G, "i2", DType::I64, {3, 3});
+  Node *M = test::addOp(G, "TopK", "m", {X, RK}, {V2, I2}, 1);
   ASSERT_FALSE(bool(M->def()->Verify(*M)));
   auto Calls = lower(M);
   ASSERT_EQ(Calls.size(), 1u);

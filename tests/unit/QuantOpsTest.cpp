@@ -47,21 +47,24 @@ TEST(QuantOps, RejectsWhatTheKernelsCannotCompute) {
   Value *S2 = val(G, "s2", DType::F32, {2});
   Value *Z = val(G, "z", DType::U8, {});
   Value *Y16 = G.addValue("y16", DType::U16, {2, 3}, ValueKind::Intermediate);
-  Value *Y = G.addValue("y", DType::U8, {2, 3}, ValueKind::Intermediate);
+  // A value has one producer: each node gets its own output.
+  auto Y = [&](const char *Name) {
+    return G.addValue(Name, DType::U8, {2, 3}, ValueKind::Intermediate);
+  };
 
   // 16-bit output.
   Node *A = test::addOp(G, "QuantizeLinear", "a", {X, S3, nullptr}, {Y16}, 0);
   EXPECT_NE(verifyMessage(*A).find("not supported"), std::string::npos);
   // Blocked quantization.
-  Node *B = test::addOp(G, "QuantizeLinear", "b", {X, S3, nullptr}, {Y}, 1);
+  Node *B = test::addOp(G, "QuantizeLinear", "b", {X, S3, nullptr}, {Y("yb")}, 1);
   B->setAttr("block_size", int64_t(2));
   EXPECT_NE(verifyMessage(*B).find("block_size=2"), std::string::npos);
   // Per-axis scale that does not match the axis.
-  Node *C = test::addOp(G, "QuantizeLinear", "c", {X, S2, nullptr}, {Y}, 2);
+  Node *C = test::addOp(G, "QuantizeLinear", "c", {X, S2, nullptr}, {Y("yc")}, 2);
   EXPECT_NE(verifyMessage(*C).find("only one value or one per"),
             std::string::npos);
   // Per-axis scale with a per-tensor zero point.
-  Node *D = test::addOp(G, "QuantizeLinear", "d", {X, S3, Z}, {Y}, 3);
+  Node *D = test::addOp(G, "QuantizeLinear", "d", {X, S3, Z}, {Y("yd")}, 3);
   EXPECT_NE(verifyMessage(*D).find("differ in shape"), std::string::npos);
 }
 

@@ -14,7 +14,8 @@ Value *constI64(Graph &G, const std::string &Name,
   Value *C = G.addValue(Name, DType::I64, {static_cast<int64_t>(V.size())},
                         ValueKind::Constant);
   std::vector<uint8_t> Bytes(V.size() * 8);
-  std::memcpy(Bytes.data(), V.data(), Bytes.size());
+  if (!V.empty()) // memcpy from an empty vector's null data() is undefined
+    std::memcpy(Bytes.data(), V.data(), Bytes.size());
   C->setData(std::move(Bytes));
   return C;
 }

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -142,6 +143,62 @@ llvm::Expected<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &T,
   return Out;
 }
 
+/// ONNX 1.12's shape inference for some operators indexes an input's
+/// dimensions without checking its rank, and crashes (SIGSEGV in libonnx)
+/// on a model whose input is shorter. Where the ranks are known before
+/// inference (graph inputs, initializers, declared value_info), check them
+/// first. Found by tests/fuzz/fuzz_onnx.
+llvm::Error checkRanksOnnxInferenceAssumes(const onnx::GraphProto &GP) {
+  struct Assumption {
+    const char *Op;
+    int Input;
+    int Rank;    ///< Exact rank, or -1.
+    int SameAs;  ///< Input whose rank it must have, or -1.
+    const char *Layout;
+  };
+  static const Assumption Assumptions[] = {
+      {"STFT", 0, 3, -1, "[batch, length, 1 or 2]"},
+      {"Conv", 1, -1, 0, "[M, C/group, k1, k2...]"},
+      {"ConvTranspose", 1, -1, 0, "[C, M/group, k1, k2...]"},
+      {"MaxUnpool", 1, -1, 0, "the indices have the shape of X"},
+  };
+  std::unordered_map<std::string, int> Ranks;
+  auto Note = [&](const onnx::ValueInfoProto &VI) {
+    if (VI.type().has_tensor_type() && VI.type().tensor_type().has_shape())
+      Ranks[VI.name()] = VI.type().tensor_type().shape().dim_size();
+  };
+  for (const auto &VI : GP.value_info())
+    Note(VI);
+  for (const auto &VI : GP.input())
+    Note(VI);
+  for (const auto &T : GP.initializer())
+    Ranks[T.name()] = T.dims_size();
+  auto RankOf = [&](const onnx::NodeProto &NP, int I) {
+    auto It = I < NP.input_size() ? Ranks.find(NP.input(I)) : Ranks.end();
+    return It == Ranks.end() ? -1 : It->second;
+  };
+  for (const auto &NP : GP.node())
+    for (const Assumption &A : Assumptions) {
+      if (NP.op_type() != A.Op)
+        continue;
+      int R = RankOf(NP, A.Input);
+      if (R < 0)
+        continue;
+      if (A.Rank >= 0 && R != A.Rank)
+        return makeError("node '{}' ({}): input '{}' has rank {}; it must "
+                         "have rank {}: {}",
+                         NP.name(), NP.op_type(), NP.input(A.Input), R, A.Rank,
+                         A.Layout);
+      int Other = A.SameAs >= 0 ? RankOf(NP, A.SameAs) : -1;
+      if (Other >= 0 && R != Other)
+        return makeError("node '{}' ({}): input '{}' has rank {}; it must "
+                         "have the rank of input '{}' ({}): {}",
+                         NP.name(), NP.op_type(), NP.input(A.Input), R,
+                         NP.input(A.SameAs), Other, A.Layout);
+    }
+  return llvm::Error::success();
+}
+
 class Importer {
 public:
   Importer(onnx::ModelProto &M, const ImportOptions &Opts) : M(M), Opts(Opts) {}
@@ -168,12 +225,18 @@ private:
 };
 
 llvm::Error Importer::resolveInputDims() {
-  std::set<std::string> Used;
+  std::set<std::string> Used, Initializers;
   auto *GP = M.mutable_graph();
+  for (const auto &T : GP->initializer())
+    Initializers.insert(T.name());
   for (auto &In : *GP->mutable_input()) {
     if (!In.type().has_tensor_type())
       return makeError("input '{}' is not a tensor", In.name());
-    if (!In.type().tensor_type().has_shape())
+    // Without a shape the rank is unknown (not 0), and ONNX's shape
+    // inference crashes on some operators given one (MaxUnpool: found by
+    // tests/fuzz/fuzz_onnx). Initializers listed as inputs (IR < 4) have
+    // their shape in the initializer.
+    if (!In.type().tensor_type().has_shape() && !Initializers.count(In.name()))
       return makeError(
           "graph input '{}' has no shape; cuvil needs the "
           "input shapes: write them into the model (e.g. "
@@ -470,6 +533,10 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
     return E;
   if (auto E = resolveInputDims())
     return E;
+  // Ranks ONNX 1.12's own shape inference assumes without checking (it
+  // crashes otherwise): before the first inference, which may be the fill.
+  if (auto E = checkRanksOnnxInferenceAssumes(M.graph()))
+    return E;
   if (auto E = fillMissingShapes(M, &Registry))
     return E;
   try {
@@ -557,9 +624,18 @@ llvm::Expected<std::unique_ptr<Graph>> importOnnx(const std::string &Path,
     return makeError("cannot open file: {}", std::strerror(errno));
   std::stringstream SS;
   SS << In.rdbuf();
-  std::string Bytes = SS.str();
+  return importOnnxBytes(SS.str(), Opts);
+}
+
+llvm::Expected<std::unique_ptr<Graph>>
+importOnnxBytes(std::string_view Bytes, const ImportOptions &Opts) {
+  // Protobuf messages are limited to 2 GiB.
+  if (Bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    return makeError("the file is larger than 2 GiB, more than an ONNX "
+                     "(protobuf) model can hold");
   onnx::ModelProto M;
-  if (Bytes.empty() || !M.ParseFromString(Bytes))
+  if (Bytes.empty() ||
+      !M.ParseFromArray(Bytes.data(), static_cast<int>(Bytes.size())))
     return makeError("not an ONNX model (the file does not parse as an ONNX "
                      "ModelProto; is it truncated?)");
   if (!M.has_graph() || M.ir_version() == 0)

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace cuvil {
 
@@ -28,6 +29,9 @@ struct ImportOptions {
 /// fault; the caller adds the file name.
 llvm::Expected<std::unique_ptr<Graph>> importOnnx(const std::string &Path,
                                                   const ImportOptions &Opts);
+/// The same for a model already in memory (the contents of a .onnx file).
+llvm::Expected<std::unique_ptr<Graph>>
+importOnnxBytes(std::string_view Bytes, const ImportOptions &Opts);
 
 } // namespace cuvil
 

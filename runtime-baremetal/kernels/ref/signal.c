@@ -158,9 +158,9 @@ void cuvil_k_mel_weight_matrix_f32(const void *num_mel_bins,
 void cuvil_k_det_f32(const float *x, float *y, int64_t batch, int64_t n) {
   float a[CUVIL_DET_MAX_N * CUVIL_DET_MAX_N];
   for (int64_t b = 0; b < batch; ++b) {
-    const float *xb = x + b * n * n;
+    /* Indexed, not x + offset: x may be NULL for 0x0 matrices. */
     for (int64_t i = 0; i < n * n; ++i)
-      a[i] = xb[i];
+      a[i] = x[b * n * n + i];
     float det = 1.0f;
     /* LU with partial pivoting: det = sign of the row swaps * the pivots. */
     for (int64_t k = 0; k < n && det != 0.0f; ++k) {

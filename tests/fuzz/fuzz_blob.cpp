@@ -1,0 +1,92 @@
+//===- fuzz_blob.cpp - libFuzzer: the runtime's weight-blob check ---------===//
+//
+// Each input is a weight blob (a .cuvw file). The firmware runs
+// cuvil_blob_open (runtime-baremetal/lib/blob.c, a small bounds-checked
+// FlatBuffers reader) on blobs it loads from flash or a file, so it must
+// never read outside the blob, whatever the bytes. The blob sits in its own
+// 64-byte-aligned buffer of exactly its size: any read past the end is an
+// ASan report.
+//
+// FlatBuffers' own verifier (the schema's generated code) is the
+// reference: when both accept a blob they must find the same data block,
+// and a blob that the verifier accepts and whose identifier, version, hash,
+// alignment and checksum are right may only be refused for its layout.
+//
+//===----------------------------------------------------------------------===//
+#include "cuvil/blob.h"
+#include "weights_generated.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+[[noreturn]] void fail(const char *What) {
+  std::fprintf(stderr, "fuzz_blob: %s\n", What);
+  std::abort();
+}
+
+constexpr uint64_t Align = 64;
+
+/// Whether a field is stored in the table (the generated classes inherit
+/// flatbuffers::Table privately).
+template <typename T> bool has(const T *Tbl, flatbuffers::voffset_t Field) {
+  return reinterpret_cast<const flatbuffers::Table *>(Tbl)->CheckField(Field);
+}
+
+void check(const uint8_t *Blob, size_t Size) {
+  namespace fbs = cuvil::schema;
+  flatbuffers::Verifier V(Blob, Size);
+  const fbs::Weights *W =
+      fbs::VerifyWeightsBuffer(V) ? fbs::GetWeights(Blob) : nullptr;
+  const fbs::Header *H = W ? W->header() : nullptr;
+  // The hash the blob claims, so that inputs get past the hash check.
+  uint64_t Hash = H ? H->graph_hash() : 0x5eed;
+
+  const uint8_t *Data = nullptr;
+  int Status = cuvil_blob_open(Blob, Size, Hash, Align, 0, &Data);
+  if (Status == CUVIL_OK) {
+    if (!Data || Data < Blob || Data > Blob + Size)
+      fail("accepted, with a data block outside the blob");
+    if (W && Data != (W->data() ? W->data()->data() : Blob))
+      fail("accepted, with another data block than FlatBuffers finds");
+    // Asking for more data than the blob has must fail.
+    const uint8_t *Unused = nullptr;
+    if (cuvil_blob_open(Blob, Size, Hash, Align, Size + 1, &Unused) ==
+        CUVIL_OK)
+      fail("accepted a data block larger than the blob");
+  } else if (Data) {
+    fail("rejected, but stored a data pointer");
+  }
+
+  bool Valid =
+      W && H && has(H, fbs::Header::VT_SCHEMA_VERSION) &&
+      H->schema_version() == CUVIL_BLOB_SCHEMA_VERSION &&
+      has(H, fbs::Header::VT_GRAPH_HASH) &&
+      has(W, fbs::Weights::VT_DATA) &&
+      (reinterpret_cast<uintptr_t>(W->data()->data()) & (Align - 1)) == 0 &&
+      cuvil_fnv1a64(W->data()->data(), W->data()->size()) ==
+          W->data_checksum();
+  // The runtime is stricter than FlatBuffers' verifier about layout on
+  // purpose (a table's fields must lie within the inline size its vtable
+  // declares, and that within the blob; FlatBuffers checks only the bytes
+  // of each field), so such a blob may fail as CUVIL_ERR_BLOB_FORMAT, but
+  // for no other reason.
+  if (Valid && Status != CUVIL_OK && Status != CUVIL_ERR_BLOB_FORMAT)
+    fail("rejected a blob that FlatBuffers verifies and whose fields are "
+         "right");
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Bytes, size_t Size) {
+  void *Blob = nullptr;
+  if (posix_memalign(&Blob, Align, Size ? Size : 1))
+    fail("out of memory");
+  if (Size)
+    std::memcpy(Blob, Bytes, Size);
+  check(static_cast<const uint8_t *>(Blob), Size);
+  std::free(Blob);
+  return 0;
+}
