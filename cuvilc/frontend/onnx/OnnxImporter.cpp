@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/onnx/OnnxImporter.h"
 #include "frontend/onnx/GraphCheck.h"
+#include "frontend/onnx/OnnxWalk.h"
 #include "frontend/onnx/Opsets.h"
 #include "frontend/onnx/ScanUnroll.h"
 #include "frontend/onnx/Schemas.h"
@@ -147,7 +148,8 @@ llvm::Expected<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &T,
 /// dimensions without checking its rank, and crashes (SIGSEGV in libonnx)
 /// on a model whose input is shorter. Where the ranks are known before
 /// inference (graph inputs, initializers, declared value_info), check them
-/// first. Found by tests/fuzz/fuzz_onnx.
+/// first. Found by tests/fuzz/fuzz_onnx. Likewise Scan's num_scan_inputs,
+/// which sizes the vectors ONNX's inference allocates.
 llvm::Error checkRanksOnnxInferenceAssumes(const onnx::GraphProto &GP) {
   struct Assumption {
     const char *Op;
@@ -177,7 +179,30 @@ llvm::Error checkRanksOnnxInferenceAssumes(const onnx::GraphProto &GP) {
     auto It = I < NP.input_size() ? Ranks.find(NP.input(I)) : Ranks.end();
     return It == Ranks.end() ? -1 : It->second;
   };
-  for (const auto &NP : GP.node())
+  // Counts ONNX's inference sizes vectors by: a Scan's num_scan_inputs of
+  // 2^31 makes it allocate until the process is killed. In subgraphs too.
+  llvm::Error Counts = llvm::Error::success();
+  forEachOnnxNode(GP, [&](const onnx::NodeProto &NP, int Index) {
+    if (NP.op_type() != "Scan" || Counts)
+      return;
+    for (const auto &A : NP.attribute())
+      if (A.name() == "num_scan_inputs" &&
+          (A.i() < 1 || A.i() > NP.input_size()))
+        Counts = makeError("node '{}' (Scan): num_scan_inputs is {}; it must "
+                           "be between 1 and the node's {} inputs",
+                           NP.name().empty() ? "Scan_" + std::to_string(Index)
+                                             : NP.name(),
+                           A.i(), NP.input_size());
+  });
+  if (Counts)
+    return Counts;
+  int Index = 0;
+  for (const auto &NP : GP.node()) {
+    // Unnamed nodes as the importer names them.
+    std::string Name = NP.name().empty()
+                           ? NP.op_type() + "_" + std::to_string(Index)
+                           : NP.name();
+    ++Index;
     for (const Assumption &A : Assumptions) {
       if (NP.op_type() != A.Op)
         continue;
@@ -187,15 +212,16 @@ llvm::Error checkRanksOnnxInferenceAssumes(const onnx::GraphProto &GP) {
       if (A.Rank >= 0 && R != A.Rank)
         return makeError("node '{}' ({}): input '{}' has rank {}; it must "
                          "have rank {}: {}",
-                         NP.name(), NP.op_type(), NP.input(A.Input), R, A.Rank,
+                         Name, NP.op_type(), NP.input(A.Input), R, A.Rank,
                          A.Layout);
       int Other = A.SameAs >= 0 ? RankOf(NP, A.SameAs) : -1;
       if (Other >= 0 && R != Other)
         return makeError("node '{}' ({}): input '{}' has rank {}; it must "
                          "have the rank of input '{}' ({}): {}",
-                         NP.name(), NP.op_type(), NP.input(A.Input), R,
+                         Name, NP.op_type(), NP.input(A.Input), R,
                          NP.input(A.SameAs), Other, A.Layout);
     }
+  }
   return llvm::Error::success();
 }
 

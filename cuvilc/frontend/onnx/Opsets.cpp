@@ -1,6 +1,7 @@
 //===- Opsets.cpp - Version checks of an ONNX model ----------------------===//
 #include "frontend/onnx/Opsets.h"
 
+#include "frontend/onnx/OnnxWalk.h"
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
 
@@ -28,27 +29,6 @@ std::string domainLabel(const std::string &Domain) {
   if (const OpsetRange *R = rangeOf(Domain))
     return R->Label;
   return "domain '" + Domain + "'";
-}
-
-/// Every node of the model's graph and of its subgraphs (If branches, Loop
-/// and Scan bodies), with its index in its graph, walked with an explicit
-/// stack.
-template <typename Fn> void forEachNode(const onnx::GraphProto &G, Fn F) {
-  std::vector<const onnx::GraphProto *> Todo{&G};
-  while (!Todo.empty()) {
-    const onnx::GraphProto *Cur = Todo.back();
-    Todo.pop_back();
-    int Index = 0;
-    for (const auto &NP : Cur->node()) {
-      F(NP, Index++);
-      for (const auto &A : NP.attribute()) {
-        if (A.has_g())
-          Todo.push_back(&A.g());
-        for (const auto &Sub : A.graphs())
-          Todo.push_back(&Sub);
-      }
-    }
-  }
 }
 
 /// The node's name as the importer gives it (op_index when unnamed).
@@ -83,7 +63,7 @@ llvm::Error checkVersions(const onnx::ModelProto &M) {
   // IR versions before 3 have no opset_import: they mean opset 1.
   llvm::Error All = llvm::Error::success();
   std::unordered_set<std::string> Reported;
-  forEachNode(M.graph(), [&](const onnx::NodeProto &NP, int Index) {
+  forEachOnnxNode(M.graph(), [&](const onnx::NodeProto &NP, int Index) {
     std::string D = canonicalDomain(NP.domain());
     if (IR < 3 || Seen.count(D) || !Reported.insert(D).second)
       return;
@@ -103,7 +83,7 @@ llvm::Error checkKnownOps(const onnx::ModelProto &M,
     if (canonicalDomain(O.domain()).empty())
       Version = O.version();
   llvm::Error All = llvm::Error::success();
-  forEachNode(M.graph(), [&](const onnx::NodeProto &NP, int Index) {
+  forEachOnnxNode(M.graph(), [&](const onnx::NodeProto &NP, int Index) {
     if (!canonicalDomain(NP.domain()).empty() ||
         Registry.GetSchema(NP.op_type(), static_cast<int>(Version), ""))
       return;
