@@ -108,7 +108,8 @@ llvm::Expected<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &T,
   }
   std::vector<uint8_t> Out(*Bytes);
   if (T.has_raw_data()) {
-    std::memcpy(Out.data(), T.raw_data().data(), Out.size());
+    if (!Out.empty()) // an empty tensor's data may be a null pointer
+      std::memcpy(Out.data(), T.raw_data().data(), Out.size());
     return Out;
   }
   auto Fill = [&](const auto &Field) -> llvm::Error {
@@ -162,6 +163,8 @@ llvm::Error checkRanksOnnxInferenceAssumes(const onnx::GraphProto &GP) {
       {"STFT", 0, 3, -1, "[batch, length, 1 or 2]"},
       {"Conv", 1, -1, 0, "[M, C/group, k1, k2...]"},
       {"ConvTranspose", 1, -1, 0, "[C, M/group, k1, k2...]"},
+      {"ConvInteger", 1, -1, 0, "[M, C/group, k1, k2...]"},
+      {"QLinearConv", 3, -1, 0, "[M, C/group, k1, k2...]"},
       {"MaxUnpool", 1, -1, 0, "the indices have the shape of X"},
   };
   std::unordered_map<std::string, int> Ranks;
