@@ -23,8 +23,9 @@ std::vector<uint8_t> buildWeightsBlob(const MemoryPlan &Plan,
   namespace fbs = cuvil::schema;
   std::vector<uint8_t> Data(Plan.WeightsSize, 0);
   for (const Value *V : Plan.Weights)
-    std::memcpy(Data.data() + Plan.at(V).Offset, V->data().data(),
-                V->data().size());
+    if (!V->data().empty()) // an empty tensor's data may be a null pointer
+      std::memcpy(Data.data() + Plan.at(V).Offset, V->data().data(),
+                  V->data().size());
 
   flatbuffers::FlatBufferBuilder FB(Plan.WeightsSize + 4096);
   FB.ForceDefaults(true); // explicit fields: the C reader finds every one

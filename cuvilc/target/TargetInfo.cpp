@@ -110,6 +110,22 @@ static llvm::Error checkRegions(const std::string &Path, const TargetInfo &TI) {
   return llvm::Error::success();
 }
 
+/// An integer key: Default when it is absent. A value of another type is
+/// reported through Bad (the key's name): toml++ would convert a float such
+/// as 4e96 to int64_t with undefined behaviour (found by
+/// tests/fuzz/fuzz_target_toml).
+template <typename View>
+static int64_t intKey(View N, int64_t Default, const char *Key,
+                      std::string &Bad) {
+  if (!N)
+    return Default;
+  if (const auto *I = N.as_integer())
+    return I->get();
+  if (Bad.empty())
+    Bad = Key;
+  return Default;
+}
+
 /// The target described by R, the parse of the file at Path.
 static llvm::Expected<TargetInfo> targetFromToml(const toml::parse_result &R,
                                                  const std::string &Path) {
@@ -144,8 +160,13 @@ static llvm::Expected<TargetInfo> targetFromToml(const toml::parse_result &R,
   Str("memory.weights_region", TI.WeightsRegion, true);
   TI.PIC = T.at_path("llvm.pic").value_or(false);
   TI.AllowSpill = T.at_path("memory.spill").value_or(false);
-  TI.DmaAlign = T.at_path("memory.dma_align").value_or(int64_t(64));
-  TI.CacheLine = T.at_path("memory.cache_line").value_or(int64_t(64));
+  std::string NotInt;
+  TI.DmaAlign = intKey(T.at_path("memory.dma_align"), 64, "memory.dma_align",
+                       NotInt);
+  TI.CacheLine = intKey(T.at_path("memory.cache_line"), 64,
+                        "memory.cache_line", NotInt);
+  if (!NotInt.empty())
+    return makeError("{}: {} must be an integer", Path, NotInt);
   if (!Missing.empty())
     return makeError("{}: missing required key '{}'", Path, Missing);
   // The name is what --target takes and what names the kernel library.
@@ -173,13 +194,18 @@ static llvm::Expected<TargetInfo> targetFromToml(const toml::parse_result &R,
       MemoryRegion MR;
       MR.Line = E.source().begin.line;
       MR.Name = (*RT)["name"].value_or(std::string());
-      int64_t Origin = (*RT)["origin"].value_or(int64_t(0));
-      int64_t Length = (*RT)["length"].value_or(int64_t(0));
+      std::string Bad;
+      int64_t Origin = intKey((*RT)["origin"], 0, "origin", Bad);
+      int64_t Length = intKey((*RT)["length"], 0, "length", Bad);
       MR.Access = (*RT)["access"].value_or(std::string("rwx"));
       MR.Kind = (*RT)["kind"].value_or(std::string());
-      MR.Banks = (*RT)["banks"].value_or(int64_t(1));
-      MR.BankSize = (*RT)["bank_size"].value_or(int64_t(0));
-      MR.BankInterleave = (*RT)["bank_interleave"].value_or(int64_t(0));
+      MR.Banks = intKey((*RT)["banks"], 1, "banks", Bad);
+      MR.BankSize = intKey((*RT)["bank_size"], 0, "bank_size", Bad);
+      MR.BankInterleave =
+          intKey((*RT)["bank_interleave"], 0, "bank_interleave", Bad);
+      if (!Bad.empty())
+        return makeError("{}:{}: region '{}': {} must be an integer", Path,
+                         MR.Line, printable(MR.Name), Bad);
       if (MR.Banks < 1 || MR.Banks > 64 || (MR.BankSize && MR.BankInterleave))
         return makeError("{}:{}: region '{}': banks must be 1..64, with "
                          "either bank_size or bank_interleave",
