@@ -25,6 +25,14 @@ llvm::Error checkGraphStructure(const onnx::GraphProto &G);
 llvm::Error fillMissingShapes(onnx::ModelProto &M,
                               const onnx::ISchemaRegistry *Registry);
 
+/// ONNX 1.12's shape inference for some operators indexes an input's
+/// dimensions without checking its rank, and crashes (SIGSEGV in libonnx)
+/// on a model whose input is shorter. Where the ranks are known before
+/// inference (graph inputs, initializers, declared value_info), check them
+/// first. Found by tests/fuzz/fuzz_onnx. Likewise Scan's num_scan_inputs,
+/// which sizes the vectors ONNX's inference allocates.
+llvm::Error checkRanksOnnxInferenceAssumes(const onnx::GraphProto &G);
+
 } // namespace cuvil
 
 #endif

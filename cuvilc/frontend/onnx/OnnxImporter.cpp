@@ -7,7 +7,6 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/onnx/OnnxImporter.h"
 #include "frontend/onnx/GraphCheck.h"
-#include "frontend/onnx/OnnxWalk.h"
 #include "frontend/onnx/Opsets.h"
 #include "frontend/onnx/ScanUnroll.h"
 #include "frontend/onnx/Schemas.h"
@@ -143,89 +142,6 @@ llvm::Expected<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &T,
   if (E)
     return E;
   return Out;
-}
-
-/// ONNX 1.12's shape inference for some operators indexes an input's
-/// dimensions without checking its rank, and crashes (SIGSEGV in libonnx)
-/// on a model whose input is shorter. Where the ranks are known before
-/// inference (graph inputs, initializers, declared value_info), check them
-/// first. Found by tests/fuzz/fuzz_onnx. Likewise Scan's num_scan_inputs,
-/// which sizes the vectors ONNX's inference allocates.
-llvm::Error checkRanksOnnxInferenceAssumes(const onnx::GraphProto &GP) {
-  struct Assumption {
-    const char *Op;
-    int Input;
-    int Rank;    ///< Exact rank, or -1.
-    int SameAs;  ///< Input whose rank it must have, or -1.
-    const char *Layout;
-  };
-  static const Assumption Assumptions[] = {
-      {"STFT", 0, 3, -1, "[batch, length, 1 or 2]"},
-      {"Conv", 1, -1, 0, "[M, C/group, k1, k2...]"},
-      {"ConvTranspose", 1, -1, 0, "[C, M/group, k1, k2...]"},
-      {"ConvInteger", 1, -1, 0, "[M, C/group, k1, k2...]"},
-      {"QLinearConv", 3, -1, 0, "[M, C/group, k1, k2...]"},
-      {"MaxUnpool", 1, -1, 0, "the indices have the shape of X"},
-  };
-  std::unordered_map<std::string, int> Ranks;
-  auto Note = [&](const onnx::ValueInfoProto &VI) {
-    if (VI.type().has_tensor_type() && VI.type().tensor_type().has_shape())
-      Ranks[VI.name()] = VI.type().tensor_type().shape().dim_size();
-  };
-  for (const auto &VI : GP.value_info())
-    Note(VI);
-  for (const auto &VI : GP.input())
-    Note(VI);
-  for (const auto &T : GP.initializer())
-    Ranks[T.name()] = T.dims_size();
-  auto RankOf = [&](const onnx::NodeProto &NP, int I) {
-    auto It = I < NP.input_size() ? Ranks.find(NP.input(I)) : Ranks.end();
-    return It == Ranks.end() ? -1 : It->second;
-  };
-  // Counts ONNX's inference sizes vectors by: a Scan's num_scan_inputs of
-  // 2^31 makes it allocate until the process is killed. In subgraphs too.
-  llvm::Error Counts = llvm::Error::success();
-  forEachOnnxNode(GP, [&](const onnx::NodeProto &NP, int Index) {
-    if (NP.op_type() != "Scan" || Counts)
-      return;
-    for (const auto &A : NP.attribute())
-      if (A.name() == "num_scan_inputs" &&
-          (A.i() < 1 || A.i() > NP.input_size()))
-        Counts = makeError("node '{}' (Scan): num_scan_inputs is {}; it must "
-                           "be between 1 and the node's {} inputs",
-                           NP.name().empty() ? "Scan_" + std::to_string(Index)
-                                             : NP.name(),
-                           A.i(), NP.input_size());
-  });
-  if (Counts)
-    return Counts;
-  int Index = 0;
-  for (const auto &NP : GP.node()) {
-    // Unnamed nodes as the importer names them.
-    std::string Name = NP.name().empty()
-                           ? NP.op_type() + "_" + std::to_string(Index)
-                           : NP.name();
-    ++Index;
-    for (const Assumption &A : Assumptions) {
-      if (NP.op_type() != A.Op)
-        continue;
-      int R = RankOf(NP, A.Input);
-      if (R < 0)
-        continue;
-      if (A.Rank >= 0 && R != A.Rank)
-        return makeError("node '{}' ({}): input '{}' has rank {}; it must "
-                         "have rank {}: {}",
-                         Name, NP.op_type(), NP.input(A.Input), R, A.Rank,
-                         A.Layout);
-      int Other = A.SameAs >= 0 ? RankOf(NP, A.SameAs) : -1;
-      if (Other >= 0 && R != Other)
-        return makeError("node '{}' ({}): input '{}' has rank {}; it must "
-                         "have the rank of input '{}' ({}): {}",
-                         Name, NP.op_type(), NP.input(A.Input), R,
-                         NP.input(A.SameAs), Other, A.Layout);
-    }
-  }
-  return llvm::Error::success();
 }
 
 class Importer {
