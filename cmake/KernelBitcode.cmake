@@ -6,8 +6,7 @@
 # one place.
 
 set(CUVIL_KERNEL_SOURCES_GLOB
-  ${PROJECT_SOURCE_DIR}/runtime-baremetal/kernels/ref/*.c
-  ${PROJECT_SOURCE_DIR}/runtime-baremetal/kernels/opt/*.c)
+  ${PROJECT_SOURCE_DIR}/runtime-baremetal/kernels/*/*.c)
 set(CUVIL_KERNEL_EXTRA_SOURCES
   ${PROJECT_SOURCE_DIR}/runtime-baremetal/lib/blob.c
   ${PROJECT_SOURCE_DIR}/runtime-baremetal/lib/mem.c)

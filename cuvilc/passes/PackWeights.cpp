@@ -3,7 +3,7 @@
 // Rewrites constant weights into the order of the target's register-blocked
 // kernels (PipelineOptions::PackPanel output channels per panel; 0 keeps the
 // reference kernels and layouts). Each op that has a packed kernel says how
-// through OpDef::PackWeights (see ops/Packing.h).
+// through OpDef::PackWeights (see ops/nn/Packing.h).
 //
 //===----------------------------------------------------------------------===//
 #include "ops/OpRegistry.h"

@@ -8,7 +8,7 @@
 #error "include cuvil/kernels.h instead"
 #endif
 
-/* ---- Normalization (issue #3, group norm: kernels/ref/normalization.c) -- */
+/* ---- Normalization (issue #3, group norm: kernels/nn/normalization.c) -- */
 /* Statistics are two-pass with double accumulators; variances are the
  * population ones (divided by the element count). */
 

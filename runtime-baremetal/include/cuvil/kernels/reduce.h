@@ -9,7 +9,7 @@
 #endif
 
 /* ---- Reductions, arg-reductions, broadcast element-wise families -------- */
-/* (issue #3: kernels in kernels/ref/reduce.c and kernels/ref/binary.c) */
+/* (issue #3: kernels in kernels/reduce/reduce.c and kernels/elementwise/binary.c) */
 
 /* Reductions take two loop nests padded (on the left, with extent 1) to this
  * rank: the kept dimensions in output order and the reduced dimensions. */

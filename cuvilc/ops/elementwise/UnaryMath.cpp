@@ -1,0 +1,80 @@
+//===- UnaryMath.cpp - Element-wise math: Abs, Exp, Sin, IsNaN, Not, ... --===//
+//
+// Each op is one UnarySpec (its kernel in runtime-baremetal/kernels/elementwise/
+// unary_math.c) and one OpDef built from the shared templates.
+//
+//===----------------------------------------------------------------------===//
+#include "ops/elementwise/ElementwiseUnary.h"
+
+namespace cuvil {
+namespace {
+
+using K = UnaryParam::Kind;
+
+constexpr UnarySpec AbsS{"cuvil_k_abs_f32"};
+constexpr UnarySpec AcosS{"cuvil_k_acos_f32"};
+constexpr UnarySpec AcoshS{"cuvil_k_acosh_f32"};
+constexpr UnarySpec AsinS{"cuvil_k_asin_f32"};
+constexpr UnarySpec AsinhS{"cuvil_k_asinh_f32"};
+constexpr UnarySpec AtanS{"cuvil_k_atan_f32"};
+constexpr UnarySpec AtanhS{"cuvil_k_atanh_f32"};
+constexpr UnarySpec CeilS{"cuvil_k_ceil_f32"};
+constexpr UnarySpec CosS{"cuvil_k_cos_f32"};
+constexpr UnarySpec CoshS{"cuvil_k_cosh_f32"};
+constexpr UnarySpec ErfS{"cuvil_k_erf_f32"};
+constexpr UnarySpec ExpS{"cuvil_k_exp_f32"};
+constexpr UnarySpec FloorS{"cuvil_k_floor_f32"};
+constexpr UnarySpec IsInfS{"cuvil_k_isinf_f32",
+                           DType::F32,
+                           DType::Bool,
+                           {{{"detect_negative", K::Int, 1},
+                             {"detect_positive", K::Int, 1}}},
+                           2};
+constexpr UnarySpec IsNaNS{"cuvil_k_isnan_f32", DType::F32, DType::Bool};
+constexpr UnarySpec LogS{"cuvil_k_log_f32"};
+constexpr UnarySpec NegS{"cuvil_k_neg_f32"};
+constexpr UnarySpec NotS{"cuvil_k_not_bool", DType::Bool, DType::Bool};
+constexpr UnarySpec ReciprocalS{"cuvil_k_reciprocal_f32"};
+constexpr UnarySpec RoundS{"cuvil_k_round_f32"};
+constexpr UnarySpec SignS{"cuvil_k_sign_f32"};
+constexpr UnarySpec SinS{"cuvil_k_sin_f32"};
+constexpr UnarySpec SinhS{"cuvil_k_sinh_f32"};
+constexpr UnarySpec SqrtS{"cuvil_k_sqrt_f32"};
+constexpr UnarySpec TanS{"cuvil_k_tan_f32"};
+
+} // namespace
+
+#define CUVIL_UNARY_OP(Name, Spec, Place)                                      \
+  extern const OpDef Name##Op = {#Name, verifyUnary<Spec>, lowerUnary<Spec>,   \
+                                 noMacs, Placement::Place};
+
+CUVIL_UNARY_OP(Abs, AbsS, InPlace)
+CUVIL_UNARY_OP(Acos, AcosS, InPlace)
+CUVIL_UNARY_OP(Acosh, AcoshS, InPlace)
+CUVIL_UNARY_OP(Asin, AsinS, InPlace)
+CUVIL_UNARY_OP(Asinh, AsinhS, InPlace)
+CUVIL_UNARY_OP(Atan, AtanS, InPlace)
+CUVIL_UNARY_OP(Atanh, AtanhS, InPlace)
+CUVIL_UNARY_OP(Ceil, CeilS, InPlace)
+CUVIL_UNARY_OP(Cos, CosS, InPlace)
+CUVIL_UNARY_OP(Cosh, CoshS, InPlace)
+CUVIL_UNARY_OP(Erf, ErfS, InPlace)
+CUVIL_UNARY_OP(Exp, ExpS, InPlace)
+CUVIL_UNARY_OP(Floor, FloorS, InPlace)
+// Bool outputs are narrower than their f32 inputs: never in place.
+CUVIL_UNARY_OP(IsInf, IsInfS, Fresh)
+CUVIL_UNARY_OP(IsNaN, IsNaNS, Fresh)
+CUVIL_UNARY_OP(Log, LogS, InPlace)
+CUVIL_UNARY_OP(Neg, NegS, InPlace)
+CUVIL_UNARY_OP(Not, NotS, InPlace)
+CUVIL_UNARY_OP(Reciprocal, ReciprocalS, InPlace)
+CUVIL_UNARY_OP(Round, RoundS, InPlace)
+CUVIL_UNARY_OP(Sign, SignS, InPlace)
+CUVIL_UNARY_OP(Sin, SinS, InPlace)
+CUVIL_UNARY_OP(Sinh, SinhS, InPlace)
+CUVIL_UNARY_OP(Sqrt, SqrtS, InPlace)
+CUVIL_UNARY_OP(Tan, TanS, InPlace)
+
+#undef CUVIL_UNARY_OP
+
+} // namespace cuvil

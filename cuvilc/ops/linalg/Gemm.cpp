@@ -1,0 +1,97 @@
+//===- Gemm.cpp - ONNX Gemm: Y = alpha * op(A) * op(B) + beta * C ---------===//
+#include "ir/Diagnostic.h"
+#include "ops/OpRegistry.h"
+#include "ops/nn/Packing.h"
+
+namespace cuvil {
+namespace {
+
+struct GemmDims {
+  int64_t M, N, K;
+  int64_t CRowStride, CColStride;
+};
+
+llvm::Expected<GemmDims> dims(const Node &Nd) {
+  const Value *A = Nd.input(0), *B = Nd.input(1), *C = Nd.input(2);
+  if (!A || !B || A->rank() != 2 || B->rank() != 2)
+    return nodeError(Nd, "A and B must be matrices");
+  bool TA = Nd.getInt("transA", 0), TB = Nd.getInt("transB", 0);
+  GemmDims D;
+  D.M = A->shape()[TA ? 1 : 0];
+  D.K = A->shape()[TA ? 0 : 1];
+  D.N = B->shape()[TB ? 0 : 1];
+  if (B->shape()[TB ? 1 : 0] != D.K)
+    return nodeError(Nd, "inner dimensions differ: {} vs {}", D.K,
+                     B->shape()[TB ? 1 : 0]);
+  D.CRowStride = D.CColStride = 0;
+  if (C) {
+    // C broadcasts unidirectionally to [M, N].
+    std::vector<int64_t> S = C->shape();
+    if (S.size() > 2)
+      return nodeError(Nd, "C has rank {}; at most 2 is allowed", S.size());
+    while (S.size() < 2)
+      S.insert(S.begin(), 1);
+    if ((S[0] != 1 && S[0] != D.M) || (S[1] != 1 && S[1] != D.N))
+      return nodeError(Nd, "C of shape [{}, {}] does not broadcast to [{}, {}]",
+                       S[0], S[1], D.M, D.N);
+    D.CRowStride = S[0] == 1 ? 0 : S[1];
+    D.CColStride = S[1] == 1 ? 0 : 1;
+  }
+  return D;
+}
+
+llvm::Error verify(const Node &N) {
+  if (auto E = requireF32(N))
+    return E;
+  return dims(N).takeError();
+}
+
+llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+  auto D = dims(N);
+  if (!D)
+    return D.takeError();
+  const Value *C = N.input(2);
+  auto [Lo, Hi] = fusedActivation(N);
+  if (N.hasAttr("cuvil.packed")) {
+    // B packed by the pack-weights pass, alpha folded into it.
+    Calls.push_back(
+        {"cuvil_k_gemm_packed_f32",
+         {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
+          C ? KernelArg::tensor(C) : KernelArg::null(),
+          KernelArg::tensor(N.output(0)), KernelArg::i(D->M),
+          KernelArg::i(D->N), KernelArg::i(D->K),
+          KernelArg::i(N.getInt("transA", 0)),
+          KernelArg::f(C ? N.getFloat("beta", 1.0f) : 0.0f),
+          KernelArg::i(D->CRowStride), KernelArg::i(D->CColStride),
+          KernelArg::f(Lo), KernelArg::f(Hi)}});
+    return llvm::Error::success();
+  }
+  Calls.push_back(
+      {"cuvil_k_gemm_f32",
+       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
+        C ? KernelArg::tensor(C) : KernelArg::null(),
+        KernelArg::tensor(N.output(0)), KernelArg::i(D->M), KernelArg::i(D->N),
+        KernelArg::i(D->K), KernelArg::i(N.getInt("transA", 0)),
+        KernelArg::i(N.getInt("transB", 0)),
+        KernelArg::f(N.getFloat("alpha", 1.0f)),
+        KernelArg::f(C ? N.getFloat("beta", 1.0f) : 0.0f),
+        KernelArg::i(D->CRowStride), KernelArg::i(D->CColStride),
+        KernelArg::f(Lo), KernelArg::f(Hi)}});
+  return llvm::Error::success();
+}
+
+int64_t macs(const Node &N) {
+  auto D = dims(N);
+  if (!D) {
+    llvm::consumeError(D.takeError());
+    return 0;
+  }
+  return D->M * D->N * D->K;
+}
+
+} // namespace
+
+extern const OpDef GemmOp = {"Gemm", verify, lower, macs, Placement::Fresh,
+                             /*ScratchOutputs=*/0, packGemmWeights};
+
+} // namespace cuvil

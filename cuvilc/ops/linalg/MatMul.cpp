@@ -1,0 +1,47 @@
+//===- MatMul.cpp - ONNX MatMul with numpy batch broadcasting -------------===//
+#include "ir/Diagnostic.h"
+#include "ops/linalg/MatMulShape.h"
+#include "ops/OpRegistry.h"
+
+#include <cuvil/kernels.h>
+
+namespace cuvil {
+namespace {
+
+llvm::Error verify(const Node &N) {
+  if (auto E = requireF32(N))
+    return E;
+  return matmulDims(N, N.input(0), N.input(1)).takeError();
+}
+
+llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+  auto D = matmulDims(N, N.input(0), N.input(1));
+  if (!D)
+    return D.takeError();
+  Calls.push_back({"cuvil_k_matmul_f32",
+                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
+                    KernelArg::tensor(N.output(0)), KernelArg::i(D->M),
+                    KernelArg::i(D->N), KernelArg::i(D->K),
+                    KernelArg::array(D->Batch), KernelArg::array(D->AStride),
+                    KernelArg::array(D->BStride)}});
+  return llvm::Error::success();
+}
+
+int64_t macs(const Node &N) {
+  auto D = matmulDims(N, N.input(0), N.input(1));
+  if (!D) {
+    llvm::consumeError(D.takeError());
+    return 0;
+  }
+  int64_t B = 1;
+  for (int64_t X : D->Batch)
+    B *= X;
+  return B * D->M * D->N * D->K;
+}
+
+} // namespace
+
+extern const OpDef MatMulOp = {"MatMul", verify, lower, macs,
+                               Placement::Fresh};
+
+} // namespace cuvil

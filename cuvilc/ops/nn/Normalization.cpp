@@ -1,0 +1,294 @@
+//===- Normalization.cpp - LayerNorm, Instance/GroupNorm, MVN, LRN, LpNorm ===//
+//
+// The statistics-based normalizations. Each lowers to one kernel of
+// kernels/nn/normalization.c; parameters (scale, bias) may be run-time
+// tensors, since the kernels read them like any other input.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Diagnostic.h"
+#include "ops/OpRegistry.h"
+#include "ops/reduce/ReduceLoops.h"
+
+#include <cuvil/kernels.h>
+#include <fmt/ranges.h>
+
+namespace cuvil {
+namespace {
+
+int64_t product(const std::vector<int64_t> &Shape, size_t From, size_t To) {
+  int64_t P = 1;
+  for (size_t D = From; D < To; ++D)
+    P *= Shape[D];
+  return P;
+}
+
+// ---- LayerNormalization ---------------------------------------------------
+
+struct LayerNormGeometry {
+  int64_t Outer, N;
+  int64_t ScalePeriod, BiasPeriod;
+};
+
+/// The element count of P if, broadcast to the normalized dimensions Norm,
+/// it repeats with that period (its shape without leading 1s is a suffix of
+/// Norm); an error otherwise.
+llvm::Expected<int64_t> periodOf(const Node &N, const Value &P,
+                                 const std::vector<int64_t> &Norm) {
+  const std::vector<int64_t> &S = P.shape();
+  size_t Lead = 0;
+  while (Lead < S.size() && S[Lead] == 1)
+    ++Lead;
+  size_t Len = S.size() - Lead;
+  bool Suffix = Len <= Norm.size();
+  for (size_t I = 0; Suffix && I < Len; ++I)
+    Suffix = S[Lead + I] == Norm[Norm.size() - Len + I];
+  if (!Suffix)
+    return nodeError(N,
+                     "parameter '{}' of shape [{}] does not broadcast to the "
+                     "normalized dimensions [{}] (only trailing-dimension "
+                     "broadcasting is supported)",
+                     P.name(), fmt::join(S, ", "), fmt::join(Norm, ", "));
+  return P.numElements();
+}
+
+llvm::Expected<LayerNormGeometry> layerNormGeometry(const Node &N) {
+  const Value *X = N.input(0), *Scale = N.input(1), *Bias = N.input(2);
+  if (!X || !Scale)
+    return nodeError(N, "inputs X and Scale are required");
+  auto Axis = normalizeAxis(N, N.getInt("axis", -1), X->rank());
+  if (!Axis)
+    return Axis.takeError();
+  const std::vector<int64_t> &Shape = X->shape();
+  std::vector<int64_t> Norm(Shape.begin() + *Axis, Shape.end());
+  LayerNormGeometry G{product(Shape, 0, *Axis),
+                      product(Shape, *Axis, Shape.size()), 1, 1};
+  auto SP = periodOf(N, *Scale, Norm);
+  if (!SP)
+    return SP.takeError();
+  G.ScalePeriod = *SP;
+  if (Bias) {
+    auto BP = periodOf(N, *Bias, Norm);
+    if (!BP)
+      return BP.takeError();
+    G.BiasPeriod = *BP;
+  }
+  return G;
+}
+
+llvm::Error verifyLayerNorm(const Node &N) {
+  if (auto E = requireF32(N))
+    return E;
+  if (int64_t Stash = N.getInt("stash_type", 1); Stash != 1)
+    return nodeError(N, "stash_type={} is not supported (only 1, float)",
+                     Stash);
+  // The importer drops an omitted optional output and shifts the later
+  // ones: with two outputs, the second may be Mean or InvStdDev.
+  if (N.outputs().size() == 2)
+    return nodeError(N, "exactly one of the optional Mean/InvStdDev outputs "
+                        "is not supported (only none or both)");
+  return layerNormGeometry(N).takeError();
+}
+
+llvm::Error lowerLayerNorm(const Node &N, std::vector<KernelCall> &Calls) {
+  auto G = layerNormGeometry(N);
+  if (!G)
+    return G.takeError();
+  auto Opt = [&](size_t I) {
+    const Value *V = I < N.outputs().size() ? N.output(I) : nullptr;
+    return V ? KernelArg::tensor(V) : KernelArg::null();
+  };
+  const Value *Bias = N.input(2);
+  Calls.push_back({"cuvil_k_layer_norm_f32",
+                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
+                    Bias ? KernelArg::tensor(Bias) : KernelArg::null(),
+                    KernelArg::tensor(N.output(0)), Opt(1), Opt(2),
+                    KernelArg::i(G->Outer), KernelArg::i(G->N),
+                    KernelArg::i(G->ScalePeriod), KernelArg::i(G->BiasPeriod),
+                    KernelArg::f(N.getFloat("epsilon", 1e-5f))}});
+  return llvm::Error::success();
+}
+
+// ---- Per-channel ops on [N, C, spatial...] --------------------------------
+
+/// Checks that X is [N, C, ...] and that each present per-channel parameter
+/// input (from index First on) has C elements.
+llvm::Error verifyChannels(const Node &N, size_t First) {
+  if (auto E = requireF32(N))
+    return E;
+  const Value *X = N.input(0);
+  if (!X || X->rank() < 2)
+    return nodeError(N, "input must have rank >= 2 ([N, C, ...])");
+  for (size_t I = First; I < N.inputs().size(); ++I) {
+    const Value *P = N.input(I);
+    if (!P)
+      return nodeError(N, "input {} is required", I);
+    if (P->numElements() != X->shape()[1])
+      return nodeError(N, "parameter '{}' has {} elements for {} channels",
+                       P->name(), P->numElements(), X->shape()[1]);
+  }
+  return llvm::Error::success();
+}
+
+/// N, C and the spatial extent of X as kernel arguments.
+void appendNCS(const Value &X, std::vector<KernelArg> &Args) {
+  const std::vector<int64_t> &S = X.shape();
+  Args.push_back(KernelArg::i(S[0]));
+  Args.push_back(KernelArg::i(S[1]));
+  Args.push_back(KernelArg::i(product(S, 2, S.size())));
+}
+
+llvm::Error verifyInstanceNorm(const Node &N) {
+  if (N.inputs().size() != 3)
+    return nodeError(N, "expects inputs input, scale and B");
+  return verifyChannels(N, 1);
+}
+
+llvm::Error lowerInstanceNorm(const Node &N, std::vector<KernelCall> &Calls) {
+  KernelCall C{"cuvil_k_instance_norm_f32",
+               {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
+                KernelArg::tensor(N.input(2)), KernelArg::tensor(N.output(0))}};
+  appendNCS(*N.input(0), C.Args);
+  C.Args.push_back(KernelArg::f(N.getFloat("epsilon", 1e-5f)));
+  Calls.push_back(std::move(C));
+  return llvm::Error::success();
+}
+
+// ---- GroupNormalization (opset 18: scale/bias per group; 21: per channel)
+
+llvm::Error verifyGroupNorm(const Node &N) {
+  if (auto E = requireF32(N))
+    return E;
+  const Value *X = N.input(0);
+  if (!X || X->rank() < 2 || N.inputs().size() != 3 || !N.input(1) ||
+      !N.input(2))
+    return nodeError(N, "expects X ([N, C, ...]), scale and bias");
+  int64_t Groups = N.getInt("num_groups", 0), C = X->shape()[1];
+  if (Groups <= 0 || C % Groups != 0)
+    return nodeError(N, "num_groups {} does not divide the {} channels",
+                     Groups, C);
+  if (N.getInt("stash_type", 1) != 1)
+    return nodeError(N, "stash_type {} is not supported (only 1: float)",
+                     N.getInt("stash_type", 1));
+  int64_t Want = N.opset() >= 21 ? C : Groups;
+  for (size_t I = 1; I < 3; ++I)
+    if (N.input(I)->numElements() != Want)
+      return nodeError(N, "parameter '{}' has {} elements; opset {} wants {} "
+                          "(one per {})",
+                       N.input(I)->name(), N.input(I)->numElements(),
+                       N.opset(), Want, N.opset() >= 21 ? "channel" : "group");
+  return llvm::Error::success();
+}
+
+llvm::Error lowerGroupNorm(const Node &N, std::vector<KernelCall> &Calls) {
+  const std::vector<int64_t> &S = N.input(0)->shape();
+  int64_t Groups = N.getInt("num_groups", 1);
+  Calls.push_back({"cuvil_k_group_norm_f32",
+                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
+                    KernelArg::tensor(N.input(2)), KernelArg::tensor(N.output(0)),
+                    KernelArg::i(S[0]), KernelArg::i(Groups),
+                    KernelArg::i(S[1] / Groups),
+                    KernelArg::i(product(S, 2, S.size())),
+                    KernelArg::i(N.opset() >= 21),
+                    KernelArg::f(N.getFloat("epsilon", 1e-5f))}});
+  return llvm::Error::success();
+}
+
+llvm::Error verifyLRN(const Node &N) {
+  if (auto E = verifyChannels(N, 1))
+    return E;
+  if (N.getInt("size", 0) < 1)
+    return nodeError(N, "attribute size must be >= 1");
+  return llvm::Error::success();
+}
+
+llvm::Error lowerLRN(const Node &N, std::vector<KernelCall> &Calls) {
+  KernelCall C{"cuvil_k_lrn_f32",
+               {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.output(0))}};
+  appendNCS(*N.input(0), C.Args);
+  C.Args.push_back(KernelArg::i(N.getInt("size", 1)));
+  C.Args.push_back(KernelArg::f(N.getFloat("alpha", 1e-4f)));
+  C.Args.push_back(KernelArg::f(N.getFloat("beta", 0.75f)));
+  C.Args.push_back(KernelArg::f(N.getFloat("bias", 1.0f)));
+  Calls.push_back(std::move(C));
+  return llvm::Error::success();
+}
+
+// ---- MeanVarianceNormalization --------------------------------------------
+
+llvm::Expected<ReduceLoops> mvnLoops(const Node &N) {
+  const Value *X = N.input(0);
+  if (!X)
+    return nodeError(N, "missing input");
+  std::vector<int64_t> Axes =
+      N.hasAttr("axes") ? N.getInts("axes") : std::vector<int64_t>{0, 2, 3};
+  return axesLoops(N, X->shape(), Axes, CUVIL_REDUCE_RANK);
+}
+
+llvm::Error verifyMVN(const Node &N) {
+  if (auto E = requireF32(N))
+    return E;
+  return mvnLoops(N).takeError();
+}
+
+llvm::Error lowerMVN(const Node &N, std::vector<KernelCall> &Calls) {
+  auto L = mvnLoops(N);
+  if (!L)
+    return L.takeError();
+  Calls.push_back({"cuvil_k_mvn_f32",
+                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.output(0)),
+                    KernelArg::array(L->OutShape), KernelArg::array(L->OutStr),
+                    KernelArg::array(L->RedShape),
+                    KernelArg::array(L->RedStr)}});
+  return llvm::Error::success();
+}
+
+// ---- LpNormalization ------------------------------------------------------
+
+llvm::Error verifyLpNorm(const Node &N) {
+  if (auto E = requireF32(N))
+    return E;
+  if (int64_t P = N.getInt("p", 2); P != 1 && P != 2)
+    return nodeError(N, "p={} is not supported (only 1 and 2)", P);
+  if (!N.input(0))
+    return nodeError(N, "missing input");
+  return normalizeAxis(N, N.getInt("axis", -1), N.input(0)->rank())
+      .takeError();
+}
+
+llvm::Error lowerLpNorm(const Node &N, std::vector<KernelCall> &Calls) {
+  const std::vector<int64_t> &S = N.input(0)->shape();
+  auto Axis = normalizeAxis(N, N.getInt("axis", -1), S.size());
+  if (!Axis)
+    return Axis.takeError();
+  Calls.push_back({"cuvil_k_lp_norm_f32",
+                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.output(0)),
+                    KernelArg::i(product(S, 0, *Axis)), KernelArg::i(S[*Axis]),
+                    KernelArg::i(product(S, *Axis + 1, S.size())),
+                    KernelArg::i(N.getInt("p", 2))}});
+  return llvm::Error::success();
+}
+
+} // namespace
+
+extern const OpDef LayerNormalizationOp = {
+    "LayerNormalization", verifyLayerNorm, lowerLayerNorm, noMacs,
+    Placement::Fresh};
+// Each (n, c) row is read in full before it is written: safe in place.
+extern const OpDef InstanceNormalizationOp = {
+    "InstanceNormalization", verifyInstanceNorm, lowerInstanceNorm, noMacs,
+    Placement::InPlace};
+// Each (n, group) block is read in full before it is written.
+extern const OpDef GroupNormalizationOp = {
+    "GroupNormalization", verifyGroupNorm, lowerGroupNorm, noMacs,
+    Placement::InPlace};
+// Reads neighbouring channels of what it writes: never in place.
+extern const OpDef LRNOp = {"LRN", verifyLRN, lowerLRN, noMacs,
+                            Placement::Fresh};
+extern const OpDef LpNormalizationOp = {"LpNormalization", verifyLpNorm,
+                                        lowerLpNorm, noMacs,
+                                        Placement::InPlace};
+extern const OpDef MeanVarianceNormalizationOp = {
+    "MeanVarianceNormalization", verifyMVN, lowerMVN, noMacs,
+    Placement::InPlace};
+
+} // namespace cuvil

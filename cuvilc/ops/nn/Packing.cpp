@@ -1,0 +1,80 @@
+//===- Packing.cpp - Weights in the register-blocked kernels' order -------===//
+#include "ops/nn/Packing.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace cuvil {
+namespace {
+
+/// Packs Rows x Taps weights, element (r, t) at Src(r, t), into panels of
+/// Panel rows: panel [r0, r0 + w) starts at r0 * Taps and stores tap t's w
+/// values contiguously (see cuvil/kernels.h).
+template <typename At>
+std::vector<float> panels(int64_t Rows, int64_t Taps, int64_t Panel, At Src) {
+  std::vector<float> Out(Rows * Taps);
+  for (int64_t R0 = 0; R0 < Rows; R0 += Panel) {
+    int64_t W = std::min(Panel, Rows - R0);
+    for (int64_t T = 0; T < Taps; ++T)
+      for (int64_t R = 0; R < W; ++R)
+        Out[R0 * Taps + T * W + R] = Src(R0 + R, T);
+  }
+  return Out;
+}
+
+bool isFloatConstant(const Value *V) {
+  return V && V->isConstant() && V->dtype() == DType::F32 && !V->data().empty();
+}
+
+void replaceWeight(Graph &G, Node &N, const std::vector<float> &Packed,
+                   int64_t Panel) {
+  const Value *W = N.input(1);
+  Value *P = G.addValue(W->name() + ".packed", DType::F32, W->shape(),
+                        ValueKind::Constant);
+  std::vector<uint8_t> Bytes(Packed.size() * sizeof(float));
+  std::memcpy(Bytes.data(), Packed.data(), Bytes.size());
+  P->setData(std::move(Bytes));
+  N.setInput(1, P);
+  N.setAttr("cuvil.packed", Panel);
+}
+
+} // namespace
+
+void packConvWeights(Graph &G, Node &N, int64_t Panel) {
+  const Value *W = N.input(1);
+  if (!W || W->rank() < 3 || W->rank() > 4 ||
+      N.output(0)->dtype() != DType::F32)
+    return;
+  int64_t Group = N.getInt("group", 1);
+  if (Group > 1 && Group == W->shape()[0] && W->shape()[1] == 1) {
+    // Depthwise: [C, 1, KH, KW] already is the depthwise kernel's order.
+    N.setAttr("cuvil.packed", Panel);
+    return;
+  }
+  if (Group != 1 || !isFloatConstant(W))
+    return;
+  int64_t M = W->shape()[0], Taps = W->numElements() / M;
+  const float *Src = W->f32();
+  replaceWeight(G, N, panels(M, Taps, Panel, [&](int64_t R, int64_t T) {
+                  return Src[R * Taps + T];
+                }),
+                Panel);
+}
+
+void packGemmWeights(Graph &G, Node &N, int64_t Panel) {
+  const Value *B = N.input(1);
+  if (!isFloatConstant(B) || B->rank() != 2 ||
+      N.output(0)->dtype() != DType::F32)
+    return;
+  bool TB = N.getInt("transB", 0);
+  int64_t K = B->shape()[TB ? 1 : 0], Cols = B->shape()[TB ? 0 : 1];
+  float Alpha = N.getFloat("alpha", 1.0f);
+  const float *Src = B->f32();
+  // Rows of the panels are the output columns j; taps are the reduction p.
+  replaceWeight(G, N, panels(Cols, K, Panel, [&](int64_t J, int64_t P) {
+                  return Alpha * Src[TB ? J * K + P : P * Cols + J];
+                }),
+                Panel);
+}
+
+} // namespace cuvil

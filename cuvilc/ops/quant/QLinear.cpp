@@ -1,0 +1,314 @@
+//===- QLinear.cpp - Integer and QLinear matrix products and convolutions -===//
+//
+// MatMulInteger and ConvInteger produce the exact int32 accumulators of
+// (a - a_zero_point) x (b - b_zero_point); QLinearMatMul and QLinearConv
+// requantize them to uint8/int8 with the multiplier
+// a_scale * b_scale / y_scale. Scales and zero points may be run-time
+// inputs. The products share shape logic with the float ops: numpy matmul
+// broadcasting (MatMulShape.h) and the window arithmetic (Spatial.h).
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Diagnostic.h"
+#include "ops/linalg/MatMulShape.h"
+#include "ops/OpRegistry.h"
+#include "ops/quant/Quant.h"
+#include "ops/nn/Spatial.h"
+
+#include <cuvil/kernels.h>
+
+namespace cuvil {
+namespace {
+
+KernelArg typeArg(const Value *V) {
+  return KernelArg::i(*quantTypeCode(V->dtype()));
+}
+
+int64_t batchCount(const MatMulDims &D) {
+  int64_t B = 1;
+  for (int64_t X : D.Batch)
+    B *= X;
+  return B;
+}
+
+// ---- MatMulInteger ------------------------------------------------------
+
+/// Per-row a_zero_point / per-column b_zero_point flags of MatMulInteger.
+/// Only 2-D (or 1-D) operands take a vector zero point: N-D ones would need
+/// the [..., M, 1] / [..., 1, N] forms, which are not supported.
+struct IntegerZeroPoints {
+  bool APerRow = false, BPerCol = false;
+};
+
+llvm::Expected<IntegerZeroPoints> matmulIntegerZps(const Node &N,
+                                                  const MatMulDims &D) {
+  const Value *A = N.input(0), *B = N.input(1);
+  IntegerZeroPoints Z;
+  auto AZ = checkQuantParam(N, N.input(2), A->dtype(),
+                            A->rank() <= 2 ? D.M : 0, "row of A");
+  if (!AZ)
+    return AZ.takeError();
+  auto BZ = checkQuantParam(N, N.input(3), B->dtype(),
+                            B->rank() <= 2 ? D.N : 0, "column of B");
+  if (!BZ)
+    return BZ.takeError();
+  Z.APerRow = *AZ;
+  Z.BPerCol = *BZ;
+  return Z;
+}
+
+llvm::Error verifyMatMulInteger(const Node &N) {
+  if (auto E = requireQuant8(N, N.input(0), "input A"))
+    return E;
+  if (auto E = requireQuant8(N, N.input(1), "input B"))
+    return E;
+  if (N.output(0)->dtype() != DType::I32)
+    return nodeError(N, "output must be int32");
+  auto D = matmulDims(N, N.input(0), N.input(1));
+  if (!D)
+    return D.takeError();
+  return matmulIntegerZps(N, *D).takeError();
+}
+
+llvm::Error lowerMatMulInteger(const Node &N, std::vector<KernelCall> &Calls) {
+  auto D = matmulDims(N, N.input(0), N.input(1));
+  if (!D)
+    return D.takeError();
+  auto Z = matmulIntegerZps(N, *D);
+  if (!Z)
+    return Z.takeError();
+  Calls.push_back(
+      {"cuvil_k_matmul_integer",
+       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
+        optionalTensor(N.input(2)), optionalTensor(N.input(3)),
+        KernelArg::tensor(N.output(0)), KernelArg::i(D->M),
+        KernelArg::i(D->N), KernelArg::i(D->K), KernelArg::array(D->Batch),
+        KernelArg::array(D->AStride), KernelArg::array(D->BStride),
+        typeArg(N.input(0)), typeArg(N.input(1)), KernelArg::i(Z->APerRow),
+        KernelArg::i(Z->BPerCol)}});
+  return llvm::Error::success();
+}
+
+int64_t matmulMacs(const Node &N, const Value *A, const Value *B) {
+  auto D = matmulDims(N, A, B);
+  if (!D) {
+    llvm::consumeError(D.takeError());
+    return 0;
+  }
+  return batchCount(*D) * D->M * D->N * D->K;
+}
+
+int64_t macsMatMulInteger(const Node &N) {
+  return matmulMacs(N, N.input(0), N.input(1));
+}
+
+// ---- QLinearMatMul ------------------------------------------------------
+// Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
+// y_zero_point. b's parameters may be per column of a 2-D b.
+
+llvm::Expected<bool> qlinearMatMulParams(const Node &N, const MatMulDims &D) {
+  const Value *A = N.input(0), *B = N.input(3), *Y = N.output(0);
+  auto AP = checkScaleAndZeroPoint(N, N.input(1), N.input(2), A->dtype(), 0,
+                                   "");
+  if (!AP)
+    return AP.takeError();
+  auto YP = checkScaleAndZeroPoint(N, N.input(6), N.input(7), Y->dtype(), 0,
+                                   "");
+  if (!YP)
+    return YP.takeError();
+  return checkScaleAndZeroPoint(N, N.input(4), N.input(5), B->dtype(),
+                                B->rank() <= 2 ? D.N : 0, "column of b");
+}
+
+llvm::Error verifyQLinearMatMul(const Node &N) {
+  if (auto E = requireQuant8(N, N.input(0), "input a"))
+    return E;
+  if (auto E = requireQuant8(N, N.input(3), "input b"))
+    return E;
+  if (auto E = requireQuant8(N, N.output(0), "output y"))
+    return E;
+  auto D = matmulDims(N, N.input(0), N.input(3));
+  if (!D)
+    return D.takeError();
+  return qlinearMatMulParams(N, *D).takeError();
+}
+
+llvm::Error lowerQLinearMatMul(const Node &N, std::vector<KernelCall> &Calls) {
+  auto D = matmulDims(N, N.input(0), N.input(3));
+  if (!D)
+    return D.takeError();
+  auto PerCol = qlinearMatMulParams(N, *D);
+  if (!PerCol)
+    return PerCol.takeError();
+  Calls.push_back(
+      {"cuvil_k_qlinear_matmul",
+       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
+        optionalTensor(N.input(2)), KernelArg::tensor(N.input(3)),
+        KernelArg::tensor(N.input(4)), optionalTensor(N.input(5)),
+        KernelArg::tensor(N.input(6)), optionalTensor(N.input(7)),
+        KernelArg::tensor(N.output(0)), KernelArg::i(D->M),
+        KernelArg::i(D->N), KernelArg::i(D->K), KernelArg::array(D->Batch),
+        KernelArg::array(D->AStride), KernelArg::array(D->BStride),
+        typeArg(N.input(0)), typeArg(N.input(3)), typeArg(N.output(0)),
+        KernelArg::i(*PerCol)}});
+  return llvm::Error::success();
+}
+
+int64_t macsQLinearMatMul(const Node &N) {
+  return matmulMacs(N, N.input(0), N.input(3));
+}
+
+// ---- ConvInteger and QLinearConv ------------------------------------------
+
+/// The geometry array of cuvil_k_conv_integer / cuvil_k_qlinear_conv for
+/// input X and weight W; rejects what the float Conv would reject.
+llvm::Expected<std::vector<int64_t>> convGeometry(const Node &N,
+                                                  const Value *X,
+                                                  const Value *W) {
+  if (auto E = verifyConvChannels(N, *X, *W))
+    return E;
+  int64_t Group = N.getInt("group", 1);
+  int64_t C = X->shape()[1], M = W->shape()[0];
+  std::vector<int64_t> K(W->shape().begin() + 2, W->shape().end());
+  auto Wd = computeWindow(N, *X, *N.output(0), K, false);
+  if (!Wd)
+    return Wd.takeError();
+  std::vector<int64_t> G(CUVIL_QCONV_GEOM_SIZE);
+  G[CUVIL_QCONV_N] = X->shape()[0];
+  G[CUVIL_QCONV_C] = C;
+  G[CUVIL_QCONV_H] = Wd->H;
+  G[CUVIL_QCONV_W] = Wd->W;
+  G[CUVIL_QCONV_M] = M;
+  G[CUVIL_QCONV_KH] = Wd->KH;
+  G[CUVIL_QCONV_KW] = Wd->KW;
+  G[CUVIL_QCONV_OH] = Wd->OH;
+  G[CUVIL_QCONV_OW] = Wd->OW;
+  G[CUVIL_QCONV_SH] = Wd->SH;
+  G[CUVIL_QCONV_SW] = Wd->SW;
+  G[CUVIL_QCONV_DH] = Wd->DH;
+  G[CUVIL_QCONV_DW] = Wd->DW;
+  G[CUVIL_QCONV_PAD_TOP] = Wd->PadT;
+  G[CUVIL_QCONV_PAD_LEFT] = Wd->PadL;
+  G[CUVIL_QCONV_GROUP] = Group;
+  return G;
+}
+
+int64_t convMacs(const Node &N, const Value *W) {
+  // Every output element accumulates over C/group * kernel elements.
+  return N.output(0)->numElements() * (W->numElements() / W->shape()[0]);
+}
+
+// ConvInteger inputs: x, w, x_zero_point, w_zero_point (per output channel
+// allowed).
+
+llvm::Expected<bool> convIntegerWPerChannel(const Node &N) {
+  const Value *X = N.input(0), *W = N.input(1);
+  auto XZ = checkQuantParam(N, N.input(2), X->dtype(), 0, "");
+  if (!XZ)
+    return XZ.takeError();
+  return checkQuantParam(N, N.input(3), W->dtype(), W->shape()[0],
+                         "output channel");
+}
+
+llvm::Error verifyConvInteger(const Node &N) {
+  if (auto E = requireQuant8(N, N.input(0), "input x"))
+    return E;
+  if (auto E = requireQuant8(N, N.input(1), "weight w"))
+    return E;
+  if (N.output(0)->dtype() != DType::I32)
+    return nodeError(N, "output must be int32");
+  auto G = convGeometry(N, N.input(0), N.input(1));
+  if (!G)
+    return G.takeError();
+  return convIntegerWPerChannel(N).takeError();
+}
+
+llvm::Error lowerConvInteger(const Node &N, std::vector<KernelCall> &Calls) {
+  auto G = convGeometry(N, N.input(0), N.input(1));
+  if (!G)
+    return G.takeError();
+  auto PerChannel = convIntegerWPerChannel(N);
+  if (!PerChannel)
+    return PerChannel.takeError();
+  Calls.push_back({"cuvil_k_conv_integer",
+                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
+                    optionalTensor(N.input(2)), optionalTensor(N.input(3)),
+                    KernelArg::tensor(N.output(0)), KernelArg::array(*G),
+                    typeArg(N.input(0)), typeArg(N.input(1)),
+                    KernelArg::i(*PerChannel)}});
+  return llvm::Error::success();
+}
+
+int64_t macsConvInteger(const Node &N) { return convMacs(N, N.input(1)); }
+
+// QLinearConv inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point,
+// y_scale, y_zero_point, B (int32 bias). w's parameters may be per output
+// channel.
+
+llvm::Expected<bool> qlinearConvParams(const Node &N) {
+  const Value *X = N.input(0), *W = N.input(3), *Y = N.output(0),
+              *B = N.input(8);
+  auto XP = checkScaleAndZeroPoint(N, N.input(1), N.input(2), X->dtype(), 0,
+                                   "");
+  if (!XP)
+    return XP.takeError();
+  auto YP = checkScaleAndZeroPoint(N, N.input(6), N.input(7), Y->dtype(), 0,
+                                   "");
+  if (!YP)
+    return YP.takeError();
+  if (B && (B->dtype() != DType::I32 || B->rank() != 1 ||
+            B->shape()[0] != W->shape()[0]))
+    return nodeError(N, "bias must be int32 of shape [{}]", W->shape()[0]);
+  return checkScaleAndZeroPoint(N, N.input(4), N.input(5), W->dtype(),
+                                W->shape()[0], "output channel");
+}
+
+llvm::Error verifyQLinearConv(const Node &N) {
+  if (auto E = requireQuant8(N, N.input(0), "input x"))
+    return E;
+  if (auto E = requireQuant8(N, N.input(3), "weight w"))
+    return E;
+  if (auto E = requireQuant8(N, N.output(0), "output y"))
+    return E;
+  auto G = convGeometry(N, N.input(0), N.input(3));
+  if (!G)
+    return G.takeError();
+  return qlinearConvParams(N).takeError();
+}
+
+llvm::Error lowerQLinearConv(const Node &N, std::vector<KernelCall> &Calls) {
+  auto G = convGeometry(N, N.input(0), N.input(3));
+  if (!G)
+    return G.takeError();
+  auto PerChannel = qlinearConvParams(N);
+  if (!PerChannel)
+    return PerChannel.takeError();
+  Calls.push_back(
+      {"cuvil_k_qlinear_conv",
+       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
+        optionalTensor(N.input(2)), KernelArg::tensor(N.input(3)),
+        KernelArg::tensor(N.input(4)), optionalTensor(N.input(5)),
+        KernelArg::tensor(N.input(6)), optionalTensor(N.input(7)),
+        optionalTensor(N.input(8)), KernelArg::tensor(N.output(0)),
+        KernelArg::array(*G), typeArg(N.input(0)), typeArg(N.input(3)),
+        typeArg(N.output(0)), KernelArg::i(*PerChannel)}});
+  return llvm::Error::success();
+}
+
+int64_t macsQLinearConv(const Node &N) { return convMacs(N, N.input(3)); }
+
+} // namespace
+
+extern const OpDef ConvIntegerOp = {"ConvInteger", verifyConvInteger,
+                                    lowerConvInteger, macsConvInteger,
+                                    Placement::Fresh};
+extern const OpDef MatMulIntegerOp = {"MatMulInteger", verifyMatMulInteger,
+                                      lowerMatMulInteger, macsMatMulInteger,
+                                      Placement::Fresh};
+extern const OpDef QLinearConvOp = {"QLinearConv", verifyQLinearConv,
+                                    lowerQLinearConv, macsQLinearConv,
+                                    Placement::Fresh};
+extern const OpDef QLinearMatMulOp = {"QLinearMatMul", verifyQLinearMatMul,
+                                      lowerQLinearMatMul, macsQLinearMatMul,
+                                      Placement::Fresh};
+
+} // namespace cuvil
