@@ -14,7 +14,7 @@ CUVILC := $(abspath $(BUILD))/cuvilc/cuvilc
 SANITIZE_BUILD ?= $(BUILD)/sanitize
 FUZZ_SECONDS ?= 300
 
-.PHONY: all deps configure build sanitize test fuzz demo demo-a78 memory-report conformance conformance-quick bench clean help
+.PHONY: all deps configure build sanitize test fuzz demo demo-a78 memory-report conformance conformance-quick bench clean help format tidy
 
 all: build
 
@@ -31,12 +31,14 @@ help:
 	@echo "make conformance-quick  only the tests of tests/conformance/subset.txt (every op, a few minutes)"
 	@echo "make bench      run the benchmark suite (bench/) on all targets, refresh docs/benchmarks.md"
 	@echo "make deps       install the Debian/npm packages the project needs"
+	@echo "make format     clang-format the C and C++ sources (.clang-format; make test checks it)"
+	@echo "make tidy       clang-tidy the compiler's sources (.clang-tidy)"
 
 deps:
 	./scripts/install-deps.sh
 
 configure: deps
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCUVIL_WERROR=ON
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -53,6 +55,17 @@ test: build sanitize
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) || status=1; \
 	ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) || status=1; \
 	exit $$status
+
+# The sources clang-format keeps (.clang-format); the format_check test
+# (tests/CMakeLists.txt) fails when one of them is not formatted.
+FORMAT_FILES = $(shell git ls-files 'cuvilc/*.cpp' 'cuvilc/*.h' 'runtime-baremetal/*.c' \
+  'runtime-baremetal/*.h' 'tests/*.cpp' 'tests/*.h' 'tests/*.c' 'examples/*.c' 'examples/*.h')
+
+format: deps
+	clang-format-19 -i $(FORMAT_FILES)
+
+tidy: build
+	git ls-files 'cuvilc/*.cpp' | xargs -P $(JOBS) -n 8 clang-tidy-19 -p $(BUILD) --quiet
 
 fuzz: sanitize
 	./scripts/run_fuzzers.sh $(SANITIZE_BUILD) $(FUZZ_SECONDS)

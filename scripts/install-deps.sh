@@ -15,6 +15,8 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libtomlplusplus-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
+  # source formatting and static checks (make format, make tidy, format_check)
+  clang-format-19 clang-tidy-19
   # tests: ONNX test data, model generator, emulators, GNU cross compilers
   libonnx-testdata python3 python3-onnx python3-numpy
   qemu-system-misc qemu-system-arm
