@@ -374,6 +374,13 @@ llvm::Expected<std::unique_ptr<CustomOp>> Reader::op(const toml::table &T) {
   if (Name->empty())
     return fail(*T.get("name"), "name", "must not be empty");
   OpName = C->Name = *Name;
+  // Passes still recognise some ops by op type alone (Relu after a Conv is
+  // fused): a declared op must not pass for one of cuvil's.
+  if (lookupOp(C->Name))
+    return fail(*T.get("name"), "name",
+                "'{}' is the name of an ONNX operator cuvil compiles, which "
+                "cuvil's passes would take the node for; name it otherwise",
+                C->Name);
   if (auto E = onlyKeys(T, "", {"name", "domain", "kernel", "inputs",
                                 "outputs", "attributes", "params", "macs",
                                 "in_place", "doc"}))

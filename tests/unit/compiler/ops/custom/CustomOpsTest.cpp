@@ -290,6 +290,10 @@ TEST(CustomOpTomlTest, ErrorsNameFileLineOpAndField) {
   std::string Op = Head + Out + "params = [\"out0\"]\n";
   EXPECT_EQ(parseError(Op + Op),
             "ops.toml:8: op 'A': declared twice (first at line 1)");
+  EXPECT_EQ(parseError("[[op]]\nname = \"Relu\"\n"),
+            "ops.toml:2: op 'Relu': name: 'Relu' is the name of an ONNX "
+            "operator cuvil compiles, which cuvil's passes would take the "
+            "node for; name it otherwise");
   EXPECT_EQ(parseError("[[op]]\nname = \"A\"\nname = \"B\"\n"),
             "ops.toml:3: Error while parsing key-value pair: cannot "
             "redefine existing string 'name'");
