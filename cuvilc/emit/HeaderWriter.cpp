@@ -188,10 +188,11 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("");
   if (!Info.FirmwareKernels.empty()) {
     Line("/* Kernels the firmware provides: the custom ops of the model");
-    Line(" * (--custom-ops) call these functions, which {}.o leaves undefined.", N);
-    Line(" * Define each with exactly this prototype (include this header where");
-    Line(" * you define them, so the compiler checks). Buffers are dense and");
-    Line(" * row-major; outputs may alias input 0 when the op is in_place. */");
+    Line(" * (--custom-ops) call these functions, which {}.o leaves", N);
+    Line(" * undefined. Define each with exactly this prototype (include");
+    Line(" * this header where you define them, so the compiler checks).");
+    Line(" * Buffers are dense and row-major; outputs may alias input 0 when");
+    Line(" * the op is in_place. */");
     for (const std::string &Proto : Info.FirmwareKernels)
       Line("{};", Proto);
     Line("");

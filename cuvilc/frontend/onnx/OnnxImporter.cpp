@@ -284,9 +284,11 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
       NP.name().empty() ? NP.op_type() + "_" + std::to_string(Index) : NP.name();
   const std::string &Domain = NP.domain();
   bool Standard = Domain.empty() || Domain == "ai.onnx";
-  const OpDef *Def = Standard         ? lookupOp(NP.op_type())
-                     : Opts.CustomOps ? Opts.CustomOps->lookup(Domain, NP.op_type())
-                                      : nullptr;
+  const OpDef *Def = nullptr;
+  if (Standard)
+    Def = lookupOp(NP.op_type());
+  else if (Opts.CustomOps)
+    Def = Opts.CustomOps->lookup(Domain, NP.op_type());
 
   // Constant nodes become constant values directly.
   if (Standard && NP.op_type() == "Constant") {

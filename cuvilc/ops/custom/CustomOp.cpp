@@ -126,7 +126,8 @@ llvm::Error verifyCustom(const Node &N) {
       continue;
     auto V = Param.Expr->evaluate(Env.env());
     if (!V)
-      return nodeError(N, "kernel parameter: {}", llvm::toString(V.takeError()));
+      return nodeError(N, "kernel parameter: {}",
+                       llvm::toString(V.takeError()));
   }
   return llvm::Error::success();
 }
@@ -282,8 +283,10 @@ std::string CustomOp::prototype() const {
     }
     }
   }
-  return fmt::format("void {}({})", Kernel,
-                     Params.empty() ? "void" : fmt::format("{}", fmt::join(Params, ", ")));
+  std::string List = Params.empty()
+                         ? std::string("void")
+                         : fmt::format("{}", fmt::join(Params, ", "));
+  return fmt::format("void {}({})", Kernel, List);
 }
 
 void CustomOpSet::add(std::unique_ptr<CustomOp> Op) {

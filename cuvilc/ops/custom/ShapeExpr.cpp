@@ -318,7 +318,8 @@ std::optional<unsigned> tensorRef(std::string_view Text, bool &In) {
   } else {
     return std::nullopt;
   }
-  if (Digits.empty() || Digits.size() > 4 || (Digits[0] == '0' && Digits.size() > 1))
+  if (Digits.empty() || Digits.size() > 4 ||
+      (Digits[0] == '0' && Digits.size() > 1))
     return std::nullopt;
   unsigned K = 0;
   for (char C : Digits) {

@@ -1,4 +1,4 @@
-//===- ShapeExpr.h - Integer expressions of a custom op's shapes -*- C++ -*-===//
+//===- ShapeExpr.h - Integer expressions of custom ops ----------*- C++ -*-===//
 //
 // A user-declared op (see CustomOp.h) states the shape of each output and
 // the integer arguments of its kernel as small expressions over its inputs'

@@ -152,7 +152,6 @@ domain = "com.vendor"
 kernel = "vendor_resample"
 inputs = [{ name = "x", dtype = ["f32", "i8"] },
           { name = "bias", dtype = "f32", optional = true }]
-outputs = [{ name = "y", dtype = "in0", shape = "[in0[0], in0[1] * attr.factor]" }]
 attributes = [
   { name = "factor", kind = "int", default = 2 },
   { name = "gain", kind = "float", required = true },
@@ -162,6 +161,11 @@ attributes = [
 params = ["in0", "in1", "out0", "attr.gain", "attr.taps", "attr.factor",
           "width = in0[1]", "numel(in0)"]
 macs = "numel(in0) * 3"
+
+[[op.outputs]]
+name = "y"
+dtype = "in0"
+shape = "[in0[0], in0[1] * attr.factor]"
 )toml";
 
 std::string parseError(const std::string &Text) {
