@@ -302,7 +302,7 @@ llvm::Error EntryBuilder::buildNode(const Node &N, size_t Step) {
                                      C.Args[1].V, C.Args[1].ByteOffset))
       continue;
     llvm::Function *K = M.getFunction(C.Kernel);
-    if (!K || K->isDeclaration())
+    if (!K || (K->isDeclaration() && !FirmwareKernels.count(K)))
       return nodeError(N, "internal error: kernel {} is missing from the "
                           "{} kernel library",
                        C.Kernel, T.Name);
@@ -362,8 +362,11 @@ llvm::Error EntryBuilder::buildNode(const Node &N, size_t Step) {
       if (!llvm::isa<llvm::Constant>(A))
         A = F->getArg(static_cast<unsigned>(
             std::find(Params.begin(), Params.end(), A) - Params.begin()));
-    // Inline every kernel so it specialises on its constants.
-    FB.CreateCall(K, Args)->addFnAttr(llvm::Attribute::AlwaysInline);
+    // Inline every kernel so it specialises on its constants (the
+    // firmware's own are only called).
+    llvm::CallInst *Call = FB.CreateCall(K, Args);
+    if (!FirmwareKernels.count(K))
+      Call->addFnAttr(llvm::Attribute::AlwaysInline);
   }
   FB.CreateRetVoid();
   B.CreateCall(F, Params);
@@ -390,7 +393,31 @@ void EntryBuilder::buildRun() {
   B.CreateRet(B.CreateCall(RunV, {F->getArg(0), Ins, Outs}));
 }
 
+llvm::Error EntryBuilder::declareFirmwareKernels() {
+  for (const FirmwareKernel &FK : Opts.FirmwareKernels) {
+    if (M.getNamedValue(FK.Name))
+      return makeError("the kernel '{}' of a custom op clashes with a symbol "
+                       "of cuvil's {} kernel library; rename it",
+                       FK.Name, T.Name);
+    std::vector<llvm::Type *> Params;
+    for (FirmwareKernel::Param P : FK.Params)
+      Params.push_back(P == FirmwareKernel::Param::Pointer ? PtrTy
+                       : P == FirmwareKernel::Param::Int64 ? I64
+                                                          : F32);
+    auto *F = llvm::Function::Create(
+        llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx), Params, false),
+        llvm::GlobalValue::ExternalLinkage, FK.Name, M);
+    F->addFnAttr(llvm::Attribute::NoUnwind);
+    if (!T.PIC)
+      F->setDSOLocal(true);
+    FirmwareKernels.insert(F);
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error EntryBuilder::build() {
+  if (auto E = declareFirmwareKernels())
+    return E;
   // The static arenas, one per region. A global with an explicit section is
   // never placed in BSS by LLVM, so each arena is defined in module
   // assembly as a NOBITS section: the object carries no bytes for it, and

@@ -94,6 +94,9 @@ private:
   llvm::GlobalVariable *Blob = nullptr;
   llvm::Function *RunV = nullptr;
   std::set<std::string> Exported;
+  /// The declarations of Opts.FirmwareKernels.
+  std::set<const llvm::Function *> FirmwareKernels;
+  llvm::Error declareFirmwareKernels();
   /// Address of arena slot A in the state struct.
   llvm::Value *arenaSlot(llvm::Value *State, size_t A) {
     return B.CreateInBoundsGEP(StateTy, State,

@@ -14,6 +14,15 @@
 
 namespace cuvil {
 
+/// A kernel the firmware provides (the kernel of a --custom-ops op): the
+/// module declares it with this C signature and never defines it, so it is
+/// an undefined symbol of the object.
+struct FirmwareKernel {
+  enum class Param : uint8_t { Pointer, Int64, Float };
+  std::string Name;
+  std::vector<Param> Params;
+};
+
 struct CodegenOptions {
   std::string ModelName;       ///< C symbol prefix.
   uint64_t GraphHash = 0;      ///< Must match the weight blob's.
@@ -24,6 +33,8 @@ struct CodegenOptions {
   /// --checked: canaries in the plan's guard gaps checked after every
   /// step, operands checked against their regions (see CheckedCode.h).
   bool Checked = false;
+  /// Kernels lowering may call that the kernel library does not define.
+  std::vector<FirmwareKernel> FirmwareKernels;
 };
 
 struct CodegenResult {

@@ -9,6 +9,7 @@
 #include "emit/WeightsBlob.h"
 #include "frontend/onnx/OnnxImporter.h"
 #include "ir/Diagnostic.h"
+#include "ops/custom/CustomOp.h"
 #include "passes/Pass.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
@@ -52,6 +53,28 @@ uint64_t graphHash(const Graph &G, const MemoryPlan &Plan,
     H = fnv1a64(V->data().data(), V->data().size(), H);
   }
   return H;
+}
+
+/// The kernels of the declared ops G uses, in the order G first calls
+/// them: declarations for codegen, prototypes for the header.
+void firmwareKernels(const Graph &G, CodegenOptions &CO, HeaderInfo &HI) {
+  std::vector<const CustomOp *> Seen;
+  for (const auto &N : G.nodes()) {
+    const CustomOp *C = customOpOf(N->def());
+    if (!C || std::find(Seen.begin(), Seen.end(), C) != Seen.end())
+      continue;
+    Seen.push_back(C);
+    FirmwareKernel K;
+    K.Name = C->Kernel;
+    for (const CustomParam &P : C->Params)
+      K.Params.push_back(P.K == CustomParam::Kind::FloatAttr
+                             ? FirmwareKernel::Param::Float
+                         : P.K == CustomParam::Kind::Int
+                             ? FirmwareKernel::Param::Int64
+                             : FirmwareKernel::Param::Pointer);
+    CO.FirmwareKernels.push_back(std::move(K));
+    HI.FirmwareKernels.push_back(C->prototype());
+  }
 }
 
 } // namespace
@@ -100,10 +123,21 @@ optimizeModel(llvm::Expected<std::unique_ptr<Graph>> G,
 llvm::Expected<std::unique_ptr<Graph>>
 loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
           const std::vector<std::string> &DumpIR, std::ostream &Log,
-          const PipelineOptions &PO) {
+          const PipelineOptions &PO, const RuntimeOps *CustomOps) {
   ImportOptions IO;
   IO.DimValues = Dims;
+  IO.CustomOps = CustomOps;
   return optimizeModel(importOnnx(Model, IO), DumpIR, Log, PO);
+}
+
+llvm::Expected<std::unique_ptr<CustomOpSet>>
+loadCustomOpsOption(const std::string &Path) {
+  if (Path.empty())
+    return nullptr;
+  auto Set = loadCustomOps(Path);
+  if (!Set)
+    return usageError("--custom-ops " + llvm::toString(Set.takeError()));
+  return Set;
 }
 
 llvm::Expected<std::unique_ptr<Graph>>
@@ -158,6 +192,9 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   auto PO = planOptionsFor(T, Opts.ArenaRegions);
   if (!PO)
     return PO.takeError();
+  auto Custom = loadCustomOpsOption(Opts.CustomOps);
+  if (!Custom)
+    return Custom.takeError();
   if (Opts.Checked) // one alignment unit of canary after every buffer
     PO->GuardBytes = PO->Alignment;
 
@@ -166,7 +203,8 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   PipelineOptions Passes;
   if (!Opts.PortableKernels)
     Passes.PackPanel = kernelConstant(T.Kernels, "cuvil_k_pack_mr").value_or(0);
-  auto GOrErr = loadModel(Opts.Model, Opts.Dims, Opts.DumpIR, Log, Passes);
+  auto GOrErr = loadModel(Opts.Model, Opts.Dims, Opts.DumpIR, Log, Passes,
+                          *Custom ? &(*Custom)->registry() : nullptr);
   if (!GOrErr)
     return GOrErr.takeError();
   Graph &G = **GOrErr;
@@ -195,11 +233,12 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
     CO.WantLLVMIR |= E == "llvm";
     CO.WantAsm |= E == "asm";
   }
+  HeaderInfo HI;
+  firmwareKernels(G, CO, HI);
   auto Code = generateObject(G, *Plan, T, CO);
   if (!Code)
     return Code.takeError();
 
-  HeaderInfo HI;
   HI.ModelName = Name;
   HI.SourceFile = fs::path(Opts.Model).filename().string();
   HI.BlobSize = Blob.size();

@@ -23,6 +23,9 @@
 
 namespace cuvil {
 
+class CustomOpSet;
+class RuntimeOps;
+
 struct BuildOptions {
   std::string Model;          ///< Input .onnx path.
   std::string Target;         ///< Target name.
@@ -39,6 +42,7 @@ struct BuildOptions {
   std::map<std::string, int64_t> Dims;
   bool PortableKernels = false; ///< Reference kernels only (--kernels).
   bool Checked = false; ///< --checked: guard gaps and bounds checks.
+  std::string CustomOps; ///< --custom-ops: the user's op declarations.
 };
 
 /// Whether an error is the user's input's fault (exit 1) or a usage error
@@ -54,11 +58,17 @@ planOptionsFor(const TargetInfo &T, const std::vector<std::string> &ArenaRegions
 /// The model at Model imported, verified and optimised by the pass
 /// pipeline (IR dumps after the passes named in DumpIR go to Log).
 /// PO carries the target facts some passes need (default: none, so every
-/// weight keeps its ONNX layout).
+/// weight keeps its ONNX layout). CustomOps: the ops the user declared.
 llvm::Expected<std::unique_ptr<Graph>>
 loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
           const std::vector<std::string> &DumpIR, std::ostream &Log,
-          const PipelineOptions &PO = {});
+          const PipelineOptions &PO = {},
+          const RuntimeOps *CustomOps = nullptr);
+
+/// The declarations of a --custom-ops file (null for an empty path); a
+/// bad file is a usage error naming its line, op and field.
+llvm::Expected<std::unique_ptr<CustomOpSet>>
+loadCustomOpsOption(const std::string &Path);
 /// The same for a model already in memory (the bytes of a .onnx file):
 /// nothing is read from or written to disk.
 llvm::Expected<std::unique_ptr<Graph>>
@@ -78,6 +88,7 @@ struct PlanCommandOptions {
   /// Write PREFIX.<region>.svg, a picture of each arena; empty: none.
   std::string SvgPrefix;
   std::map<std::string, int64_t> Dims;
+  std::string CustomOps; ///< --custom-ops: the user's op declarations.
 };
 
 /// `cuvilc plan`: runs the stages of `build` up to the memory plan and
@@ -88,7 +99,7 @@ llvm::Error runPlan(const PlanCommandOptions &Opts, std::ostream &Out);
 /// `cuvilc inspect`: graph summary after shape inference.
 llvm::Error runInspect(const std::string &Model, const std::string &Target,
                        const std::map<std::string, int64_t> &Dims,
-                       std::ostream &Out);
+                       std::ostream &Out, const std::string &CustomOps = "");
 
 /// `cuvilc targets`: the targets and their memory regions.
 llvm::Error runTargets(std::ostream &Out);

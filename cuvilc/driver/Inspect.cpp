@@ -5,6 +5,7 @@
 #include "ir/Diagnostic.h"
 #include "ir/Escape.h"
 #include "ops/OpRegistry.h"
+#include "ops/custom/CustomOp.h"
 #include "passes/Pass.h"
 #include "target/TargetInfo.h"
 
@@ -22,12 +23,17 @@ static std::string typeStr(const Value *V) {
 
 llvm::Error runInspect(const std::string &Model, const std::string &Target,
                        const std::map<std::string, int64_t> &Dims,
-                       std::ostream &Out) {
+                       std::ostream &Out, const std::string &CustomOps) {
   auto T = loadTarget(Target);
   if (!T)
     return usageError(llvm::toString(T.takeError()));
+  auto Custom = loadCustomOpsOption(CustomOps);
+  if (!Custom)
+    return Custom.takeError();
   ImportOptions IO;
   IO.DimValues = Dims;
+  if (*Custom)
+    IO.CustomOps = &(*Custom)->registry();
   auto GOrErr = importOnnx(Model, IO);
   if (!GOrErr)
     return GOrErr.takeError();

@@ -13,6 +13,7 @@
 #include "emit/PlanSvg.h"
 #include "emit/Report.h"
 #include "ir/Escape.h"
+#include "ops/custom/CustomOp.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
 
@@ -133,7 +134,11 @@ llvm::Error runPlan(const PlanCommandOptions &Opts, std::ostream &Out) {
   if (!PO)
     return PO.takeError();
 
-  auto GOrErr = loadModel(Opts.Model, Opts.Dims, {}, Out);
+  auto Custom = loadCustomOpsOption(Opts.CustomOps);
+  if (!Custom)
+    return Custom.takeError();
+  auto GOrErr = loadModel(Opts.Model, Opts.Dims, {}, Out, {},
+                          *Custom ? &(*Custom)->registry() : nullptr);
   if (!GOrErr)
     return GOrErr.takeError();
   Graph &G = **GOrErr;

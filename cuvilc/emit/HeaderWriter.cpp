@@ -186,6 +186,17 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("int cuvil_{}_run_v(cuvil_{}_t *m, const void *const *inputs,", N, N);
   Line("                   void *const *outputs);");
   Line("");
+  if (!Info.FirmwareKernels.empty()) {
+    Line("/* Kernels the firmware provides: the custom ops of the model");
+    Line(" * (--custom-ops) call these functions, which {}.o leaves", N);
+    Line(" * undefined. Define each with exactly this prototype (include");
+    Line(" * this header where you define them, so the compiler checks).");
+    Line(" * Buffers are dense and row-major; outputs may alias input 0 when");
+    Line(" * the op is in_place. */");
+    for (const std::string &Proto : Info.FirmwareKernels)
+      Line("{};", Proto);
+    Line("");
+  }
   Line("#ifdef __cplusplus");
   Line("}}");
   Line("#endif");

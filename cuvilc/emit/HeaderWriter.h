@@ -33,6 +33,9 @@ struct HeaderInfo {
   /// Built with --checked: the struct records the failing step, and
   /// cuvil_<name>_step_name() names it.
   bool Checked = false;
+  /// Prototypes of the kernels the firmware provides (--custom-ops), in
+  /// the order the model first calls them.
+  std::vector<std::string> FirmwareKernels;
 };
 
 /// The C API of one compiled model: sizes, shapes, the state struct and

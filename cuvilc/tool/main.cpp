@@ -130,6 +130,10 @@ int main(int argc, char **argv) {
                     "Write a JSON report (memory map, per-node MACs, origins)");
   Build->add_option("--dim", BuildDims,
                     "Value of a symbolic input dimension, NAME=N (repeatable)");
+  const char *CustomOpsHelp =
+      "TOML file declaring the model's ops of other domains, whose C "
+      "kernels the firmware provides (see docs/custom-ops.md)";
+  Build->add_option("--custom-ops", B.CustomOps, CustomOpsHelp);
 
   std::string InspectModel, InspectTarget = "host";
   std::vector<std::string> InspectDims;
@@ -140,6 +144,8 @@ int main(int argc, char **argv) {
                       "Target to check support against (default: host)");
   Inspect->add_option("--dim", InspectDims,
                       "Value of a symbolic input dimension, NAME=N");
+  std::string InspectCustomOps;
+  Inspect->add_option("--custom-ops", InspectCustomOps, CustomOpsHelp);
 
   cuvil::PlanCommandOptions P;
   std::vector<std::string> PlanDims;
@@ -158,6 +164,7 @@ int main(int argc, char **argv) {
                    "execution steps, one rectangle per tensor");
   Plan->add_option("--dim", PlanDims,
                    "Value of a symbolic input dimension, NAME=N (repeatable)");
+  Plan->add_option("--custom-ops", P.CustomOps, CustomOpsHelp);
 
   auto *Targets =
       App.add_subcommand("targets", "List the targets and their memory regions");
@@ -189,7 +196,8 @@ int main(int argc, char **argv) {
     std::map<std::string, int64_t> Dims;
     if (std::string Err = parseDims(InspectDims, Dims); !Err.empty())
       return report(cuvil::usageError(Err), "");
-    return report(cuvil::runInspect(InspectModel, InspectTarget, Dims, std::cout),
+    return report(cuvil::runInspect(InspectModel, InspectTarget, Dims,
+                                    std::cout, InspectCustomOps),
                   InspectModel);
   }
   if (Plan->parsed()) {

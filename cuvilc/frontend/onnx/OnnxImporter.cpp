@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/onnx/OnnxImporter.h"
+#include "frontend/onnx/CustomSchemas.h"
 #include "frontend/onnx/GraphCheck.h"
 #include "frontend/onnx/Opsets.h"
 #include "frontend/onnx/ScanUnroll.h"
@@ -14,6 +15,8 @@
 #include "ir/CheckedMath.h"
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
+#include "ops/RuntimeOps.h"
+#include "ops/custom/CustomOp.h"
 
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
@@ -281,7 +284,11 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
       NP.name().empty() ? NP.op_type() + "_" + std::to_string(Index) : NP.name();
   const std::string &Domain = NP.domain();
   bool Standard = Domain.empty() || Domain == "ai.onnx";
-  const OpDef *Def = Standard ? lookupOp(NP.op_type()) : nullptr;
+  const OpDef *Def = nullptr;
+  if (Standard)
+    Def = lookupOp(NP.op_type());
+  else if (Opts.CustomOps)
+    Def = Opts.CustomOps->lookup(Domain, NP.op_type());
 
   // Constant nodes become constant values directly.
   if (Standard && NP.op_type() == "Constant") {
@@ -437,6 +444,10 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
   // addNode took no outputs so that createValue could name the node in its
   // errors; attach them now.
   G->setNodeOutputs(N, std::move(Outs), std::move(Pos));
+  // ONNX inference applied a declared op's shape rules where it could
+  // (CustomSchemas.cpp); a rule the node's shapes break is said here.
+  if (const CustomOp *C = customOpOf(Def))
+    return applyCustomShapes(*C, *N);
   return llvm::Error::success();
 }
 
@@ -473,7 +484,11 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
     return E;
   if (auto E = checkGraphStructure(M.graph()))
     return E;
-  const onnx::ISchemaRegistry &Registry = schemaRegistry();
+  std::unique_ptr<onnx::ISchemaRegistry> WithCustom;
+  if (Opts.CustomOps)
+    WithCustom = customSchemaRegistry(schemaRegistry(), *Opts.CustomOps);
+  const onnx::ISchemaRegistry &Registry =
+      WithCustom ? *WithCustom : schemaRegistry();
   if (auto E = checkKnownOps(M, Registry))
     return E;
   if (auto E = resolveInputDims())

@@ -20,9 +20,14 @@
 
 namespace cuvil {
 
+class RuntimeOps;
+
 struct ImportOptions {
   /// Values for symbolic input dimensions (`--dim seq=128`).
   std::map<std::string, int64_t> DimValues;
+  /// Ops of other domains the user declared (--custom-ops): their nodes get
+  /// these records, and ONNX's checker and shape inference their schemas.
+  const RuntimeOps *CustomOps = nullptr;
 };
 
 /// Imports the model at Path. Errors name the node and op when one is at

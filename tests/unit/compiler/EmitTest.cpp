@@ -83,7 +83,7 @@ TEST(Emit, HeaderDeclaresTheApiAndSizes) {
   auto T = loadTarget("u74-mc");
   ASSERT_TRUE(bool(T));
   HeaderInfo HI{"cbr", "cbr.onnx", F.Blob.size(), 0x1234, false,
-                {},    {},         {},            false};
+                {},    {},         {},            false, {}};
   std::string H = writeHeader(*F.G, F.Plan, *T, HI);
   EXPECT_NE(H.find("#define CUVIL_CBR_ARENA_0_SIZE " +
                    std::to_string(F.Plan.Arenas[0].Size) + "u"),
@@ -107,7 +107,7 @@ TEST(Emit, StatusCodesAgreeInRuntimeHeaderAndCodegen) {
   auto T = loadTarget("u74-mc");
   ASSERT_TRUE(bool(T));
   HeaderInfo HI{"cbr", "cbr.onnx", F.Blob.size(), 0x1234, false,
-                {},    {},         {},            false};
+                {},    {},         {},            false, {}};
   std::string H = writeHeader(*F.G, F.Plan, *T, HI);
   // Every code the generated init/run return: the runtime's value, the
   // generated header's and codegen's must be one.
