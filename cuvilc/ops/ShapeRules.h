@@ -84,6 +84,8 @@ llvm::Expected<GatherParams> gatherParams(const Node &N,
 /// Y_h, Y_c, then the workspace the op asks for as scratch).
 llvm::Expected<std::vector<std::vector<int64_t>>>
 recurrentShapes(const Node &N);
+/// Einsum: the output shape its equation gives for the input shapes.
+llvm::Expected<std::vector<std::vector<int64_t>>> einsumShapes(const Node &N);
 
 /// Host evaluation of an access: the dense result bytes.
 std::vector<uint8_t> applyAccess(const uint8_t *Src, unsigned ElemSize,
