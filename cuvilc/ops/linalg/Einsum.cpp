@@ -51,12 +51,9 @@ bool isLabel(char C) {
   return (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z');
 }
 
-std::string equationText(const Node &N) {
-  return printable(N.getString("equation", ""));
-}
-
-/// Parses one term; Where names it in messages ("operand 1", "the output").
-llvm::Expected<Term> parseTerm(const Node &N, const std::string &S,
+/// Parses one term of equation Eq; Where names it in messages ("operand
+/// 1", "the output").
+llvm::Expected<Term> parseTerm(const std::string &Eq, const std::string &S,
                                const std::string &Where) {
   Term T;
   for (size_t I = 0; I < S.size(); ++I) {
@@ -65,36 +62,32 @@ llvm::Expected<Term> parseTerm(const Node &N, const std::string &S,
       continue;
     }
     if (S.compare(I, 3, "...") != 0)
-      return nodeError(N, "equation '{}': '{}' in {} is not a label (labels "
-                          "are the letters a-z and A-Z) nor part of '...'",
-                       equationText(N), printable(std::string(1, S[I])),
-                       Where);
+      return makeError("equation '{}': '{}' in {} is not a label (labels "
+                       "are the letters a-z and A-Z) nor part of '...'",
+                       printable(Eq), printable(std::string(1, S[I])), Where);
     if (T.Ellipsis >= 0)
-      return nodeError(N, "equation '{}': {} has more than one '...'",
-                       equationText(N), Where);
+      return makeError("equation '{}': {} has more than one '...'",
+                       printable(Eq), Where);
     T.Ellipsis = static_cast<int>(T.Letters.size());
     I += 2;
   }
   return T;
 }
 
-llvm::Expected<Equation> parseEquation(const Node &N) {
-  if (!N.hasAttr("equation"))
-    return nodeError(N, "the equation attribute is missing");
+llvm::Expected<Equation> parseEquation(const std::string &Eq) {
   std::string S;
-  for (char C : N.getString("equation", ""))
+  for (char C : Eq)
     if (C != ' ' && C != '\t' && C != '\n' && C != '\r')
       S += C;
   size_t Arrow = S.find("->");
   if (Arrow != std::string::npos && S.find("->", Arrow + 2) != std::string::npos)
-    return nodeError(N, "equation '{}' has more than one '->'",
-                     equationText(N));
+    return makeError("equation '{}' has more than one '->'", printable(Eq));
   std::string Lhs = S.substr(0, Arrow);
   Equation E;
   for (size_t From = 0;;) {
     size_t Comma = Lhs.find(',', From);
     std::string Where = fmt::format("operand {}", E.Inputs.size());
-    auto T = parseTerm(N, Lhs.substr(From, Comma - From), Where);
+    auto T = parseTerm(Eq, Lhs.substr(From, Comma - From), Where);
     if (!T)
       return T.takeError();
     E.Inputs.push_back(std::move(*T));
@@ -118,23 +111,25 @@ llvm::Expected<Equation> parseEquation(const Node &N) {
         E.Output.Letters += C;
     return E;
   }
-  auto Out = parseTerm(N, S.substr(Arrow + 2), "the output");
+  auto Out = parseTerm(Eq, S.substr(Arrow + 2), "the output");
   if (!Out)
     return Out.takeError();
   for (size_t I = 0; I < Out->Letters.size(); ++I) {
     char C = Out->Letters[I];
     if (!Count.count(C))
-      return nodeError(N, "equation '{}': output label '{}' does not appear "
-                          "in any operand",
-                       equationText(N), C);
+      return makeError("equation '{}': output label '{}' does not appear in "
+                       "any operand",
+                       printable(Eq), C);
     if (Out->Letters.find(C, I + 1) != std::string::npos)
-      return nodeError(N, "equation '{}': output label '{}' appears more "
-                          "than once",
-                       equationText(N), C);
+      return makeError("equation '{}': output label '{}' appears more than "
+                       "once",
+                       printable(Eq), C);
   }
   E.Output = std::move(*Out);
   return E;
 }
+
+using Shape = std::vector<int64_t>;
 
 /// The equation bound to the input shapes. Labels are numbered with the
 /// output's first (in its order), then the summed ones by first appearance.
@@ -146,30 +141,35 @@ struct Contraction {
   std::vector<int64_t> OutShape;
 };
 
-llvm::Expected<Contraction> bind(const Node &N) {
-  auto E = parseEquation(N);
+/// Binds equation Eq to operands of shapes In, named Names in messages
+/// (when given).
+llvm::Expected<Contraction> bindShapes(const std::string &Eq,
+                                       const std::vector<Shape> &In,
+                                       const std::vector<std::string> &Names) {
+  auto Input = [&](size_t P) {
+    return Names.empty() ? fmt::format("input {}", P)
+                         : fmt::format("input {} ('{}')", P, Names[P]);
+  };
+  auto E = parseEquation(Eq);
   if (!E)
     return E.takeError();
-  if (E->Inputs.size() != N.numInputs())
-    return nodeError(N, "equation '{}' has {} operands but the node has {} "
-                        "inputs",
-                     equationText(N), E->Inputs.size(), N.numInputs());
+  if (E->Inputs.size() != In.size())
+    return makeError("equation '{}' has {} operands but the node has {} "
+                     "inputs",
+                     printable(Eq), E->Inputs.size(), In.size());
   // Symbols: a letter is its code (< 128); dimension k of the ellipsis,
   // counted from the right, is 128 + k.
   std::vector<std::vector<int>> Sym(E->Inputs.size());
   size_t EllRank = 0;
   for (size_t P = 0; P < E->Inputs.size(); ++P) {
     const Term &T = E->Inputs[P];
-    const Value *X = N.input(P);
-    if (!X)
-      return nodeError(N, "input {} is missing", P);
-    size_t L = T.Letters.size();
-    if (T.Ellipsis < 0 ? X->rank() != L : X->rank() < L)
-      return nodeError(N, "equation '{}': input {} ('{}') has rank {} but "
-                          "its subscripts '{}' name {}{} dimensions",
-                       equationText(N), P, X->name(), X->rank(), T.Letters,
+    size_t L = T.Letters.size(), Rank = In[P].size();
+    if (T.Ellipsis < 0 ? Rank != L : Rank < L)
+      return makeError("equation '{}': {} has rank {} but its subscripts "
+                       "'{}' name {}{} dimensions",
+                       printable(Eq), Input(P), Rank, T.Letters,
                        T.Ellipsis < 0 ? "" : "at least ", L);
-    size_t Ell = X->rank() - L;
+    size_t Ell = Rank - L;
     EllRank = std::max(EllRank, Ell);
     for (size_t I = 0; I < L; ++I) {
       if (static_cast<int>(I) == T.Ellipsis)
@@ -183,9 +183,9 @@ llvm::Expected<Contraction> bind(const Node &N) {
   }
   const Term &O = E->Output;
   if (O.Ellipsis < 0 && EllRank > 0)
-    return nodeError(N, "equation '{}': '...' covers {} dimensions but the "
-                        "output has no '...' to keep them",
-                     equationText(N), EllRank);
+    return makeError("equation '{}': '...' covers {} dimensions but the "
+                     "output has no '...' to keep them",
+                     printable(Eq), EllRank);
   std::vector<int> OutSym;
   for (size_t I = 0; I <= O.Letters.size(); ++I) {
     if (static_cast<int>(I) == O.Ellipsis)
@@ -205,17 +205,15 @@ llvm::Expected<Contraction> bind(const Node &N) {
   for (size_t P = 0; P < Sym.size(); ++P)
     for (size_t D = 0; D < Sym[P].size(); ++D) {
       int S = Sym[P][D];
-      int64_t X = N.input(P)->shape()[D];
+      int64_t X = In[P][D];
       auto It = Size.find(S);
       if (It == Size.end() || It->second == 1) {
         Size[S] = X;
         First[S] = P;
       } else if (X != 1 && X != It->second) {
-        return nodeError(N, "equation '{}': {} is {} in input {} ('{}') but "
-                            "{} in input {} ('{}')",
-                         equationText(N), SymName(S), It->second, First[S],
-                         N.input(First[S])->name(), X, P,
-                         N.input(P)->name());
+        return makeError("equation '{}': {} is {} in {} but {} in {}",
+                         printable(Eq), SymName(S), It->second,
+                         Input(First[S]), X, Input(P));
       }
     }
   std::vector<int> Order = OutSym;
@@ -229,17 +227,35 @@ llvm::Expected<Contraction> bind(const Node &N) {
     C.Extent.push_back(Size[S]);
   C.OutShape.assign(C.Extent.begin(), C.Extent.begin() + C.NumOut);
   for (size_t P = 0; P < Sym.size(); ++P) {
-    std::vector<int64_t> Dense = denseStrides(N.input(P)->shape());
+    std::vector<int64_t> Dense = denseStrides(In[P]);
     C.Dims.emplace_back();
     C.Strides.emplace_back(Order.size(), 0);
     for (size_t D = 0; D < Sym[P].size(); ++D) {
       int L = static_cast<int>(
           std::find(Order.begin(), Order.end(), Sym[P][D]) - Order.begin());
       C.Dims[P].push_back(L);
-      if (N.input(P)->shape()[D] == C.Extent[L]) // else 1: broadcast
+      if (In[P][D] == C.Extent[L]) // else 1: broadcast
         C.Strides[P][L] += Dense[D];
     }
   }
+  return C;
+}
+
+/// N's equation bound to its inputs; errors name the node.
+llvm::Expected<Contraction> bind(const Node &N) {
+  if (!N.hasAttr("equation"))
+    return nodeError(N, "the equation attribute is missing");
+  std::vector<Shape> In;
+  std::vector<std::string> Names;
+  for (size_t P = 0; P < N.numInputs(); ++P) {
+    if (!N.input(P))
+      return nodeError(N, "input {} is missing", P);
+    In.push_back(N.input(P)->shape());
+    Names.push_back(N.input(P)->name());
+  }
+  auto C = bindShapes(N.getString("equation", ""), In, Names);
+  if (!C)
+    return nodeError(N, "{}", llvm::toString(C.takeError()));
   return C;
 }
 
@@ -370,11 +386,11 @@ llvm::Error verify(const Node &N) {
   if (Y->shape() != C->OutShape)
     return nodeError(N, "output '{}' has shape [{}] but equation '{}' gives "
                         "[{}]",
-                     Y->name(), fmt::join(Y->shape(), ", "), equationText(N),
+                     Y->name(), fmt::join(Y->shape(), ", "), printable(N.getString("equation", "")),
                      fmt::join(C->OutShape, ", "));
   if (!checkedElementCount(C->Extent))
     return nodeError(N, "equation '{}' sums more than 2^63 products",
-                     equationText(N));
+                     printable(N.getString("equation", "")));
   if (gemmPlan(N, *C))
     return llvm::Error::success();
   if (N.numInputs() > CUVIL_EINSUM_MAX_INPUTS)
@@ -384,7 +400,7 @@ llvm::Error verify(const Node &N) {
     return nodeError(N, "equation '{}' has {} distinct labels (each "
                         "dimension of '...' counts as one); at most {} are "
                         "supported",
-                     equationText(N), C->Extent.size(),
+                     printable(N.getString("equation", "")), C->Extent.size(),
                      CUVIL_EINSUM_MAX_LABELS);
   return llvm::Error::success();
 }
@@ -463,6 +479,15 @@ int64_t macs(const Node &N) {
 }
 
 } // namespace
+
+llvm::Expected<std::vector<int64_t>>
+einsumShape(const std::string &Equation,
+            const std::vector<std::vector<int64_t>> &Inputs) {
+  auto C = bindShapes(Equation, Inputs, {});
+  if (!C)
+    return C.takeError();
+  return C->OutShape;
+}
 
 llvm::Expected<std::vector<std::vector<int64_t>>> einsumShapes(const Node &N) {
   auto C = bind(N);
