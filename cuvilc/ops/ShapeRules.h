@@ -84,6 +84,12 @@ llvm::Expected<GatherParams> gatherParams(const Node &N,
 /// Y_h, Y_c, then the workspace the op asks for as scratch).
 llvm::Expected<std::vector<std::vector<int64_t>>>
 recurrentShapes(const Node &N);
+/// Einsum: the output shape its equation gives for the input shapes (for
+/// node N; for ONNX shape inference, from the equation and shapes alone).
+llvm::Expected<std::vector<std::vector<int64_t>>> einsumShapes(const Node &N);
+llvm::Expected<std::vector<int64_t>>
+einsumShape(const std::string &Equation,
+            const std::vector<std::vector<int64_t>> &Inputs);
 
 /// Host evaluation of an access: the dense result bytes.
 std::vector<uint8_t> applyAccess(const uint8_t *Src, unsigned ElemSize,

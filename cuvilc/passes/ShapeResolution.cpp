@@ -141,6 +141,7 @@ constexpr ShapeRule ShapeRules[] = {
     {"Cos", sameAsInput},
     {"Div", broadcastInputs},
     {"Dropout", sameAsInput},
+    {"Einsum", einsumShapes},
     {"Equal", broadcastInputs},
     {"Erf", sameAsInput},
     {"Exp", sameAsInput},

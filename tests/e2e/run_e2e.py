@@ -13,8 +13,8 @@ built with other cuvilc placement flags, e.g. u74-mc-flash, the u74-mc with its
 weights in flash. For each target (or variant) T and model, in WORK/T/<model>:
 
   1. cuvilc build model.onnx --target T --name model --out model.o, plus the
-     variant's flags (also writes model.h and model.ld); model.o must have no
-     undefined symbols;
+     variant's flags and --dim NAME=N for each of the manifest's "dims" (also
+     writes model.h and model.ld); model.o must have no undefined symbols;
   2. build tests/e2e/runner.c against it: natively for `host`; for a board
      target, with the runtime library (runtime-baremetal/runtime.mk, built
      once per target or variant into WORK/runtime-T, so that tests running at
@@ -330,8 +330,12 @@ def compile_model(cuvilc, target, model_dir, case_dir, name="model"):
     """cuvilc build into case_dir/<name>.o (and .h, .ld), without warnings; the
     object must have no undefined symbols."""
     model_o = case_dir / f"{name}.o"
+    manifest = model_dir / "manifest.json"
+    dims = json.loads(manifest.read_text()).get("dims", {}) if manifest.is_file() else {}
+    dim_flags = [f for n, v in sorted(dims.items()) for f in ("--dim", f"{n}={v}")]
     cuvilc_build([cuvilc, "build", model_dir / "model.onnx", "--target", target.name, "--name",
-                  name, "--out", model_o, *target.cuvilc_flags], f"cuvilc build {model_dir.name}")
+                  name, "--out", model_o, *target.cuvilc_flags, *dim_flags],
+                 f"cuvilc build {model_dir.name}")
     undefined = run([NM, "-u", "-j", model_o], f"{NM} -u {model_o.name}").stdout.split()
     if undefined:
         raise CaseError(f"{model_o.name} has undefined symbols: {', '.join(undefined)}")

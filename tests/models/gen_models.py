@@ -8,7 +8,13 @@ For each model, OUT_DIR/<name>/ receives:
   model.onnx      opset 13, IR version 7 (loadable by ONNX 1.12 and ONNX Runtime);
                   the models of opset_models.py use opsets 18 to 21
   input_<i>.bin   raw little-endian float32 in C order, one file per graph input
-  manifest.json   {"inputs": [{"name", "shape", "dtype"}], "outputs": [names]}
+  manifest.json   {"inputs": [{"name", "shape", "dtype"}], "outputs": [names]},
+                  and "dims": {name: value} for a model with symbolic input
+                  dimensions (cuvilc build --dim name=value)
+
+The models of EXPORTED were exported by other tools (PyTorch: see
+torch_einsum.py) and are committed beside this script; they are copied as
+they are, with dynamic dimensions, and get inputs of the sizes EXPORTED gives.
 
 OUT_DIR/bad/ receives the fixtures for the CLI's error tests: truncated.onnx,
 not_onnx.onnx, unsupported_op.onnx and huge_arena.onnx, and those of
@@ -449,6 +455,35 @@ MODELS = {
 }
 
 
+# Exported models committed beside this script: file, and the values of their
+# symbolic input dimensions.
+EXPORTED = {
+    "torch_einsum": ("torch_einsum.onnx", {"batch": 2}),
+}
+
+
+def write_exported(out_dir, name):
+    """An exported model with inputs for EXPORTED's dimension values."""
+    file, dims = EXPORTED[name]
+    model = onnx.load(pathlib.Path(__file__).resolve().parent / file)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    model_dir = out_dir / name
+    model_dir.mkdir(parents=True, exist_ok=True)
+    onnx.save(model, model_dir / "model.onnx")
+    weights = {t.name for t in model.graph.initializer}
+    inputs = []
+    for value in (v for v in model.graph.input if v.name not in weights):
+        tensor_type = value.type.tensor_type
+        if tensor_type.elem_type != TensorProto.FLOAT:
+            raise RuntimeError(f"{name}: input '{value.name}' is not float32")
+        shape = [d.dim_value if d.HasField("dim_value") else dims[d.dim_param]
+                 for d in tensor_type.shape.dim]
+        rng.normal(0.0, 1.0, shape).astype("<f4").tofile(model_dir / f"input_{len(inputs)}.bin")
+        inputs.append({"name": value.name, "shape": shape, "dtype": "float32"})
+    manifest = {"inputs": inputs, "outputs": [o.name for o in model.graph.output], "dims": dims}
+    (model_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+
+
 def write_model(out_dir, name):
     g = Graph(name)
     MODELS[name](g)
@@ -519,10 +554,12 @@ def main():
     args = parser.parse_args()
 
     if args.list:
-        print("\n".join(MODELS))
+        print("\n".join([*MODELS, *EXPORTED]))
         return 0
 
     models = {name: write_model(args.out_dir, name) for name in MODELS}
+    for name in EXPORTED:
+        write_exported(args.out_dir, name)
     write_bad(args.out_dir, models["cnn"])
     return 0
 

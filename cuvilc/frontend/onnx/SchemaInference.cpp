@@ -1,6 +1,9 @@
 //===- SchemaInference.cpp - Shape inference of cuvil's schemas ----------===//
 #include "frontend/onnx/SchemaInference.h"
 
+#include "ops/ShapeRules.h"
+
+#include <onnx/defs/schema.h>
 #include <onnx/defs/tensor_proto_util.h>
 
 #include <algorithm>
@@ -391,6 +394,39 @@ void inferDequantize(InferenceContext &Ctx) {
   onnx::propagateElemTypeFromInputToOutput(Ctx, 1, 0);
   if (onnx::hasInputShape(Ctx, 0))
     onnx::propagateShapeFromInputToOutput(Ctx, 0, 0);
+}
+
+void inferEinsum(InferenceContext &Ctx) {
+  onnx::propagateElemTypeFromInputToOutput(Ctx, 0, 0);
+  const onnx::AttributeProto *Eq = Ctx.getAttribute("equation");
+  std::vector<std::vector<int64_t>> Shapes;
+  for (size_t I = 0; Eq && I < Ctx.getNumInputs(); ++I) {
+    if (!onnx::hasInputShape(Ctx, I))
+      return;
+    Shapes.emplace_back();
+    for (const auto &D : onnx::getInputShape(Ctx, I).dim()) {
+      if (!D.has_dim_value()) {
+        Shapes.clear(); // ONNX 1.12's inference gives the rank at least
+        break;
+      }
+      Shapes.back().push_back(D.dim_value());
+    }
+    if (Shapes.empty())
+      break;
+  }
+  if (!Eq || Shapes.size() != Ctx.getNumInputs()) {
+    const auto *Base = onnx::OpSchemaRegistry::Schema("Einsum", 12, "");
+    if (Base)
+      Base->GetTypeAndShapeInferenceFunction()(Ctx);
+    return;
+  }
+  auto Out = einsumShape(Eq->s(), Shapes);
+  if (!Out)
+    fail_shape_inference(llvm::toString(Out.takeError()));
+  TensorShapeProto *S = outputShape(Ctx, 0);
+  S->clear_dim();
+  for (int64_t D : *Out)
+    S->add_dim()->set_dim_value(D);
 }
 
 } // namespace cuvil::schemas

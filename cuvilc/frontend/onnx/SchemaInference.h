@@ -32,6 +32,9 @@ void inferPool(onnx::InferenceContext &Ctx);
 void inferQuantize(onnx::InferenceContext &Ctx);
 /// DequantizeLinear-19/21: the scale's type, the input's shape.
 void inferDequantize(onnx::InferenceContext &Ctx);
+/// Einsum-12: every output dimension from the equation and static input
+/// shapes (ONNX 1.12's own inference gives the rank only).
+void inferEinsum(onnx::InferenceContext &Ctx);
 
 } // namespace cuvil::schemas
 

@@ -32,7 +32,8 @@ public:
     if (V == It->second.begin())
       return Base;
     --V;
-    if (Base && Base->SinceVersion() >= V->first)
+    // cuvil's schema of the same version as ONNX's replaces it (Einsum-12).
+    if (Base && Base->SinceVersion() > V->first)
       return Base;
     return &V->second;
   }

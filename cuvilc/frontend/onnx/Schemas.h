@@ -10,7 +10,8 @@
 // inference function, so that the ONNX checker and shape inference work on
 // the whole model. Operators that opsets 19 and 21 only re-versioned for
 // wider element types keep ONNX 1.12's schema: a lookup returns the latest
-// schema at or below the model's opset.
+// schema at or below the model's opset, cuvil's where both have that
+// version (Einsum-12, whose ONNX 1.12 inference gives the output rank only).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUVIL_FRONTEND_ONNX_SCHEMAS_H

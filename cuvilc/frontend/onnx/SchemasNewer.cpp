@@ -285,6 +285,16 @@ void addConversions(std::vector<OpSchema> &Out) {
   }
 }
 
+/// Einsum-12 as ONNX 1.12 states it, but with an inference that gives the
+/// output's dimensions (ONNX 1.12's gives its rank only, which leaves every
+/// op after an Einsum, a MatMul say, without shapes); it takes precedence
+/// over ONNX's schema of the same version.
+void addEinsum(std::vector<OpSchema> &Out) {
+  OpSchema S = derive("Einsum", 12, 12);
+  S.TypeAndShapeInferenceFunction(schemas::inferEinsum);
+  Out.push_back(std::move(S));
+}
+
 } // namespace
 
 std::vector<onnx::OpSchema> newerSchemas() {
@@ -294,6 +304,7 @@ std::vector<onnx::OpSchema> newerSchemas() {
   addPools(Out);
   addNormalizationAndActivations(Out);
   addConversions(Out);
+  addEinsum(Out);
   return Out;
 }
 

@@ -185,6 +185,7 @@ void cuvil_k_transpose_b32(const void *x, void *y, const int64_t *out_shape,
 #include "cuvil/kernels/signal.h"
 #include "cuvil/kernels/convpool_nd.h"
 #include "cuvil/kernels/losses.h"
+#include "cuvil/kernels/linalg.h"
 
 #ifdef __cplusplus
 }

@@ -223,6 +223,23 @@ TEST(Frontend, OutputWithoutShapeGetsTheInferredOne) {
   EXPECT_EQ((*G)->outputs()[0]->shape(), (std::vector<int64_t>{2, 3}));
 }
 
+// ONNX 1.12's Einsum inference gives the output rank only; cuvil's schema
+// gives its dimensions, so ops after an Einsum get shapes at import.
+TEST(Frontend, EinsumOutputDimensionsComeFromTheEquation) {
+  auto G = importOnnx(editedModel("einsum.onnx",
+                                  [](onnx::ModelProto &M) {
+                                    auto *N = M.mutable_graph()->mutable_node(1);
+                                    N->set_op_type("Einsum");
+                                    auto *Eq = N->add_attribute();
+                                    Eq->set_name("equation");
+                                    Eq->set_type(onnx::AttributeProto::STRING);
+                                    Eq->set_s("ij->ji");
+                                  }),
+                      {});
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  EXPECT_EQ((*G)->outputs()[0]->shape(), (std::vector<int64_t>{3, 2}));
+}
+
 // Without this check, the checker said "must be topologically sorted".
 TEST(Frontend, MissingInitializerIsNamedWithItsNode) {
   auto G = importOnnx(editedModel("noinit.onnx",
