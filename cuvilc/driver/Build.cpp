@@ -44,7 +44,7 @@ std::string replaceExtension(const std::string &Path, const char *Ext) {
 /// the graph after passes, the target and the weight layout and bytes.
 uint64_t graphHash(const Graph &G, const MemoryPlan &Plan,
                    const TargetInfo &T) {
-  std::string Text = G.print() + "\ntarget " + T.Name + "\n";
+  std::string Text = G.summary() + "\ntarget " + T.Name + "\n";
   uint64_t H = fnv1a64(Text.data(), Text.size());
   for (const Value *V : Plan.Weights) {
     int64_t Off = Plan.at(V).Offset;
