@@ -16,6 +16,7 @@
 #include "ir/DType.h"
 
 #include <cstdint>
+#include <functional>
 #include <llvm/Support/Error.h>
 #include <map>
 #include <memory>
@@ -36,6 +37,9 @@ struct IRPrintOptions {
   /// not a splat prints as elided<...> (its size and content hash), which
   /// the parser refuses.
   bool FullData = false;
+  /// A note to print after each node as a `//` comment (the parser skips
+  /// it), e.g. what the node's OpDef does; none when it returns "".
+  std::function<std::string(const Node &)> NodeNote;
 };
 
 /// A dimension not known yet (only between import and shape resolution).

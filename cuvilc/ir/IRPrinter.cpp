@@ -221,7 +221,7 @@ bool plainOperator(std::string_view Dom, std::string_view OpType) {
   return Plain(OpType, false) && (Dom.empty() || Plain(Dom, true));
 }
 
-std::string nodeText(const Node &N, int64_t Opset) {
+std::string nodeText(const Node &N, int64_t Opset, const IRPrintOptions &O) {
   std::vector<std::string> Outs, Ins, As;
   unsigned Next = 0;
   for (size_t I = 0; I < N.outputs().size(); ++I) {
@@ -263,6 +263,8 @@ std::string nodeText(const Node &N, int64_t Opset) {
                                N.origin().Indices[I]));
   if (!Orig.empty())
     S += fmt::format("  # {}", fmt::join(Orig, ", "));
+  if (std::string Note = O.NodeNote ? O.NodeNote(N) : ""; !Note.empty())
+    S += "  // " + Note;
   return S + "\n";
 }
 
@@ -294,7 +296,7 @@ std::string Graph::print(const IRPrintOptions &O) const {
       S += fmt::format("  const %{}: {} = {}\n", nameText(V->name()),
                        typeText(V.get()), constantText(*V, O.FullData));
   for (const auto &N : Nodes)
-    S += nodeText(*N, Opset);
+    S += nodeText(*N, Opset, O);
   std::vector<std::string> Outs;
   for (const Value *V : Outputs)
     Outs.push_back(fmt::format("%{}", nameText(V->name())));

@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
                "and print the result"};
   std::string Input, Output = "-", PassList;
   int64_t Panel = 0;
-  bool VerifyOnly = false, Elide = false;
+  bool VerifyOnly = false, Elide = false, ShowPlacement = false;
   App.add_option("input", Input, "IR file (.cir), or - for stdin")
       ->required();
   App.add_option("--passes", PassList,
@@ -62,6 +62,9 @@ int main(int argc, char **argv) {
   App.add_flag("--elide-constants", Elide,
                "Print constants of more than 16 elements as elided<hash> "
                "(shorter, but the output no longer parses)");
+  App.add_flag("--show-placement", ShowPlacement,
+               "Note after each node how its op places its output: view "
+               "(no kernel), in-place, fresh, or unsupported");
   App.add_option("-o", Output, "Output file (default: stdout)");
   CLI11_PARSE(App, argc, argv);
 
@@ -124,6 +127,17 @@ int main(int argc, char **argv) {
 
   IRPrintOptions PO;
   PO.FullData = !Elide;
+  if (ShowPlacement)
+    PO.NodeNote = [](const Node &N) -> std::string {
+      if (!N.def())
+        return "unsupported";
+      switch (N.def()->Place) {
+      case Placement::View: return "view";
+      case Placement::InPlace: return "in-place";
+      case Placement::Fresh: return "fresh";
+      }
+      return "";
+    };
   std::string Out = (*G)->print(PO);
   if (Output == "-") {
     std::cout << Out;
