@@ -79,15 +79,17 @@ planOptionsFor(const TargetInfo &T,
 static llvm::Expected<std::unique_ptr<Graph>>
 optimizeModel(llvm::Expected<std::unique_ptr<Graph>> G,
               const std::vector<std::string> &DumpIR, std::ostream &Log,
-              const PipelineOptions &PO) {
+              const PipelineOptions &PO, bool DumpData = false) {
   if (!G)
     return G.takeError();
   // The pipeline verifies the graph once constants are folded and shapes
   // resolved (see Pass::VerifyAfter).
   if (auto E = runPipeline(**G, DumpIR,
                            [&](std::string_view Pass, const Graph &Gr) {
+                             IRPrintOptions O;
+                             O.FullData = DumpData;
                              Log << "; IR after " << Pass << "\n"
-                                 << Gr.print();
+                                 << Gr.print(O);
                            },
                            PO))
     return E;
@@ -100,10 +102,10 @@ optimizeModel(llvm::Expected<std::unique_ptr<Graph>> G,
 llvm::Expected<std::unique_ptr<Graph>>
 loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
           const std::vector<std::string> &DumpIR, std::ostream &Log,
-          const PipelineOptions &PO) {
+          const PipelineOptions &PO, bool DumpData) {
   ImportOptions IO;
   IO.DimValues = Dims;
-  return optimizeModel(importOnnx(Model, IO), DumpIR, Log, PO);
+  return optimizeModel(importOnnx(Model, IO), DumpIR, Log, PO, DumpData);
 }
 
 llvm::Expected<std::unique_ptr<Graph>>
@@ -166,7 +168,8 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   PipelineOptions Passes;
   if (!Opts.PortableKernels)
     Passes.PackPanel = kernelConstant(T.Kernels, "cuvil_k_pack_mr").value_or(0);
-  auto GOrErr = loadModel(Opts.Model, Opts.Dims, Opts.DumpIR, Log, Passes);
+  auto GOrErr =
+      loadModel(Opts.Model, Opts.Dims, Opts.DumpIR, Log, Passes, Opts.DumpIRData);
   if (!GOrErr)
     return GOrErr.takeError();
   Graph &G = **GOrErr;

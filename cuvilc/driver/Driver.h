@@ -36,6 +36,7 @@ struct BuildOptions {
   std::vector<std::string> ArenaRegions; ///< Default: the target's.
   std::vector<std::string> Emit;    ///< "llvm", "asm".
   std::vector<std::string> DumpIR;  ///< Pass names, or "all".
+  bool DumpIRData = false; ///< Dumps print every constant's data.
   std::map<std::string, int64_t> Dims;
   bool PortableKernels = false; ///< Reference kernels only (--kernels).
   bool Checked = false; ///< --checked: guard gaps and bounds checks.
@@ -54,11 +55,12 @@ planOptionsFor(const TargetInfo &T, const std::vector<std::string> &ArenaRegions
 /// The model at Model imported, verified and optimised by the pass
 /// pipeline (IR dumps after the passes named in DumpIR go to Log).
 /// PO carries the target facts some passes need (default: none, so every
-/// weight keeps its ONNX layout).
+/// weight keeps its ONNX layout). DumpData: the dumps print the data of
+/// every constant, so that cuvil-opt can read them.
 llvm::Expected<std::unique_ptr<Graph>>
 loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
           const std::vector<std::string> &DumpIR, std::ostream &Log,
-          const PipelineOptions &PO = {});
+          const PipelineOptions &PO = {}, bool DumpData = false);
 /// The same for a model already in memory (the bytes of a .onnx file):
 /// nothing is read from or written to disk.
 llvm::Expected<std::unique_ptr<Graph>>
