@@ -45,7 +45,7 @@ std::string replaceExtension(const std::string &Path, const char *Ext) {
 /// the graph after passes, the target and the weight layout and bytes.
 uint64_t graphHash(const Graph &G, const MemoryPlan &Plan,
                    const TargetInfo &T) {
-  std::string Text = G.print() + "\ntarget " + T.Name + "\n";
+  std::string Text = G.summary() + "\ntarget " + T.Name + "\n";
   uint64_t H = fnv1a64(Text.data(), Text.size());
   for (const Value *V : Plan.Weights) {
     int64_t Off = Plan.at(V).Offset;
@@ -102,15 +102,17 @@ planOptionsFor(const TargetInfo &T,
 static llvm::Expected<std::unique_ptr<Graph>>
 optimizeModel(llvm::Expected<std::unique_ptr<Graph>> G,
               const std::vector<std::string> &DumpIR, std::ostream &Log,
-              const PipelineOptions &PO) {
+              const PipelineOptions &PO, bool DumpData = false) {
   if (!G)
     return G.takeError();
   // The pipeline verifies the graph once constants are folded and shapes
   // resolved (see Pass::VerifyAfter).
   if (auto E = runPipeline(**G, DumpIR,
                            [&](std::string_view Pass, const Graph &Gr) {
+                             IRPrintOptions O;
+                             O.FullData = DumpData;
                              Log << "; IR after " << Pass << "\n"
-                                 << Gr.print();
+                                 << Gr.print(O);
                            },
                            PO))
     return E;
@@ -123,11 +125,12 @@ optimizeModel(llvm::Expected<std::unique_ptr<Graph>> G,
 llvm::Expected<std::unique_ptr<Graph>>
 loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
           const std::vector<std::string> &DumpIR, std::ostream &Log,
-          const PipelineOptions &PO, const RuntimeOps *CustomOps) {
+          const PipelineOptions &PO, const RuntimeOps *CustomOps,
+          bool DumpData) {
   ImportOptions IO;
   IO.DimValues = Dims;
   IO.CustomOps = CustomOps;
-  return optimizeModel(importOnnx(Model, IO), DumpIR, Log, PO);
+  return optimizeModel(importOnnx(Model, IO), DumpIR, Log, PO, DumpData);
 }
 
 llvm::Expected<std::unique_ptr<CustomOpSet>>
@@ -204,7 +207,8 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   if (!Opts.PortableKernels)
     Passes.PackPanel = kernelConstant(T.Kernels, "cuvil_k_pack_mr").value_or(0);
   auto GOrErr = loadModel(Opts.Model, Opts.Dims, Opts.DumpIR, Log, Passes,
-                          *Custom ? &(*Custom)->registry() : nullptr);
+                          *Custom ? &(*Custom)->registry() : nullptr,
+                          Opts.DumpIRData);
   if (!GOrErr)
     return GOrErr.takeError();
   Graph &G = **GOrErr;

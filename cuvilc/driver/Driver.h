@@ -39,6 +39,7 @@ struct BuildOptions {
   std::vector<std::string> ArenaRegions; ///< Default: the target's.
   std::vector<std::string> Emit;    ///< "llvm", "asm".
   std::vector<std::string> DumpIR;  ///< Pass names, or "all".
+  bool DumpIRData = false; ///< Dumps print every constant's data.
   std::map<std::string, int64_t> Dims;
   bool PortableKernels = false; ///< Reference kernels only (--kernels).
   bool Checked = false; ///< --checked: guard gaps and bounds checks.
@@ -59,11 +60,13 @@ planOptionsFor(const TargetInfo &T, const std::vector<std::string> &ArenaRegions
 /// pipeline (IR dumps after the passes named in DumpIR go to Log).
 /// PO carries the target facts some passes need (default: none, so every
 /// weight keeps its ONNX layout). CustomOps: the ops the user declared.
+/// DumpData: the dumps print the data of every constant, so that cuvil-opt
+/// can read them.
 llvm::Expected<std::unique_ptr<Graph>>
 loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
           const std::vector<std::string> &DumpIR, std::ostream &Log,
           const PipelineOptions &PO = {},
-          const RuntimeOps *CustomOps = nullptr);
+          const RuntimeOps *CustomOps = nullptr, bool DumpData = false);
 
 /// The declarations of a --custom-ops file (null for an empty path); a
 /// bad file is a usage error naming its line, op and field.

@@ -2,6 +2,7 @@
 #include "ir/Graph.h"
 #include "ir/CheckedMath.h"
 #include "ir/Diagnostic.h"
+#include "ir/IRSyntax.h"
 
 #include <algorithm>
 #include <cassert>
@@ -320,15 +321,6 @@ void Graph::eraseDeadValues() {
   });
 }
 
-static std::string typeStr(const Value *V) {
-  std::vector<std::string> Dims;
-  for (int64_t D : V->shape())
-    Dims.push_back(D == UnknownDim    ? "?"
-                   : D == UnknownRank ? "*"
-                                      : std::to_string(D));
-  return fmt::format("{}[{}]", dtypeName(V->dtype()), fmt::join(Dims, "x"));
-}
-
 static std::string attrStr(const AttrValue &A) {
   return std::visit(
       [](const auto &X) -> std::string {
@@ -346,17 +338,17 @@ static std::string attrStr(const AttrValue &A) {
       A);
 }
 
-std::string Graph::print() const {
+std::string Graph::summary() const {
   std::string S = fmt::format("graph {}\n", Name);
   for (const Value *V : Inputs)
-    S += fmt::format("  input %{}: {}\n", V->name(), typeStr(V));
+    S += fmt::format("  input %{}: {}\n", V->name(), typeText(V));
   for (const auto &V : Values)
     if (V->isConstant() && (!V->users().empty() || isGraphOutput(V.get())))
-      S += fmt::format("  const %{}: {}\n", V->name(), typeStr(V.get()));
+      S += fmt::format("  const %{}: {}\n", V->name(), typeText(V.get()));
   for (const auto &N : Nodes) {
     std::vector<std::string> Outs, Ins, As;
     for (const Value *V : N->outputs())
-      Outs.push_back(fmt::format("%{}: {}", V->name(), typeStr(V)));
+      Outs.push_back(fmt::format("%{}: {}", V->name(), typeText(V)));
     for (const Value *V : N->inputs())
       Ins.push_back(V ? "%" + V->name() : std::string("<none>"));
     for (const auto &[K, A] : N->attrs())

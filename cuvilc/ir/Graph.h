@@ -16,6 +16,7 @@
 #include "ir/DType.h"
 
 #include <cstdint>
+#include <functional>
 #include <llvm/Support/Error.h>
 #include <map>
 #include <memory>
@@ -28,6 +29,18 @@ namespace cuvil {
 
 class Node;
 struct OpDef;
+
+/// How Graph::print writes constant data (see ir/IRPrinter.cpp).
+struct IRPrintOptions {
+  /// Print the data of every constant, so that the text parses back into
+  /// the same graph; otherwise a constant of more than 16 elements that is
+  /// not a splat prints as elided<...> (its size and content hash), which
+  /// the parser refuses.
+  bool FullData = false;
+  /// A note to print after each node as a `//` comment (the parser skips
+  /// it), e.g. what the node's OpDef does; none when it returns "".
+  std::function<std::string(const Node &)> NodeNote;
+};
 
 /// A dimension not known yet (only between import and shape resolution).
 constexpr int64_t UnknownDim = -1;
@@ -233,8 +246,15 @@ public:
   /// checkTensorSize for every value; reports the first that fails.
   llvm::Error checkTensorSizes(unsigned AddressBits = 64) const;
 
-  /// Human-readable dump with shapes and origins (for --dump-ir).
-  std::string print() const;
+  /// The textual IR (for --dump-ir and cuvil-opt), with shapes, constant
+  /// data, attributes and origins; ir/IRParser.h reads it back. The syntax
+  /// is described in ir/IRPrinter.cpp.
+  std::string print(const IRPrintOptions &O = {}) const;
+  /// The one-line-per-node summary --dump-ir printed before the IR could be
+  /// parsed back (no data, opsets or node names). The graph hash
+  /// (driver/Build.cpp) is computed over it, and generated code embeds
+  /// that hash: changing this text changes every object.
+  std::string summary() const;
 
 private:
   std::string Name;

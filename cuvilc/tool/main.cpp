@@ -114,6 +114,10 @@ int main(int argc, char **argv) {
                                 "came from",
                                 Passes))
       ->delimiter(',');
+  Build->add_flag("--dump-ir-data", B.DumpIRData,
+                  "With --dump-ir: print the data of every constant (by "
+                  "default those of more than 16 elements are elided), so "
+                  "that cuvil-opt can read the dump");
   std::string Kernels = "optimized";
   Build->add_option("--kernels", Kernels,
                     "'optimized' (default): register-blocked kernels on "

@@ -1,17 +1,21 @@
 # lit configuration for cuvilc's command-line tests: each .test file runs
-# the tool and checks its output and errors with FileCheck.
+# the tool and checks its output and errors with FileCheck; each .cir file
+# (passes/) runs cuvil-opt on the IR it holds.
 import os
 
 import lit.formats
 
 config.name = "cuvilc"
 config.test_format = lit.formats.ShTest(execute_external=True)
-config.suffixes = [".test"]
+config.suffixes = [".test", ".cir"]
 config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.cuvil_binary_dir, "tests", "lit")
 
 config.substitutions.append(("%cuvilc", config.cuvilc))
+# Pass tests (passes/*.cir): cuvil-opt runs passes on textual IR.
+config.substitutions.append(
+    (r"(?<![\w/.-])cuvil-opt(?![\w/.-])", config.cuvil_opt))
 config.substitutions.append(("%models", config.models_dir))
 config.substitutions.append(("%llvm_bin", config.llvm_tools_dir))
 config.substitutions.append(("%python", config.python3))
