@@ -1,8 +1,10 @@
 //===- OpRegistry.h - Per-operator definitions ------------------*- C++ -*-===//
 //
 // Each supported ONNX operator has one OpDef (in its own file under ops/),
-// listed in Ops.def. The pipeline never switches on op names: it asks the
-// OpDef to verify a node, to lower it to kernel calls, and for its traits.
+// listed in Ops.def; so has each internal op (domain "cuvil", listed in
+// InternalOps.def), the fused and lowered forms the passes rebuild nodes
+// as. The pipeline never switches on op names: it asks the OpDef to verify
+// a node, to lower it to kernel calls, and for its traits.
 // Lowering produces plain data (KernelCall), so ops do not depend on LLVM
 // IR and codegen does not depend on ops.
 //
