@@ -11,6 +11,8 @@ namespace cuvil {
 
 #define CUVIL_OP(Name, Def) extern const OpDef Def;
 #include "ops/Ops.def"
+#define CUVIL_INTERNAL_OP(Name, Def) extern const OpDef Def;
+#include "ops/InternalOps.def"
 
 namespace {
 struct Entry {
@@ -23,29 +25,57 @@ constexpr std::array Table = {
 #include "ops/Ops.def"
 };
 
-constexpr bool isSorted() {
-  for (size_t I = 1; I < Table.size(); ++I)
-    if (!(Table[I - 1].Name < Table[I].Name))
+constexpr std::array InternalTable = {
+#define CUVIL_INTERNAL_OP(Name, Def) Entry{#Name, &Def},
+#include "ops/InternalOps.def"
+};
+
+template <size_t Size>
+constexpr bool isSorted(const std::array<Entry, Size> &T) {
+  for (size_t I = 1; I < T.size(); ++I)
+    if (!(T[I - 1].Name < T[I].Name))
       return false;
   return true;
 }
-static_assert(isSorted(), "keep Ops.def sorted by op name");
-} // namespace
+static_assert(isSorted(Table), "keep Ops.def sorted by op name");
+static_assert(isSorted(InternalTable),
+              "keep InternalOps.def sorted by op name");
 
-const OpDef *lookupOp(std::string_view OpType) {
+template <size_t Size>
+const OpDef *find(const std::array<Entry, Size> &T, std::string_view Name) {
   auto It = std::lower_bound(
-      Table.begin(), Table.end(), OpType,
+      T.begin(), T.end(), Name,
       [](const Entry &E, std::string_view N) { return E.Name < N; });
-  if (It == Table.end() || It->Name != OpType)
+  if (It == T.end() || It->Name != Name)
     return nullptr;
   return It->Def;
 }
 
-std::vector<std::string_view> supportedOps() {
+template <size_t Size>
+std::vector<std::string_view> names(const std::array<Entry, Size> &T) {
   std::vector<std::string_view> Names;
-  for (const Entry &E : Table)
+  for (const Entry &E : T)
     Names.push_back(E.Name);
   return Names;
+}
+} // namespace
+
+const OpDef *lookupOp(std::string_view OpType) { return find(Table, OpType); }
+
+std::vector<std::string_view> supportedOps() { return names(Table); }
+
+const OpDef *lookupInternalOp(std::string_view Name) {
+  return find(InternalTable, Name);
+}
+
+std::vector<std::string_view> internalOps() { return names(InternalTable); }
+
+Node *rebuildAs(Graph &G, Node &N, const OpDef &Def) {
+  auto Attrs = N.attrs();
+  Node *R = G.replaceNode(&N, Def.Name, &Def, N.inputs());
+  for (auto &[Name, V] : Attrs)
+    R->setAttr(Name, std::move(V));
+  return R;
 }
 
 int64_t noMacs(const Node &) { return 0; }
@@ -66,9 +96,23 @@ llvm::Error requireF32(const Node &N) {
   return llvm::Error::success();
 }
 
-std::pair<float, float> fusedActivation(const Node &N) {
+std::pair<float, float> noClamp() {
   float Inf = std::numeric_limits<float>::infinity();
-  return {N.getFloat("cuvil.act_lo", -Inf), N.getFloat("cuvil.act_hi", Inf)};
+  return {-Inf, Inf};
+}
+
+std::pair<float, float> fusedActivation(const Node &N) {
+  auto [Lo, Hi] = noClamp();
+  return {N.getFloat(ClampLoAttr, Lo), N.getFloat(ClampHiAttr, Hi)};
+}
+
+bool hasFusedActivation(const Node &N) {
+  return N.hasAttr(ClampLoAttr) || N.hasAttr(ClampHiAttr);
+}
+
+void setFusedActivation(Node &N, std::pair<float, float> Bounds) {
+  N.setAttr(ClampLoAttr, Bounds.first);
+  N.setAttr(ClampHiAttr, Bounds.second);
 }
 
 llvm::Expected<int64_t> normalizeAxis(const Node &N, int64_t Axis,

@@ -1,8 +1,10 @@
 //===- OpRegistry.h - Per-operator definitions ------------------*- C++ -*-===//
 //
 // Each supported ONNX operator has one OpDef (in its own file under ops/),
-// listed in Ops.def. The pipeline never switches on op names: it asks the
-// OpDef to verify a node, to lower it to kernel calls, and for its traits.
+// listed in Ops.def; so has each internal op (domain "cuvil", listed in
+// InternalOps.def), the fused and lowered forms the passes rebuild nodes
+// as. The pipeline never switches on op names: it asks the OpDef to verify
+// a node, to lower it to kernel calls, and for its traits.
 // Lowering produces plain data (KernelCall), so ops do not depend on LLVM
 // IR and codegen does not depend on ops.
 //
@@ -13,6 +15,7 @@
 #include "ir/Graph.h"
 
 #include <llvm/Support/Error.h>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,23 +100,73 @@ struct OpDef {
   /// cell state when Y_c is not wanted).
   uint32_t ScratchOutputs = 0;
   /// Rewrites N's constant weights into the order of the target's packed
-  /// kernel, Panel output channels per panel, and marks N `cuvil.packed`
-  /// (see ops/Packing.h); null for ops without a packed kernel.
-  void (*PackWeights)(Graph &G, Node &N, int64_t Panel) = nullptr;
+  /// kernel, Panel output channels per panel, and rebuilds N as the
+  /// internal op of that kernel (cuvil.PackedConv, ...; see
+  /// ops/nn/Packing.h). Returns the new node, or null when N keeps its form;
+  /// null for ops without a packed kernel.
+  Node *(*PackWeights)(Graph &G, Node &N, int64_t Panel) = nullptr;
+  /// For an activation that is a clamp of its input 0 (Relu, Clip with
+  /// constant bounds): the bounds [lo, hi]; nullopt when this node's are not
+  /// known at compile time. Null for other ops.
+  std::optional<std::pair<float, float>> (*ActivationClamp)(const Node &N) =
+      nullptr;
+  /// The op that computes this one followed by a clamp in the kernel's
+  /// epilogue (the op itself when it has that epilogue already); null when
+  /// the op's kernel has none. The fuse-activations pass rebuilds a node as
+  /// it and sets its clamp attributes (see setFusedActivation).
+  const OpDef *WithClamp = nullptr;
+  /// The kernel adds input 3, shaped like the output, to each result before
+  /// the clamp epilogue (the fuse-residual pass puts there the other operand
+  /// of an Add of the result).
+  bool TakesResidual = false;
+  /// For an op that computes y = x * Scale[c] + Shift[c] per channel c of
+  /// input 0 (axis 1) with constants known at compile time (inference
+  /// BatchNormalization): gives them and returns true; false when this
+  /// node's parameters are not constant. Null for other ops.
+  bool (*ChannelAffine)(const Node &N, std::vector<float> &Scale,
+                        std::vector<float> &Shift) = nullptr;
+  /// Folds a per-output-channel affine of N's result (y * Scale[c] +
+  /// Shift[c]) into N's constant weights and bias; false (N unchanged) when
+  /// N's form does not allow it. Null for ops that cannot absorb one.
+  bool (*FoldChannelAffine)(Graph &G, Node &N, const std::vector<float> &Scale,
+                            const std::vector<float> &Shift) = nullptr;
 };
+
+/// The domain of cuvil's internal ops: the fused and lowered forms the
+/// passes create (cuvil.PackedConv, ...; listed in ops/InternalOps.def).
+/// A model may not use it.
+inline constexpr std::string_view InternalDomain = "cuvil";
 
 /// The definition of OpType, or null when cuvil does not support it.
 const OpDef *lookupOp(std::string_view OpType);
 /// Names of all supported ops, sorted.
 std::vector<std::string_view> supportedOps();
+/// The internal op Name (without the "cuvil." prefix), or null.
+const OpDef *lookupInternalOp(std::string_view Name);
+/// Names of the internal ops (without the prefix), sorted.
+std::vector<std::string_view> internalOps();
+
+/// Rebuilds N as an op of Def (an internal op, whose name it takes) in N's
+/// place: same inputs, outputs, attributes and ONNX origin. N is erased.
+Node *rebuildAs(Graph &G, Node &N, const OpDef &Def);
 
 // Shared helpers for op definitions.
 int64_t noMacs(const Node &N);
 /// Requires every input and output that is present to be float32.
 llvm::Error requireF32(const Node &N);
+/// The float attributes of the internal ops with a clamp epilogue
+/// (OpDef::WithClamp): y = min(max(y, clamp_lo), clamp_hi).
+inline constexpr const char *ClampLoAttr = "clamp_lo";
+inline constexpr const char *ClampHiAttr = "clamp_hi";
 /// Clamp bounds of an activation fused into N by the fusion pass
-/// (attributes cuvil.act_lo / cuvil.act_hi; +-infinity when none).
+/// (attributes clamp_lo / clamp_hi; +-infinity when none).
 std::pair<float, float> fusedActivation(const Node &N);
+/// No clamp: [-inf, inf] (the epilogue of ops without a fused activation).
+std::pair<float, float> noClamp();
+/// Whether N has a fused clamp (either bound).
+bool hasFusedActivation(const Node &N);
+/// Sets N's clamp attributes to [Lo, Hi].
+void setFusedActivation(Node &N, std::pair<float, float> Bounds);
 /// Clip's clamp bounds, from its constant inputs or (opset < 11) attributes.
 llvm::Expected<std::pair<float, float>> clipBounds(const Node &N);
 /// True when Dropout N provably keeps every element (no training_mode, a

@@ -1,8 +1,11 @@
 //===- FuseActivations.cpp - Relu/Clip into the Conv/Gemm epilogue --------===//
 //
-// A Relu or a Clip with constant bounds that is the only user of a Conv or
-// Gemm result becomes a clamp in that kernel's epilogue (attributes
-// cuvil.act_lo / cuvil.act_hi), saving a pass over the tensor.
+// An activation that is a clamp (OpDef::ActivationClamp: Relu, a Clip with
+// constant bounds) and the only user of a result of an op with a clamp
+// epilogue (OpDef::WithClamp: Conv, Gemm and their internal forms) becomes
+// that epilogue: the producer is rebuilt as its fused form
+// (cuvil.FusedConv, ...) with the bounds as attributes, saving a pass over
+// the tensor.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/OpRegistry.h"
@@ -13,26 +16,20 @@
 namespace cuvil {
 
 bool fuseActivation(Graph &G, Node *A) {
-  if (A->opType() != "Relu" && A->opType() != "Clip")
+  if (!A->def() || !A->def()->ActivationClamp)
     return false;
   Value *X = A->input(0);
   Node *P = X->producer();
-  if (!P || (P->opType() != "Conv" && P->opType() != "Gemm") ||
-      X->users().size() != 1 || G.isGraphOutput(X) ||
-      X->dtype() != DType::F32)
+  if (!P || !P->def() || !P->def()->WithClamp || X->users().size() != 1 ||
+      G.isGraphOutput(X) || X->dtype() != DType::F32)
     return false;
-  std::pair<float, float> B{0.0f, std::numeric_limits<float>::infinity()};
-  if (A->opType() == "Clip") {
-    auto CB = clipBounds(*A);
-    if (!CB) {
-      llvm::consumeError(CB.takeError()); // verification reports it
-      return false;
-    }
-    B = *CB;
-  }
+  std::optional<std::pair<float, float>> B = A->def()->ActivationClamp(*A);
+  if (!B)
+    return false;
+  if (P->def() != P->def()->WithClamp)
+    P = rebuildAs(G, *P, *P->def()->WithClamp);
   auto [Lo, Hi] = fusedActivation(*P);
-  P->setAttr("cuvil.act_lo", std::max(Lo, B.first));
-  P->setAttr("cuvil.act_hi", std::min(Hi, B.second));
+  setFusedActivation(*P, {std::max(Lo, B->first), std::min(Hi, B->second)});
   G.foldNodeInto(A, X);
   return true;
 }
@@ -40,7 +37,7 @@ bool fuseActivation(Graph &G, Node *A) {
 llvm::Error fuseActivations(Graph &G) {
   std::vector<Node *> Acts;
   for (const auto &N : G.nodes())
-    if (N->opType() == "Relu" || N->opType() == "Clip")
+    if (N->def() && N->def()->ActivationClamp)
       Acts.push_back(N.get());
   for (Node *A : Acts)
     fuseActivation(G, A);

@@ -8,13 +8,14 @@
 // activation. The skip connections of ResNets and of MobileNetV2's
 // inverted residuals take this form.
 //
-// Only Convs that run the packed group-1 kernel (pack-weights marked them
-// cuvil.packed) have that epilogue, and only those without an activation
-// (it would have to apply before the Add). When both operands of the Add
-// are such Convs, the later one in the schedule takes the other's result,
-// which is then already computed.
+// Only ops whose kernel has that epilogue (OpDef::TakesResidual: the
+// cuvil.PackedConv that pack-weights made of a group-1 Conv) take it, and
+// only those without an activation (it would have to apply before the
+// Add). When both operands of the Add are such Convs, the later one in the
+// schedule takes the other's result, which is then already computed.
 //
 //===----------------------------------------------------------------------===//
+#include "ops/OpRegistry.h"
 #include "passes/Pass.h"
 
 #include <unordered_map>
@@ -24,21 +25,21 @@ namespace {
 
 bool canTakeResidual(const Graph &G, const Value *X) {
   const Node *P = X->producer();
-  return P && P->opType() == "Conv" && P->hasAttr("cuvil.packed") &&
-         P->getInt("group", 1) == 1 && P->numInputs() <= 3 &&
-         !P->hasAttr("cuvil.act_lo") && !P->hasAttr("cuvil.act_hi") &&
-         X->users().size() == 1 && !G.isGraphOutput(X) &&
-         X->dtype() == DType::F32;
+  return P && P->def() && P->def()->TakesResidual && P->numInputs() <= 3 &&
+         !hasFusedActivation(*P) && X->users().size() == 1 &&
+         !G.isGraphOutput(X) && X->dtype() == DType::F32;
 }
 
 } // namespace
+
+extern const OpDef AddOp;
 
 llvm::Error fuseResidualAdds(Graph &G) {
   std::unordered_map<const Node *, size_t> Order;
   std::vector<Node *> Adds;
   for (const auto &N : G.nodes()) {
     Order[N.get()] = Order.size();
-    if (N->opType() == "Add")
+    if (N->def() == &AddOp)
       Adds.push_back(N.get());
   }
   for (Node *A : Adds) {

@@ -45,8 +45,10 @@ llvm::Error eliminateDeadCode(Graph &G);
 llvm::Error packWeights(Graph &G, const PipelineOptions &O);
 llvm::Error fuseResidualAdds(Graph &G);
 
-/// Fuses the Relu or Clip node A into the epilogue of the Conv/Gemm that
-/// produces its input, if it is that result's only use; true if it did.
+/// Fuses the activation A (Relu, a constant Clip: OpDef::ActivationClamp)
+/// into the clamp epilogue of the op that produces its input
+/// (OpDef::WithClamp: Conv, Gemm...), if it is that result's only use; the
+/// producer is rebuilt as its fused form. True if it did.
 bool fuseActivation(Graph &G, Node *A);
 
 /// The default pipeline.

@@ -284,6 +284,10 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
       NP.name().empty() ? NP.op_type() + "_" + std::to_string(Index) : NP.name();
   const std::string &Domain = NP.domain();
   bool Standard = Domain.empty() || Domain == "ai.onnx";
+  if (Domain == InternalDomain)
+    return makeError("node '{}' ({}): domain '{}' is reserved for cuvil's "
+                     "internal ops, which a model may not use",
+                     Name, NP.op_type(), Domain);
   const OpDef *Def = nullptr;
   if (Standard)
     Def = lookupOp(NP.op_type());

@@ -109,19 +109,42 @@ llvm::Error lowerClip(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
+/// Relu is the clamp [0, inf).
+std::optional<std::pair<float, float>> reluClamp(const Node &) {
+  return std::pair<float, float>{0.0f, std::numeric_limits<float>::infinity()};
+}
+
+/// Clip with bounds known at compile time.
+std::optional<std::pair<float, float>> clipClamp(const Node &N) {
+  auto B = clipBounds(N);
+  if (!B) {
+    llvm::consumeError(B.takeError()); // verification reports it
+    return std::nullopt;
+  }
+  return *B;
+}
+
 constexpr char ReluK[] = "cuvil_k_relu_f32";
 constexpr char SigmoidK[] = "cuvil_k_sigmoid_f32";
 constexpr char TanhK[] = "cuvil_k_tanh_f32";
 
 } // namespace
 
-extern const OpDef ReluOp = {"Relu", verifyPlain, lowerPlain<ReluK>, noMacs,
-                             Placement::InPlace};
+extern const OpDef ReluOp = {.Name = "Relu",
+                             .Verify = verifyPlain,
+                             .Lower = lowerPlain<ReluK>,
+                             .Macs = noMacs,
+                             .Place = Placement::InPlace,
+                             .ActivationClamp = reluClamp};
 extern const OpDef SigmoidOp = {"Sigmoid", verifyPlain, lowerPlain<SigmoidK>,
                                 noMacs, Placement::InPlace};
 extern const OpDef TanhOp = {"Tanh", verifyPlain, lowerPlain<TanhK>, noMacs,
                              Placement::InPlace};
-extern const OpDef ClipOp = {"Clip", verifyClip, lowerClip, noMacs,
-                             Placement::InPlace};
+extern const OpDef ClipOp = {.Name = "Clip",
+                             .Verify = verifyClip,
+                             .Lower = lowerClip,
+                             .Macs = noMacs,
+                             .Place = Placement::InPlace,
+                             .ActivationClamp = clipClamp};
 
 } // namespace cuvil

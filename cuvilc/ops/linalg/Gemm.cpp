@@ -1,6 +1,7 @@
 //===- Gemm.cpp - ONNX Gemm: Y = alpha * op(A) * op(B) + beta * C ---------===//
 #include "ir/Diagnostic.h"
-#include "ops/OpRegistry.h"
+#include "ops/linalg/Gemm.h"
+#include "ops/nn/AffineFold.h"
 #include "ops/nn/Packing.h"
 
 namespace cuvil {
@@ -40,19 +41,22 @@ llvm::Expected<GemmDims> dims(const Node &Nd) {
   return D;
 }
 
-llvm::Error verify(const Node &N) {
+} // namespace
+
+llvm::Error verifyGemm(const Node &N) {
   if (auto E = requireF32(N))
     return E;
   return dims(N).takeError();
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerGemm(const Node &N, bool Packed, std::pair<float, float> Clamp,
+                      std::vector<KernelCall> &Calls) {
   auto D = dims(N);
   if (!D)
     return D.takeError();
   const Value *C = N.input(2);
-  auto [Lo, Hi] = fusedActivation(N);
-  if (N.hasAttr("cuvil.packed")) {
+  auto [Lo, Hi] = Clamp;
+  if (Packed) {
     // B packed by the pack-weights pass, alpha folded into it.
     Calls.push_back(
         {"cuvil_k_gemm_packed_f32",
@@ -80,7 +84,7 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
-int64_t macs(const Node &N) {
+int64_t gemmMacs(const Node &N) {
   auto D = dims(N);
   if (!D) {
     llvm::consumeError(D.takeError());
@@ -89,9 +93,23 @@ int64_t macs(const Node &N) {
   return D->M * D->N * D->K;
 }
 
+namespace {
+
+llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+  return lowerGemm(N, /*Packed=*/false, noClamp(), Calls);
+}
+
 } // namespace
 
-extern const OpDef GemmOp = {"Gemm", verify, lower, macs, Placement::Fresh,
-                             /*ScratchOutputs=*/0, packGemmWeights};
+extern const OpDef FusedGemmOp;
+
+extern const OpDef GemmOp = {.Name = "Gemm",
+                             .Verify = verifyGemm,
+                             .Lower = lower,
+                             .Macs = gemmMacs,
+                             .Place = Placement::Fresh,
+                             .PackWeights = packGemmWeights,
+                             .WithClamp = &FusedGemmOp,
+                             .FoldChannelAffine = foldGemmChannelAffine};
 
 } // namespace cuvil

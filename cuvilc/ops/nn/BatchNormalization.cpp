@@ -1,15 +1,18 @@
 //===- BatchNormalization.cpp - BatchNormalization ------------------------===//
 //
 // The FoldBatchNorm pass folds an inference BatchNormalization with constant
-// parameters into the Conv or Gemm that produces its input. One it cannot
-// fold is rewritten by that pass into a per-channel affine (inputs: X,
-// scale', bias'; attribute cuvil.affine = 1). What the pass leaves alone
+// parameters (see channelAffine) into the Conv or Gemm that produces its
+// input. One it cannot fold is rewritten by that pass into the internal op
+// cuvil.ChannelAffine (ChannelAffine.cpp). What the pass leaves alone
 // (run-time parameters, training mode) lowers to kernels that read the
 // parameters, or compute the batch statistics, at run time.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
+#include "ops/nn/AffineFold.h"
+
+#include <cmath>
 
 namespace cuvil {
 namespace {
@@ -31,19 +34,7 @@ llvm::Error verify(const Node &N) {
     return nodeError(N, "the running mean/variance outputs are not supported "
                         "outside training mode");
   }
-  const Value *X = N.input(0);
-  if (!X || X->rank() < 2)
-    return nodeError(N, "input must have rank >= 2");
-  size_t Params = N.getInt("cuvil.affine", 0) ? 3 : 5;
-  for (size_t I = 1; I < Params; ++I) {
-    const Value *P = N.input(I);
-    if (!P)
-      return nodeError(N, "parameter {} is required", I);
-    if (P->numElements() != X->shape()[1])
-      return nodeError(N, "parameter '{}' has {} elements for {} channels",
-                       P->name(), P->numElements(), X->shape()[1]);
-  }
-  return llvm::Error::success();
+  return verifyChannelParams(N, 4);
 }
 
 llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
@@ -51,16 +42,9 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   int64_t B = X->shape()[0], C = X->shape()[1];
   int64_t Spatial = X->numElements() / (B * C);
   std::vector<KernelArg> Args{KernelArg::tensor(X)};
-  size_t Params = N.getInt("cuvil.affine", 0) ? 3 : 5;
-  for (size_t I = 1; I < Params; ++I)
+  for (size_t I = 1; I < 5; ++I)
     Args.push_back(KernelArg::tensor(N.input(I)));
   Args.push_back(KernelArg::tensor(N.output(0)));
-  if (Params == 3) {
-    Args.insert(Args.end(), {KernelArg::i(B), KernelArg::i(C),
-                             KernelArg::i(Spatial)});
-    Calls.push_back({"cuvil_k_channel_affine_f32", std::move(Args)});
-    return llvm::Error::success();
-  }
   bool Train = training(N);
   if (Train) {
     bool Running = N.outputs().size() == 3;
@@ -80,9 +64,42 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
+bool isF32Constant(const Value *V, int64_t Count) {
+  return V && V->isConstant() && V->dtype() == DType::F32 &&
+         V->numElements() == Count;
+}
+
+/// Inference mode with constant parameters: y = x * S + T per channel,
+/// S = scale / sqrt(var + epsilon), T = B - mean * S.
+bool channelAffine(const Node &N, std::vector<float> &S,
+                   std::vector<float> &T) {
+  const Value *X = N.input(0);
+  int64_t C = X->shape()[1];
+  const Value *Scale = N.input(1), *Bias = N.input(2), *Mean = N.input(3),
+              *Var = N.input(4);
+  if (training(N))
+    return false;
+  for (const Value *P : {Scale, Bias, Mean, Var})
+    if (!isF32Constant(P, C))
+      return false;
+  float Eps = N.getFloat("epsilon", 1e-5f);
+  S.resize(C);
+  T.resize(C);
+  for (int64_t I = 0; I < C; ++I) {
+    S[I] = Scale->f32()[I] / std::sqrt(Var->f32()[I] + Eps);
+    T[I] = Bias->f32()[I] - Mean->f32()[I] * S[I];
+  }
+  return true;
+}
+
 } // namespace
 
-extern const OpDef BatchNormalizationOp = {"BatchNormalization", verify, lower,
-                                           noMacs, Placement::InPlace};
+extern const OpDef BatchNormalizationOp = {
+    .Name = "BatchNormalization",
+    .Verify = verify,
+    .Lower = lower,
+    .Macs = noMacs,
+    .Place = Placement::InPlace,
+    .ChannelAffine = channelAffine};
 
 } // namespace cuvil

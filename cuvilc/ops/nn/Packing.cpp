@@ -1,5 +1,6 @@
 //===- Packing.cpp - Weights in the register-blocked kernels' order -------===//
 #include "ops/nn/Packing.h"
+#include "ops/OpRegistry.h"
 
 #include <algorithm>
 #include <cstring>
@@ -26,8 +27,9 @@ bool isFloatConstant(const Value *V) {
   return V && V->isConstant() && V->dtype() == DType::F32 && !V->data().empty();
 }
 
-void replaceWeight(Graph &G, Node &N, const std::vector<float> &Packed,
-                   int64_t Panel) {
+/// Gives N the packed weights and rebuilds it as Def (with the panel).
+Node *replaceWeight(Graph &G, Node &N, const std::vector<float> &Packed,
+                    int64_t Panel, const OpDef &Def) {
   const Value *W = N.input(1);
   Value *P = G.addValue(W->name() + ".packed", DType::F32, W->shape(),
                         ValueKind::Constant);
@@ -35,46 +37,49 @@ void replaceWeight(Graph &G, Node &N, const std::vector<float> &Packed,
   std::memcpy(Bytes.data(), Packed.data(), Bytes.size());
   P->setData(std::move(Bytes));
   N.setInput(1, P);
-  N.setAttr("cuvil.packed", Panel);
+  Node *R = rebuildAs(G, N, Def);
+  R->setAttr(PanelAttr, Panel);
+  return R;
 }
 
 } // namespace
 
-void packConvWeights(Graph &G, Node &N, int64_t Panel) {
+extern const OpDef PackedConvOp, DepthwiseConvOp, PackedGemmOp;
+
+Node *packConvWeights(Graph &G, Node &N, int64_t Panel) {
   const Value *W = N.input(1);
   if (!W || W->rank() < 3 || W->rank() > 4 ||
       N.output(0)->dtype() != DType::F32)
-    return;
+    return nullptr;
   int64_t Group = N.getInt("group", 1);
   if (Group > 1 && Group == W->shape()[0] && W->shape()[1] == 1) {
     // Depthwise: [C, 1, KH, KW] already is the depthwise kernel's order.
-    N.setAttr("cuvil.packed", Panel);
-    return;
+    return rebuildAs(G, N, DepthwiseConvOp);
   }
   if (Group != 1 || !isFloatConstant(W))
-    return;
+    return nullptr;
   int64_t M = W->shape()[0], Taps = W->numElements() / M;
   const float *Src = W->f32();
-  replaceWeight(G, N, panels(M, Taps, Panel, [&](int64_t R, int64_t T) {
-                  return Src[R * Taps + T];
-                }),
-                Panel);
+  return replaceWeight(G, N, panels(M, Taps, Panel, [&](int64_t R, int64_t T) {
+                         return Src[R * Taps + T];
+                       }),
+                       Panel, PackedConvOp);
 }
 
-void packGemmWeights(Graph &G, Node &N, int64_t Panel) {
+Node *packGemmWeights(Graph &G, Node &N, int64_t Panel) {
   const Value *B = N.input(1);
   if (!isFloatConstant(B) || B->rank() != 2 ||
       N.output(0)->dtype() != DType::F32)
-    return;
+    return nullptr;
   bool TB = N.getInt("transB", 0);
   int64_t K = B->shape()[TB ? 1 : 0], Cols = B->shape()[TB ? 0 : 1];
   float Alpha = N.getFloat("alpha", 1.0f);
   const float *Src = B->f32();
   // Rows of the panels are the output columns j; taps are the reduction p.
-  replaceWeight(G, N, panels(Cols, K, Panel, [&](int64_t J, int64_t P) {
-                  return Alpha * Src[TB ? J * K + P : P * Cols + J];
-                }),
-                Panel);
+  return replaceWeight(G, N, panels(Cols, K, Panel, [&](int64_t J, int64_t P) {
+                         return Alpha * Src[TB ? J * K + P : P * Cols + J];
+                       }),
+                       Panel, PackedGemmOp);
 }
 
 } // namespace cuvil

@@ -4,8 +4,9 @@
 // their weights in panels of P output channels, P being the register block
 // of the target's kernel library (cuvil_k_pack_mr). The pack-weights pass
 // asks each op's OpDef::PackWeights to rewrite its constant weights into
-// that order at compile time; the op marks the node `cuvil.packed = P` and
-// its lowering then calls the packed kernel. The packed tensor keeps the
+// that order at compile time; the node becomes the internal op of the
+// packed kernel (cuvil.PackedConv, cuvil.PackedGemm, with attribute
+// panel = P), which calls it. The packed tensor keeps the
 // original's shape and element count (the last panel is narrower when P
 // does not divide the channel count), so the memory plan, the blob and the
 // op's verification see the same sizes: only the element order changes.
@@ -20,12 +21,17 @@
 
 namespace cuvil {
 
-/// Conv with group 1 and a constant float32 weight; a depthwise Conv (one
-/// filter per channel) is only marked: its weights are in the depthwise
-/// kernel's order already.
-void packConvWeights(Graph &G, Node &N, int64_t Panel);
-/// Gemm with a constant float32 B (alpha is folded into the packed values).
-void packGemmWeights(Graph &G, Node &N, int64_t Panel);
+/// The name of the packed ops' attribute that holds P.
+inline constexpr const char *PanelAttr = "panel";
+
+/// Conv with group 1 and a constant float32 weight becomes
+/// cuvil.PackedConv; a depthwise Conv (one filter per channel) becomes
+/// cuvil.DepthwiseConv: its weights are in that kernel's order already.
+/// Returns the new node, or null when N stays as it is.
+Node *packConvWeights(Graph &G, Node &N, int64_t Panel);
+/// Gemm with a constant float32 B (alpha is folded into the packed values)
+/// becomes cuvil.PackedGemm.
+Node *packGemmWeights(Graph &G, Node &N, int64_t Panel);
 
 } // namespace cuvil
 

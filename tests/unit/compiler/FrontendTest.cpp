@@ -27,10 +27,16 @@ void addInput(onnx::GraphProto &G, const std::string &Name,
 
 /// x[N,4] -> Gemm(W[3,4], transB) -> Relu -> y, written to a temp file.
 std::string writeModel(const std::string &File, bool Symbolic,
-                       const std::string &SecondOp = "Relu") {
+                       const std::string &SecondOp = "Relu",
+                       const std::string &SecondDomain = "") {
   onnx::ModelProto M;
   M.set_ir_version(7);
   M.add_opset_import()->set_version(13);
+  if (!SecondDomain.empty()) {
+    auto *OS = M.add_opset_import();
+    OS->set_domain(SecondDomain);
+    OS->set_version(1);
+  }
   auto *G = M.mutable_graph();
   G->set_name("tiny");
   addInput(*G, "x", {Symbolic ? std::variant<int64_t, std::string>("N")
@@ -55,6 +61,7 @@ std::string writeModel(const std::string &File, bool Symbolic,
   TB->set_i(1);
   auto *Act = G->add_node();
   Act->set_op_type(SecondOp);
+  Act->set_domain(SecondDomain);
   Act->set_name("act");
   Act->add_input("h");
   Act->add_output("y");
@@ -281,4 +288,16 @@ TEST(Frontend, InitializerDimsBeyondItsDataAllocateNothing) {
   ASSERT_FALSE(bool(G));
   EXPECT_EQ(llvm::toString(G.takeError()),
             "tensor 'W' has 12 elements, expected 4398046511104");
+}
+
+TEST(Frontend, RefusesNodesOfTheInternalDomain) {
+  // cuvil.* ops are made by the passes only; a model cannot bring one.
+  auto G = importOnnx(
+      writeModel("internal.onnx", false, "PackedConv", "cuvil"), {});
+  ASSERT_FALSE(bool(G));
+  std::string Msg = llvm::toString(G.takeError());
+  EXPECT_NE(Msg.find("node 'act' (PackedConv): domain 'cuvil' is reserved "
+                     "for cuvil's internal ops"),
+            std::string::npos)
+      << Msg;
 }

@@ -30,9 +30,12 @@ TEST(Passes, UnfoldableBatchNormBecomesAffine) {
   G->outputs().push_back(G->nodes()[0]->output(0));
   ASSERT_FALSE(bool(foldBatchNorm(*G)));
   const Node &Bn = *G->nodes()[1];
-  EXPECT_EQ(Bn.opType(), "BatchNormalization");
-  EXPECT_EQ(Bn.getInt("cuvil.affine", 0), 1);
+  EXPECT_EQ(Bn.opType(), "cuvil.ChannelAffine");
+  EXPECT_EQ(Bn.def(), lookupInternalOp("ChannelAffine"));
+  EXPECT_EQ(Bn.name(), "bn1");
+  EXPECT_EQ(Bn.origin().str(), "bn1#1");
   EXPECT_EQ(Bn.numInputs(), 3u);
+  EXPECT_EQ(Bn.input(1)->name(), "bn1.scale");
   EXPECT_FALSE(bool(Bn.def()->Verify(Bn)));
   std::vector<KernelCall> Calls;
   ASSERT_FALSE(bool(Bn.def()->Lower(Bn, Calls)));
@@ -45,8 +48,11 @@ TEST(Passes, ReluFusesIntoConvEpilogue) {
   ASSERT_FALSE(bool(fuseActivations(*G)));
   ASSERT_EQ(G->nodes().size(), 1u);
   const Node &Conv = *G->nodes()[0];
-  EXPECT_EQ(Conv.getFloat("cuvil.act_lo", -1), 0.0f);
-  EXPECT_TRUE(std::isinf(Conv.getFloat("cuvil.act_hi", 0)));
+  EXPECT_EQ(Conv.opType(), "cuvil.FusedConv");
+  EXPECT_EQ(Conv.name(), "conv1");
+  EXPECT_EQ(fusedActivation(Conv).first, 0.0f);
+  EXPECT_TRUE(std::isinf(fusedActivation(Conv).second));
+  EXPECT_EQ(Conv.getInts("pads"), (std::vector<int64_t>{1, 1, 1, 1}));
   EXPECT_EQ(Conv.origin().str(), "conv1#0, bn1#1, relu1#2");
   // The graph output keeps the ONNX name of the fused node's result.
   EXPECT_EQ(G->outputs()[0]->name(), "y");
@@ -101,7 +107,9 @@ TEST(Passes, ResidualAddAndReluFuseIntoConvEpilogue) {
   ASSERT_EQ(Conv.numInputs(), 4u);
   EXPECT_EQ(Conv.input(2), nullptr); // no bias
   EXPECT_EQ(Conv.input(3), G->inputs()[0]);
-  EXPECT_EQ(Conv.getFloat("cuvil.act_lo", -1), 0.0f);
+  EXPECT_EQ(Conv.opType(), "cuvil.PackedConv");
+  EXPECT_EQ(Conv.getInt("panel", 0), 16);
+  EXPECT_EQ(fusedActivation(Conv).first, 0.0f);
   EXPECT_EQ(Conv.origin().str(), "conv2#2, add#4, relu2#5");
   EXPECT_EQ(G->outputs()[0], Conv.output(0));
   EXPECT_EQ(G->outputs()[0]->name(), "y");
@@ -134,7 +142,7 @@ TEST(Passes, ResidualNeedsAPackedConvWithoutActivation) {
   // A Conv whose activation comes before the Add cannot take it.
   auto G2 = residualBlock(/*ResidualIsInput=*/true);
   prepare(*G2);
-  G2->nodes()[1]->setAttr("cuvil.act_lo", 0.0f);
+  setFusedActivation(*G2->nodes()[1], {0.0f, 6.0f});
   ASSERT_FALSE(bool(fuseResidualAdds(*G2)));
   EXPECT_EQ(G2->nodes().size(), 4u);
 }

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "PlanChecker.h"
 
+#include <limits>
+
 using namespace cuvil;
 using namespace cuvil::plantest;
 
@@ -44,8 +46,10 @@ public:
     N->setAttr("kernel_shape", std::vector<int64_t>{Kernel, Kernel});
     N->setAttr("pads", std::vector<int64_t>(4, Pad));
     N->setAttr("strides", std::vector<int64_t>{Stride, Stride});
-    if (Relu)
-      N->setAttr("cuvil.act_lo", 0.0f);
+    if (Relu) {
+      N = rebuildAs(*G, *N, *lookupInternalOp("FusedConv"));
+      setFusedActivation(*N, {0.0f, std::numeric_limits<float>::infinity()});
+    }
     return N->output(0);
   }
 

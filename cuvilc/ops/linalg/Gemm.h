@@ -1,0 +1,26 @@
+//===- Gemm.h - Gemm and its internal forms share one lowering --*- C++ -*-===//
+//
+// ONNX Gemm and the internal ops the passes make of it (cuvil.FusedGemm,
+// cuvil.PackedGemm) have the same inputs and attributes; they differ in the
+// kernel they call and its epilogue.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUVIL_OPS_LINALG_GEMM_H
+#define CUVIL_OPS_LINALG_GEMM_H
+
+#include "ops/OpRegistry.h"
+
+namespace cuvil {
+
+/// Checks the operands' shapes (the ONNX Gemm's rules).
+llvm::Error verifyGemm(const Node &N);
+/// Appends the call of the reference kernel, or of the packed one (B packed
+/// by the pack-weights pass, alpha folded into it), with the clamp epilogue
+/// Clamp.
+llvm::Error lowerGemm(const Node &N, bool Packed, std::pair<float, float> Clamp,
+                      std::vector<KernelCall> &Calls);
+int64_t gemmMacs(const Node &N);
+
+} // namespace cuvil
+
+#endif

@@ -1,0 +1,39 @@
+//===- PackedGemm.cpp - cuvil.PackedGemm: the register-blocked Gemm -------===//
+//
+// Internal op (domain "cuvil"): the pack-weights pass makes it of a Gemm
+// (or cuvil.FusedGemm) with a constant float32 B, which it stores in panels
+// of `panel` output columns (attribute, int; see ops/nn/Packing.h) with
+// alpha folded in. Inputs and attributes are the Gemm's, plus the clamp
+// bounds clamp_lo / clamp_hi (float) when an activation is fused.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Diagnostic.h"
+#include "ops/linalg/Gemm.h"
+#include "ops/nn/Packing.h"
+
+namespace cuvil {
+namespace {
+
+llvm::Error verify(const Node &N) {
+  if (auto E = verifyGemm(N))
+    return E;
+  if (N.getInt(PanelAttr, 0) <= 0 || !N.input(1)->isConstant())
+    return nodeError(N, "internal error: the packed kernel needs a constant B "
+                        "in panels");
+  return llvm::Error::success();
+}
+
+llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+  return lowerGemm(N, /*Packed=*/true, fusedActivation(N), Calls);
+}
+
+} // namespace
+
+extern const OpDef PackedGemmOp = {.Name = "cuvil.PackedGemm",
+                                   .Verify = verify,
+                                   .Lower = lower,
+                                   .Macs = gemmMacs,
+                                   .Place = Placement::Fresh,
+                                   .WithClamp = &PackedGemmOp};
+
+} // namespace cuvil

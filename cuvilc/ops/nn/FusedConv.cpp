@@ -1,0 +1,33 @@
+//===- FusedConv.cpp - cuvil.FusedConv: Conv with a clamp epilogue --------===//
+//
+// Internal op (domain "cuvil"): the fuse-activations pass makes it of a
+// Conv whose result only a Relu or a constant Clip reads. Inputs and
+// attributes are the Conv's, plus the clamp bounds clamp_lo / clamp_hi
+// (float); it runs the reference convolution kernels, which clamp each
+// result. The pack-weights pass turns it into cuvil.PackedConv or
+// cuvil.DepthwiseConv like a Conv.
+//
+//===----------------------------------------------------------------------===//
+#include "ops/nn/Conv.h"
+#include "ops/nn/Packing.h"
+
+namespace cuvil {
+namespace {
+
+llvm::Error verify(const Node &N) { return verifyConv(N, 3); }
+
+llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+  return lowerConv(N, ConvKernel::Reference, fusedActivation(N), Calls);
+}
+
+} // namespace
+
+extern const OpDef FusedConvOp = {.Name = "cuvil.FusedConv",
+                                  .Verify = verify,
+                                  .Lower = lower,
+                                  .Macs = convMacs,
+                                  .Place = Placement::Fresh,
+                                  .PackWeights = packConvWeights,
+                                  .WithClamp = &FusedConvOp};
+
+} // namespace cuvil
