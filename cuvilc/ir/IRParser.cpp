@@ -259,7 +259,13 @@ bool Parser::parseNode() {
   }
   if (!Named)
     Name = defaultNodeName(Orig, Outs.empty() ? OpType : Outs[0].Name);
-  Node *N = G->addNode(OpType, Name, Lookup(Domain, OpType), Ins, {});
+  const OpDef *Def = Lookup(Domain, OpType);
+  if (Prefixed && Domain + "." == InternalPrefix) {
+    // An internal op: its type keeps the prefix, it has no domain attribute.
+    OpType = std::string(InternalPrefix) + OpType;
+    Attrs.erase(std::string(DomainAttr));
+  }
+  Node *N = G->addNode(OpType, Name, Def, Ins, {});
   for (auto &[K, A] : Attrs)
     N->setAttr(K, std::move(A));
   N->setOpset(NodeOpset);

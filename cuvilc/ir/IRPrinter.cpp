@@ -238,7 +238,14 @@ std::string nodeText(const Node &N, int64_t Opset, const IRPrintOptions &O) {
   if (DomIt != N.attrs().end())
     if (auto *S = std::get_if<std::string>(&DomIt->second))
       Dom = *S;
-  bool Plain = plainOperator(Dom, N.opType());
+  std::string_view Type = N.opType();
+  bool Internal = Dom.empty() && Type.substr(0, InternalPrefix.size()) ==
+                                     InternalPrefix;
+  bool Plain = Internal
+                   ? plainOperator(InternalPrefix.substr(
+                                       0, InternalPrefix.size() - 1),
+                                   Type.substr(InternalPrefix.size()))
+                   : plainOperator(Dom, Type);
   for (const auto &[K, A] : N.attrs())
     if (!(Plain && !Dom.empty() && K == DomainAttr))
       As.push_back(fmt::format("{}={}", nameText(K), attrText(A)));

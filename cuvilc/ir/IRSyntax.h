@@ -34,6 +34,10 @@ inline bool isOpNameChar(char C) {
 /// prints as the prefix of the operator ("com.microsoft.Foo").
 constexpr std::string_view DomainAttr = "cuvil.domain";
 
+/// cuvil's internal ops (domain "cuvil", see ops/InternalOps.def) keep the
+/// prefix in their op type ("cuvil.FusedConv") and have no DomainAttr.
+constexpr std::string_view InternalPrefix = "cuvil.";
+
 /// Constants of at most this many elements print their values inline.
 constexpr int64_t InlineElements = 16;
 

@@ -70,6 +70,13 @@ const OpDef *lookupInternalOp(std::string_view Name) {
 
 std::vector<std::string_view> internalOps() { return names(InternalTable); }
 
+const OpDef *lookupOpInDomain(std::string_view Domain,
+                              std::string_view OpType) {
+  if (Domain.empty() || Domain == "ai.onnx")
+    return lookupOp(OpType);
+  return Domain == InternalDomain ? lookupInternalOp(OpType) : nullptr;
+}
+
 Node *rebuildAs(Graph &G, Node &N, const OpDef &Def) {
   auto Attrs = N.attrs();
   Node *R = G.replaceNode(&N, Def.Name, &Def, N.inputs());

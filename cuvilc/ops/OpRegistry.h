@@ -145,6 +145,10 @@ std::vector<std::string_view> supportedOps();
 const OpDef *lookupInternalOp(std::string_view Name);
 /// Names of the internal ops (without the prefix), sorted.
 std::vector<std::string_view> internalOps();
+/// The op OpType of Domain: ONNX's ("" or "ai.onnx") or cuvil's internal
+/// ones ("cuvil"); null for any other domain (custom ops have their own
+/// registry). The textual IR's reader resolves operators with it.
+const OpDef *lookupOpInDomain(std::string_view Domain, std::string_view OpType);
 
 /// Rebuilds N as an op of Def (an internal op, whose name it takes) in N's
 /// place: same inputs, outputs, attributes and ONNX origin. N is erased.

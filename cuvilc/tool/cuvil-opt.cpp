@@ -101,9 +101,7 @@ int main(int argc, char **argv) {
   }
   auto G = parseIR(
       Text,
-      [](std::string_view Domain, std::string_view OpType) -> const OpDef * {
-        return Domain.empty() ? lookupOp(OpType) : nullptr;
-      },
+      lookupOpInDomain,
       Input == "-" ? "<stdin>" : Input);
   if (!G)
     return report(G.takeError(), "");

@@ -13,7 +13,7 @@ using namespace cuvil;
 namespace {
 
 const OpDef *lookup(std::string_view Domain, std::string_view OpType) {
-  return Domain.empty() ? lookupOp(OpType) : nullptr;
+  return lookupOpInDomain(Domain, OpType);
 }
 
 std::unique_ptr<Graph> parseOk(const std::string &Text) {

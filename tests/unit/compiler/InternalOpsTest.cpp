@@ -105,7 +105,7 @@ TEST(InternalOps, ReluBecomesTheClampOfAFusedConv) {
   EXPECT_EQ(Calls[0].Args.back().F, Inf);
   EXPECT_EQ(Calls[0].Args[Calls[0].Args.size() - 2].F, 0.0f);
   EXPECT_NE(G->print().find("= cuvil.FusedConv(%x, %conv.w) {clamp_hi=inf, "
-                            "clamp_lo=0, group=1,"),
+                            "clamp_lo=0.0, group=1,"),
             std::string::npos)
       << G->print();
 }
