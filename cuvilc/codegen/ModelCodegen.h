@@ -4,7 +4,7 @@
 
 #include "codegen/StackUsage.h"
 #include "ir/Graph.h"
-#include "ops/OpRegistry.h"
+#include "lowering/KernelCall.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
 
@@ -38,10 +38,12 @@ struct CodegenResult {
   StackBound InitStack, RunStack;
 };
 
-/// Lowers every node to kernel calls, builds the model's entry points
-/// (init / run / run_v), links the target's kernel bitcode, internalises,
-/// optimises for the target and emits an ELF relocatable object.
+/// Builds the model's entry points (init / run / run_v) calling the kernels
+/// of each node's lowering L (see lowerGraph in ops/LowerGraph.h), links the
+/// target's kernel bitcode, internalises, optimises for the target and emits
+/// an ELF relocatable object.
 llvm::Expected<CodegenResult> generateObject(const Graph &G,
+                                             const GraphLowering &L,
                                              const MemoryPlan &Plan,
                                              const TargetInfo &T,
                                              const CodegenOptions &Opts);

@@ -9,6 +9,7 @@
 #include "emit/WeightsBlob.h"
 #include "frontend/onnx/OnnxImporter.h"
 #include "ir/Diagnostic.h"
+#include "ops/LowerGraph.h"
 #include "passes/Pass.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
@@ -195,7 +196,10 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
     CO.WantLLVMIR |= E == "llvm";
     CO.WantAsm |= E == "asm";
   }
-  auto Code = generateObject(G, *Plan, T, CO);
+  auto Lowered = lowerGraph(G);
+  if (!Lowered)
+    return Lowered.takeError();
+  auto Code = generateObject(G, *Lowered, *Plan, T, CO);
   if (!Code)
     return Code.takeError();
 

@@ -1,5 +1,6 @@
 //===- Conv.cpp - ONNX Conv (1-D to 3-D, grouped, depthwise) --------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/OpRegistry.h"
 #include "ops/nn/Packing.h"
 #include "ops/nn/Spatial.h"
@@ -47,21 +48,26 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     return Wd.takeError();
   const Value *X = N.input(0), *W = N.input(1), *B = N.input(2);
   auto [Lo, Hi] = fusedActivation(N);
-  KernelArg Bias = B ? KernelArg::tensor(B) : KernelArg::null();
   int64_t Group = N.getInt("group", 1);
   if (!Wd->fits2D()) {
-    Calls.push_back(
-        {"cuvil_k_conv3d_f32",
-         {KernelArg::tensor(X), KernelArg::tensor(W), Bias,
-          KernelArg::tensor(N.output(0)), KernelArg::i(X->shape()[0]),
-          KernelArg::i(X->shape()[1]), KernelArg::i(W->shape()[0]),
-          KernelArg::array(Window::vec(Wd->In)),
-          KernelArg::array(Window::vec(Wd->Kernel)),
-          KernelArg::array(Window::vec(Wd->Out)),
-          KernelArg::array(Window::vec(Wd->Stride)),
-          KernelArg::array(Window::vec(Wd->Dil)),
-          KernelArg::array(Window::vec(Wd->PadBegin)), KernelArg::i(Group),
-          KernelArg::f(Lo), KernelArg::f(Hi)}});
+    kabi::Conv3dF32 K;
+    K.x = X;
+    K.w = W;
+    K.bias = B;
+    K.y = N.output(0);
+    K.n = X->shape()[0];
+    K.c = X->shape()[1];
+    K.m = W->shape()[0];
+    K.in = Window::vec(Wd->In);
+    K.k = Window::vec(Wd->Kernel);
+    K.out = Window::vec(Wd->Out);
+    K.stride = Window::vec(Wd->Stride);
+    K.dil = Window::vec(Wd->Dil);
+    K.pad = Window::vec(Wd->PadBegin);
+    K.group = Group;
+    K.act_lo = Lo;
+    K.act_hi = Hi;
+    Calls.push_back(K.call());
     return llvm::Error::success();
   }
   // 1-D and 2-D take the 2-D kernels (entries 1 and 2 of the window). Nodes
@@ -69,9 +75,6 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   // register-blocked kernel (group 1, packed weights) or the depthwise one;
   // neither takes a group argument, the depthwise one no channel count m.
   bool Packed = N.hasAttr("cuvil.packed");
-  const char *Kernel = !Packed       ? "cuvil_k_conv2d_f32"
-                       : Group == 1 ? "cuvil_k_conv2d_packed_f32"
-                                    : "cuvil_k_dwconv2d_f32";
   int64_t H = Wd->In[1], Wid = Wd->In[2], OH = Wd->Out[1], OW = Wd->Out[2];
   // A pointwise convolution (1x1, stride 1, no padding) sees each channel
   // plane as one row: the register blocks then run along the whole plane
@@ -83,25 +86,46 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     Wid = OW = H * Wid;
     H = OH = 1;
   }
-  KernelCall Call{Kernel, {KernelArg::tensor(X), KernelArg::tensor(W), Bias}};
-  if (Packed && Group == 1) // the residual of a fused Add, or none
-    Call.Args.push_back(N.input(3) ? KernelArg::tensor(N.input(3))
-                                   : KernelArg::null());
-  for (KernelArg A :
-       {KernelArg::tensor(N.output(0)), KernelArg::i(X->shape()[0]),
-        KernelArg::i(X->shape()[1]), KernelArg::i(H), KernelArg::i(Wid)})
-    Call.Args.push_back(A);
-  if (!Packed || Group == 1)
-    Call.Args.push_back(KernelArg::i(W->shape()[0]));
-  for (int64_t V : {Wd->Kernel[1], Wd->Kernel[2], OH, OW, Wd->Stride[1],
-                    Wd->Stride[2], Wd->Dil[1], Wd->Dil[2], Wd->PadBegin[1],
-                    Wd->PadBegin[2]})
-    Call.Args.push_back(KernelArg::i(V));
-  if (!Packed)
-    Call.Args.push_back(KernelArg::i(Group));
-  Call.Args.push_back(KernelArg::f(Lo));
-  Call.Args.push_back(KernelArg::f(Hi));
-  Calls.push_back(std::move(Call));
+  // The parameters the three 2-D kernels share.
+  auto Common = [&](auto &K) -> KernelCall {
+    K.x = X;
+    K.bias = B;
+    K.y = N.output(0);
+    K.n = X->shape()[0];
+    K.c = X->shape()[1];
+    K.h = H;
+    K.wd = Wid;
+    K.kh = Wd->Kernel[1];
+    K.kw = Wd->Kernel[2];
+    K.oh = OH;
+    K.ow = OW;
+    K.stride_h = Wd->Stride[1];
+    K.stride_w = Wd->Stride[2];
+    K.dil_h = Wd->Dil[1];
+    K.dil_w = Wd->Dil[2];
+    K.pad_top = Wd->PadBegin[1];
+    K.pad_left = Wd->PadBegin[2];
+    K.act_lo = Lo;
+    K.act_hi = Hi;
+    return K.call();
+  };
+  if (!Packed) {
+    kabi::Conv2dF32 K;
+    K.w = W;
+    K.m = W->shape()[0];
+    K.group = Group;
+    Calls.push_back(Common(K));
+  } else if (Group == 1) {
+    kabi::Conv2dPackedF32 K;
+    K.wp = W;
+    K.res = N.input(3); // the residual of a fused Add, or none
+    K.m = W->shape()[0];
+    Calls.push_back(Common(K));
+  } else {
+    kabi::Dwconv2dF32 K;
+    K.w = W;
+    Calls.push_back(Common(K));
+  }
   return llvm::Error::success();
 }
 
