@@ -104,7 +104,7 @@ def group_name(members, params):
 def fields(params):
     out = []
     for pname, kind in params:
-        init = "" if kind == "p" else " = 0"
+        init = "{}" if kind == "p" else " = 0"
         out.append(f"  {FIELD_TYPES[kind]} {pname}{init};")
     return out
 

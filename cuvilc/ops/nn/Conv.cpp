@@ -50,24 +50,17 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   auto [Lo, Hi] = fusedActivation(N);
   int64_t Group = N.getInt("group", 1);
   if (!Wd->fits2D()) {
-    kabi::Conv3dF32 K;
-    K.x = X;
-    K.w = W;
-    K.bias = B;
-    K.y = N.output(0);
-    K.n = X->shape()[0];
-    K.c = X->shape()[1];
-    K.m = W->shape()[0];
-    K.in = Window::vec(Wd->In);
-    K.k = Window::vec(Wd->Kernel);
-    K.out = Window::vec(Wd->Out);
-    K.stride = Window::vec(Wd->Stride);
-    K.dil = Window::vec(Wd->Dil);
-    K.pad = Window::vec(Wd->PadBegin);
-    K.group = Group;
-    K.act_lo = Lo;
-    K.act_hi = Hi;
-    Calls.push_back(K.call());
+    Calls.push_back(withWindowNd(*Wd, kabi::Conv3dF32{.x = X,
+                                                      .w = W,
+                                                      .bias = B,
+                                                      .y = N.output(0),
+                                                      .n = X->shape()[0],
+                                                      .c = X->shape()[1],
+                                                      .m = W->shape()[0],
+                                                      .group = Group,
+                                                      .act_lo = Lo,
+                                                      .act_hi = Hi})
+                        .call());
     return llvm::Error::success();
   }
   // 1-D and 2-D take the 2-D kernels (entries 1 and 2 of the window). Nodes
