@@ -41,20 +41,6 @@ std::string replaceExtension(const std::string &Path, const char *Ext) {
   return fs::path(Path).replace_extension(Ext).string();
 }
 
-/// Hash of everything the generated code assumes about the weight blob:
-/// the graph after passes, the target and the weight layout and bytes.
-uint64_t graphHash(const Graph &G, const MemoryPlan &Plan,
-                   const TargetInfo &T) {
-  std::string Text = G.print() + "\ntarget " + T.Name + "\n";
-  uint64_t H = fnv1a64(Text.data(), Text.size());
-  for (const Value *V : Plan.Weights) {
-    int64_t Off = Plan.at(V).Offset;
-    H = fnv1a64(&Off, sizeof(Off), H);
-    H = fnv1a64(V->data().data(), V->data().size(), H);
-  }
-  return H;
-}
-
 } // namespace
 
 llvm::Expected<PlanOptions>
