@@ -254,9 +254,9 @@ llvm::Error EntryBuilder::buildRunV() {
     const Node &N = *G.nodes()[S];
     if (Opts.Checked)
       Guards->paint(B, S);
-    if (!N.def()->Lower)
+    if (!L[S].HasCode)
       continue; // a view: no code
-    if (auto E = buildNode(N, Step))
+    if (auto E = buildNode(N, L[S].Calls, Step))
       return E;
     if (Opts.Checked) {
       StepNames.push_back(N.name());
@@ -289,10 +289,9 @@ llvm::Error EntryBuilder::buildRunV() {
 /// layer is optimised and register-allocated alone (its code does not
 /// depend on its neighbours), and layers of equal shape compile to equal
 /// functions, which the optimiser then merges.
-llvm::Error EntryBuilder::buildNode(const Node &N, size_t Step) {
-  std::vector<KernelCall> Calls;
-  if (auto E = N.def()->Lower(N, Calls))
-    return E;
+llvm::Error EntryBuilder::buildNode(const Node &N,
+                                    const std::vector<KernelCall> &Calls,
+                                    size_t Step) {
   std::vector<std::pair<llvm::Function *, std::vector<llvm::Value *>>> Lowered;
   std::vector<llvm::Value *> Params; // run_v's values the calls need
   for (const KernelCall &C : Calls) {
@@ -416,6 +415,10 @@ llvm::Error EntryBuilder::declareFirmwareKernels() {
 }
 
 llvm::Error EntryBuilder::build() {
+  if (L.size() != G.nodes().size())
+    return makeError("internal error: the lowering holds {} nodes, graph "
+                     "'{}' {}",
+                     L.size(), G.name(), G.nodes().size());
   if (auto E = declareFirmwareKernels())
     return E;
   // The static arenas, one per region. A global with an explicit section is

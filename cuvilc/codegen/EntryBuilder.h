@@ -10,7 +10,7 @@
 
 #include "codegen/CheckedCode.h"
 #include "codegen/ModelCodegen.h"
-#include "ops/OpRegistry.h"
+#include "lowering/KernelCall.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
@@ -33,9 +33,10 @@ constexpr const char *WeakRuntimeSymbols[] = {"memcpy", "memmove", "memset"};
 /// Builds the entry points of one model inside the kernel module.
 class EntryBuilder {
 public:
-  EntryBuilder(llvm::Module &M, const Graph &G, const MemoryPlan &Plan,
-               const TargetInfo &T, const CodegenOptions &Opts)
-      : M(M), Ctx(M.getContext()), G(G), Plan(Plan), T(T), Opts(Opts),
+  EntryBuilder(llvm::Module &M, const Graph &G, const GraphLowering &L,
+               const MemoryPlan &Plan, const TargetInfo &T,
+               const CodegenOptions &Opts)
+      : M(M), Ctx(M.getContext()), G(G), L(L), Plan(Plan), T(T), Opts(Opts),
         B(Ctx) {
     PtrTy = llvm::PointerType::get(Ctx, 0);
     I64 = llvm::Type::getInt64Ty(Ctx);
@@ -70,7 +71,8 @@ private:
   llvm::Function *newFunction(const std::string &Name, llvm::Type *Ret,
                               std::vector<llvm::Type *> Params);
   void setCodeAttributes(llvm::Function *F);
-  llvm::Error buildNode(const Node &N, size_t Step);
+  llvm::Error buildNode(const Node &N, const std::vector<KernelCall> &Calls,
+                        size_t Step);
   void buildInit();
   llvm::Error buildRunV();
   void buildRun();
@@ -82,6 +84,7 @@ private:
   llvm::Module &M;
   llvm::LLVMContext &Ctx;
   const Graph &G;
+  const GraphLowering &L;
   const MemoryPlan &Plan;
   const TargetInfo &T;
   const CodegenOptions &Opts;

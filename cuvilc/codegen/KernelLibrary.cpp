@@ -6,12 +6,12 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
-// Defined by the generated KernelBitcodeData.S (see cuvilc/CMakeLists.txt).
+// Defined by the generated KernelBitcodeData.S, one pair per target of
+// CUVIL_TARGETS (see cuvilc/CMakeLists.txt).
 extern "C" {
-extern const char cuvil_kernels_host_start[], cuvil_kernels_host_end[];
-extern const char cuvil_kernels_host_avx512_start[], cuvil_kernels_host_avx512_end[];
-extern const char cuvil_kernels_a78_start[], cuvil_kernels_a78_end[];
-extern const char cuvil_kernels_u74_mc_start[], cuvil_kernels_u74_mc_end[];
+#define CUVIL_KERNEL_TARGET(Name, Sym)                                         \
+  extern const char cuvil_kernels_##Sym##_start[], cuvil_kernels_##Sym##_end[];
+#include "KernelTargets.def"
 }
 
 namespace cuvil {
@@ -21,15 +21,21 @@ std::optional<llvm::StringRef> kernelBitcode(llvm::StringRef Target) {
     const char *Name, *Start, *End;
   };
   static const Entry Table[] = {
-      {"host", cuvil_kernels_host_start, cuvil_kernels_host_end},
-      {"host-avx512", cuvil_kernels_host_avx512_start, cuvil_kernels_host_avx512_end},
-      {"a78", cuvil_kernels_a78_start, cuvil_kernels_a78_end},
-      {"u74-mc", cuvil_kernels_u74_mc_start, cuvil_kernels_u74_mc_end},
+#define CUVIL_KERNEL_TARGET(Name, Sym)                                         \
+  {Name, cuvil_kernels_##Sym##_start, cuvil_kernels_##Sym##_end},
+#include "KernelTargets.def"
   };
   for (const Entry &E : Table)
     if (Target == E.Name)
       return llvm::StringRef(E.Start, E.End - E.Start);
   return std::nullopt;
+}
+
+std::vector<llvm::StringRef> kernelLibraries() {
+  return {
+#define CUVIL_KERNEL_TARGET(Name, Sym) Name,
+#include "KernelTargets.def"
+  };
 }
 
 std::optional<int64_t> kernelConstant(llvm::StringRef Target,

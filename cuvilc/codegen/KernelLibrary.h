@@ -11,11 +11,14 @@
 #include <cstdint>
 #include <llvm/ADT/StringRef.h>
 #include <optional>
+#include <vector>
 
 namespace cuvil {
 
 /// The kernel bitcode for a target name, if cuvilc was built with it.
 std::optional<llvm::StringRef> kernelBitcode(llvm::StringRef Target);
+/// The names of the kernel libraries cuvilc embeds (CUVIL_TARGETS).
+std::vector<llvm::StringRef> kernelLibraries();
 
 /// The value of the integer constant `Symbol` the kernel library of Target
 /// defines (a tuning fact the compiler must agree with, such as the packing

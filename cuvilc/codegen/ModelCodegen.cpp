@@ -43,6 +43,7 @@ std::string arenaSymbol(const std::string &Model, const std::string &Region) {
 }
 
 llvm::Expected<CodegenResult> generateObject(const Graph &G,
+                                             const GraphLowering &L,
                                              const MemoryPlan &Plan,
                                              const TargetInfo &T,
                                              const CodegenOptions &Opts) {
@@ -76,7 +77,7 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
       F.addFnAttr("target-features", T.Features);
   }
 
-  EntryBuilder EB(*M, G, Plan, T, Opts);
+  EntryBuilder EB(*M, G, L, Plan, T, Opts);
   if (auto E = EB.build())
     return E;
   CodegenResult R;

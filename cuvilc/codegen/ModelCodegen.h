@@ -4,10 +4,11 @@
 
 #include "codegen/StackUsage.h"
 #include "ir/Graph.h"
-#include "ops/OpRegistry.h"
+#include "lowering/KernelCall.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
 
+#include <cuvil/status.h>
 #include <llvm/Support/Error.h>
 #include <string>
 #include <vector>
@@ -49,10 +50,12 @@ struct CodegenResult {
   StackBound InitStack, RunStack;
 };
 
-/// Lowers every node to kernel calls, builds the model's entry points
-/// (init / run / run_v), links the target's kernel bitcode, internalises,
-/// optimises for the target and emits an ELF relocatable object.
+/// Builds the model's entry points (init / run / run_v) calling the kernels
+/// of each node's lowering L (see lowerGraph in ops/LowerGraph.h), links the
+/// target's kernel bitcode, internalises, optimises for the target and emits
+/// an ELF relocatable object.
 llvm::Expected<CodegenResult> generateObject(const Graph &G,
+                                             const GraphLowering &L,
                                              const MemoryPlan &Plan,
                                              const TargetInfo &T,
                                              const CodegenOptions &Opts);
@@ -60,20 +63,20 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
 /// Symbol of a model's static arena in a region: cuvil_<model>_arena_<region>.
 std::string arenaSymbol(const std::string &Model, const std::string &Region);
 
-/// Status codes returned by the generated entry points (also written into
-/// the generated header, and into runtime-baremetal/include/cuvil/status.h).
+/// Status codes returned by the generated entry points: those of
+/// runtime-baremetal/include/cuvil/status.h (their only definition; the
+/// generated header copies them from there too).
 enum StatusCode : int {
-  StatusOk = 0,
-  StatusNullArgument = -1,
-  StatusArenaMisaligned = -2,
-  StatusNoWeights = -3,
-  StatusNotInitialized = -4,
-  StatusArenaOverlap = -5,
-  StatusArenaRange = -6,
-  StatusBounds = -7,
-  // -10 .. -19: weight blob verification (see cuvil/status.h).
-  StatusBlobAlign = -14,
-  StatusBlobShort = -17,
+  StatusOk = CUVIL_OK,
+  StatusNullArgument = CUVIL_ERR_NULL,
+  StatusArenaMisaligned = CUVIL_ERR_ARENA_ALIGN,
+  StatusNoWeights = CUVIL_ERR_NO_WEIGHTS,
+  StatusNotInitialized = CUVIL_ERR_NOT_INIT,
+  StatusArenaOverlap = CUVIL_ERR_ARENA_OVERLAP,
+  StatusArenaRange = CUVIL_ERR_ARENA_RANGE,
+  StatusBounds = CUVIL_ERR_BOUNDS,
+  StatusBlobAlign = CUVIL_ERR_BLOB_ALIGN,
+  StatusBlobShort = CUVIL_ERR_BLOB_SHORT,
 };
 
 } // namespace cuvil

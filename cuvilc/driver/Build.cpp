@@ -10,6 +10,7 @@
 #include "frontend/onnx/OnnxImporter.h"
 #include "ir/Diagnostic.h"
 #include "ops/custom/CustomOp.h"
+#include "ops/LowerGraph.h"
 #include "passes/Pass.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
@@ -39,20 +40,6 @@ char UsageErrorInfo::ID = 0;
 
 std::string replaceExtension(const std::string &Path, const char *Ext) {
   return fs::path(Path).replace_extension(Ext).string();
-}
-
-/// Hash of everything the generated code assumes about the weight blob:
-/// the graph after passes, the target and the weight layout and bytes.
-uint64_t graphHash(const Graph &G, const MemoryPlan &Plan,
-                   const TargetInfo &T) {
-  std::string Text = G.summary() + "\ntarget " + T.Name + "\n";
-  uint64_t H = fnv1a64(Text.data(), Text.size());
-  for (const Value *V : Plan.Weights) {
-    int64_t Off = Plan.at(V).Offset;
-    H = fnv1a64(&Off, sizeof(Off), H);
-    H = fnv1a64(V->data().data(), V->data().size(), H);
-  }
-  return H;
 }
 
 /// The kernels of the declared ops G uses, in the order G first calls
@@ -239,7 +226,10 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   }
   HeaderInfo HI;
   firmwareKernels(G, CO, HI);
-  auto Code = generateObject(G, *Plan, T, CO);
+  auto Lowered = lowerGraph(G);
+  if (!Lowered)
+    return Lowered.takeError();
+  auto Code = generateObject(G, *Lowered, *Plan, T, CO);
   if (!Code)
     return Code.takeError();
 

@@ -44,15 +44,11 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("/* Status codes (same values as runtime-baremetal's cuvil/status.h). */");
   Line("#ifndef CUVIL_STATUS_CODES_DEFINED");
   Line("#define CUVIL_STATUS_CODES_DEFINED");
+  // Read from cuvil/status.h at build time (see cuvilc/CMakeLists.txt).
   for (auto [Name, V] : std::initializer_list<std::pair<const char *, int>>{
-           {"OK", 0}, {"ERR_NULL", -1}, {"ERR_ARENA_ALIGN", -2},
-           {"ERR_NO_WEIGHTS", -3}, {"ERR_NOT_INIT", -4},
-           {"ERR_ARENA_OVERLAP", -5}, {"ERR_ARENA_RANGE", -6},
-           {"ERR_BOUNDS", -7},
-           {"ERR_BLOB_IDENT", -10}, {"ERR_BLOB_FORMAT", -11},
-           {"ERR_BLOB_VERSION", -12}, {"ERR_BLOB_HASH", -13},
-           {"ERR_BLOB_ALIGN", -14}, {"ERR_BLOB_SIZE", -15},
-           {"ERR_BLOB_CHECKSUM", -16}, {"ERR_BLOB_SHORT", -17}})
+#define CUVIL_STATUS(Name, Value) {#Name, Value},
+#include "StatusCodes.def"
+       })
     if (V)
       Line("#define CUVIL_{} ({})", Name, V);
     else

@@ -16,6 +16,18 @@ uint64_t fnv1a64(const void *Data, size_t Size, uint64_t H) {
   return H;
 }
 
+uint64_t graphHash(const Graph &G, const MemoryPlan &Plan,
+                   const TargetInfo &T) {
+  std::string Text = G.summary() + "\ntarget " + T.Name + "\n";
+  uint64_t H = fnv1a64(Text.data(), Text.size());
+  for (const Value *V : Plan.Weights) {
+    int64_t Off = Plan.at(V).Offset;
+    H = fnv1a64(&Off, sizeof(Off), H);
+    H = fnv1a64(V->data().data(), V->data().size(), H);
+  }
+  return H;
+}
+
 std::vector<uint8_t> buildWeightsBlob(const MemoryPlan &Plan,
                                       const std::string &ModelName,
                                       const std::string &TargetName,

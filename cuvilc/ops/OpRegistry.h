@@ -5,14 +5,16 @@
 // InternalOps.def), the fused and lowered forms the passes rebuild nodes
 // as. The pipeline never switches on op names: it asks the OpDef to verify
 // a node, to lower it to kernel calls, and for its traits.
-// Lowering produces plain data (KernelCall), so ops do not depend on LLVM
-// IR and codegen does not depend on ops.
+// Lowering produces plain data (KernelCall, in lowering/), which the driver
+// hands to codegen (see lowerGraph): ops do not depend on LLVM IR, and
+// codegen does not call the registry (it reads the calls only).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUVIL_OPS_OPREGISTRY_H
 #define CUVIL_OPS_OPREGISTRY_H
 
 #include "ir/Graph.h"
+#include "lowering/KernelCall.h"
 
 #include <llvm/Support/Error.h>
 #include <optional>
@@ -21,59 +23,6 @@
 #include <vector>
 
 namespace cuvil {
-
-/// One argument of a kernel call.
-struct KernelArg {
-  enum class Kind : uint8_t {
-    Tensor,   ///< Pointer to a tensor's buffer (+ ByteOffset).
-    Null,     ///< A null pointer (an absent optional operand).
-    Int,      ///< int64_t scalar.
-    Float,    ///< float scalar.
-    IntArray, ///< Pointer to a constant int64_t array.
-  };
-  Kind K = Kind::Null;
-  const Value *V = nullptr;
-  int64_t ByteOffset = 0;
-  int64_t I = 0;
-  float F = 0;
-  std::vector<int64_t> Array;
-
-  static KernelArg tensor(const Value *V, int64_t ByteOffset = 0) {
-    KernelArg A;
-    A.K = Kind::Tensor;
-    A.V = V;
-    A.ByteOffset = ByteOffset;
-    return A;
-  }
-  static KernelArg null() { return KernelArg(); }
-  static KernelArg i(int64_t X) {
-    KernelArg A;
-    A.K = Kind::Int;
-    A.I = X;
-    return A;
-  }
-  static KernelArg f(float X) {
-    KernelArg A;
-    A.K = Kind::Float;
-    A.F = X;
-    return A;
-  }
-  static KernelArg array(std::vector<int64_t> X) {
-    KernelArg A;
-    A.K = Kind::IntArray;
-    A.Array = std::move(X);
-    return A;
-  }
-};
-
-/// A call of runtime kernel `Kernel` (a cuvil_k_* function) with Args.
-struct KernelCall {
-  std::string Kernel;
-  std::vector<KernelArg> Args;
-  /// Args 0 and 1 are the source and destination tensors of a pure copy:
-  /// codegen drops the call when the planner put both at the same bytes.
-  bool IsCopy = false;
-};
 
 /// How the memory planner may place an op's output.
 enum class Placement : uint8_t {

@@ -20,6 +20,7 @@
 #include "emit/LinkerScript.h"
 #include "emit/Report.h"
 #include "emit/WeightsBlob.h"
+#include "ops/LowerGraph.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
 
@@ -124,7 +125,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     CO.GraphHash = Hash;
     CO.WeightsDataSize = Plan->WeightsSize;
     CO.EmbeddedBlob = Blob;
-    auto Code = generateObject(**G, *Plan, S->Target, CO);
+    auto Lowered = lowerGraph(**G);
+    if (!Lowered) {
+      llvm::consumeError(Lowered.takeError());
+      return 0;
+    }
+    auto Code = generateObject(**G, *Lowered, *Plan, S->Target, CO);
     if (!Code)
       llvm::consumeError(Code.takeError());
   }

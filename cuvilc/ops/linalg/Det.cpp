@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/OpRegistry.h"
 
 namespace cuvil {
@@ -34,10 +35,11 @@ llvm::Error verify(const Node &N) {
 llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0);
   int64_t M = X->shape().back();
-  Calls.push_back({"cuvil_k_det_f32",
-                   {KernelArg::tensor(X), KernelArg::tensor(N.output(0)),
-                    KernelArg::i(N.output(0)->numElements()),
-                    KernelArg::i(M)}});
+  Calls.push_back(kabi::DetF32{.x = X,
+                               .y = N.output(0),
+                               .batch = N.output(0)->numElements(),
+                               .n = M}
+                      .call());
   return llvm::Error::success();
 }
 

@@ -1,5 +1,6 @@
 //===- Gemm.cpp - ONNX Gemm: Y = alpha * op(A) * op(B) + beta * C ---------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/linalg/Gemm.h"
 #include "ops/nn/AffineFold.h"
 #include "ops/nn/Packing.h"
@@ -56,31 +57,30 @@ llvm::Error lowerGemm(const Node &N, bool Packed, std::pair<float, float> Clamp,
     return D.takeError();
   const Value *C = N.input(2);
   auto [Lo, Hi] = Clamp;
+  // The parameters of both kernels but B, trans_b and alpha.
+  auto Common = [&](auto K) {
+    K.a = N.input(0);
+    K.c = C;
+    K.y = N.output(0);
+    K.m = D->M;
+    K.n = D->N;
+    K.k = D->K;
+    K.trans_a = N.getInt("transA", 0);
+    K.beta = C ? N.getFloat("beta", 1.0f) : 0.0f;
+    K.c_rs = D->CRowStride;
+    K.c_cs = D->CColStride;
+    K.act_lo = Lo;
+    K.act_hi = Hi;
+    return K.call();
+  };
   if (Packed) {
     // B packed by the pack-weights pass, alpha folded into it.
-    Calls.push_back(
-        {"cuvil_k_gemm_packed_f32",
-         {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-          C ? KernelArg::tensor(C) : KernelArg::null(),
-          KernelArg::tensor(N.output(0)), KernelArg::i(D->M),
-          KernelArg::i(D->N), KernelArg::i(D->K),
-          KernelArg::i(N.getInt("transA", 0)),
-          KernelArg::f(C ? N.getFloat("beta", 1.0f) : 0.0f),
-          KernelArg::i(D->CRowStride), KernelArg::i(D->CColStride),
-          KernelArg::f(Lo), KernelArg::f(Hi)}});
+    Calls.push_back(Common(kabi::GemmPackedF32{.bp = N.input(1)}));
     return llvm::Error::success();
   }
-  Calls.push_back(
-      {"cuvil_k_gemm_f32",
-       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-        C ? KernelArg::tensor(C) : KernelArg::null(),
-        KernelArg::tensor(N.output(0)), KernelArg::i(D->M), KernelArg::i(D->N),
-        KernelArg::i(D->K), KernelArg::i(N.getInt("transA", 0)),
-        KernelArg::i(N.getInt("transB", 0)),
-        KernelArg::f(N.getFloat("alpha", 1.0f)),
-        KernelArg::f(C ? N.getFloat("beta", 1.0f) : 0.0f),
-        KernelArg::i(D->CRowStride), KernelArg::i(D->CColStride),
-        KernelArg::f(Lo), KernelArg::f(Hi)}});
+  Calls.push_back(Common(kabi::GemmF32{.b = N.input(1),
+                                       .trans_b = N.getInt("transB", 0),
+                                       .alpha = N.getFloat("alpha", 1.0f)}));
   return llvm::Error::success();
 }
 

@@ -1,5 +1,6 @@
 //===- MatMul.cpp - ONNX MatMul with numpy batch broadcasting -------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/linalg/MatMulShape.h"
 #include "ops/OpRegistry.h"
 
@@ -18,12 +19,16 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   auto D = matmulDims(N, N.input(0), N.input(1));
   if (!D)
     return D.takeError();
-  Calls.push_back({"cuvil_k_matmul_f32",
-                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-                    KernelArg::tensor(N.output(0)), KernelArg::i(D->M),
-                    KernelArg::i(D->N), KernelArg::i(D->K),
-                    KernelArg::array(D->Batch), KernelArg::array(D->AStride),
-                    KernelArg::array(D->BStride)}});
+  Calls.push_back(kabi::MatmulF32{.a = N.input(0),
+                                  .b = N.input(1),
+                                  .y = N.output(0),
+                                  .m = D->M,
+                                  .n = D->N,
+                                  .k = D->K,
+                                  .batch_shape = D->Batch,
+                                  .a_bstride = D->AStride,
+                                  .b_bstride = D->BStride}
+                      .call());
   return llvm::Error::success();
 }
 

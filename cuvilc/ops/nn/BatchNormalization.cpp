@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/OpRegistry.h"
 #include "ops/nn/AffineFold.h"
 
@@ -41,26 +42,37 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0);
   int64_t B = X->shape()[0], C = X->shape()[1];
   int64_t Spatial = X->numElements() / (B * C);
-  std::vector<KernelArg> Args{KernelArg::tensor(X)};
-  for (size_t I = 1; I < 5; ++I)
-    Args.push_back(KernelArg::tensor(N.input(I)));
-  Args.push_back(KernelArg::tensor(N.output(0)));
-  bool Train = training(N);
-  if (Train) {
-    bool Running = N.outputs().size() == 3;
-    Args.push_back(Running ? KernelArg::tensor(N.output(1))
-                           : KernelArg::null());
-    Args.push_back(Running ? KernelArg::tensor(N.output(2))
-                           : KernelArg::null());
+  float Eps = N.getFloat("epsilon", 1e-5f);
+  if (!training(N)) {
+    Calls.push_back(kabi::BatchNormF32{.x = X,
+                                       .scale = N.input(1),
+                                       .bias = N.input(2),
+                                       .mean = N.input(3),
+                                       .var = N.input(4),
+                                       .y = N.output(0),
+                                       .n = B,
+                                       .c = C,
+                                       .spatial = Spatial,
+                                       .eps = Eps}
+                        .call());
+    return llvm::Error::success();
   }
-  Args.insert(Args.end(),
-              {KernelArg::i(B), KernelArg::i(C), KernelArg::i(Spatial),
-               KernelArg::f(N.getFloat("epsilon", 1e-5f))});
-  if (Train)
-    Args.push_back(KernelArg::f(N.getFloat("momentum", 0.9f)));
-  Calls.push_back({Train ? "cuvil_k_batch_norm_train_f32"
-                         : "cuvil_k_batch_norm_f32",
-                   std::move(Args)});
+  bool Running = N.outputs().size() == 3;
+  Calls.push_back(kabi::BatchNormTrainF32{
+      .x = X,
+      .scale = N.input(1),
+      .bias = N.input(2),
+      .mean = N.input(3),
+      .var = N.input(4),
+      .y = N.output(0),
+      .running_mean = Running ? N.output(1) : nullptr,
+      .running_var = Running ? N.output(2) : nullptr,
+      .n = B,
+      .c = C,
+      .spatial = Spatial,
+      .eps = Eps,
+      .momentum = N.getFloat("momentum", 0.9f)}
+                      .call());
   return llvm::Error::success();
 }
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/OpRegistry.h"
 #include "ops/nn/AffineFold.h"
 
@@ -25,11 +26,14 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0);
   int64_t B = X->shape()[0], C = X->shape()[1];
   int64_t Spatial = X->numElements() / (B * C);
-  Calls.push_back({"cuvil_k_channel_affine_f32",
-                   {KernelArg::tensor(X), KernelArg::tensor(N.input(1)),
-                    KernelArg::tensor(N.input(2)),
-                    KernelArg::tensor(N.output(0)), KernelArg::i(B),
-                    KernelArg::i(C), KernelArg::i(Spatial)}});
+  Calls.push_back(kabi::ChannelAffineF32{.x = X,
+                                         .scale = N.input(1),
+                                         .bias = N.input(2),
+                                         .y = N.output(0),
+                                         .n = B,
+                                         .c = C,
+                                         .hw = Spatial}
+                      .call());
   return llvm::Error::success();
 }
 

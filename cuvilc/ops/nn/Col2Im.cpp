@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/OpRegistry.h"
 
 #include <cuvil/kernels.h>
@@ -109,15 +110,17 @@ llvm::Error lowerCol2Im(const Node &N, std::vector<KernelCall> &Calls) {
   auto G = geometry(N);
   if (!G)
     return G.takeError();
-  Calls.push_back({"cuvil_k_col2im_f32",
-                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.output(0)),
-                    KernelArg::i(G->N), KernelArg::i(G->C),
-                    KernelArg::array(three(G->Image, 1)),
-                    KernelArg::array(three(G->Block, 1)),
-                    KernelArg::array(three(G->Blocks, 1)),
-                    KernelArg::array(three(G->Strides, 1)),
-                    KernelArg::array(three(G->Dils, 1)),
-                    KernelArg::array(three(G->PadBegin, 0))}});
+  Calls.push_back(kabi::Col2imF32{.x = N.input(0),
+                                  .y = N.output(0),
+                                  .n = G->N,
+                                  .c = G->C,
+                                  .img = three(G->Image, 1),
+                                  .k = three(G->Block, 1),
+                                  .nblk = three(G->Blocks, 1),
+                                  .stride = three(G->Strides, 1),
+                                  .dil = three(G->Dils, 1),
+                                  .pad = three(G->PadBegin, 0)}
+                      .call());
   return llvm::Error::success();
 }
 

@@ -1,5 +1,6 @@
 //===- Conv.cpp - ONNX Conv (1-D to 3-D, grouped, depthwise) --------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/nn/AffineFold.h"
 #include "ops/nn/Conv.h"
 #include "ops/nn/Packing.h"
@@ -44,21 +45,19 @@ llvm::Error lowerConv(const Node &N, ConvKernel Kernel,
     return Wd.takeError();
   const Value *X = N.input(0), *W = N.input(1), *B = N.input(2);
   auto [Lo, Hi] = Clamp;
-  KernelArg Bias = B ? KernelArg::tensor(B) : KernelArg::null();
   int64_t Group = N.getInt("group", 1);
   if (!Wd->fits2D()) {
-    Calls.push_back(
-        {"cuvil_k_conv3d_f32",
-         {KernelArg::tensor(X), KernelArg::tensor(W), Bias,
-          KernelArg::tensor(N.output(0)), KernelArg::i(X->shape()[0]),
-          KernelArg::i(X->shape()[1]), KernelArg::i(W->shape()[0]),
-          KernelArg::array(Window::vec(Wd->In)),
-          KernelArg::array(Window::vec(Wd->Kernel)),
-          KernelArg::array(Window::vec(Wd->Out)),
-          KernelArg::array(Window::vec(Wd->Stride)),
-          KernelArg::array(Window::vec(Wd->Dil)),
-          KernelArg::array(Window::vec(Wd->PadBegin)), KernelArg::i(Group),
-          KernelArg::f(Lo), KernelArg::f(Hi)}});
+    Calls.push_back(withWindowNd(*Wd, kabi::Conv3dF32{.x = X,
+                                                      .w = W,
+                                                      .bias = B,
+                                                      .y = N.output(0),
+                                                      .n = X->shape()[0],
+                                                      .c = X->shape()[1],
+                                                      .m = W->shape()[0],
+                                                      .group = Group,
+                                                      .act_lo = Lo,
+                                                      .act_hi = Hi})
+                        .call());
     return llvm::Error::success();
   }
   // 1-D and 2-D take the 2-D kernels (entries 1 and 2 of the window). The
@@ -66,10 +65,6 @@ llvm::Error lowerConv(const Node &N, ConvKernel Kernel,
   // register-blocked kernel (group 1, packed weights) or the depthwise one;
   // neither takes a group argument, the depthwise one no channel count m.
   bool Packed = Kernel == ConvKernel::Packed;
-  const char *Symbol = Packed ? "cuvil_k_conv2d_packed_f32"
-                       : Kernel == ConvKernel::Depthwise
-                           ? "cuvil_k_dwconv2d_f32"
-                           : "cuvil_k_conv2d_f32";
   int64_t H = Wd->In[1], Wid = Wd->In[2], OH = Wd->Out[1], OW = Wd->Out[2];
   // A pointwise convolution (1x1, stride 1, no padding) sees each channel
   // plane as one row: the register blocks then run along the whole plane
@@ -81,25 +76,46 @@ llvm::Error lowerConv(const Node &N, ConvKernel Kernel,
     Wid = OW = H * Wid;
     H = OH = 1;
   }
-  KernelCall Call{Symbol, {KernelArg::tensor(X), KernelArg::tensor(W), Bias}};
-  if (Packed) // the residual of a fused Add, or none
-    Call.Args.push_back(N.input(3) ? KernelArg::tensor(N.input(3))
-                                   : KernelArg::null());
-  for (KernelArg A :
-       {KernelArg::tensor(N.output(0)), KernelArg::i(X->shape()[0]),
-        KernelArg::i(X->shape()[1]), KernelArg::i(H), KernelArg::i(Wid)})
-    Call.Args.push_back(A);
-  if (Kernel != ConvKernel::Depthwise)
-    Call.Args.push_back(KernelArg::i(W->shape()[0]));
-  for (int64_t V : {Wd->Kernel[1], Wd->Kernel[2], OH, OW, Wd->Stride[1],
-                    Wd->Stride[2], Wd->Dil[1], Wd->Dil[2], Wd->PadBegin[1],
-                    Wd->PadBegin[2]})
-    Call.Args.push_back(KernelArg::i(V));
-  if (Kernel == ConvKernel::Reference)
-    Call.Args.push_back(KernelArg::i(Group));
-  Call.Args.push_back(KernelArg::f(Lo));
-  Call.Args.push_back(KernelArg::f(Hi));
-  Calls.push_back(std::move(Call));
+  // The parameters the three 2-D kernels share.
+  auto Common = [&](auto &K) -> KernelCall {
+    K.x = X;
+    K.bias = B;
+    K.y = N.output(0);
+    K.n = X->shape()[0];
+    K.c = X->shape()[1];
+    K.h = H;
+    K.wd = Wid;
+    K.kh = Wd->Kernel[1];
+    K.kw = Wd->Kernel[2];
+    K.oh = OH;
+    K.ow = OW;
+    K.stride_h = Wd->Stride[1];
+    K.stride_w = Wd->Stride[2];
+    K.dil_h = Wd->Dil[1];
+    K.dil_w = Wd->Dil[2];
+    K.pad_top = Wd->PadBegin[1];
+    K.pad_left = Wd->PadBegin[2];
+    K.act_lo = Lo;
+    K.act_hi = Hi;
+    return K.call();
+  };
+  if (Kernel == ConvKernel::Reference) {
+    kabi::Conv2dF32 K;
+    K.w = W;
+    K.m = W->shape()[0];
+    K.group = Group;
+    Calls.push_back(Common(K));
+  } else if (Kernel == ConvKernel::Packed) {
+    kabi::Conv2dPackedF32 K;
+    K.wp = W;
+    K.res = N.input(3); // the residual of a fused Add, or none
+    K.m = W->shape()[0];
+    Calls.push_back(Common(K));
+  } else {
+    kabi::Dwconv2dF32 K;
+    K.w = W;
+    Calls.push_back(Common(K));
+  }
   return llvm::Error::success();
 }
 

@@ -1,5 +1,6 @@
 //===- ConvTranspose.cpp - ONNX ConvTranspose (1-D to 3-D, grouped) -------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/OpRegistry.h"
 #include "ops/nn/Spatial.h"
 
@@ -98,18 +99,16 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     return Wd.takeError();
   const Value *X = N.input(0), *W = N.input(1), *B = N.input(2);
   int64_t Group = N.getInt("group", 1);
-  Calls.push_back(
-      {"cuvil_k_convtranspose3d_f32",
-       {KernelArg::tensor(X), KernelArg::tensor(W),
-        B ? KernelArg::tensor(B) : KernelArg::null(),
-        KernelArg::tensor(N.output(0)), KernelArg::i(X->shape()[0]),
-        KernelArg::i(X->shape()[1]), KernelArg::i(W->shape()[1] * Group),
-        KernelArg::array(Window::vec(Wd->In)),
-        KernelArg::array(Window::vec(Wd->Kernel)),
-        KernelArg::array(Window::vec(Wd->Out)),
-        KernelArg::array(Window::vec(Wd->Stride)),
-        KernelArg::array(Window::vec(Wd->Dil)),
-        KernelArg::array(Window::vec(Wd->PadBegin)), KernelArg::i(Group)}});
+  Calls.push_back(withWindowNd(*Wd, kabi::Convtranspose3dF32{
+                                        .x = X,
+                                        .w = W,
+                                        .bias = B,
+                                        .y = N.output(0),
+                                        .n = X->shape()[0],
+                                        .c = X->shape()[1],
+                                        .m = W->shape()[1] * Group,
+                                        .group = Group})
+                      .call());
   return llvm::Error::success();
 }
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/OpRegistry.h"
 
 #include <cuvil/kernels.h>
@@ -85,20 +86,31 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   if (!S)
     return S.takeError();
   const Value *T = N.input(1), *W = N.input(2);
-  KernelCall C{fmt::format("cuvil_k_{}_loss_f32_{}", Softmax ? "sce" : "nll",
-                           dtypeName(T->dtype())),
-               {KernelArg::tensor(N.input(0)), KernelArg::tensor(T),
-                W ? KernelArg::tensor(W) : KernelArg::null(),
-                KernelArg::tensor(N.output(0))}};
-  if (Softmax)
-    C.Args.push_back(N.outputs().size() == 2 ? KernelArg::tensor(N.output(1))
-                                             : KernelArg::null());
+  std::string Kernel = fmt::format("cuvil_k_{}_loss_f32_{}",
+                                   Softmax ? "sce" : "nll",
+                                   dtypeName(T->dtype()));
   bool HasIgnore = N.hasAttr("ignore_index");
-  for (int64_t A : {S->N, S->C, S->D, S->Reduction,
-                    HasIgnore ? N.getInt("ignore_index", 0) : int64_t(0),
-                    int64_t(HasIgnore)})
-    C.Args.push_back(KernelArg::i(A));
-  Calls.push_back(std::move(C));
+  int64_t Ignore = HasIgnore ? N.getInt("ignore_index", 0) : int64_t(0);
+  // The parameters the two kernels share.
+  auto Common = [&](auto K) {
+    K.x = N.input(0);
+    K.t = T;
+    K.w = W;
+    K.y = N.output(0);
+    K.n = S->N;
+    K.c = S->C;
+    K.d = S->D;
+    K.reduction = S->Reduction;
+    K.ignore_index = Ignore;
+    K.has_ignore = HasIgnore;
+    return K.call();
+  };
+  if (Softmax)
+    Calls.push_back(Common(kabi::SceLossF32Group{
+        .Kernel = Kernel,
+        .log_prob = N.outputs().size() == 2 ? N.output(1) : nullptr}));
+  else
+    Calls.push_back(Common(kabi::NllLossF32Group{.Kernel = Kernel}));
   return llvm::Error::success();
 }
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/OpRegistry.h"
 #include "ops/reduce/ReduceLoops.h"
 
@@ -94,17 +95,20 @@ llvm::Error lowerLayerNorm(const Node &N, std::vector<KernelCall> &Calls) {
   if (!G)
     return G.takeError();
   auto Opt = [&](size_t I) {
-    const Value *V = I < N.outputs().size() ? N.output(I) : nullptr;
-    return V ? KernelArg::tensor(V) : KernelArg::null();
+    return I < N.outputs().size() ? N.output(I) : nullptr;
   };
-  const Value *Bias = N.input(2);
-  Calls.push_back({"cuvil_k_layer_norm_f32",
-                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-                    Bias ? KernelArg::tensor(Bias) : KernelArg::null(),
-                    KernelArg::tensor(N.output(0)), Opt(1), Opt(2),
-                    KernelArg::i(G->Outer), KernelArg::i(G->N),
-                    KernelArg::i(G->ScalePeriod), KernelArg::i(G->BiasPeriod),
-                    KernelArg::f(N.getFloat("epsilon", 1e-5f))}});
+  Calls.push_back(kabi::LayerNormF32{.x = N.input(0),
+                                     .scale = N.input(1),
+                                     .bias = N.input(2),
+                                     .y = N.output(0),
+                                     .mean = Opt(1),
+                                     .inv_std = Opt(2),
+                                     .outer = G->Outer,
+                                     .n = G->N,
+                                     .scale_period = G->ScalePeriod,
+                                     .bias_period = G->BiasPeriod,
+                                     .eps = N.getFloat("epsilon", 1e-5f)}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -129,12 +133,13 @@ llvm::Error verifyChannels(const Node &N, size_t First) {
   return llvm::Error::success();
 }
 
-/// N, C and the spatial extent of X as kernel arguments.
-void appendNCS(const Value &X, std::vector<KernelArg> &Args) {
+/// Sets the parameters n, c and spatial of kernel K from X's shape.
+template <typename Kernel> Kernel withNCS(const Value &X, Kernel K) {
   const std::vector<int64_t> &S = X.shape();
-  Args.push_back(KernelArg::i(S[0]));
-  Args.push_back(KernelArg::i(S[1]));
-  Args.push_back(KernelArg::i(product(S, 2, S.size())));
+  K.n = S[0];
+  K.c = S[1];
+  K.spatial = product(S, 2, S.size());
+  return K;
 }
 
 llvm::Error verifyInstanceNorm(const Node &N) {
@@ -144,12 +149,14 @@ llvm::Error verifyInstanceNorm(const Node &N) {
 }
 
 llvm::Error lowerInstanceNorm(const Node &N, std::vector<KernelCall> &Calls) {
-  KernelCall C{"cuvil_k_instance_norm_f32",
-               {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-                KernelArg::tensor(N.input(2)), KernelArg::tensor(N.output(0))}};
-  appendNCS(*N.input(0), C.Args);
-  C.Args.push_back(KernelArg::f(N.getFloat("epsilon", 1e-5f)));
-  Calls.push_back(std::move(C));
+  Calls.push_back(withNCS(*N.input(0),
+                          kabi::InstanceNormF32{
+                              .x = N.input(0),
+                              .scale = N.input(1),
+                              .bias = N.input(2),
+                              .y = N.output(0),
+                              .eps = N.getFloat("epsilon", 1e-5f)})
+                      .call());
   return llvm::Error::success();
 }
 
@@ -182,14 +189,17 @@ llvm::Error verifyGroupNorm(const Node &N) {
 llvm::Error lowerGroupNorm(const Node &N, std::vector<KernelCall> &Calls) {
   const std::vector<int64_t> &S = N.input(0)->shape();
   int64_t Groups = N.getInt("num_groups", 1);
-  Calls.push_back({"cuvil_k_group_norm_f32",
-                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-                    KernelArg::tensor(N.input(2)), KernelArg::tensor(N.output(0)),
-                    KernelArg::i(S[0]), KernelArg::i(Groups),
-                    KernelArg::i(S[1] / Groups),
-                    KernelArg::i(product(S, 2, S.size())),
-                    KernelArg::i(N.opset() >= 21),
-                    KernelArg::f(N.getFloat("epsilon", 1e-5f))}});
+  Calls.push_back(kabi::GroupNormF32{.x = N.input(0),
+                                     .scale = N.input(1),
+                                     .bias = N.input(2),
+                                     .y = N.output(0),
+                                     .n = S[0],
+                                     .groups = Groups,
+                                     .cpg = S[1] / Groups,
+                                     .spatial = product(S, 2, S.size()),
+                                     .per_channel = N.opset() >= 21,
+                                     .eps = N.getFloat("epsilon", 1e-5f)}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -202,14 +212,14 @@ llvm::Error verifyLRN(const Node &N) {
 }
 
 llvm::Error lowerLRN(const Node &N, std::vector<KernelCall> &Calls) {
-  KernelCall C{"cuvil_k_lrn_f32",
-               {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.output(0))}};
-  appendNCS(*N.input(0), C.Args);
-  C.Args.push_back(KernelArg::i(N.getInt("size", 1)));
-  C.Args.push_back(KernelArg::f(N.getFloat("alpha", 1e-4f)));
-  C.Args.push_back(KernelArg::f(N.getFloat("beta", 0.75f)));
-  C.Args.push_back(KernelArg::f(N.getFloat("bias", 1.0f)));
-  Calls.push_back(std::move(C));
+  Calls.push_back(withNCS(*N.input(0),
+                          kabi::LrnF32{.x = N.input(0),
+                                       .y = N.output(0),
+                                       .size = N.getInt("size", 1),
+                                       .alpha = N.getFloat("alpha", 1e-4f),
+                                       .beta = N.getFloat("beta", 0.75f),
+                                       .bias = N.getFloat("bias", 1.0f)})
+                      .call());
   return llvm::Error::success();
 }
 
@@ -234,11 +244,13 @@ llvm::Error lowerMVN(const Node &N, std::vector<KernelCall> &Calls) {
   auto L = mvnLoops(N);
   if (!L)
     return L.takeError();
-  Calls.push_back({"cuvil_k_mvn_f32",
-                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.output(0)),
-                    KernelArg::array(L->OutShape), KernelArg::array(L->OutStr),
-                    KernelArg::array(L->RedShape),
-                    KernelArg::array(L->RedStr)}});
+  Calls.push_back(kabi::MvnF32{.x = N.input(0),
+                               .y = N.output(0),
+                               .out_shape = L->OutShape,
+                               .out_str = L->OutStr,
+                               .red_shape = L->RedShape,
+                               .red_str = L->RedStr}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -260,11 +272,13 @@ llvm::Error lowerLpNorm(const Node &N, std::vector<KernelCall> &Calls) {
   auto Axis = normalizeAxis(N, N.getInt("axis", -1), S.size());
   if (!Axis)
     return Axis.takeError();
-  Calls.push_back({"cuvil_k_lp_norm_f32",
-                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.output(0)),
-                    KernelArg::i(product(S, 0, *Axis)), KernelArg::i(S[*Axis]),
-                    KernelArg::i(product(S, *Axis + 1, S.size())),
-                    KernelArg::i(N.getInt("p", 2))}});
+  Calls.push_back(kabi::LpNormF32{.x = N.input(0),
+                                  .y = N.output(0),
+                                  .outer = product(S, 0, *Axis),
+                                  .n = S[*Axis],
+                                  .inner = product(S, *Axis + 1, S.size()),
+                                  .p = N.getInt("p", 2)}
+                      .call());
   return llvm::Error::success();
 }
 

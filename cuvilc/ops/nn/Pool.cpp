@@ -1,5 +1,6 @@
 //===- Pool.cpp - Max/Average/Lp/Global pooling and MaxUnpool -------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/OpRegistry.h"
 #include "ops/nn/Spatial.h"
 
@@ -52,27 +53,21 @@ llvm::Error lowerMax(const Node &N, std::vector<KernelCall> &Calls) {
   if (Wd->fits2D() && !I && X->dtype() == DType::F32) {
     // The common case keeps its dedicated 2-D kernel.
     Calls.push_back(
-        {"cuvil_k_maxpool2d_f32",
-         {KernelArg::tensor(X), KernelArg::tensor(Y), KernelArg::i(nc(N)),
-          KernelArg::i(Wd->In[1]), KernelArg::i(Wd->In[2]),
-          KernelArg::i(Wd->Out[1]), KernelArg::i(Wd->Out[2]),
-          KernelArg::i(Wd->Kernel[1]), KernelArg::i(Wd->Kernel[2]),
-          KernelArg::i(Wd->Stride[1]), KernelArg::i(Wd->Stride[2]),
-          KernelArg::i(Wd->Dil[1]), KernelArg::i(Wd->Dil[2]),
-          KernelArg::i(Wd->PadBegin[1]), KernelArg::i(Wd->PadBegin[2])}});
+        withWindow2D(*Wd, kabi::Maxpool2dF32{.x = X, .y = Y, .nc = nc(N)})
+            .call());
     return llvm::Error::success();
   }
   Calls.push_back(
-      {fmt::format("cuvil_k_maxpool3d_{}", dtypeName(X->dtype())),
-       {KernelArg::tensor(X), KernelArg::tensor(Y),
-        I ? KernelArg::tensor(I) : KernelArg::null(), KernelArg::i(nc(N)),
-        KernelArg::array(Window::vec(Wd->In)),
-        KernelArg::array(Window::vec(Wd->Out)),
-        KernelArg::array(Window::vec(Wd->Kernel)),
-        KernelArg::array(Window::vec(Wd->Stride)),
-        KernelArg::array(Window::vec(Wd->Dil)),
-        KernelArg::array(Window::vec(Wd->PadBegin)),
-        KernelArg::i(N.getInt("storage_order", 0) != 0)}});
+      withWindowNd(*Wd, kabi::Maxpool3dGroup{
+                            .Kernel = fmt::format("cuvil_k_maxpool3d_{}",
+                                                  dtypeName(X->dtype())),
+                            .x = X,
+                            .y = Y,
+                            .indices = I,
+                            .nc = nc(N),
+                            .storage_order =
+                                N.getInt("storage_order", 0) != 0})
+          .call());
   return llvm::Error::success();
 }
 
@@ -97,43 +92,21 @@ llvm::Error lowerAvg(const Node &N, std::vector<KernelCall> &Calls) {
     return Wd.takeError();
   int64_t IncludePad = N.getInt("count_include_pad", 0);
   const Value *X = N.input(0), *Y = N.output(0);
-  if (dilated(*Wd)) { // opset 19
-    Calls.push_back({"cuvil_k_avgpool3d_dilated_f32",
-                     {KernelArg::tensor(X), KernelArg::tensor(Y),
-                      KernelArg::i(nc(N)),
-                      KernelArg::array(Window::vec(Wd->In)),
-                      KernelArg::array(Window::vec(Wd->Out)),
-                      KernelArg::array(Window::vec(Wd->Kernel)),
-                      KernelArg::array(Window::vec(Wd->Stride)),
-                      KernelArg::array(Window::vec(Wd->Dil)),
-                      KernelArg::array(Window::vec(Wd->PadBegin)),
-                      KernelArg::array(Window::vec(Wd->PadEnd)),
-                      KernelArg::i(IncludePad)}});
-    return llvm::Error::success();
-  }
-  if (!Wd->fits2D()) {
-    Calls.push_back({"cuvil_k_avgpool3d_f32",
-                     {KernelArg::tensor(X), KernelArg::tensor(Y),
-                      KernelArg::i(nc(N)),
-                      KernelArg::array(Window::vec(Wd->In)),
-                      KernelArg::array(Window::vec(Wd->Out)),
-                      KernelArg::array(Window::vec(Wd->Kernel)),
-                      KernelArg::array(Window::vec(Wd->Stride)),
-                      KernelArg::array(Window::vec(Wd->PadBegin)),
-                      KernelArg::array(Window::vec(Wd->PadEnd)),
-                      KernelArg::i(IncludePad)}});
-    return llvm::Error::success();
-  }
-  Calls.push_back(
-      {"cuvil_k_avgpool2d_f32",
-       {KernelArg::tensor(X), KernelArg::tensor(Y), KernelArg::i(nc(N)),
-        KernelArg::i(Wd->In[1]), KernelArg::i(Wd->In[2]),
-        KernelArg::i(Wd->Out[1]), KernelArg::i(Wd->Out[2]),
-        KernelArg::i(Wd->Kernel[1]), KernelArg::i(Wd->Kernel[2]),
-        KernelArg::i(Wd->Stride[1]), KernelArg::i(Wd->Stride[2]),
-        KernelArg::i(Wd->PadBegin[1]), KernelArg::i(Wd->PadBegin[2]),
-        KernelArg::i(Wd->PadEnd[1]), KernelArg::i(Wd->PadEnd[2]),
-        KernelArg::i(IncludePad)}});
+  // The three kernels share these parameters; the window fills the rest.
+  auto Params = [&](auto K) {
+    K.x = X;
+    K.y = Y;
+    K.nc = nc(N);
+    K.count_include_pad = IncludePad;
+    return K;
+  };
+  if (dilated(*Wd)) // opset 19
+    Calls.push_back(
+        withWindowNd(*Wd, Params(kabi::Avgpool3dDilatedF32{})).call());
+  else if (!Wd->fits2D())
+    Calls.push_back(withWindowNd(*Wd, Params(kabi::Avgpool3dF32{})).call());
+  else
+    Calls.push_back(withWindow2D(*Wd, Params(kabi::Avgpool2dF32{})).call());
   return llvm::Error::success();
 }
 
@@ -174,15 +147,11 @@ llvm::Error lowerLp(const Node &N, std::vector<KernelCall> &Calls) {
   auto P = lpOrder(N);
   if (!P)
     return P.takeError();
-  Calls.push_back({"cuvil_k_lppool3d_f32",
-                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.output(0)),
-                    KernelArg::i(nc(N)), KernelArg::array(Window::vec(Wd->In)),
-                    KernelArg::array(Window::vec(Wd->Out)),
-                    KernelArg::array(Window::vec(Wd->Kernel)),
-                    KernelArg::array(Window::vec(Wd->Stride)),
-                    KernelArg::array(Window::vec(Wd->Dil)),
-                    KernelArg::array(Window::vec(Wd->PadBegin)),
-                    KernelArg::i(*P)}});
+  Calls.push_back(withWindowNd(*Wd, kabi::Lppool3dF32{.x = N.input(0),
+                                                      .y = N.output(0),
+                                                      .nc = nc(N),
+                                                      .p = *P})
+                      .call());
   return llvm::Error::success();
 }
 
@@ -202,10 +171,12 @@ llvm::Error verifyGlobal(const Node &N) {
 template <const char *Kernel>
 llvm::Error lowerGlobal(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0);
-  Calls.push_back({Kernel,
-                   {KernelArg::tensor(X), KernelArg::tensor(N.output(0)),
-                    KernelArg::i(nc(N)),
-                    KernelArg::i(X->numElements() / nc(N))}});
+  Calls.push_back(kabi::GlobalGroup{.Kernel = Kernel,
+                                    .x = X,
+                                    .y = N.output(0),
+                                    .nc = nc(N),
+                                    .hw = X->numElements() / nc(N)}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -277,13 +248,16 @@ llvm::Error lowerUnpool(const Node &N, std::vector<KernelCall> &Calls) {
   if (!Default)
     return Default.takeError();
   const Value *Y = N.output(0);
-  Calls.push_back(
-      {"cuvil_k_maxunpool_f32",
-       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-        KernelArg::tensor(Y), KernelArg::i(N.input(0)->numElements()),
-        KernelArg::i(nc(N)), KernelArg::array(spatial3(*Default)),
-        KernelArg::array(spatial3(
-            std::vector<int64_t>(Y->shape().begin() + 2, Y->shape().end())))}});
+  Calls.push_back(kabi::MaxunpoolF32{
+      .x = N.input(0),
+      .indices = N.input(1),
+      .y = Y,
+      .n_in = N.input(0)->numElements(),
+      .nc = nc(N),
+      .idx_dims = spatial3(*Default),
+      .out = spatial3(
+          std::vector<int64_t>(Y->shape().begin() + 2, Y->shape().end()))}
+                      .call());
   return llvm::Error::success();
 }
 

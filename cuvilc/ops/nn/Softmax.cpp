@@ -1,5 +1,6 @@
 //===- Softmax.cpp - Softmax, LogSoftmax, Hardmax -------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/OpRegistry.h"
 
 namespace cuvil {
@@ -42,10 +43,13 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   auto E = extents(N);
   if (!E)
     return E.takeError();
-  Calls.push_back(
-      {Kernel,
-       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.output(0)),
-        KernelArg::i(E->Outer), KernelArg::i(E->N), KernelArg::i(E->Inner)}});
+  Calls.push_back(kabi::XYOuterNInnerGroup{.Kernel = Kernel,
+                                           .x = N.input(0),
+                                           .y = N.output(0),
+                                           .outer = E->Outer,
+                                           .n = E->N,
+                                           .inner = E->Inner}
+                      .call());
   return llvm::Error::success();
 }
 

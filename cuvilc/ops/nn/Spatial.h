@@ -40,6 +40,52 @@ struct Window {
 
 /// The number of spatial dimensions of X (rank 3 to 5: 1 to 3), or an error
 /// naming the unsupported rank.
+/// Sets the window parameters of an N-d kernel builder K (kabi::*3d*):
+/// in, out, k, stride, and dil and pad (or pad_begin and pad_end) where the
+/// kernel has them.
+template <typename KernelT>
+KernelT withWindowNd(const Window &Wd, KernelT K) {
+  K.in = Window::vec(Wd.In);
+  K.out = Window::vec(Wd.Out);
+  K.k = Window::vec(Wd.Kernel);
+  K.stride = Window::vec(Wd.Stride);
+  if constexpr (requires { K.dil; })
+    K.dil = Window::vec(Wd.Dil);
+  if constexpr (requires { K.pad; })
+    K.pad = Window::vec(Wd.PadBegin);
+  if constexpr (requires { K.pad_end; }) {
+    K.pad_begin = Window::vec(Wd.PadBegin);
+    K.pad_end = Window::vec(Wd.PadEnd);
+  }
+  return K;
+}
+
+/// Sets the window parameters of a 2-D pooling kernel builder K (entries 1
+/// and 2 of the window): h, w, oh, ow, kh, kw, strides and the top/left
+/// padding, plus dilations and bottom/right padding where it has them.
+template <typename KernelT>
+KernelT withWindow2D(const Window &Wd, KernelT K) {
+  K.h = Wd.In[1];
+  K.w = Wd.In[2];
+  K.oh = Wd.Out[1];
+  K.ow = Wd.Out[2];
+  K.kh = Wd.Kernel[1];
+  K.kw = Wd.Kernel[2];
+  K.stride_h = Wd.Stride[1];
+  K.stride_w = Wd.Stride[2];
+  if constexpr (requires { K.dil_h; }) {
+    K.dil_h = Wd.Dil[1];
+    K.dil_w = Wd.Dil[2];
+  }
+  K.pad_top = Wd.PadBegin[1];
+  K.pad_left = Wd.PadBegin[2];
+  if constexpr (requires { K.pad_bottom; }) {
+    K.pad_bottom = Wd.PadEnd[1];
+    K.pad_right = Wd.PadEnd[2];
+  }
+  return K;
+}
+
 llvm::Expected<size_t> spatialDims(const Node &N, const Value &X);
 
 /// The window attributes of N for S spatial dimensions, checked for length

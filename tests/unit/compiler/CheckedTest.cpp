@@ -73,11 +73,11 @@ TEST(Checked, OperandOutsideItsRegionIsAnError) {
   O.WeightsDataSize = P->WeightsSize;
   O.EmbeddedBlob.assign(128, 0);
   O.Checked = true;
-  auto Good = generateObject(*G, *P, *T, O);
+  auto Good = generateObject(*G, test::lowered(*G), *P, *T, O);
   ASSERT_TRUE(bool(Good)) << llvm::toString(Good.takeError());
   // A plan that puts the graph input beyond the caller's buffer.
   P->Locations[G->inputs()[0]->id()].Offset = 64;
-  auto Bad = generateObject(*G, *P, *T, O);
+  auto Bad = generateObject(*G, test::lowered(*G), *P, *T, O);
   ASSERT_FALSE(bool(Bad));
   std::string Msg = llvm::toString(Bad.takeError());
   EXPECT_NE(Msg.find("--checked: operand 'x'"), std::string::npos) << Msg;

@@ -28,7 +28,7 @@ Built build(const std::string &Target, std::unique_ptr<Graph> G) {
   O.GraphHash = 42;
   O.WeightsDataSize = P->WeightsSize;
   O.EmbeddedBlob.assign(128, 0);
-  auto R = generateObject(*G, *P, *T, O);
+  auto R = generateObject(*G, test::lowered(*G), *P, *T, O);
   EXPECT_TRUE(bool(R)) << llvm::toString(R.takeError());
   Built B;
   B.Object = R->Object;

@@ -1,5 +1,6 @@
 //===- OpsTest.cpp - Op registry, verification and lowering ---------------===//
 #include "TestGraphs.h"
+#include "lowering/KernelAbi.h"
 #include "ops/elementwise/Broadcast.h"
 
 #include <gtest/gtest.h>
@@ -28,13 +29,11 @@ TEST(Ops, ConvLowersWithSameUpperPadding) {
   std::vector<KernelCall> Calls;
   ASSERT_FALSE(bool(N->def()->Lower(*N, Calls)));
   ASSERT_EQ(Calls.size(), 1u);
-  const KernelCall &C = Calls[0];
-  EXPECT_EQ(C.Kernel, "cuvil_k_conv2d_f32");
-  ASSERT_EQ(C.Args.size(), 22u);
-  EXPECT_EQ(C.Args[2].K, KernelArg::Kind::Null); // no bias
+  auto C = kabi::Conv2dF32::from(Calls[0]);
+  EXPECT_EQ(C.bias.K, KernelArg::Kind::Null); // no bias
   // (4-1)*2 + 3 - 7 = 2 total padding: 1 before, 1 after.
-  EXPECT_EQ(C.Args[17].I, 1); // pad_top
-  EXPECT_EQ(C.Args[18].I, 1); // pad_left
+  EXPECT_EQ(C.pad_top, 1);
+  EXPECT_EQ(C.pad_left, 1);
   EXPECT_EQ(N->def()->Macs(*N), 8 * 4 * 4 * 27);
 }
 
@@ -94,12 +93,12 @@ TEST(Ops, GemmBiasBroadcastStrides) {
   N->setAttr("transB", int64_t(1));
   std::vector<KernelCall> Calls;
   ASSERT_FALSE(bool(N->def()->Lower(*N, Calls)));
-  const auto &Args = Calls[0].Args;
-  EXPECT_EQ(Args[4].I, 3); // M
-  EXPECT_EQ(Args[5].I, 4); // N
-  EXPECT_EQ(Args[6].I, 5); // K
-  EXPECT_EQ(Args[11].I, 1); // C row stride: a column vector
-  EXPECT_EQ(Args[12].I, 0); // C column stride: broadcast
+  auto K = kabi::GemmF32::from(Calls[0]);
+  EXPECT_EQ(K.m, 3);
+  EXPECT_EQ(K.n, 4);
+  EXPECT_EQ(K.k, 5);
+  EXPECT_EQ(K.c_rs, 1); // a column vector
+  EXPECT_EQ(K.c_cs, 0); // broadcast
 }
 
 TEST(Ops, MatMulBatchBroadcast) {
@@ -110,10 +109,10 @@ TEST(Ops, MatMulBatchBroadcast) {
   Node *N = test::addOp(G, "MatMul", "mm", {A, B}, {Y}, 0);
   std::vector<KernelCall> Calls;
   ASSERT_FALSE(bool(N->def()->Lower(*N, Calls)));
-  const auto &Args = Calls[0].Args;
-  EXPECT_EQ(Args[6].Array, (std::vector<int64_t>{1, 1, 2, 5}));
-  EXPECT_EQ(Args[7].Array, (std::vector<int64_t>{0, 0, 12, 0}));
-  EXPECT_EQ(Args[8].Array, (std::vector<int64_t>{0, 0, 0, 24}));
+  auto K = kabi::MatmulF32::from(Calls[0]);
+  EXPECT_EQ(K.batch_shape.Array, (std::vector<int64_t>{1, 1, 2, 5}));
+  EXPECT_EQ(K.a_bstride.Array, (std::vector<int64_t>{0, 0, 12, 0}));
+  EXPECT_EQ(K.b_bstride.Array, (std::vector<int64_t>{0, 0, 0, 24}));
   EXPECT_EQ(N->def()->Macs(*N), 10 * 3 * 6 * 4);
 }
 
@@ -128,8 +127,9 @@ TEST(Ops, ConcatCopiesRowsIntoSlices) {
   std::vector<KernelCall> Calls;
   ASSERT_FALSE(bool(N->def()->Lower(*N, Calls)));
   ASSERT_EQ(Calls.size(), 2u);
-  EXPECT_EQ(Calls[1].Args[1].ByteOffset, 3 * 4 * 4); // after a's rows
-  EXPECT_EQ(Calls[1].Args[2].I, 2);                  // outer rows
-  EXPECT_EQ(Calls[1].Args[3].I, 16);                 // bytes per row of b
-  EXPECT_EQ(Calls[1].Args[5].I, 64);                 // output row stride
+  auto K = kabi::CopyRows::from(Calls[1]);
+  EXPECT_EQ(K.dst.ByteOffset, 3 * 4 * 4); // after a's rows
+  EXPECT_EQ(K.rows, 2);                    // outer rows
+  EXPECT_EQ(K.row_bytes, 16);              // bytes per row of b
+  EXPECT_EQ(K.dst_stride, 64);             // output row stride
 }

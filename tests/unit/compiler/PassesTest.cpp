@@ -1,5 +1,6 @@
 //===- PassesTest.cpp - BatchNorm folding, fusion, DCE --------------------===//
 #include "TestGraphs.h"
+#include "lowering/KernelAbi.h"
 #include "passes/Pass.h"
 
 #include <cmath>
@@ -117,8 +118,7 @@ TEST(Passes, ResidualAddAndReluFuseIntoConvEpilogue) {
   std::vector<KernelCall> Calls;
   ASSERT_FALSE(bool(Conv.def()->Lower(Conv, Calls)));
   ASSERT_EQ(Calls.size(), 1u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_conv2d_packed_f32");
-  EXPECT_EQ(Calls[0].Args[3].V, G->inputs()[0]); // the residual operand
+  EXPECT_EQ(kabi::Conv2dPackedF32::from(Calls[0]).res.V, G->inputs()[0]);
 }
 
 TEST(Passes, ResidualGoesIntoTheLaterOfTwoConvs) {
@@ -201,8 +201,7 @@ TEST(Passes, RuntimeTrainingDropoutGetsAKernelOthersStayViews) {
   std::vector<KernelCall> Calls;
   ASSERT_FALSE(bool(Tr.def()->Lower(Tr, Calls)));
   ASSERT_EQ(Calls.size(), 1u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_dropout_f32");
-  EXPECT_EQ(Calls[0].Args[6].I, 7);
+  EXPECT_EQ(kabi::DropoutF32::from(Calls[0]).seed, 7);
 }
 
 namespace {

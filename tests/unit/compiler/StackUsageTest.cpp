@@ -132,7 +132,7 @@ TEST_P(StackOfTarget, GeneratedEntryPointsHaveBounds) {
   O.GraphHash = 42;
   O.WeightsDataSize = P->WeightsSize;
   O.EmbeddedBlob.assign(128, 0);
-  auto R = generateObject(*G, *P, *T, O);
+  auto R = generateObject(*G, test::lowered(*G), *P, *T, O);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   ASSERT_TRUE(R->RunStack.Known) << R->RunStack.Reason;
   ASSERT_TRUE(R->InitStack.Known) << R->InitStack.Reason;

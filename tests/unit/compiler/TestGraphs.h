@@ -3,10 +3,12 @@
 #define CUVIL_TESTS_UNIT_TESTGRAPHS_H
 
 #include "ir/Graph.h"
+#include "ops/LowerGraph.h"
 #include "ops/OpRegistry.h"
 
 #include <cstring>
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <memory>
 #include <vector>
 
@@ -28,6 +30,16 @@ inline Value *constI64(Graph &G, const std::string &Name,
   std::memcpy(B.data(), Data.data(), B.size());
   V->setData(std::move(B));
   return V;
+}
+
+/// G's kernel calls (see lowerGraph); a failure fails the current test.
+inline GraphLowering lowered(const Graph &G) {
+  auto L = lowerGraph(G);
+  if (!L) {
+    ADD_FAILURE() << llvm::toString(L.takeError());
+    return {};
+  }
+  return std::move(*L);
 }
 
 inline Node *addOp(Graph &G, const std::string &Op, const std::string &Name,

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TestGraphs.h"
+#include "lowering/KernelAbi.h"
 #include "ops/nn/Spatial.h"
 
 #include <gtest/gtest.h>
@@ -39,10 +40,10 @@ TEST(ConvPoolOps, Conv3dPassesThreeEntryGeometry) {
   N->setAttr("strides", std::vector<int64_t>{1, 2, 1});
   auto Calls = lowered(*N);
   ASSERT_EQ(Calls.size(), 1u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_conv3d_f32");
-  EXPECT_EQ(Calls[0].Args[7].Array, (std::vector<int64_t>{5, 6, 7}));
-  EXPECT_EQ(Calls[0].Args[9].Array, (std::vector<int64_t>{3, 2, 5}));
-  EXPECT_EQ(Calls[0].Args[10].Array, (std::vector<int64_t>{1, 2, 1}));
+  auto K = kabi::Conv3dF32::from(Calls[0]);
+  EXPECT_EQ(K.in.Array, (std::vector<int64_t>{5, 6, 7}));
+  EXPECT_EQ(K.out.Array, (std::vector<int64_t>{3, 2, 5}));
+  EXPECT_EQ(K.stride.Array, (std::vector<int64_t>{1, 2, 1}));
 }
 
 TEST(ConvPoolOps, MaxPoolKeepsThe2DKernelUnlessIndicesOrIntegers) {
@@ -61,10 +62,10 @@ TEST(ConvPoolOps, MaxPoolKeepsThe2DKernelUnlessIndicesOrIntegers) {
   WithIdx->setAttr("strides", std::vector<int64_t>{2, 2});
   WithIdx->setAttr("storage_order", int64_t(1));
   auto Calls = lowered(*WithIdx);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_maxpool3d_f32");
-  EXPECT_EQ(Calls[0].Args[2].K, KernelArg::Kind::Tensor);
-  EXPECT_EQ(Calls[0].Args[4].Array, (std::vector<int64_t>{1, 4, 4}));
-  EXPECT_EQ(Calls[0].Args[10].I, 1);
+  auto K = kabi::Maxpool3dF32::from(Calls[0]);
+  EXPECT_EQ(K.indices.K, KernelArg::Kind::Tensor);
+  EXPECT_EQ(K.in.Array, (std::vector<int64_t>{1, 4, 4}));
+  EXPECT_EQ(K.storage_order, 1);
 
   Value *Xu = G.addValue("xu", DType::U8, {1, 1, 4, 4}, ValueKind::Input);
   Value *Yu = G.addValue("yu", DType::U8, {1, 1, 2, 2}, ValueKind::Intermediate);
@@ -103,9 +104,9 @@ TEST(ConvPoolOps, ConvTransposeOutputShapeSetsThePads) {
   N->setAttr("output_shape", std::vector<int64_t>{10, 8});
   auto Calls = lowered(*N);
   ASSERT_EQ(Calls.size(), 1u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_convtranspose3d_f32");
-  EXPECT_EQ(Calls[0].Args[6].I, 2); // output channels
-  EXPECT_EQ(Calls[0].Args[12].Array, (std::vector<int64_t>{0, 0, 0}));
+  auto K = kabi::Convtranspose3dF32::from(Calls[0]);
+  EXPECT_EQ(K.m, 2); // output channels
+  EXPECT_EQ(K.pad.Array, (std::vector<int64_t>{0, 0, 0}));
 
   Value *Bad = test::tensor(G, "bad", {1, 2, 9, 8});
   Node *M = test::addOp(G, "ConvTranspose", "u", {X, W}, {Bad}, 1);

@@ -1,5 +1,6 @@
 //===- NormOpsTest.cpp - Normalization ops: verify, lower, BN folding -----===//
 #include "TestGraphs.h"
+#include "lowering/KernelAbi.h"
 #include "passes/Pass.h"
 
 #include <gtest/gtest.h>
@@ -46,13 +47,13 @@ TEST(NormOps, LayerNormSplitsAtAxisAndBroadcastsTrailingParams) {
   N->setAttr("axis", int64_t(-2));
   auto Calls = lowerOk(*N);
   ASSERT_EQ(Calls.size(), 1u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_layer_norm_f32");
-  EXPECT_EQ(Calls[0].Args[4].V, M);
-  EXPECT_EQ(Calls[0].Args[5].V, R);
-  EXPECT_EQ(Calls[0].Args[6].I, 6);
-  EXPECT_EQ(Calls[0].Args[7].I, 20);
-  EXPECT_EQ(Calls[0].Args[8].I, 5);
-  EXPECT_EQ(Calls[0].Args[9].I, 20);
+  auto K = kabi::LayerNormF32::from(Calls[0]);
+  EXPECT_EQ(K.mean.V, M);
+  EXPECT_EQ(K.inv_std.V, R);
+  EXPECT_EQ(K.outer, 6);
+  EXPECT_EQ(K.n, 20);
+  EXPECT_EQ(K.scale_period, 5);
+  EXPECT_EQ(K.bias_period, 20);
 }
 
 TEST(NormOps, LayerNormRefusesWhatItCannotCompute) {
@@ -84,11 +85,11 @@ TEST(NormOps, MvnDefaultAxesKeepChannels) {
   Node *N = test::addOp(G, "MeanVarianceNormalization", "mvn", {X}, {Y}, 0);
   auto Calls = lowerOk(*N);
   ASSERT_EQ(Calls.size(), 1u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_mvn_f32");
-  EXPECT_EQ(Calls[0].Args[2].Array, (std::vector<int64_t>{1, 1, 3}));
-  EXPECT_EQ(Calls[0].Args[3].Array, (std::vector<int64_t>{0, 0, 20}));
-  EXPECT_EQ(Calls[0].Args[4].Array, (std::vector<int64_t>{1, 2, 20}));
-  EXPECT_EQ(Calls[0].Args[5].Array, (std::vector<int64_t>{0, 60, 1}));
+  auto K = kabi::MvnF32::from(Calls[0]);
+  EXPECT_EQ(K.out_shape.Array, (std::vector<int64_t>{1, 1, 3}));
+  EXPECT_EQ(K.out_str.Array, (std::vector<int64_t>{0, 0, 20}));
+  EXPECT_EQ(K.red_shape.Array, (std::vector<int64_t>{1, 2, 20}));
+  EXPECT_EQ(K.red_str.Array, (std::vector<int64_t>{0, 60, 1}));
 }
 
 TEST(NormOps, LpNormRefusesOtherP) {
@@ -121,7 +122,7 @@ TEST(NormOps, BatchNormTrainingWritesRunningStatistics) {
   N->setAttr("training_mode", int64_t(1));
   auto Calls = lowerOk(*N);
   ASSERT_EQ(Calls.size(), 1u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_batch_norm_train_f32");
-  EXPECT_EQ(Calls[0].Args[6].V, RM);
-  EXPECT_EQ(Calls[0].Args[7].V, RV);
+  auto K = kabi::BatchNormTrainF32::from(Calls[0]);
+  EXPECT_EQ(K.running_mean.V, RM);
+  EXPECT_EQ(K.running_var.V, RV);
 }

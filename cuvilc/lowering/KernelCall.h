@@ -1,0 +1,89 @@
+//===- KernelCall.h - Kernel calls: what lowering hands codegen -*- C++ -*-===//
+//
+// Lowering (ops/) turns each node into calls of runtime kernels (the
+// cuvil_k_* functions of runtime-baremetal/include/cuvil/kernels.h);
+// codegen/ turns the calls into LLVM IR. The calls are plain data, so
+// neither side depends on the other: ops/ does not know LLVM IR and
+// codegen/ does not know the op registry.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUVIL_LOWERING_KERNELCALL_H
+#define CUVIL_LOWERING_KERNELCALL_H
+
+#include "ir/Graph.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cuvil {
+
+/// One argument of a kernel call.
+struct KernelArg {
+  enum class Kind : uint8_t {
+    Tensor,   ///< Pointer to a tensor's buffer (+ ByteOffset).
+    Null,     ///< A null pointer (an absent optional operand).
+    Int,      ///< int64_t scalar.
+    Float,    ///< float scalar.
+    IntArray, ///< Pointer to a constant int64_t array.
+  };
+  Kind K = Kind::Null;
+  const Value *V = nullptr;
+  int64_t ByteOffset = 0;
+  int64_t I = 0;
+  float F = 0;
+  std::vector<int64_t> Array;
+
+  static KernelArg tensor(const Value *V, int64_t ByteOffset = 0) {
+    KernelArg A;
+    A.K = Kind::Tensor;
+    A.V = V;
+    A.ByteOffset = ByteOffset;
+    return A;
+  }
+  static KernelArg null() { return KernelArg(); }
+  static KernelArg i(int64_t X) {
+    KernelArg A;
+    A.K = Kind::Int;
+    A.I = X;
+    return A;
+  }
+  static KernelArg f(float X) {
+    KernelArg A;
+    A.K = Kind::Float;
+    A.F = X;
+    return A;
+  }
+  static KernelArg array(std::vector<int64_t> X) {
+    KernelArg A;
+    A.K = Kind::IntArray;
+    A.Array = std::move(X);
+    return A;
+  }
+};
+
+/// A call of runtime kernel `Kernel` (a cuvil_k_* function) with Args.
+struct KernelCall {
+  std::string Kernel;
+  std::vector<KernelArg> Args;
+  /// Args 0 and 1 are the source and destination tensors of a pure copy:
+  /// codegen drops the call when the planner put both at the same bytes.
+  bool IsCopy = false;
+};
+
+/// What one node of the graph lowered to.
+struct NodeLowering {
+  /// False for a view (its output is its input's buffer): the node has no
+  /// code at all, not even a step of its own in run_v.
+  bool HasCode = false;
+  /// The calls that compute the node, in order (may be empty even when
+  /// HasCode, e.g. a copy whose ends the planner merged).
+  std::vector<KernelCall> Calls;
+};
+
+/// The lowering of a whole graph: entry I is node I of Graph::nodes().
+using GraphLowering = std::vector<NodeLowering>;
+
+} // namespace cuvil
+
+#endif

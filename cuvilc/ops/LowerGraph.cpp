@@ -1,0 +1,31 @@
+//===- LowerGraph.cpp - Every node of a graph to kernel calls -------------===//
+#include "ops/LowerGraph.h"
+
+#include "ir/Diagnostic.h"
+#include "lowering/KernelAbiSupport.h"
+#include "ops/OpRegistry.h"
+#include "ops/custom/CustomOp.h"
+
+namespace cuvil {
+
+llvm::Expected<GraphLowering> lowerGraph(const Graph &G) {
+  GraphLowering L(G.nodes().size());
+  for (size_t S = 0; S < G.nodes().size(); ++S) {
+    const Node &N = *G.nodes()[S];
+    if (!N.def()->Lower)
+      continue; // a view: no code
+    L[S].HasCode = true;
+    if (auto E = N.def()->Lower(N, L[S].Calls))
+      return E;
+    // Every call must fit a prototype of cuvil/kernels.h; a declared op's
+    // kernel is the firmware's, typed by its --custom-ops declaration.
+    if (customOpOf(N.def()))
+      continue;
+    for (const KernelCall &C : L[S].Calls)
+      if (auto E = kabi::checkKernelCall(C))
+        return nodeError(N, "{}", llvm::toString(std::move(E)));
+  }
+  return L;
+}
+
+} // namespace cuvil

@@ -1,0 +1,23 @@
+//===- LowerGraph.h - Every node of a graph to kernel calls -----*- C++ -*-===//
+//
+// The lowering stage: between the planner and codegen, the driver asks each
+// node's OpDef for its kernel calls and hands the result to codegen.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUVIL_OPS_LOWERGRAPH_H
+#define CUVIL_OPS_LOWERGRAPH_H
+
+#include "ir/Graph.h"
+#include "lowering/KernelCall.h"
+
+#include <llvm/Support/Error.h>
+
+namespace cuvil {
+
+/// The kernel calls of every node of G, in node order; the first node that
+/// cannot be lowered gives the error.
+llvm::Expected<GraphLowering> lowerGraph(const Graph &G);
+
+} // namespace cuvil
+
+#endif
