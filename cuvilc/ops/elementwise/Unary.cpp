@@ -1,6 +1,7 @@
 //===- Unary.cpp - Element-wise activations: Relu, Clip, Sigmoid, Tanh ----===//
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
+#include "ops/ShapeRules.h"
 
 #include <limits>
 
@@ -115,13 +116,29 @@ constexpr char TanhK[] = "cuvil_k_tanh_f32";
 
 } // namespace
 
-extern const OpDef ReluOp = {"Relu", verifyPlain, lowerPlain<ReluK>, noMacs,
-                             Placement::InPlace};
-extern const OpDef SigmoidOp = {"Sigmoid", verifyPlain, lowerPlain<SigmoidK>,
-                                noMacs, Placement::InPlace};
-extern const OpDef TanhOp = {"Tanh", verifyPlain, lowerPlain<TanhK>, noMacs,
-                             Placement::InPlace};
-extern const OpDef ClipOp = {"Clip", verifyClip, lowerClip, noMacs,
-                             Placement::InPlace};
+extern const OpDef ReluOp = {.Name = "Relu",
+                             .Verify = verifyPlain,
+                             .Lower = lowerPlain<ReluK>,
+                             .Macs = noMacs,
+                             .Traits = ElementWise | InPlace,
+                             .Shape = shapeSameAsInput};
+extern const OpDef SigmoidOp = {.Name = "Sigmoid",
+                                .Verify = verifyPlain,
+                                .Lower = lowerPlain<SigmoidK>,
+                                .Macs = noMacs,
+                                .Traits = ElementWise | InPlace,
+                                .Shape = shapeSameAsInput};
+extern const OpDef TanhOp = {.Name = "Tanh",
+                             .Verify = verifyPlain,
+                             .Lower = lowerPlain<TanhK>,
+                             .Macs = noMacs,
+                             .Traits = ElementWise | InPlace,
+                             .Shape = shapeSameAsInput};
+extern const OpDef ClipOp = {.Name = "Clip",
+                             .Verify = verifyClip,
+                             .Lower = lowerClip,
+                             .Macs = noMacs,
+                             .Traits = ElementWise | InPlace,
+                             .Shape = shapeSameAsInput};
 
 } // namespace cuvil

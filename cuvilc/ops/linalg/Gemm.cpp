@@ -91,7 +91,7 @@ int64_t macs(const Node &N) {
 
 } // namespace
 
-extern const OpDef GemmOp = {"Gemm", verify, lower, macs, Placement::Fresh,
+extern const OpDef GemmOp = {"Gemm", verify, lower, macs, NoTraits,
                              /*ScratchOutputs=*/0, packGemmWeights};
 
 } // namespace cuvil

@@ -83,6 +83,6 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 } // namespace
 
 extern const OpDef BatchNormalizationOp = {"BatchNormalization", verify, lower,
-                                           noMacs, Placement::InPlace};
+                                           noMacs, InPlace};
 
 } // namespace cuvil

@@ -113,7 +113,7 @@ int64_t macs(const Node &N) {
 
 } // namespace
 
-extern const OpDef ConvOp = {"Conv", verify, lower, macs, Placement::Fresh,
+extern const OpDef ConvOp = {"Conv", verify, lower, macs, NoTraits,
                              /*ScratchOutputs=*/0, packConvWeights};
 
 } // namespace cuvil
