@@ -260,6 +260,7 @@ Node *Graph::replaceNode(Node *Old, std::string OpType, const OpDef *Def,
   auto New = std::make_unique<Node>(NextNodeId++, std::move(OpType),
                                     Old->Name, Def);
   New->Opset = Old->Opset;
+  New->Domain = Old->Domain;
   New->Orig = Old->Orig;
   New->Inputs = std::move(Ins);
   for (Value *V : New->Inputs)

@@ -134,6 +134,13 @@ public:
   /// ONNX semantics of some ops change with it.
   int64_t opset() const { return Opset; }
   void setOpset(int64_t V) { Opset = V; }
+  /// The ONNX domain of a node outside the default one ("" for ai.onnx).
+  const std::string &domain() const { return Domain; }
+  void setDomain(std::string D) { Domain = std::move(D); }
+  /// Why the frontend could not make a supported node of this one (said by
+  /// verification); empty when it had no more to say.
+  const std::string &unsupportedReason() const { return Unsupported; }
+  void setUnsupportedReason(std::string R) { Unsupported = std::move(R); }
 
   /// Inputs in ONNX order; an omitted optional input is null.
   const std::vector<Value *> &inputs() const { return Inputs; }
@@ -178,6 +185,8 @@ private:
   std::string Name;
   const OpDef *Def;
   int64_t Opset = 0;
+  std::string Domain;
+  std::string Unsupported;
   std::vector<Value *> Inputs;
   std::vector<Value *> Outputs;
   /// ONNX position of each output; empty when they are 0, 1, 2...

@@ -1,13 +1,29 @@
 //===- OpRegistry.h - Per-operator definitions ------------------*- C++ -*-===//
 //
-// Each supported ONNX operator has one OpDef (in its own file under ops/),
-// listed in Ops.def; so has each internal op (domain "cuvil", listed in
-// InternalOps.def), the fused and lowered forms the passes rebuild nodes
-// as. The pipeline never switches on op names: it asks the OpDef to verify
-// a node, to lower it to kernel calls, and for its traits.
-// Lowering produces plain data (KernelCall, in lowering/), which the driver
-// hands to codegen (see lowerGraph): ops do not depend on LLVM IR, and
-// codegen does not call the registry (it reads the calls only).
+// Each supported ONNX operator has one record, an OpDef, defined in its own
+// file under ops/<family>/ and listed once in Ops.def; so has each internal
+// op (domain "cuvil", listed in InternalOps.def), the fused and lowered
+// forms the passes rebuild nodes as. The record holds everything the
+// compiler knows about the op:
+//   - Verify, Lower, Macs: what cuvil accepts, the kernel calls, the cost;
+//   - Traits (OpTrait bits: ElementWise, InPlace, View, Commutative,
+//     ConcatOfInputs): what the passes and the memory planner may assume;
+//     the planner's Placement is derived from them (OpDef::place);
+//   - the fusion hooks (ActivationClamp, WithClamp, TakesResidual,
+//     ChannelAffine, FoldChannelAffine, PackWeights): what the fusing
+//     passes may rewrite, and into which internal op;
+//   - Shape: output shapes ONNX shape inference left unknown (driven by
+//     passes/ShapeResolution.cpp);
+//   - Fold, FoldShapeOnly: compile-time evaluation (driven by
+//     passes/ConstantFold.cpp, on the HostTensors of ops/HostTensor.h);
+//   - Attrs: the attributes it reads, declared once with their kinds
+//     (ops/Attrs.h), checked at import;
+//   - ScratchOutputs: workspace outputs.
+// Passes and the planner never compare op names (tests/lint checks it):
+// they ask the record. Lowering produces plain data (KernelCall, in
+// lowering/), which the driver hands to codegen (see lowerGraph): ops do
+// not depend on LLVM IR, and codegen does not call the registry (it reads
+// the calls only). docs/ops.md says how to add an op.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUVIL_OPS_OPREGISTRY_H
@@ -24,12 +40,47 @@
 
 namespace cuvil {
 
-/// How the memory planner may place an op's output.
+/// What the passes and the planner may assume about an op: bits of
+/// OpDef::Traits. They ask these instead of comparing op names.
+enum OpTrait : uint32_t {
+  NoTraits = 0,
+  /// Output element i depends only on the inputs' elements at i (after
+  /// numpy broadcasting): unary math, activations, binary arithmetic.
+  ElementWise = 1u << 0,
+  /// The output may reuse input 0's buffer when both have the same byte
+  /// size: the kernel reads each element (or block) before writing it.
+  InPlace = 1u << 1,
+  /// The output is input 0's bytes reinterpreted: no kernel at all.
+  View = 1u << 2,
+  /// Inputs 0 and 1 may be swapped without changing the result.
+  Commutative = 1u << 3,
+  /// The output is its inputs laid one after the other along the axis
+  /// attribute: the planner may let each producer write its slice.
+  ConcatOfInputs = 1u << 4,
+};
+
+/// How the memory planner may place an op's output (derived from traits).
 enum class Placement : uint8_t {
   Fresh,   ///< Output needs its own buffer.
   InPlace, ///< Output may reuse input 0's buffer (element-wise).
   View,    ///< Output is input 0's buffer reinterpreted (no kernel at all).
 };
+
+/// The output shapes of a node whose inputs have static shapes, one per
+/// output in outputs() order.
+using ShapeList = std::vector<std::vector<int64_t>>;
+using ShapeFn = llvm::Expected<ShapeList> (*)(const Node &N);
+
+struct HostTensor;
+/// Inputs of a fold: null for an absent optional input.
+using HostInputs = std::vector<const HostTensor *>;
+/// Computes the outputs of N on the host (their Ty is preset from the
+/// node's outputs). Returns false when the node cannot be evaluated at
+/// compile time (it stays), an error when the operands are invalid.
+using FoldFn = llvm::Expected<bool> (*)(const Node &N, const HostInputs &In,
+                                        std::vector<HostTensor> &Out);
+
+struct AttrSpec;
 
 struct OpDef {
   const char *Name;
@@ -40,7 +91,8 @@ struct OpDef {
   llvm::Error (*Lower)(const Node &N, std::vector<KernelCall> &Calls);
   /// Multiply-accumulates of one execution (0 for data movement).
   int64_t (*Macs)(const Node &N);
-  Placement Place;
+  /// OpTrait bits.
+  uint32_t Traits;
   /// Bit P set: output position P always exists. When the model leaves that
   /// optional output out (or the op has fewer outputs: then it is pure
   /// workspace), the importer materialises it as an internal value of input
@@ -79,6 +131,23 @@ struct OpDef {
   /// N's form does not allow it. Null for ops that cannot absorb one.
   bool (*FoldChannelAffine)(Graph &G, Node &N, const std::vector<float> &Scale,
                             const std::vector<float> &Shift) = nullptr;
+  /// The output shapes from static input shapes (and constant operands),
+  /// for what ONNX shape inference left unknown; null: none computed here.
+  ShapeFn Shape = nullptr;
+  /// Compile-time evaluation (fold-constants); null: never folded.
+  FoldFn Fold = nullptr;
+  /// Fold needs only input 0's static shape, not its data (Shape, Size).
+  bool FoldShapeOnly = false;
+  /// The attributes the op reads, with their kinds, ended by a null name;
+  /// null when not declared yet (see ops/Attrs.h).
+  const AttrSpec *Attrs = nullptr;
+
+  bool has(OpTrait T) const { return (Traits & T) != 0; }
+  Placement place() const {
+    return has(View)      ? Placement::View
+           : has(InPlace) ? Placement::InPlace
+                          : Placement::Fresh;
+  }
 };
 
 /// The domain of cuvil's internal ops: the fused and lowered forms the

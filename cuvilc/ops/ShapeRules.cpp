@@ -430,4 +430,32 @@ bool canonicalizeCopy(std::vector<int64_t> &Shape,
   return Fits;
 }
 
+llvm::Expected<std::vector<int64_t>> tileShape(const Node &N,
+                                               const std::vector<int64_t> &In) {
+  auto A = tileAccess(N, In);
+  if (!A)
+    return A.takeError();
+  std::vector<int64_t> S;
+  for (size_t I = 0; I < A->Shape.size(); I += 2)
+    S.push_back(A->Shape[I] * A->Shape[I + 1]);
+  return S;
+}
+
+llvm::Expected<ShapeList> shapeSameAsInput(const Node &N) {
+  return ShapeList(N.outputs().size(), N.input(0)->shape());
+}
+
+llvm::Expected<ShapeList> shapeBroadcast(const Node &N) {
+  std::vector<int64_t> S;
+  for (const Value *X : N.inputs()) {
+    if (!X)
+      continue;
+    auto B = broadcastShapes(N, S, X->shape());
+    if (!B)
+      return B.takeError();
+    S = *B;
+  }
+  return ShapeList{S};
+}
+
 } // namespace cuvil

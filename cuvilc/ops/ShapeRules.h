@@ -11,6 +11,7 @@
 #define CUVIL_OPS_SHAPERULES_H
 
 #include "ir/Graph.h"
+#include "ops/OpRegistry.h"
 
 #include <llvm/Support/Error.h>
 #include <vector>
@@ -79,6 +80,26 @@ struct GatherParams {
 };
 llvm::Expected<GatherParams> gatherParams(const Node &N,
                                           const std::vector<int64_t> &In);
+
+/// Tile: the output shape.
+llvm::Expected<std::vector<int64_t>> tileShape(const Node &N,
+                                               const std::vector<int64_t> &In);
+
+// Shape hooks (OpDef::Shape) several ops share.
+
+/// Every output has input 0's shape.
+llvm::Expected<ShapeList> shapeSameAsInput(const Node &N);
+/// One output: the numpy broadcast of the inputs' shapes.
+llvm::Expected<ShapeList> shapeBroadcast(const Node &N);
+/// One output, whose shape Rule computes from input 0's.
+template <llvm::Expected<std::vector<int64_t>> (*Rule)(
+    const Node &, const std::vector<int64_t> &)>
+llvm::Expected<ShapeList> shapeFromInput0(const Node &N) {
+  auto S = Rule(N, N.input(0)->shape());
+  if (!S)
+    return S.takeError();
+  return ShapeList{*S};
+}
 
 /// RNN / GRU / LSTM: the shape of each output (by its ONNX position: Y,
 /// Y_h, Y_c, then the workspace the op asks for as scratch).

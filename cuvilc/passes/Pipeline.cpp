@@ -101,15 +101,13 @@ llvm::Error verifyGraphNode(const Node &N) {
                          V->name());
     return N.def()->Verify(N);
   }
-  std::string Why = N.getString("cuvil.unsupported", "");
-  if (!Why.empty()) // the frontend knows why it could not lower the node
+  if (!N.unsupportedReason().empty()) // the frontend knows why
     return nodeError(N, "operator '{}' is not supported here: {}",
-                     N.opType(), Why);
-  std::string Dom = N.getString("cuvil.domain", "");
-  if (!Dom.empty())
+                     N.opType(), N.unsupportedReason());
+  if (!N.domain().empty())
     return nodeError(N, "operator '{}' of domain '{}' is not supported by "
                         "cuvil",
-                     N.opType(), Dom);
+                     N.opType(), N.domain());
   return nodeError(N, "operator '{}' is not supported by cuvil", N.opType());
 }
 

@@ -3,7 +3,7 @@
 // ONNX shape inference leaves some output dimensions unknown when they
 // depend on values it cannot see (a Reshape whose shape comes from a Shape
 // chain, say). Once fold-constants has turned those values into constants,
-// these rules compute the missing shapes.
+// the ops' shape hooks (OpDef::Shape) compute the missing shapes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUVIL_PASSES_SHAPERESOLUTION_H
@@ -26,10 +26,6 @@ void resolveShapes(Node &N);
 /// dimensions get symbols, element-wise ops equate them, and a symbol equal
 /// to a known size takes it. Dimensions left ambiguous stay unknown.
 void resolveFromDeclaredShapes(Graph &G);
-
-/// The output shape of a Tile node for an input of shape In.
-llvm::Expected<std::vector<int64_t>> tileShape(const Node &N,
-                                               const std::vector<int64_t> &In);
 
 } // namespace cuvil
 

@@ -103,13 +103,15 @@ bool Liveness::canRunInPlace(const Node &N, unsigned Step) const {
   return !(LastUse.count(A.Root) && LastUse.at(A.Root) > Step);
 }
 
-/// A Concat whose inputs are laid out one after the other in its output
-/// (everything before the axis has extent 1) lets each input's producer
-/// write straight into its slice; the copies then vanish. Only when every
-/// slice is a multiple of the DMA alignment, so slices stay aligned.
+/// A concatenation (trait ConcatOfInputs) whose inputs are laid out one
+/// after the other in its output (everything before the axis has extent 1)
+/// lets each input's producer write straight into its slice; the copies
+/// then vanish. Only when every slice is a multiple of the DMA alignment,
+/// so slices stay aligned.
 void Liveness::concatInPlace(const Node &N) {
   const Value *Y = N.output(0);
-  if (N.opType() != "Concat" || !inArena(Y) || Y->rank() == 0)
+  if (!N.def()->has(OpTrait::ConcatOfInputs) || !inArena(Y) ||
+      Y->rank() == 0)
     return;
   int64_t Axis = N.getInt("axis", 0);
   if (Axis < 0)
@@ -124,7 +126,7 @@ void Liveness::concatInPlace(const Node &N) {
                X->kind() == ValueKind::Intermediate && X->producer() &&
                X->users().size() == 1 && !G.isGraphOutput(X) &&
                aliasOf(X).Root == X &&
-               X->producer()->def()->Place != Placement::View &&
+               !X->producer()->def()->has(OpTrait::View) &&
                std::find(Seen.begin(), Seen.end(), X) == Seen.end();
     if (!Own)
       return;
@@ -156,7 +158,7 @@ void Liveness::run() {
   for (unsigned S = 0; S < Nodes.size(); ++S) {
     const Node &N = *Nodes[S];
     assert(N.def() && "planning an unverified graph");
-    Placement P = N.def()->Place;
+    Placement P = N.def()->place();
     const Value *Out = N.outputs().empty() ? nullptr : N.output(0);
     if (!Out || Aliases.count(Out))
       continue;

@@ -55,7 +55,7 @@ DepGraph buildDeps(const Graph &G) {
           D.Succs[P].push_back(I);
         }
       }
-    bool View = Nd.def() && Nd.def()->Place == Placement::View;
+    bool View = Nd.def() && Nd.def()->has(OpTrait::View);
     for (const Value *V : Nd.outputs()) {
       int64_t Bytes = costsArena(G, V) && !View ? V->byteSize() : 0;
       std::vector<size_t> Users;

@@ -129,7 +129,7 @@ int main(int argc, char **argv) {
     PO.NodeNote = [](const Node &N) -> std::string {
       if (!N.def())
         return "unsupported";
-      switch (N.def()->Place) {
+      switch (N.def()->place()) {
       case Placement::View: return "view";
       case Placement::InPlace: return "in-place";
       case Placement::Fresh: return "fresh";

@@ -14,6 +14,7 @@
 
 #include "ir/CheckedMath.h"
 #include "ir/Diagnostic.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/RuntimeOps.h"
 #include "ops/custom/CustomOp.h"
@@ -361,13 +362,13 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
     N->setAttr(Attr, std::move(Where));
   if (NP.output_size() > 0)
     if (auto It = Declined.find(NP.output(0)); It != Declined.end())
-      N->setAttr("cuvil.unsupported", It->second); // verification says it
+      N->setUnsupportedReason(It->second); // verification says it
   N->origin().Names.push_back(Name);
   N->origin().Indices.push_back(Index);
   auto OS = Opsets.find(Standard ? "" : Domain);
   N->setOpset(OS == Opsets.end() ? 0 : OS->second);
   if (!Standard)
-    N->setAttr("cuvil.domain", Domain);
+    N->setDomain(Domain);
 
   for (const auto &A : NP.attribute()) {
     using AP = onnx::AttributeProto;
@@ -416,6 +417,10 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
       break;
     }
   }
+  // An attribute of another kind than the op declares would be read as
+  // its default: refused here, naming it.
+  if (auto E = verifyAttrKinds(*N))
+    return E;
   // Outputs keep their ONNX positions (Node::outputAt): one left out ("")
   // is skipped unless the op wants that position as scratch, then it is an
   // internal value the model cannot name.

@@ -292,7 +292,7 @@ std::string CustomOp::prototype() const {
 void CustomOpSet::add(std::unique_ptr<CustomOp> Op) {
   CustomOp &C = *Op;
   C.Record.Def = OpDef{C.Name.c_str(), verifyCustom, lowerCustom, customMacs,
-                       C.InPlace ? Placement::InPlace : Placement::Fresh};
+                       C.InPlace ? InPlace : NoTraits};
   C.Record.Decl = &C;
   bool New = Registry.add(C.Domain, C.Name, &C.Record.Def);
   assert(New && "duplicates are refused when declared");

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "ops/elementwise/Broadcast.h"
 #include "ops/elementwise/ElementwiseUnary.h"
+#include "ops/ShapeRules.h"
 
 #include <cuvil/kernels.h>
 
@@ -114,13 +115,12 @@ llvm::Error lowerPRelu(const Node &N, std::vector<KernelCall> &Calls) {
 
 #define CUVIL_ACTIVATION_OP(Name, Spec)                                        \
   extern const OpDef Name##Op = {#Name, verifyUnary<Spec>, lowerUnary<Spec>,   \
-                                 noMacs, Placement::InPlace};
+                                 noMacs, ElementWise | InPlace};
 
 CUVIL_ACTIVATION_OP(Celu, CeluS)
 CUVIL_ACTIVATION_OP(Elu, EluS)
 CUVIL_ACTIVATION_OP(HardSigmoid, HardSigmoidS)
 CUVIL_ACTIVATION_OP(HardSwish, HardSwishS)
-CUVIL_ACTIVATION_OP(LeakyRelu, LeakyReluS)
 CUVIL_ACTIVATION_OP(Mish, MishS)
 CUVIL_ACTIVATION_OP(Selu, SeluS)
 CUVIL_ACTIVATION_OP(Shrink, ShrinkS)
@@ -130,11 +130,18 @@ CUVIL_ACTIVATION_OP(ThresholdedRelu, ThresholdedReluS)
 
 #undef CUVIL_ACTIVATION_OP
 
+extern const OpDef LeakyReluOp = {.Name = "LeakyRelu",
+                                  .Verify = verifyUnary<LeakyReluS>,
+                                  .Lower = lowerUnary<LeakyReluS>,
+                                  .Macs = noMacs,
+                                  .Traits = ElementWise | InPlace,
+                                  .Shape = shapeSameAsInput};
+
 extern const OpDef GeluOp = {"Gelu", verifyUnary<GeluS>, lowerGelu, noMacs,
-                             Placement::InPlace};
+                             ElementWise | InPlace};
 
 // The output has X's shape, so it may reuse X's buffer.
 extern const OpDef PReluOp = {"PRelu", verifyPRelu, lowerPRelu, noMacs,
-                              Placement::InPlace};
+                              ElementWise | InPlace};
 
 } // namespace cuvil

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "ops/HostTensor.h"
 #include "ops/elementwise/Broadcast.h"
 #include "ops/OpRegistry.h"
 
@@ -269,36 +270,52 @@ llvm::Error lowerWhere(const Node &N, std::vector<KernelCall> &Calls) {
 // output's byte size, which for these ops (output of input 0's type) means
 // its shape: what the kernels allow. Comparisons change the element size,
 // so their outputs are fresh.
-#define CUVIL_BINARY_OP(Name, Place)                                           \
-  extern const OpDef Name##Op = {#Name, verifyBinary, lowerBinary, noMacs,     \
-                                 Placement::Place};
-CUVIL_BINARY_OP(Add, InPlace)
-CUVIL_BINARY_OP(And, InPlace)
-CUVIL_BINARY_OP(BitShift, InPlace)
-CUVIL_BINARY_OP(Div, InPlace)
-CUVIL_BINARY_OP(Equal, Fresh)
-CUVIL_BINARY_OP(Greater, Fresh)
-CUVIL_BINARY_OP(GreaterOrEqual, Fresh)
-CUVIL_BINARY_OP(Less, Fresh)
-CUVIL_BINARY_OP(LessOrEqual, Fresh)
-CUVIL_BINARY_OP(Mod, InPlace)
-CUVIL_BINARY_OP(Mul, InPlace)
-CUVIL_BINARY_OP(Or, InPlace)
-CUVIL_BINARY_OP(Pow, InPlace)
-CUVIL_BINARY_OP(Sub, InPlace)
-CUVIL_BINARY_OP(Xor, InPlace)
+#define CUVIL_BINARY_OP(X, Tr, Sh, Fo)                                         \
+  extern const OpDef X##Op = {.Name = #X,                                      \
+                              .Verify = verifyBinary,                          \
+                              .Lower = lowerBinary,                            \
+                              .Macs = noMacs,                                  \
+                              .Traits = ElementWise | Tr,                      \
+                              .Shape = Sh,                                     \
+                              .Fold = Fo};
+CUVIL_BINARY_OP(Add, InPlace | Commutative, shapeBroadcast,
+                foldArith<Arith::Add>)
+CUVIL_BINARY_OP(And, InPlace | Commutative, nullptr, nullptr)
+CUVIL_BINARY_OP(BitShift, InPlace, nullptr, nullptr)
+CUVIL_BINARY_OP(Div, InPlace, shapeBroadcast, foldArith<Arith::Div>)
+CUVIL_BINARY_OP(Equal, Commutative, shapeBroadcast, foldArith<Arith::Equal>)
+CUVIL_BINARY_OP(Greater, NoTraits, shapeBroadcast, foldArith<Arith::Greater>)
+CUVIL_BINARY_OP(GreaterOrEqual, NoTraits, nullptr, nullptr)
+CUVIL_BINARY_OP(Less, NoTraits, shapeBroadcast, foldArith<Arith::Less>)
+CUVIL_BINARY_OP(LessOrEqual, NoTraits, nullptr, nullptr)
+CUVIL_BINARY_OP(Mod, InPlace, nullptr, nullptr)
+CUVIL_BINARY_OP(Mul, InPlace | Commutative, shapeBroadcast,
+                foldArith<Arith::Mul>)
+CUVIL_BINARY_OP(Or, InPlace | Commutative, nullptr, nullptr)
+CUVIL_BINARY_OP(Pow, InPlace, shapeBroadcast, nullptr)
+CUVIL_BINARY_OP(Sub, InPlace, shapeBroadcast, foldArith<Arith::Sub>)
+CUVIL_BINARY_OP(Xor, InPlace | Commutative, nullptr, nullptr)
 #undef CUVIL_BINARY_OP
 
-#define CUVIL_VARIADIC_OP(Name)                                                \
-  extern const OpDef Name##Op = {#Name, verifyVariadic, lowerVariadic, noMacs, \
-                                 Placement::Fresh};
-CUVIL_VARIADIC_OP(Max)
-CUVIL_VARIADIC_OP(Mean)
-CUVIL_VARIADIC_OP(Min)
-CUVIL_VARIADIC_OP(Sum)
+#define CUVIL_VARIADIC_OP(X, Sh)                                               \
+  extern const OpDef X##Op = {.Name = #X,                                      \
+                              .Verify = verifyVariadic,                        \
+                              .Lower = lowerVariadic,                          \
+                              .Macs = noMacs,                                  \
+                              .Traits = ElementWise | Commutative,             \
+                              .Shape = Sh};
+CUVIL_VARIADIC_OP(Max, shapeBroadcast)
+CUVIL_VARIADIC_OP(Mean, nullptr)
+CUVIL_VARIADIC_OP(Min, shapeBroadcast)
+CUVIL_VARIADIC_OP(Sum, nullptr)
 #undef CUVIL_VARIADIC_OP
 
-extern const OpDef WhereOp = {"Where", verifyWhere, lowerWhere, noMacs,
-                              Placement::Fresh};
+extern const OpDef WhereOp = {.Name = "Where",
+                              .Verify = verifyWhere,
+                              .Lower = lowerWhere,
+                              .Macs = noMacs,
+                              .Traits = ElementWise,
+                              .Shape = shapeBroadcast,
+                              .Fold = foldArith<Arith::Where>};
 
 } // namespace cuvil

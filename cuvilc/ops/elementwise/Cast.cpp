@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "ops/HostTensor.h"
 #include "ops/OpRegistry.h"
 
 namespace cuvil {
@@ -52,10 +53,33 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
+llvm::Expected<bool> foldCast(const Node &, const HostInputs &In,
+                              std::vector<HostTensor> &Out) {
+  const HostTensor &X = *In[0];
+  HostTensor &Y = Out[0];
+  if (!hostType(X.Ty) || !hostType(Y.Ty))
+    return false;
+  Y.Shape = X.Shape;
+  Y.allocate();
+  for (int64_t I = 0; I < X.count(); ++I) {
+    if (isFloat(X.Ty))
+      putF(Y, I, getF(X, I));
+    else
+      putI(Y, I, getI(X, I));
+  }
+  return true;
+}
+
 } // namespace
 
-extern const OpDef CastOp = {"Cast", verify, lower, noMacs, Placement::Fresh};
+extern const OpDef CastOp = {.Name = "Cast",
+                             .Verify = verify,
+                             .Lower = lower,
+                             .Macs = noMacs,
+                             .Traits = ElementWise,
+                             .Shape = shapeSameAsInput,
+                             .Fold = foldCast};
 extern const OpDef CastLikeOp = {"CastLike", verify, lower, noMacs,
-                                 Placement::Fresh};
+                                 ElementWise};
 
 } // namespace cuvil

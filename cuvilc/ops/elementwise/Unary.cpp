@@ -1,6 +1,7 @@
 //===- Unary.cpp - Element-wise activations: Relu, Clip, Sigmoid, Tanh ----===//
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
+#include "ops/ShapeRules.h"
 
 #include <limits>
 
@@ -134,17 +135,27 @@ extern const OpDef ReluOp = {.Name = "Relu",
                              .Verify = verifyPlain,
                              .Lower = lowerPlain<ReluK>,
                              .Macs = noMacs,
-                             .Place = Placement::InPlace,
-                             .ActivationClamp = reluClamp};
-extern const OpDef SigmoidOp = {"Sigmoid", verifyPlain, lowerPlain<SigmoidK>,
-                                noMacs, Placement::InPlace};
-extern const OpDef TanhOp = {"Tanh", verifyPlain, lowerPlain<TanhK>, noMacs,
-                             Placement::InPlace};
+                             .Traits = ElementWise | InPlace,
+                             .ActivationClamp = reluClamp,
+                             .Shape = shapeSameAsInput};
+extern const OpDef SigmoidOp = {.Name = "Sigmoid",
+                                .Verify = verifyPlain,
+                                .Lower = lowerPlain<SigmoidK>,
+                                .Macs = noMacs,
+                                .Traits = ElementWise | InPlace,
+                                .Shape = shapeSameAsInput};
+extern const OpDef TanhOp = {.Name = "Tanh",
+                             .Verify = verifyPlain,
+                             .Lower = lowerPlain<TanhK>,
+                             .Macs = noMacs,
+                             .Traits = ElementWise | InPlace,
+                             .Shape = shapeSameAsInput};
 extern const OpDef ClipOp = {.Name = "Clip",
                              .Verify = verifyClip,
                              .Lower = lowerClip,
                              .Macs = noMacs,
-                             .Place = Placement::InPlace,
-                             .ActivationClamp = clipClamp};
+                             .Traits = ElementWise | InPlace,
+                             .ActivationClamp = clipClamp,
+                             .Shape = shapeSameAsInput};
 
 } // namespace cuvil

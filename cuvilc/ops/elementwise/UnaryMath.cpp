@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ops/elementwise/ElementwiseUnary.h"
+#include "ops/HostTensor.h"
 
 namespace cuvil {
 namespace {
@@ -44,11 +45,19 @@ constexpr UnarySpec TanS{"cuvil_k_tan_f32"};
 
 } // namespace
 
-#define CUVIL_UNARY_OP(Name, Spec, Place)                                      \
-  extern const OpDef Name##Op = {#Name, verifyUnary<Spec>, lowerUnary<Spec>,   \
-                                 noMacs, Placement::Place};
+/// Op X with shape hook Sh and fold hook Fo (nullptr: none).
+#define CUVIL_UNARY_OP_HOOKS(X, Spec, Place, Sh, Fo)                           \
+  extern const OpDef X##Op = {.Name = #X,                                      \
+                              .Verify = verifyUnary<Spec>,                     \
+                              .Lower = lowerUnary<Spec>,                       \
+                              .Macs = noMacs,                                  \
+                              .Traits = ElementWise | Place,                   \
+                              .Shape = Sh,                                     \
+                              .Fold = Fo};
+#define CUVIL_UNARY_OP(X, Spec, Place)                                         \
+  CUVIL_UNARY_OP_HOOKS(X, Spec, Place, nullptr, nullptr)
 
-CUVIL_UNARY_OP(Abs, AbsS, InPlace)
+CUVIL_UNARY_OP_HOOKS(Abs, AbsS, InPlace, shapeSameAsInput, nullptr)
 CUVIL_UNARY_OP(Acos, AcosS, InPlace)
 CUVIL_UNARY_OP(Acosh, AcoshS, InPlace)
 CUVIL_UNARY_OP(Asin, AsinS, InPlace)
@@ -56,25 +65,27 @@ CUVIL_UNARY_OP(Asinh, AsinhS, InPlace)
 CUVIL_UNARY_OP(Atan, AtanS, InPlace)
 CUVIL_UNARY_OP(Atanh, AtanhS, InPlace)
 CUVIL_UNARY_OP(Ceil, CeilS, InPlace)
-CUVIL_UNARY_OP(Cos, CosS, InPlace)
+CUVIL_UNARY_OP_HOOKS(Cos, CosS, InPlace, shapeSameAsInput, nullptr)
 CUVIL_UNARY_OP(Cosh, CoshS, InPlace)
-CUVIL_UNARY_OP(Erf, ErfS, InPlace)
-CUVIL_UNARY_OP(Exp, ExpS, InPlace)
+CUVIL_UNARY_OP_HOOKS(Erf, ErfS, InPlace, shapeSameAsInput, nullptr)
+CUVIL_UNARY_OP_HOOKS(Exp, ExpS, InPlace, shapeSameAsInput, nullptr)
 CUVIL_UNARY_OP(Floor, FloorS, InPlace)
 // Bool outputs are narrower than their f32 inputs: never in place.
-CUVIL_UNARY_OP(IsInf, IsInfS, Fresh)
-CUVIL_UNARY_OP(IsNaN, IsNaNS, Fresh)
-CUVIL_UNARY_OP(Log, LogS, InPlace)
-CUVIL_UNARY_OP(Neg, NegS, InPlace)
-CUVIL_UNARY_OP(Not, NotS, InPlace)
+CUVIL_UNARY_OP(IsInf, IsInfS, NoTraits)
+CUVIL_UNARY_OP(IsNaN, IsNaNS, NoTraits)
+CUVIL_UNARY_OP_HOOKS(Log, LogS, InPlace, shapeSameAsInput, nullptr)
+CUVIL_UNARY_OP_HOOKS(Neg, NegS, InPlace, shapeSameAsInput,
+                     foldArith<Arith::Neg>)
+CUVIL_UNARY_OP_HOOKS(Not, NotS, InPlace, nullptr, foldArith<Arith::Not>)
 CUVIL_UNARY_OP(Reciprocal, ReciprocalS, InPlace)
 CUVIL_UNARY_OP(Round, RoundS, InPlace)
 CUVIL_UNARY_OP(Sign, SignS, InPlace)
-CUVIL_UNARY_OP(Sin, SinS, InPlace)
+CUVIL_UNARY_OP_HOOKS(Sin, SinS, InPlace, shapeSameAsInput, nullptr)
 CUVIL_UNARY_OP(Sinh, SinhS, InPlace)
-CUVIL_UNARY_OP(Sqrt, SqrtS, InPlace)
+CUVIL_UNARY_OP_HOOKS(Sqrt, SqrtS, InPlace, shapeSameAsInput, nullptr)
 CUVIL_UNARY_OP(Tan, TanS, InPlace)
 
 #undef CUVIL_UNARY_OP
+#undef CUVIL_UNARY_OP_HOOKS
 
 } // namespace cuvil

@@ -50,6 +50,6 @@ int64_t macs(const Node &N) {
 
 } // namespace
 
-extern const OpDef DetOp = {"Det", verify, lower, macs, Placement::Fresh};
+extern const OpDef DetOp = {"Det", verify, lower, macs, NoTraits};
 
 } // namespace cuvil

@@ -496,7 +496,11 @@ llvm::Expected<std::vector<std::vector<int64_t>>> einsumShapes(const Node &N) {
   return std::vector<std::vector<int64_t>>{C->OutShape};
 }
 
-extern const OpDef EinsumOp = {"Einsum", verify, lower, macs,
-                               Placement::Fresh};
+extern const OpDef EinsumOp = {.Name = "Einsum",
+                               .Verify = verify,
+                               .Lower = lower,
+                               .Macs = macs,
+                               .Traits = NoTraits,
+                               .Shape = einsumShapes};
 
 } // namespace cuvil

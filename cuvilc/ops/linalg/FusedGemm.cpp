@@ -23,7 +23,7 @@ extern const OpDef FusedGemmOp = {.Name = "cuvil.FusedGemm",
                                   .Verify = verifyGemm,
                                   .Lower = lower,
                                   .Macs = gemmMacs,
-                                  .Place = Placement::Fresh,
+                                  .Traits = NoTraits,
                                   .PackWeights = packGemmWeights,
                                   .WithClamp = &FusedGemmOp};
 

@@ -107,7 +107,7 @@ extern const OpDef GemmOp = {.Name = "Gemm",
                              .Verify = verifyGemm,
                              .Lower = lower,
                              .Macs = gemmMacs,
-                             .Place = Placement::Fresh,
+                             .Traits = NoTraits,
                              .PackWeights = packGemmWeights,
                              .WithClamp = &FusedGemmOp,
                              .FoldChannelAffine = foldGemmChannelAffine};

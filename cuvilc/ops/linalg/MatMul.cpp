@@ -47,6 +47,6 @@ int64_t macs(const Node &N) {
 } // namespace
 
 extern const OpDef MatMulOp = {"MatMul", verify, lower, macs,
-                               Placement::Fresh};
+                               NoTraits};
 
 } // namespace cuvil

@@ -33,7 +33,7 @@ extern const OpDef PackedGemmOp = {.Name = "cuvil.PackedGemm",
                                    .Verify = verify,
                                    .Lower = lower,
                                    .Macs = gemmMacs,
-                                   .Place = Placement::Fresh,
+                                   .Traits = NoTraits,
                                    .WithClamp = &PackedGemmOp};
 
 } // namespace cuvil

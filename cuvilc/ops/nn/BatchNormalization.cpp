@@ -111,7 +111,7 @@ extern const OpDef BatchNormalizationOp = {
     .Verify = verify,
     .Lower = lower,
     .Macs = noMacs,
-    .Place = Placement::InPlace,
+    .Traits = InPlace,
     .ChannelAffine = channelAffine};
 
 } // namespace cuvil

@@ -43,6 +43,6 @@ extern const OpDef ChannelAffineOp = {.Name = "cuvil.ChannelAffine",
                                       .Verify = verify,
                                       .Lower = lower,
                                       .Macs = noMacs,
-                                      .Place = Placement::InPlace};
+                                      .Traits = InPlace};
 
 } // namespace cuvil

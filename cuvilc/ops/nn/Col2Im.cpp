@@ -127,6 +127,6 @@ llvm::Error lowerCol2Im(const Node &N, std::vector<KernelCall> &Calls) {
 } // namespace
 
 extern const OpDef Col2ImOp = {"Col2Im", verifyCol2Im, lowerCol2Im, noMacs,
-                               Placement::Fresh};
+                               NoTraits};
 
 } // namespace cuvil

@@ -141,7 +141,7 @@ extern const OpDef ConvOp = {.Name = "Conv",
                              .Verify = verify,
                              .Lower = lower,
                              .Macs = convMacs,
-                             .Place = Placement::Fresh,
+                             .Traits = NoTraits,
                              .PackWeights = packConvWeights,
                              .WithClamp = &FusedConvOp,
                              .FoldChannelAffine = foldConvChannelAffine};

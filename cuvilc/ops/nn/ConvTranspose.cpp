@@ -121,6 +121,6 @@ int64_t macs(const Node &N) {
 } // namespace
 
 extern const OpDef ConvTransposeOp = {"ConvTranspose", verify, lower, macs,
-                                      Placement::Fresh};
+                                      NoTraits};
 
 } // namespace cuvil

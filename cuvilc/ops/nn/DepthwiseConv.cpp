@@ -35,7 +35,7 @@ extern const OpDef DepthwiseConvOp = {.Name = "cuvil.DepthwiseConv",
                                       .Verify = verify,
                                       .Lower = lower,
                                       .Macs = convMacs,
-                                      .Place = Placement::Fresh,
+                                      .Traits = NoTraits,
                                       .WithClamp = &DepthwiseConvOp};
 
 } // namespace cuvil

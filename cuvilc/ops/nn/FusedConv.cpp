@@ -26,7 +26,7 @@ extern const OpDef FusedConvOp = {.Name = "cuvil.FusedConv",
                                   .Verify = verify,
                                   .Lower = lower,
                                   .Macs = convMacs,
-                                  .Place = Placement::Fresh,
+                                  .Traits = NoTraits,
                                   .PackWeights = packConvWeights,
                                   .WithClamp = &FusedConvOp};
 

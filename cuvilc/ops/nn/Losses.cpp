@@ -118,9 +118,9 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 
 extern const OpDef NegativeLogLikelihoodLossOp = {
     "NegativeLogLikelihoodLoss", verify<false>, lower<false>, noMacs,
-    Placement::Fresh};
+    NoTraits};
 extern const OpDef SoftmaxCrossEntropyLossOp = {
     "SoftmaxCrossEntropyLoss", verify<true>, lower<true>, noMacs,
-    Placement::Fresh};
+    NoTraits};
 
 } // namespace cuvil

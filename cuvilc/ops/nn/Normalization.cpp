@@ -286,23 +286,23 @@ llvm::Error lowerLpNorm(const Node &N, std::vector<KernelCall> &Calls) {
 
 extern const OpDef LayerNormalizationOp = {
     "LayerNormalization", verifyLayerNorm, lowerLayerNorm, noMacs,
-    Placement::Fresh};
+    NoTraits};
 // Each (n, c) row is read in full before it is written: safe in place.
 extern const OpDef InstanceNormalizationOp = {
     "InstanceNormalization", verifyInstanceNorm, lowerInstanceNorm, noMacs,
-    Placement::InPlace};
+    InPlace};
 // Each (n, group) block is read in full before it is written.
 extern const OpDef GroupNormalizationOp = {
     "GroupNormalization", verifyGroupNorm, lowerGroupNorm, noMacs,
-    Placement::InPlace};
+    InPlace};
 // Reads neighbouring channels of what it writes: never in place.
 extern const OpDef LRNOp = {"LRN", verifyLRN, lowerLRN, noMacs,
-                            Placement::Fresh};
+                            NoTraits};
 extern const OpDef LpNormalizationOp = {"LpNormalization", verifyLpNorm,
                                         lowerLpNorm, noMacs,
-                                        Placement::InPlace};
+                                        InPlace};
 extern const OpDef MeanVarianceNormalizationOp = {
     "MeanVarianceNormalization", verifyMVN, lowerMVN, noMacs,
-    Placement::InPlace};
+    InPlace};
 
 } // namespace cuvil

@@ -42,7 +42,7 @@ extern const OpDef PackedConvOp = {.Name = "cuvil.PackedConv",
                                    .Verify = verify,
                                    .Lower = lower,
                                    .Macs = convMacs,
-                                   .Place = Placement::Fresh,
+                                   .Traits = NoTraits,
                                    .WithClamp = &PackedConvOp,
                                    .TakesResidual = true};
 

@@ -264,18 +264,18 @@ llvm::Error lowerUnpool(const Node &N, std::vector<KernelCall> &Calls) {
 } // namespace
 
 extern const OpDef MaxPoolOp = {"MaxPool", verifyMax, lowerMax, noMacs,
-                                Placement::Fresh};
+                                NoTraits};
 extern const OpDef AveragePoolOp = {"AveragePool", verifyAvg, lowerAvg, noMacs,
-                                    Placement::Fresh};
+                                    NoTraits};
 extern const OpDef LpPoolOp = {"LpPool", verifyLp, lowerLp, noMacs,
-                               Placement::Fresh};
+                               NoTraits};
 extern const OpDef GlobalAveragePoolOp = {"GlobalAveragePool", verifyGlobal,
                                           lowerGlobal<GlobalAvgKernel>, noMacs,
-                                          Placement::Fresh};
+                                          NoTraits};
 extern const OpDef GlobalMaxPoolOp = {"GlobalMaxPool", verifyGlobal,
                                       lowerGlobal<GlobalMaxKernel>, noMacs,
-                                      Placement::Fresh};
+                                      NoTraits};
 extern const OpDef MaxUnpoolOp = {"MaxUnpool", verifyUnpool, lowerUnpool,
-                                  noMacs, Placement::Fresh};
+                                  noMacs, NoTraits};
 
 } // namespace cuvil

@@ -2,6 +2,7 @@
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/OpRegistry.h"
+#include "ops/ShapeRules.h"
 
 namespace cuvil {
 namespace {
@@ -60,11 +61,15 @@ constexpr char HardmaxK[] = "cuvil_k_hardmax_f32";
 } // namespace
 
 // All three share Softmax's axis semantics (2-D coercion before opset 13).
-extern const OpDef SoftmaxOp = {"Softmax", verify, lower<SoftmaxK>, noMacs,
-                                Placement::Fresh};
+extern const OpDef SoftmaxOp = {.Name = "Softmax",
+                                .Verify = verify,
+                                .Lower = lower<SoftmaxK>,
+                                .Macs = noMacs,
+                                .Traits = NoTraits,
+                                .Shape = shapeSameAsInput};
 extern const OpDef LogSoftmaxOp = {"LogSoftmax", verify, lower<LogSoftmaxK>,
-                                   noMacs, Placement::Fresh};
+                                   noMacs, NoTraits};
 extern const OpDef HardmaxOp = {"Hardmax", verify, lower<HardmaxK>, noMacs,
-                                Placement::Fresh};
+                                NoTraits};
 
 } // namespace cuvil

@@ -300,15 +300,15 @@ int64_t macsQLinearConv(const Node &N) { return convMacs(N, N.input(3)); }
 
 extern const OpDef ConvIntegerOp = {"ConvInteger", verifyConvInteger,
                                     lowerConvInteger, macsConvInteger,
-                                    Placement::Fresh};
+                                    NoTraits};
 extern const OpDef MatMulIntegerOp = {"MatMulInteger", verifyMatMulInteger,
                                       lowerMatMulInteger, macsMatMulInteger,
-                                      Placement::Fresh};
+                                      NoTraits};
 extern const OpDef QLinearConvOp = {"QLinearConv", verifyQLinearConv,
                                     lowerQLinearConv, macsQLinearConv,
-                                    Placement::Fresh};
+                                    NoTraits};
 extern const OpDef QLinearMatMulOp = {"QLinearMatMul", verifyQLinearMatMul,
                                       lowerQLinearMatMul, macsQLinearMatMul,
-                                      Placement::Fresh};
+                                      NoTraits};
 
 } // namespace cuvil

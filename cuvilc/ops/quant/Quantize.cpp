@@ -197,12 +197,12 @@ llvm::Error lowerDynamic(const Node &N, std::vector<KernelCall> &Calls) {
 
 extern const OpDef QuantizeLinearOp = {"QuantizeLinear", verifyQuantize,
                                        lowerQuantize, noMacs,
-                                       Placement::Fresh};
+                                       NoTraits};
 extern const OpDef DequantizeLinearOp = {"DequantizeLinear", verifyDequantize,
                                          lowerDequantize, noMacs,
-                                         Placement::Fresh};
+                                         NoTraits};
 extern const OpDef DynamicQuantizeLinearOp = {"DynamicQuantizeLinear",
                                               verifyDynamic, lowerDynamic,
-                                              noMacs, Placement::Fresh};
+                                              noMacs, NoTraits};
 
 } // namespace cuvil

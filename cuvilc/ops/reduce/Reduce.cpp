@@ -284,7 +284,7 @@ constexpr char ArgMinStem[] = "argmin";
 
 #define CUVIL_REDUCE_OP(Name)                                                  \
   extern const OpDef Name##Op = {#Name, verifyReduce, lowerReduce, noMacs,     \
-                                 Placement::Fresh};
+                                 NoTraits};
 CUVIL_REDUCE_OP(ReduceSum)
 CUVIL_REDUCE_OP(ReduceMean)
 CUVIL_REDUCE_OP(ReduceMax)
@@ -298,8 +298,8 @@ CUVIL_REDUCE_OP(ReduceLogSumExp)
 #undef CUVIL_REDUCE_OP
 
 extern const OpDef ArgMaxOp = {"ArgMax", verifyArg, lowerArg<ArgMaxStem>,
-                               noMacs, Placement::Fresh};
+                               noMacs, NoTraits};
 extern const OpDef ArgMinOp = {"ArgMin", verifyArg, lowerArg<ArgMinStem>,
-                               noMacs, Placement::Fresh};
+                               noMacs, NoTraits};
 
 } // namespace cuvil

@@ -66,6 +66,6 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 
 } // namespace
 
-extern const OpDef IfOp = {"If", verify, lower, noMacs, Placement::Fresh};
+extern const OpDef IfOp = {"If", verify, lower, noMacs, NoTraits};
 
 } // namespace cuvil

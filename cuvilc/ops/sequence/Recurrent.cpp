@@ -271,11 +271,26 @@ recurrentShapes(const Node &N) {
   return S;
 }
 
-extern const OpDef GRUOp = {"GRU", verify, lower, macs, Placement::Fresh,
-                            /*ScratchOutputs=*/0b110};
-extern const OpDef LSTMOp = {"LSTM", verify, lower, macs, Placement::Fresh,
-                             /*ScratchOutputs=*/0b1110};
-extern const OpDef RNNOp = {"RNN", verify, lower, macs, Placement::Fresh,
-                            /*ScratchOutputs=*/0b110};
+extern const OpDef GRUOp = {.Name = "GRU",
+                            .Verify = verify,
+                            .Lower = lower,
+                            .Macs = macs,
+                            .Traits = NoTraits,
+                            .ScratchOutputs = 0b110,
+                            .Shape = recurrentShapes};
+extern const OpDef LSTMOp = {.Name = "LSTM",
+                             .Verify = verify,
+                             .Lower = lower,
+                             .Macs = macs,
+                             .Traits = NoTraits,
+                             .ScratchOutputs = 0b1110,
+                             .Shape = recurrentShapes};
+extern const OpDef RNNOp = {.Name = "RNN",
+                            .Verify = verify,
+                            .Lower = lower,
+                            .Macs = macs,
+                            .Traits = NoTraits,
+                            .ScratchOutputs = 0b110,
+                            .Shape = recurrentShapes};
 
 } // namespace cuvil

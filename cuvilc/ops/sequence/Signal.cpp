@@ -248,19 +248,19 @@ llvm::Error lowerMel(const Node &N, std::vector<KernelCall> &Calls) {
 
 extern const OpDef HannWindowOp = {"HannWindow", verifyWindow<Hann>,
                                    lowerWindow<Hann>, noMacs,
-                                   Placement::Fresh};
+                                   NoTraits};
 extern const OpDef HammingWindowOp = {"HammingWindow", verifyWindow<Hamming>,
                                       lowerWindow<Hamming>, noMacs,
-                                      Placement::Fresh};
+                                      NoTraits};
 extern const OpDef BlackmanWindowOp = {"BlackmanWindow",
                                        verifyWindow<Blackman>,
                                        lowerWindow<Blackman>, noMacs,
-                                       Placement::Fresh};
+                                       NoTraits};
 extern const OpDef DFTOp = {"DFT", verifyDft, lowerDft, dftMacs,
-                            Placement::Fresh};
+                            NoTraits};
 extern const OpDef STFTOp = {"STFT", verifyStft, lowerStft, noMacs,
-                             Placement::Fresh};
+                             NoTraits};
 extern const OpDef MelWeightMatrixOp = {"MelWeightMatrix", verifyMel, lowerMel,
-                                        noMacs, Placement::Fresh};
+                                        noMacs, NoTraits};
 
 } // namespace cuvil

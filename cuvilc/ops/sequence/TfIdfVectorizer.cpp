@@ -125,6 +125,6 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 } // namespace
 
 extern const OpDef TfIdfVectorizerOp = {"TfIdfVectorizer", verify, lower,
-                                        noMacs, Placement::Fresh};
+                                        noMacs, NoTraits};
 
 } // namespace cuvil

@@ -10,6 +10,7 @@
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
+#include "ops/tensor/DataMovement.h"
 
 #include <cstring>
 #include <cuvil/kernels.h>
@@ -182,7 +183,7 @@ llvm::Error runSplit(const Node &N, std::vector<KernelCall> *Calls) {
   if (auto E = checkElement(N))
     return E;
   const Value *X = N.input(0);
-  auto Axis = normalizeAxis(N, N.getInt("axis", 0), X->rank());
+  auto Axis = normalizeAxis(N, SplitAttrs(N).Axis, X->rank());
   if (!Axis)
     return Axis.takeError();
   // Run-time split sizes must be the outputs' extents.
@@ -232,7 +233,7 @@ llvm::Expected<int64_t> padBits(const Node &N) {
     std::memcpy(&Bits, C->data().data(), dtypeSize(Y->dtype()));
     return Bits;
   }
-  float F = N.getFloat("value", 0.0f);
+  float F = PadAttrs(N).Value;
   if (Y->dtype() == DType::F32)
     std::memcpy(&Bits, &F, 4);
   else if (Y->dtype() == DType::F64) {
@@ -329,7 +330,7 @@ llvm::Error runPadAtRunTime(const Node &N, const std::string &Mode,
 llvm::Error runPad(const Node &N, std::vector<KernelCall> *Calls) {
   if (auto E = checkElement(N))
     return E;
-  std::string Mode = N.getString("mode", "constant");
+  std::string Mode = PadAttrs(N).Mode;
   if (Mode != "constant" && Mode != "edge" && Mode != "reflect" &&
       Mode != "wrap")
     return nodeError(N, "mode '{}' is not supported", Mode);
@@ -388,7 +389,7 @@ llvm::Error runGather(const Node &N, std::vector<KernelCall> *Calls) {
   const Value *X = N.input(0), *Idx = N.input(1), *Y = N.output(0);
   if (X->rank() == 0 || !Idx)
     return nodeError(N, "needs a tensor and indices");
-  auto Axis = normalizeAxis(N, N.getInt("axis", 0), X->rank());
+  auto Axis = normalizeAxis(N, GatherAttrs(N).Axis, X->rank());
   if (!Axis)
     return Axis.takeError();
   KernelArg IdxArg = KernelArg::tensor(Idx);
@@ -472,19 +473,50 @@ llvm::Error lowerSlice(const Node &N, std::vector<KernelCall> &Calls) {
 
 } // namespace
 
-extern const OpDef SliceOp = {"Slice", verifySlice, lowerSlice, noMacs,
-                              Placement::Fresh};
-extern const OpDef ExpandOp = {"Expand", verifyAccess<expandOf, false>,
-                               lowerAccess<expandOf, false>, noMacs,
-                               Placement::Fresh};
-extern const OpDef TileOp = {"Tile", verifyAccess<tileOf, true>,
-                             lowerAccess<tileOf, true>, noMacs,
-                             Placement::Fresh};
-extern const OpDef SplitOp = {"Split", verifySplit, lowerSplit, noMacs,
-                              Placement::Fresh};
-extern const OpDef PadOp = {"Pad", verifyPad, lowerPad, noMacs,
-                            Placement::Fresh};
-extern const OpDef GatherOp = {"Gather", verifyGather, lowerGather, noMacs,
-                               Placement::Fresh};
+extern const OpDef SliceOp = {.Name = "Slice",
+                              .Verify = verifySlice,
+                              .Lower = lowerSlice,
+                              .Macs = noMacs,
+                              .Traits = NoTraits,
+                              .Shape = sliceShapes,
+                              .Fold = foldSlice,
+                              .Attrs = SliceAttrs::Specs};
+extern const OpDef ExpandOp = {.Name = "Expand",
+                               .Verify = verifyAccess<expandOf, false>,
+                               .Lower = lowerAccess<expandOf, false>,
+                               .Macs = noMacs,
+                               .Traits = NoTraits,
+                               .Shape = shapeFromInput0<expandShape>,
+                               .Fold = foldExpand};
+extern const OpDef TileOp = {.Name = "Tile",
+                             .Verify = verifyAccess<tileOf, true>,
+                             .Lower = lowerAccess<tileOf, true>,
+                             .Macs = noMacs,
+                             .Traits = NoTraits,
+                             .Shape = shapeFromInput0<tileShape>,
+                             .Fold = foldTile};
+extern const OpDef SplitOp = {.Name = "Split",
+                              .Verify = verifySplit,
+                              .Lower = lowerSplit,
+                              .Macs = noMacs,
+                              .Traits = NoTraits,
+                              .Shape = splitShapes,
+                              .Fold = foldSplit,
+                              .Attrs = SplitAttrs::Specs};
+extern const OpDef PadOp = {.Name = "Pad",
+                            .Verify = verifyPad,
+                            .Lower = lowerPad,
+                            .Macs = noMacs,
+                            .Traits = NoTraits,
+                            .Shape = padShapes,
+                            .Attrs = PadAttrs::Specs};
+extern const OpDef GatherOp = {.Name = "Gather",
+                               .Verify = verifyGather,
+                               .Lower = lowerGather,
+                               .Macs = noMacs,
+                               .Traits = NoTraits,
+                               .Shape = gatherShapes,
+                               .Fold = foldGather,
+                               .Attrs = GatherAttrs::Specs};
 
 } // namespace cuvil

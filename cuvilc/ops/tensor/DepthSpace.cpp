@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
 
@@ -13,6 +14,12 @@
 
 namespace cuvil {
 namespace {
+
+#define DEPTHTOSPACE_ATTRS(X)                                                  \
+  X(BlockSize, "blocksize", Int, 0) X(Mode, "mode", String, "DCR")
+CUVIL_OP_ATTRS(DepthToSpaceAttrs, DEPTHTOSPACE_ATTRS)
+#define SPACETODEPTH_ATTRS(X) X(BlockSize, "blocksize", Int, 0)
+CUVIL_OP_ATTRS(SpaceToDepthAttrs, SPACETODEPTH_ATTRS)
 
 /// The copy's loop shape (the output's 6-D view) and the input strides of
 /// its dimensions.
@@ -30,14 +37,14 @@ llvm::Expected<Access6> access(const Node &N) {
                      dtypeName(X->dtype()));
   if (X->rank() != 4 || Y->rank() != 4 || Y->dtype() != X->dtype())
     return nodeError(N, "only 4-D (N, C, H, W) inputs are supported");
-  int64_t B = N.getInt("blocksize", 0);
+  int64_t B = SpaceToDepthAttrs(N).BlockSize; // as both declare it
   if (B <= 0)
     return nodeError(N, "blocksize must be positive");
   int64_t Nn = X->shape()[0], C = X->shape()[1], H = X->shape()[2],
           W = X->shape()[3];
   Access6 A;
   if (N.opType() == "DepthToSpace") {
-    std::string Mode = N.getString("mode", "DCR");
+    std::string Mode = DepthToSpaceAttrs(N).Mode;
     if (Mode != "DCR" && Mode != "CRD")
       return nodeError(N, "mode '{}' is not supported", Mode);
     if (C % (B * B))
@@ -93,9 +100,17 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 
 } // namespace
 
-extern const OpDef DepthToSpaceOp = {"DepthToSpace", verify, lower, noMacs,
-                                     Placement::Fresh};
-extern const OpDef SpaceToDepthOp = {"SpaceToDepth", verify, lower, noMacs,
-                                     Placement::Fresh};
+extern const OpDef DepthToSpaceOp = {.Name = "DepthToSpace",
+                                     .Verify = verify,
+                                     .Lower = lower,
+                                     .Macs = noMacs,
+                                     .Traits = NoTraits,
+                                     .Attrs = DepthToSpaceAttrs::Specs};
+extern const OpDef SpaceToDepthOp = {.Name = "SpaceToDepth",
+                                     .Verify = verify,
+                                     .Lower = lower,
+                                     .Macs = noMacs,
+                                     .Traits = NoTraits,
+                                     .Attrs = SpaceToDepthAttrs::Specs};
 
 } // namespace cuvil

@@ -276,19 +276,19 @@ llvm::Error runScatterND(const Node &N, std::vector<KernelCall> *Calls) {
 
 extern const OpDef GatherElementsOp = {
     "GatherElements", verifyWith<runGatherElements>,
-    lowerWith<runGatherElements>, noMacs, Placement::Fresh};
+    lowerWith<runGatherElements>, noMacs, NoTraits};
 extern const OpDef GatherNDOp = {"GatherND", verifyWith<runGatherND>,
                                  lowerWith<runGatherND>, noMacs,
-                                 Placement::Fresh};
+                                 NoTraits};
 // Fresh, not in place: the updates or indices could be the data itself.
 extern const OpDef ScatterElementsOp = {
     "ScatterElements", verifyWith<runScatterElements>,
-    lowerWith<runScatterElements>, noMacs, Placement::Fresh};
+    lowerWith<runScatterElements>, noMacs, NoTraits};
 extern const OpDef ScatterOp = {"Scatter", verifyWith<runScatterElements>,
                                 lowerWith<runScatterElements>, noMacs,
-                                Placement::Fresh};
+                                NoTraits};
 extern const OpDef ScatterNDOp = {"ScatterND", verifyWith<runScatterND>,
                                   lowerWith<runScatterND>, noMacs,
-                                  Placement::Fresh};
+                                  NoTraits};
 
 } // namespace cuvil

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "ops/HostTensor.h"
 #include "ops/OpRegistry.h"
 
 namespace cuvil {
@@ -66,13 +67,82 @@ llvm::Error lowerRange(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
+llvm::Expected<bool> foldConstantOfShape(const Node &N, const HostInputs &,
+                                         std::vector<HostTensor> &Out) {
+  auto S = constInts(N, 0, "shape");
+  if (!S)
+    return S.takeError();
+  HostTensor &Y = Out[0];
+  Y.Shape = *S;
+  if (std::any_of(S->begin(), S->end(), [](int64_t D) { return D < 0; }))
+    return nodeError(N, "the shape has a negative dimension");
+  if (Y.count() > MaxFoldElements)
+    return false;
+  Y.allocate();
+  std::vector<int64_t> Bits = N.getInts("value.bits", {0});
+  if (Bits.size() != 1)
+    return nodeError(N, "value must hold one element");
+  if (N.getInt("value.dtype", static_cast<int64_t>(DType::F32)) !=
+      static_cast<int64_t>(Y.Ty))
+    return false;
+  unsigned ES = dtypeSize(Y.Ty);
+  for (int64_t I = 0; I < Y.count(); ++I)
+    std::memcpy(&Y.Data[I * ES], &Bits[0], ES);
+  return true;
+}
+
+llvm::Expected<bool> foldRange(const Node &N, const HostInputs &In,
+                               std::vector<HostTensor> &Out) {
+  HostTensor &Y = Out[0];
+  for (const HostTensor *X : In)
+    if (!X || X->count() != 1 || !hostType(X->Ty))
+      return nodeError(N, "start, limit and delta must be scalars");
+  int64_t Count;
+  if (isFloat(Y.Ty)) {
+    double S = getF(*In[0], 0), L = getF(*In[1], 0), D = getF(*In[2], 0);
+    if (D == 0)
+      return nodeError(N, "delta is 0");
+    double Steps = std::ceil((L - S) / D);
+    if (!(Steps <= static_cast<double>(MaxFoldElements)))
+      return false; // also NaN and infinities
+    Count = std::max<int64_t>(static_cast<int64_t>(Steps), 0);
+    Y.Shape = {Count};
+    Y.allocate();
+    for (int64_t I = 0; I < Count; ++I)
+      putF(Y, I, S + static_cast<double>(I) * D);
+    return true;
+  }
+  int64_t S = getI(*In[0], 0), L = getI(*In[1], 0), D = getI(*In[2], 0);
+  if (D == 0)
+    return nodeError(N, "delta is 0");
+  // In 128 bits: the span of two int64 values, or a delta of INT64_MIN,
+  // does not fit in 64.
+  __int128 Span = static_cast<__int128>(L) - S, Step = D;
+  __int128 Wide = Step > 0 ? (Span > 0 ? (Span + Step - 1) / Step : 0)
+                           : (Span < 0 ? (-Span - Step - 1) / -Step : 0);
+  if (Wide > MaxFoldElements)
+    return false;
+  Count = static_cast<int64_t>(Wide);
+  Y.Shape = {Count};
+  Y.allocate();
+  for (int64_t I = 0; I < Count; ++I)
+    putI(Y, I, S + I * D);
+  return true;
+}
+
 } // namespace
 
-extern const OpDef ConstantOfShapeOp = {"ConstantOfShape",
-                                        verifyConstantOfShape,
-                                        lowerConstantOfShape, noMacs,
-                                        Placement::Fresh};
-extern const OpDef RangeOp = {"Range", verifyRange, lowerRange, noMacs,
-                              Placement::Fresh};
+extern const OpDef ConstantOfShapeOp = {.Name = "ConstantOfShape",
+                                        .Verify = verifyConstantOfShape,
+                                        .Lower = lowerConstantOfShape,
+                                        .Macs = noMacs,
+                                        .Traits = NoTraits,
+                                        .Fold = foldConstantOfShape};
+extern const OpDef RangeOp = {.Name = "Range",
+                              .Verify = verifyRange,
+                              .Lower = lowerRange,
+                              .Macs = noMacs,
+                              .Traits = NoTraits,
+                              .Fold = foldRange};
 
 } // namespace cuvil

@@ -269,21 +269,21 @@ llvm::Error runCumSum(const Node &N, std::vector<KernelCall> *Calls) {
 } // namespace
 
 extern const OpDef TopKOp = {"TopK", verifyWith<runTopK>, lowerWith<runTopK>,
-                             noMacs, Placement::Fresh};
+                             noMacs, NoTraits};
 extern const OpDef OneHotOp = {"OneHot", verifyWith<runOneHot>,
-                               lowerWith<runOneHot>, noMacs, Placement::Fresh};
+                               lowerWith<runOneHot>, noMacs, NoTraits};
 // Element-wise in position: the output may take the input's buffer.
 extern const OpDef TriluOp = {"Trilu", verifyWith<runTrilu>,
-                              lowerWith<runTrilu>, noMacs, Placement::InPlace};
+                              lowerWith<runTrilu>, noMacs, InPlace};
 extern const OpDef EyeLikeOp = {"EyeLike", verifyWith<runEyeLike>,
                                 lowerWith<runEyeLike>, noMacs,
-                                Placement::Fresh};
+                                NoTraits};
 // A prefix sum in place reads each element before writing it.
 extern const OpDef CumSumOp = {"CumSum", verifyWith<runCumSum>,
                                lowerWith<runCumSum>, noMacs,
-                               Placement::InPlace};
+                               InPlace};
 extern const OpDef ReverseSequenceOp = {
     "ReverseSequence", verifyWith<runReverseSequence>,
-    lowerWith<runReverseSequence>, noMacs, Placement::Fresh};
+    lowerWith<runReverseSequence>, noMacs, NoTraits};
 
 } // namespace cuvil

@@ -324,8 +324,8 @@ int64_t macs(const Node &N) {
 } // namespace
 
 extern const OpDef ResizeOp = {"Resize", verify, lower, macs,
-                               Placement::Fresh};
+                               NoTraits};
 extern const OpDef UpsampleOp = {"Upsample", verify, lower, macs,
-                                 Placement::Fresh};
+                                 NoTraits};
 
 } // namespace cuvil

@@ -149,8 +149,8 @@ llvm::Error lowerRoi(const Node &N, std::vector<KernelCall> &Calls) {
 } // namespace
 
 extern const OpDef GridSampleOp = {"GridSample", verifyGrid, lowerGrid,
-                                   gridMacs, Placement::Fresh};
+                                   gridMacs, NoTraits};
 extern const OpDef RoiAlignOp = {"RoiAlign", verifyRoi, lowerRoi, noMacs,
-                                 Placement::Fresh};
+                                 NoTraits};
 
 } // namespace cuvil

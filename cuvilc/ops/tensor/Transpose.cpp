@@ -1,11 +1,16 @@
 //===- Transpose.cpp - ONNX Transpose --------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
+#include "ops/ShapeRules.h"
 
 #include <cuvil/kernels.h>
 
 namespace cuvil {
 namespace {
+
+#define TRANSPOSE_ATTRS(X) X(Perm, "perm", Ints, {})
+CUVIL_OP_ATTRS(TransposeAttrs, TRANSPOSE_ATTRS)
 
 llvm::Error verify(const Node &N) {
   const Value *X = N.input(0);
@@ -48,6 +53,20 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
+llvm::Expected<std::vector<int64_t>>
+transposeShape(const Node &N, const std::vector<int64_t> &In) {
+  std::vector<int64_t> Perm = TransposeAttrs(N).Perm;
+  std::vector<int64_t> S;
+  if (Perm.empty())
+    return std::vector<int64_t>(In.rbegin(), In.rend());
+  for (int64_t P : Perm) {
+    if (P < 0 || P >= static_cast<int64_t>(In.size()))
+      return nodeError(N, "perm entry {} is out of range", P);
+    S.push_back(In[P]);
+  }
+  return S;
+}
+
 } // namespace
 
 std::vector<int64_t> transposePerm(const Node &N) {
@@ -55,10 +74,15 @@ std::vector<int64_t> transposePerm(const Node &N) {
   std::vector<int64_t> Rev;
   for (size_t I = 0; I < R; ++I)
     Rev.push_back(static_cast<int64_t>(R - 1 - I));
-  return N.getInts("perm", Rev);
+  return N.hasAttr("perm") ? TransposeAttrs(N).Perm : Rev;
 }
 
-extern const OpDef TransposeOp = {"Transpose", verify, lower, noMacs,
-                                  Placement::Fresh};
+extern const OpDef TransposeOp = {.Name = "Transpose",
+                                  .Verify = verify,
+                                  .Lower = lower,
+                                  .Macs = noMacs,
+                                  .Traits = NoTraits,
+                                  .Shape = shapeFromInput0<transposeShape>,
+                                  .Attrs = TransposeAttrs::Specs};
 
 } // namespace cuvil

@@ -1,7 +1,7 @@
 //===- Views.cpp - Ops that only reinterpret their input's buffer ---------===//
 //
 // Reshape, Flatten, Squeeze, Unsqueeze and Identity change no bytes: their
-// output is a view of input 0 (Placement::View). The
+// output is a view of input 0 (the View trait). The
 // output shape comes from ONNX shape inference or, when that could not tell,
 // from the fold-constants pass (ShapeRules); these checks only make sure
 // the element count is preserved. So is inference-mode Dropout; one whose
@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "ops/HostTensor.h"
 #include "ops/OpRegistry.h"
 
 #include <algorithm>
@@ -75,6 +76,26 @@ llvm::Error lowerDropout(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
+/// Same bytes, new shape (Reshape, Flatten, Squeeze, Unsqueeze, Identity).
+template <llvm::Expected<std::vector<int64_t>> (*Rule)(
+    const Node &, const std::vector<int64_t> &)>
+llvm::Expected<bool> foldRelabel(const Node &N, const HostInputs &In,
+                                 std::vector<HostTensor> &Out) {
+  auto S = Rule(N, In[0]->Shape);
+  if (!S)
+    return S.takeError();
+  if (Out[0].Ty != In[0]->Ty)
+    return false;
+  Out[0].Shape = *S;
+  Out[0].Data = In[0]->Data;
+  return true;
+}
+
+llvm::Expected<std::vector<int64_t>> sameShape(const Node &,
+                                               const std::vector<int64_t> &S) {
+  return S;
+}
+
 } // namespace
 
 bool dropoutIsIdentity(const Node &N) {
@@ -87,22 +108,54 @@ bool dropoutIsIdentity(const Node &N) {
   return !T || ConstantZero(T) || ConstantZero(N.input(1));
 }
 
-extern const OpDef ReshapeOp = {"Reshape", verifyView, nullptr, noMacs,
-                                Placement::View};
-extern const OpDef FlattenOp = {"Flatten", verifyView, nullptr, noMacs,
-                                Placement::View};
-extern const OpDef SqueezeOp = {"Squeeze", verifyView, nullptr, noMacs,
-                                Placement::View};
-extern const OpDef UnsqueezeOp = {"Unsqueeze", verifyView, nullptr, noMacs,
-                                  Placement::View};
-extern const OpDef IdentityOp = {"Identity", verifyView, nullptr, noMacs,
-                                 Placement::View};
-extern const OpDef DropoutOp = {"Dropout", verifyDropout, lowerDropout,
-                                noMacs, Placement::View};
+extern const OpDef ReshapeOp = {.Name = "Reshape",
+                                .Verify = verifyView,
+                                .Lower = nullptr,
+                                .Macs = noMacs,
+                                .Traits = View,
+                                .Shape = shapeFromInput0<reshapeShape>,
+                                .Fold = foldRelabel<reshapeShape>};
+extern const OpDef FlattenOp = {.Name = "Flatten",
+                                .Verify = verifyView,
+                                .Lower = nullptr,
+                                .Macs = noMacs,
+                                .Traits = View,
+                                .Shape = shapeFromInput0<flattenShape>,
+                                .Fold = foldRelabel<flattenShape>};
+extern const OpDef SqueezeOp = {.Name = "Squeeze",
+                                .Verify = verifyView,
+                                .Lower = nullptr,
+                                .Macs = noMacs,
+                                .Traits = View,
+                                .Shape = shapeFromInput0<squeezeShape>,
+                                .Fold = foldRelabel<squeezeShape>};
+extern const OpDef UnsqueezeOp = {.Name = "Unsqueeze",
+                                  .Verify = verifyView,
+                                  .Lower = nullptr,
+                                  .Macs = noMacs,
+                                  .Traits = View,
+                                  .Shape = shapeFromInput0<unsqueezeShape>,
+                                  .Fold = foldRelabel<unsqueezeShape>};
+extern const OpDef IdentityOp = {.Name = "Identity",
+                                 .Verify = verifyView,
+                                 .Lower = nullptr,
+                                 .Macs = noMacs,
+                                 .Traits = View,
+                                 .Shape = shapeSameAsInput,
+                                 .Fold = foldRelabel<sameShape>};
+extern const OpDef DropoutOp = {.Name = "Dropout",
+                                .Verify = verifyDropout,
+                                .Lower = lowerDropout,
+                                .Macs = noMacs,
+                                .Traits = View,
+                                .Shape = shapeSameAsInput};
 // Not in Ops.def: the training-dropout pass gives it to the Dropout nodes
 // that need it.
-extern const OpDef DropoutTrainingOp = {"Dropout", verifyDropout,
-                                        lowerTrainingDropout, noMacs,
-                                        Placement::InPlace};
+extern const OpDef DropoutTrainingOp = {.Name = "Dropout",
+                                        .Verify = verifyDropout,
+                                        .Lower = lowerTrainingDropout,
+                                        .Macs = noMacs,
+                                        .Traits = InPlace,
+                                        .Shape = shapeSameAsInput};
 
 } // namespace cuvil

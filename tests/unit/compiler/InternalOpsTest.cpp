@@ -239,7 +239,7 @@ TEST(InternalOps, BatchNormAfterGemmFoldsOtherwiseBecomesChannelAffine) {
   // s / sqrt(v + eps): 1 / sqrt(1 + 1e-5) for channel 0.
   EXPECT_NEAR(A.input(1)->f32()[0], 1.0f, 1e-5);
   EXPECT_EQ(lower(A)[0].Kernel, "cuvil_k_channel_affine_f32");
-  EXPECT_EQ(A.def()->Place, Placement::InPlace);
+  EXPECT_EQ(A.def()->place(), Placement::InPlace);
 
   Graph G2("g2");
   Value *X2 = G2.addValue("x", DType::F32, {2, 3}, ValueKind::Input);

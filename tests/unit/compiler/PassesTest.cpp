@@ -189,9 +189,9 @@ TEST(Passes, RuntimeTrainingDropoutGetsAKernelOthersStayViews) {
   ASSERT_FALSE(bool(selectTrainingDropout(G)));
   ASSERT_EQ(G.nodes().size(), 2u);
   const Node &Inf = *G.nodes()[0], &Tr = *G.nodes()[1];
-  EXPECT_EQ(Inf.def()->Place, Placement::View);
+  EXPECT_EQ(Inf.def()->place(), Placement::View);
   EXPECT_EQ(Tr.name(), "training");
-  EXPECT_EQ(Tr.def()->Place, Placement::InPlace);
+  EXPECT_EQ(Tr.def()->place(), Placement::InPlace);
   EXPECT_EQ(Tr.input(0), Inf.output(0));
   EXPECT_EQ(Tr.getInt("seed", 0), 7);
   // The graph outputs keep their ONNX names.
@@ -238,7 +238,7 @@ TEST(Passes, TransposePairThatUndoesItselfBecomesAView) {
   ASSERT_EQ(G->nodes().size(), 1u);
   const Node &N = *G->nodes()[0];
   EXPECT_EQ(N.opType(), "Reshape");
-  EXPECT_EQ(N.def()->Place, Placement::View);
+  EXPECT_EQ(N.def()->place(), Placement::View);
   EXPECT_EQ(N.input(0), G->inputs()[0]);
   EXPECT_EQ(N.output(0), G->outputs()[0]);
   EXPECT_EQ(N.origin().str(), "t2#1, t1#0");

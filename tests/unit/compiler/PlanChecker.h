@@ -308,7 +308,7 @@ private:
     for (unsigned S = 0; S < N; ++S) {
       const Node &Nd = *G.nodes()[S];
       const Value *Y = Nd.output(0);
-      Placement Place = Nd.def()->Place;
+      Placement Place = Nd.def()->place();
       if (Place == Placement::View) {
         Aliases.join(Y, Nd.input(0));
         continue;

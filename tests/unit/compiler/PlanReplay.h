@@ -56,7 +56,7 @@ public:
         if (X && !holds(loc(X), X, Reader))
           return;
       const Value *Y = Nd.output(0);
-      if (Nd.def()->Place != Placement::View)
+      if (Nd.def()->place() != Placement::View)
         write(loc(Y), Y, "'" + Y->name() + "'");
     }
     for (const auto &[I, V] : P.OutputCopies) {
@@ -89,7 +89,7 @@ private:
       return It->second;
     Tags T;
     const Node *Nd = V->producer();
-    if (Nd && Nd->def()->Place == Placement::View) {
+    if (Nd && Nd->def()->place() == Placement::View) {
       T = expected(Nd->input(0));
     } else if (Nd && Nd->opType() == "Concat") {
       for (const Value *In : Nd->inputs()) {

@@ -183,7 +183,7 @@ std::unique_ptr<Graph> randomChain(Random &R, unsigned N, int64_t &Least) {
     Node *Nd = addOp(*G, Op, Name, Ins, {Y}, I);
     if (Op == "Flatten" || Op == "Softmax")
       Nd->setAttr("axis", int64_t(1));
-    if (Nd->def()->Place == Placement::Fresh)
+    if (Nd->def()->place() == Placement::Fresh)
       Least = std::max(Least, (I == 0 ? 0 : Cur->byteSize()) +
                                   (I + 1 == N ? 0 : Y->byteSize()));
     Cur = Y;

@@ -195,7 +195,7 @@ TEST(CustomOpTomlTest, DeclarationAndPrototype) {
   const OpDef *D = (*S)->registry().lookup("com.vendor", "Resample");
   ASSERT_TRUE(D);
   EXPECT_EQ(customOpOf(D), &C);
-  EXPECT_EQ(D->Place, Placement::Fresh);
+  EXPECT_EQ(D->place(), Placement::Fresh);
   EXPECT_FALSE((*S)->registry().lookup("com.other", "Resample"));
   EXPECT_FALSE(customOpOf(lookupOp("Relu")));
 }

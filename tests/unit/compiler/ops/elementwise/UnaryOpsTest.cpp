@@ -79,7 +79,7 @@ TEST(UnaryOps, EveryOpLowersToItsKernel) {
     EXPECT_EQ(L.Calls[0].Kernel, Kernel);
     ASSERT_EQ(L.Calls[0].Args.size(), 3u) << Op;
     EXPECT_EQ(L.Calls[0].Args[2].I, 6) << Op;
-    EXPECT_EQ(N->def()->Place, Placement::InPlace) << Op;
+    EXPECT_EQ(N->def()->place(), Placement::InPlace) << Op;
   }
 }
 
@@ -126,7 +126,7 @@ TEST(UnaryOps, BoolResultsAndNot) {
   ASSERT_EQ(L.Calls[0].Args.size(), 5u);
   EXPECT_EQ(L.Calls[0].Args[3].I, 1); // detect_negative (default)
   EXPECT_EQ(L.Calls[0].Args[4].I, 0); // detect_positive
-  EXPECT_EQ(IsInf->def()->Place, Placement::Fresh);
+  EXPECT_EQ(IsInf->def()->place(), Placement::Fresh);
 
   Graph G2("g2");
   L = verifyAndLower(unaryNode(G2, "IsNaN", DType::F32, DType::Bool));
