@@ -178,6 +178,7 @@ void cuvil_k_transpose_b32(const void *x, void *y, const int64_t *out_shape,
 #include "cuvil/kernels/reduce.h"
 #include "cuvil/kernels/unary_math.h"
 #include "cuvil/kernels/quant.h"
+#include "cuvil/kernels/qint.h"
 #include "cuvil/kernels/resample.h"
 #include "cuvil/kernels/indexing.h"
 #include "cuvil/kernels/normalization.h"

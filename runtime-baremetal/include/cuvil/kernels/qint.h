@@ -1,0 +1,84 @@
+/* cuvil kernels: the integer (INT8) fast path.
+ * Part of cuvil/kernels.h, which includes it inside its extern "C" block
+ * after the shared definitions; include cuvil/kernels.h, not this file. */
+#ifndef CUVIL_KERNELS_QINT_H
+#define CUVIL_KERNELS_QINT_H
+
+#ifndef CUVIL_KERNELS_H
+#error "include cuvil/kernels.h instead"
+#endif
+
+/* ---- Integer convolution and matrix product -------------------------------
+ *
+ * cuvilc's lower-qdq pass turns quantized Conv/Gemm/MatMul (the QDQ form,
+ * and QLinearConv/QLinearMatMul with constant weights) into calls of these
+ * kernels. Everything about the weights is settled at compile time:
+ *
+ * Weights are int8 values w = w_q - w_zp (the pass keeps the float path
+ * where a value does not fit), K per output channel: K = c / group * kh *
+ * kw for a convolution (step t = (ci * kh + ky) * kw + kx), k for a matrix
+ * product (output channel = column of y). They are packed in panels of
+ * mr output channels and groups of kr reduction steps (mr, kr: arguments;
+ * the optimised kernels need their library's cuvil_k_qpack_mr/kr, the
+ * reference kernels take any, and mr = kr = 1 is the plain [M][K] order).
+ * With kp = K rounded up to a multiple of kr, the panel of channels
+ * [m0, m0 + mb), mb = min(mr, M - m0), starts at byte m0 * kp and holds,
+ * for each group q of kr steps, mb x kr bytes:
+ *     wp[m0 * kp + q * mb * kr + (mo - m0) * kr + r] = w[mo, q * kr + r]
+ * (0 past K). A grouped convolution packs each group's M / group channels
+ * separately; group g's weights start at byte g * (M / group) * kp.
+ *
+ * The int32 accumulator of output channel mo is
+ *     acc = bias[mo] + sum_t xv_t * w[mo, t]
+ * where xv_t is the raw input value (uint8 or int8 by x_type, a CUVIL_Q_*
+ * code) and a padded tap reads x_zp. The pass folds -x_zp * wsum[mo] into
+ * bias, so acc is the exact ONNX accumulator (x - x_zp)(w_q - w_zp) plus
+ * the quantized bias. wsum[mo] = sum_t w[mo, t] lets a kernel move the
+ * activations to another domain (uint8 to int8 by flipping the top bit,
+ * say) and correct the accumulator with a multiple of it.
+ *
+ * Requantization is in fixed point, rounding half to even exactly:
+ *     y = clamp(y_zp + rhe(acc * rq[2 mo] / 2^rq[2 mo + 1]), y_lo, y_hi)
+ * with the multiplier rq[2 mo] in [2^30, 2^31) (or 0) and the shift
+ * rq[2 mo + 1] in [1, 62]; y_lo/y_hi lie in the range of y_type and carry
+ * a fused Relu or Clip. */
+extern const int64_t cuvil_k_qpack_mr;
+extern const int64_t cuvil_k_qpack_kr;
+
+/* 2-D convolution, NCHW, geometry as cuvil_k_qlinear_conv's (the
+ * CUVIL_QCONV_* array); x is uint8/int8 (x_type), y uint8/int8 (y_type). */
+void cuvil_k_qconv2d_s8(const void *x, const int8_t *wp, const int32_t *bias,
+                        const int32_t *wsum, const int32_t *rq, void *y,
+                        const int64_t *geom, int64_t mr, int64_t kr,
+                        int64_t x_type, int64_t x_zp, int64_t y_type,
+                        int64_t y_zp, int64_t y_lo, int64_t y_hi);
+/* y[i, j] for an a of [m, k] (row-major, uint8/int8) and packed weights of
+ * n output columns; y is [m, n]. */
+void cuvil_k_qgemm_s8(const void *a, const int8_t *wp, const int32_t *bias,
+                      const int32_t *wsum, const int32_t *rq, void *y,
+                      int64_t m, int64_t n, int64_t k, int64_t mr, int64_t kr,
+                      int64_t a_type, int64_t a_zp, int64_t y_type,
+                      int64_t y_zp, int64_t y_lo, int64_t y_hi);
+/* Depthwise 2-D convolution (group = c = m): w is plain [c][kh * kw] (no
+ * packing); otherwise as cuvil_k_qconv2d_s8. x and y do not overlap. */
+void cuvil_k_qdwconv2d_s8(const void *x, const int8_t *w, const int32_t *bias,
+                          const int32_t *wsum, const int32_t *rq, void *y,
+                          const int64_t *geom, int64_t x_type, int64_t x_zp,
+                          int64_t y_type, int64_t y_zp, int64_t y_lo,
+                          int64_t y_hi);
+
+/* The optimised forms (kernels/opt/qpacked.c): the same contract, on
+ * weights packed with mr = cuvil_k_qpack_mr and kr = cuvil_k_qpack_kr. */
+void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
+                               const int32_t *bias, const int32_t *wsum,
+                               const int32_t *rq, void *y, const int64_t *geom,
+                               int64_t x_type, int64_t x_zp, int64_t y_type,
+                               int64_t y_zp, int64_t y_lo, int64_t y_hi);
+void cuvil_k_qgemm_packed_s8(const void *a, const int8_t *wp,
+                             const int32_t *bias, const int32_t *wsum,
+                             const int32_t *rq, void *y, int64_t m, int64_t n,
+                             int64_t k, int64_t a_type, int64_t a_zp,
+                             int64_t y_type, int64_t y_zp, int64_t y_lo,
+                             int64_t y_hi);
+
+#endif /* CUVIL_KERNELS_QINT_H */
