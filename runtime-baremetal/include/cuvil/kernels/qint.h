@@ -80,5 +80,12 @@ void cuvil_k_qgemm_packed_s8(const void *a, const int8_t *wp,
                              int64_t k, int64_t a_type, int64_t a_zp,
                              int64_t y_type, int64_t y_zp, int64_t y_lo,
                              int64_t y_hi);
+/* The optimised depthwise convolution (kernels/opt/qdepthwise.c): the
+ * contract of cuvil_k_qdwconv2d_s8. */
+void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
+                                const int32_t *bias, const int32_t *wsum,
+                                const int32_t *rq, void *y, const int64_t *geom,
+                                int64_t x_type, int64_t x_zp, int64_t y_type,
+                                int64_t y_zp, int64_t y_lo, int64_t y_hi);
 
 #endif /* CUVIL_KERNELS_QINT_H */
