@@ -12,7 +12,8 @@ of the model's name, so every run writes identical bytes. The architectures
 follow their reference definitions (layer counts, widths, strides, kernel
 sizes, activations); only the weights are synthetic, initialised like a
 trained network's scale (Kaiming normal, BatchNormalization with non-trivial
-statistics) so the activations stay in a realistic range.
+statistics) so the activations stay in a realistic range. The *_int8
+models are INT8 twins in the QDQ form (see tests/models/quant_models.py).
 """
 
 import argparse
@@ -24,6 +25,7 @@ import onnx
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "models"))
 import gen_models  # noqa: E402  (the test models' Graph builder)
 from gen_models import Graph  # noqa: E402
+import quant_models  # noqa: E402  (the INT8 models, in the QDQ form)
 
 
 def relu6(g, x, name):
@@ -161,6 +163,9 @@ MODELS = {
     "mobilenet_v1_025": mobilenet_v1_025,
     "autoencoder": autoencoder,
     "mobilenet_v2": mobilenet_v2,
+    # INT8 twins of two of the above, quantized as ONNX Runtime's quantizer
+    # writes them (tests/models/quant_models.py).
+    **{f.__name__: f for f in quant_models.BENCH},
 }
 
 

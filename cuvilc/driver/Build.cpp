@@ -188,11 +188,15 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   if (Opts.Checked) // one alignment unit of canary after every buffer
     PO->GuardBytes = PO->Alignment;
 
-  // The packed kernels' panel width is a fact of the target's kernel
-  // library: read it from there so compiler and kernels agree.
+  // The packed kernels' panel width and the integer kernels' packing are
+  // facts of the target's kernel library: read them from there so compiler
+  // and kernels agree.
   PipelineOptions Passes;
-  if (!Opts.PortableKernels)
+  if (!Opts.PortableKernels) {
     Passes.PackPanel = kernelConstant(T.Kernels, "cuvil_k_pack_mr").value_or(0);
+    Passes.QPackMr = kernelConstant(T.Kernels, "cuvil_k_qpack_mr").value_or(0);
+    Passes.QPackKr = kernelConstant(T.Kernels, "cuvil_k_qpack_kr").value_or(0);
+  }
   auto GOrErr = loadModel(Opts.Model, Opts.Dims, Opts.DumpIR, Log, Passes,
                           *Custom ? &(*Custom)->registry() : nullptr,
                           Opts.DumpIRData);

@@ -17,6 +17,10 @@ struct PipelineOptions {
   /// (the kernel library's cuvil_k_pack_mr); 0 keeps every weight in its
   /// ONNX layout for the portable reference kernels.
   int64_t PackPanel = 0;
+  /// The weight packing of the target's integer kernels (the kernel
+  /// library's cuvil_k_qpack_mr / _kr); 0 keeps them plain, for the
+  /// reference integer kernels.
+  int64_t QPackMr = 0, QPackKr = 0;
 };
 
 /// A graph-to-graph transformation with a name (used by --dump-ir=NAME).
@@ -37,6 +41,7 @@ llvm::Error verifyGraphNode(const Node &N);
 
 // The passes, in pipeline order.
 llvm::Error foldConstants(Graph &G);
+llvm::Error lowerQdq(Graph &G, const PipelineOptions &O);
 llvm::Error selectTrainingDropout(Graph &G);
 llvm::Error eliminateTransposes(Graph &G);
 llvm::Error foldBatchNorm(Graph &G);

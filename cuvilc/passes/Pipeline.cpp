@@ -16,6 +16,11 @@ const std::vector<Pass> &defaultPipeline() {
        "left unknown",
        [](Graph &G, const PipelineOptions &) { return foldConstants(G); },
        /*VerifyAfter=*/true},
+      {"lower-qdq",
+       "give quantized Conv/Gemm/MatMul (DequantizeLinear -> op -> "
+       "QuantizeLinear, QLinearConv, QLinearMatMul) to the integer kernels: "
+       "int8 weights, int32 accumulation, fixed-point requantization",
+       lowerQdq},
       {"training-dropout",
        "give a Dropout whose training_mode is known only at run time a "
        "kernel (an inference Dropout stays a view of its input)",

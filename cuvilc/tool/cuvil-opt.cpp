@@ -57,6 +57,13 @@ int main(int argc, char **argv) {
                  "Output channels per panel for pack-weights (the target "
                  "kernel library's cuvil_k_pack_mr; 0: no packing)")
       ->check(CLI::NonNegativeNumber);
+  std::vector<int64_t> QPack;
+  App.add_option("--qpack", QPack,
+                 "MR,KR: the integer kernels' weight packing for lower-qdq "
+                 "(cuvil_k_qpack_mr/_kr; default: plain, reference kernels)")
+      ->delimiter(',')
+      ->expected(2)
+      ->check(CLI::PositiveNumber);
   App.add_flag("--verify-only", VerifyOnly,
                "Only parse and verify the IR (no passes, no output)");
   App.add_flag("--elide-constants", Elide,
@@ -108,6 +115,10 @@ int main(int argc, char **argv) {
 
   PipelineOptions Options;
   Options.PackPanel = Panel;
+  if (QPack.size() == 2) {
+    Options.QPackMr = QPack[0];
+    Options.QPackKr = QPack[1];
+  }
   for (const Pass *P : Passes) {
     if (auto E = P->Run(**G, Options))
       return report(std::move(E), "pass " + std::string(P->Name) + ": ");

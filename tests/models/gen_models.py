@@ -38,6 +38,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper, shape_inference
 
 import opset_models
+import quant_models
 
 OPSET = 13
 IR_VERSION = 7
@@ -57,6 +58,7 @@ class Graph:
         self.outputs = []
         self.opset = OPSET  # a model function may raise it (opset_models.py)
         self.output_shapes = {}
+        self.lsb = {}  # output -> quantization step (quant_models.py)
 
     def input(self, name, data):
         """Add a graph input and the test data fed to it."""
@@ -451,7 +453,7 @@ MODELS = {
     f.__name__: f
     for f in (mlp, cnn, dwsep, broadcast, shapes, shape_ops, activations, pools, matmul, conv_variants,
               standalone_bn, chain, resblock, input_residual, nhwc, fire, inception,
-              *opset_models.MODELS)
+              *opset_models.MODELS, *quant_models.MODELS)
 }
 
 
@@ -497,6 +499,8 @@ def write_model(out_dir, name):
         "inputs": [{"name": n, "shape": list(shape), "dtype": "float32"} for n, shape in g.inputs],
         "outputs": g.outputs,
     }
+    if g.lsb:
+        manifest["lsb"] = g.lsb
     (model_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return model
 

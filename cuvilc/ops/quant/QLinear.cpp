@@ -159,22 +159,17 @@ int64_t macsQLinearMatMul(const Node &N) {
 
 // ---- ConvInteger and QLinearConv ------------------------------------------
 
-/// The geometry array of cuvil_k_conv_integer / cuvil_k_qlinear_conv for
-/// input X and weight W; rejects what the float Conv would reject.
-llvm::Expected<std::vector<int64_t>> convGeometry(const Node &N,
-                                                  const Value *X,
-                                                  const Value *W) {
-  if (auto E = verifyConvChannels(N, *X, *W))
-    return E;
-  int64_t Group = N.getInt("group", 1);
-  int64_t C = X->shape()[1], M = W->shape()[0];
-  std::vector<int64_t> K(W->shape().begin() + 2, W->shape().end());
-  auto Wd = computeWindow(N, *X, *N.output(0), K, false);
+} // namespace
+
+llvm::Expected<std::vector<int64_t>>
+qconvGeometry(const Node &N, const Value *X, std::vector<int64_t> Kernel,
+              int64_t M, int64_t Group) {
+  auto Wd = computeWindow(N, *X, *N.output(0), std::move(Kernel), false);
   if (!Wd)
     return Wd.takeError();
   std::vector<int64_t> G(CUVIL_QCONV_GEOM_SIZE);
   G[CUVIL_QCONV_N] = X->shape()[0];
-  G[CUVIL_QCONV_C] = C;
+  G[CUVIL_QCONV_C] = X->shape()[1];
   G[CUVIL_QCONV_H] = Wd->H;
   G[CUVIL_QCONV_W] = Wd->W;
   G[CUVIL_QCONV_M] = M;
@@ -190,6 +185,20 @@ llvm::Expected<std::vector<int64_t>> convGeometry(const Node &N,
   G[CUVIL_QCONV_PAD_LEFT] = Wd->PadL;
   G[CUVIL_QCONV_GROUP] = Group;
   return G;
+}
+
+namespace {
+
+/// The geometry array of cuvil_k_conv_integer / cuvil_k_qlinear_conv for
+/// input X and weight W; rejects what the float Conv would reject.
+llvm::Expected<std::vector<int64_t>> convGeometry(const Node &N,
+                                                  const Value *X,
+                                                  const Value *W) {
+  if (auto E = verifyConvChannels(N, *X, *W))
+    return E;
+  return qconvGeometry(
+      N, X, std::vector<int64_t>(W->shape().begin() + 2, W->shape().end()),
+      W->shape()[0], N.getInt("group", 1));
 }
 
 int64_t convMacs(const Node &N, const Value *W) {

@@ -44,6 +44,14 @@ llvm::Expected<bool> checkScaleAndZeroPoint(const Node &N, const Value *Scale,
                                             int64_t PerChannel,
                                             const char *Channel);
 
+/// The CUVIL_QCONV_* geometry array of a 1-D or 2-D convolution node N of
+/// input X ([N, C, spatial...]), kernel extent Kernel, M output channels
+/// and Group groups (window attributes read from N, output shape from its
+/// output 0).
+llvm::Expected<std::vector<int64_t>>
+qconvGeometry(const Node &N, const Value *X, std::vector<int64_t> Kernel,
+              int64_t M, int64_t Group);
+
 } // namespace cuvil
 
 #endif

@@ -1,0 +1,134 @@
+//===- QConv.cpp - cuvil.QConv: the integer convolution -------------------===//
+//
+// Internal op (domain "cuvil", see ops/quant/QInt.h): a quantized 1-D or
+// 2-D convolution on uint8/int8 activations and packed int8 weights, made
+// by the lower-qdq pass. Depthwise convolutions (group = C = M, plain
+// weights) call the depthwise kernels, every other the packed ones.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
+#include "ops/quant/QIntOps.h"
+#include "ops/quant/Quant.h"
+
+#include <cuvil/kernels.h>
+
+namespace cuvil {
+namespace {
+
+#define QCONV_ATTRS(X)                                                         \
+  CUVIL_QINT_ATTRS(X)                                                          \
+  X(KernelShape, "kernel_shape", Ints, {})                                     \
+  X(Group, "group", Int, 1)                                                    \
+  X(Pads, "pads", Ints, {})                                                    \
+  X(Strides, "strides", Ints, {})                                              \
+  X(Dilations, "dilations", Ints, {})                                          \
+  X(AutoPad, "auto_pad", String, "NOTSET")
+CUVIL_OP_ATTRS(QConvAttrs, QCONV_ATTRS)
+
+/// The geometry array, and whether the node is depthwise.
+llvm::Expected<std::vector<int64_t>> geometry(const Node &N) {
+  const QConvAttrs A(N);
+  const Value *X = N.input(0);
+  if (X->rank() < 3 || X->rank() > 4 || A.KernelShape.size() != X->rank() - 2)
+    return nodeError(N, "internal error: the integer convolution needs a 1-D "
+                        "or 2-D input and a kernel_shape of its rank");
+  const int64_t M = N.input(2)->numElements();
+  if (A.Group <= 0 || X->shape()[1] % A.Group || M % A.Group)
+    return nodeError(N, "internal error: group {} does not divide the {} "
+                        "input and {} output channels",
+                     A.Group, X->shape()[1], M);
+  return qconvGeometry(N, X, A.KernelShape, M, A.Group);
+}
+
+bool depthwise(const std::vector<int64_t> &G) {
+  return G[CUVIL_QCONV_GROUP] > 1 && G[CUVIL_QCONV_GROUP] == G[CUVIL_QCONV_C] &&
+         G[CUVIL_QCONV_GROUP] == G[CUVIL_QCONV_M];
+}
+
+int64_t packedBytesPerChannel(const Node &N, const std::vector<int64_t> &G) {
+  const int64_t K = G[CUVIL_QCONV_C] / G[CUVIL_QCONV_GROUP] *
+                    G[CUVIL_QCONV_KH] * G[CUVIL_QCONV_KW];
+  const int64_t Kr = std::max<int64_t>(QIntAttrs(N).Kr, 1);
+  return (K + Kr - 1) / Kr * Kr;
+}
+
+llvm::Error verify(const Node &N) {
+  if (N.numInputs() != 5 || N.outputs().size() != 1)
+    return nodeError(N, "internal error: the integer convolution takes x, "
+                        "wp, bias, wsum, rq and gives y");
+  auto G = geometry(N);
+  if (!G)
+    return G.takeError();
+  if (depthwise(*G) && (QIntAttrs(N).Mr != 1 || QIntAttrs(N).Kr != 1))
+    return nodeError(N, "internal error: depthwise weights are not packed");
+  return verifyQIntOperands(N, (*G)[CUVIL_QCONV_M],
+                            packedBytesPerChannel(N, *G));
+}
+
+llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+  auto G = geometry(N);
+  if (!G)
+    return G.takeError();
+  const QIntAttrs A(N);
+  auto Fill = [&](auto K) {
+    K.x = N.input(0);
+    K.bias = N.input(2);
+    K.wsum = N.input(3);
+    K.rq = N.input(4);
+    K.y = N.output(0);
+    K.geom = *G;
+    K.x_type = qintType(N.input(0));
+    K.x_zp = A.XZp;
+    K.y_type = qintType(N.output(0));
+    K.y_zp = A.YZp;
+    K.y_lo = A.YLo;
+    K.y_hi = A.YHi;
+    return K;
+  };
+  if (depthwise(*G)) {
+    if (A.Packed) {
+      kabi::Qdwconv2dTiledS8 K;
+      K.w = N.input(1);
+      Calls.push_back(Fill(K).call());
+    } else {
+      kabi::Qdwconv2dS8 K;
+      K.w = N.input(1);
+      Calls.push_back(Fill(K).call());
+    }
+  } else if (A.Packed) {
+    kabi::Qconv2dPackedS8 K;
+    K.wp = N.input(1);
+    Calls.push_back(Fill(K).call());
+  } else {
+    kabi::Qconv2dS8 K;
+    K.wp = N.input(1);
+    K.mr = A.Mr;
+    K.kr = A.Kr;
+    Calls.push_back(Fill(K).call());
+  }
+  return llvm::Error::success();
+}
+
+int64_t macs(const Node &N) {
+  auto G = geometry(N);
+  if (!G) {
+    llvm::consumeError(G.takeError());
+    return 0;
+  }
+  return N.output(0)->numElements() * ((*G)[CUVIL_QCONV_C] /
+                                       (*G)[CUVIL_QCONV_GROUP] *
+                                       (*G)[CUVIL_QCONV_KH] *
+                                       (*G)[CUVIL_QCONV_KW]);
+}
+
+} // namespace
+
+extern const OpDef QConvOp = {.Name = "cuvil.QConv",
+                              .Verify = verify,
+                              .Lower = lower,
+                              .Macs = macs,
+                              .Traits = NoTraits,
+                              .Attrs = QConvAttrs::Specs};
+
+} // namespace cuvil

@@ -1,0 +1,54 @@
+//===- QIntOps.cpp - Shared parts of cuvil.QConv and cuvil.QGemm ----------===//
+#include "ops/quant/QIntOps.h"
+#include "ir/Diagnostic.h"
+#include "ops/quant/Quant.h"
+
+namespace cuvil {
+
+int64_t qintType(const Value *V) { return *quantTypeCode(V->dtype()); }
+
+namespace {
+
+llvm::Error requireConstant(const Node &N, const Value *V, DType Ty,
+                            int64_t Elements, const char *What) {
+  if (!V || !V->isConstant() || V->dtype() != Ty ||
+      V->numElements() != Elements)
+    return nodeError(N, "internal error: {} must be a constant {} of {} "
+                        "elements",
+                     What, dtypeName(Ty), Elements);
+  return llvm::Error::success();
+}
+
+bool inRange(int64_t V, DType Ty) {
+  return Ty == DType::U8 ? V >= 0 && V <= 255 : V >= -128 && V <= 127;
+}
+
+} // namespace
+
+llvm::Error verifyQIntOperands(const Node &N, int64_t M, int64_t Kp) {
+  if (auto E = requireQuant8(N, N.input(0), "input x"))
+    return E;
+  if (auto E = requireQuant8(N, N.output(0), "output y"))
+    return E;
+  if (auto E = requireConstant(N, N.input(1), DType::I8, M * Kp, "wp"))
+    return E;
+  if (auto E = requireConstant(N, N.input(2), DType::I32, M, "bias"))
+    return E;
+  if (auto E = requireConstant(N, N.input(3), DType::I32, M, "wsum"))
+    return E;
+  if (auto E = requireConstant(N, N.input(4), DType::I32, 2 * M, "rq"))
+    return E;
+  const QIntAttrs A(N);
+  const DType XT = N.input(0)->dtype(), YT = N.output(0)->dtype();
+  if (!inRange(A.XZp, XT) || !inRange(A.YZp, YT) || !inRange(A.YLo, YT) ||
+      !inRange(A.YHi, YT) || A.YLo > A.YHi)
+    return nodeError(N, "internal error: zero points or clamp [{}, {}] out "
+                        "of the range of their types",
+                     A.YLo, A.YHi);
+  if (A.Mr < 1 || A.Kr < 1)
+    return nodeError(N, "internal error: packing {} x {} is not positive",
+                     A.Mr, A.Kr);
+  return llvm::Error::success();
+}
+
+} // namespace cuvil

@@ -1,0 +1,32 @@
+//===- QIntOps.h - Shared parts of cuvil.QConv and cuvil.QGemm --*- C++ -*-===//
+#ifndef CUVIL_OPS_QUANT_QINTOPS_H
+#define CUVIL_OPS_QUANT_QINTOPS_H
+
+#include "ops/Attrs.h"
+#include "ops/OpRegistry.h"
+
+namespace cuvil {
+
+/// The integer attributes both ops carry (see ops/quant/QInt.h).
+#define CUVIL_QINT_ATTRS(X)                                                    \
+  X(XZp, "x_zero_point", Int, 0)                                               \
+  X(YZp, "y_zero_point", Int, 0)                                               \
+  X(YLo, "y_lo", Int, 0)                                                       \
+  X(YHi, "y_hi", Int, 0)                                                       \
+  X(Mr, "mr", Int, 1)                                                          \
+  X(Kr, "kr", Int, 1)                                                          \
+  X(Packed, "packed", Int, 0)
+CUVIL_OP_ATTRS(QIntAttrs, CUVIL_QINT_ATTRS)
+
+/// Checks the operands shared by both ops for M output channels and Kp
+/// packed bytes per channel: x and y uint8/int8, wp int8 [M * Kp], bias
+/// and wsum int32 [M], rq int32 [2 M], the zero points and the clamp in
+/// the ranges of x's and y's types, the packing positive.
+llvm::Error verifyQIntOperands(const Node &N, int64_t M, int64_t Kp);
+
+/// The CUVIL_Q_* code of a uint8/int8 value's type.
+int64_t qintType(const Value *V);
+
+} // namespace cuvil
+
+#endif

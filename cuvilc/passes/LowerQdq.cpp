@@ -1,0 +1,333 @@
+//===- LowerQdq.cpp - The lower-qdq pass: quantized graphs to integer ops -===//
+//
+// Finds the quantized convolutions and matrix products of a model and
+// gives them to the integer kernels (ops/quant/QInt.h):
+//
+//   QDQ form, as PyTorch's exporter, ONNX Runtime's quantizer and
+//   TensorFlow's converter write it:
+//     DQ(x) , DQ(w const) [, DQ(bias int32) | bias f32] -> Conv | Gemm |
+//     MatMul [-> Relu | Clip] -> Q
+//   with per-tensor activations and per-tensor or per-output-channel
+//   weights, uint8 or int8, any zero points;
+//   QOperator form: QLinearConv and QLinearMatMul with constant weights,
+//   scales and zero points.
+//
+// And between them, ops that only move or select values (views, MaxPool,
+// GlobalMaxPool, Concat) run on the 8-bit values where their
+// DequantizeLinear inputs and QuantizeLinear output share scale and zero
+// point, as the quantizers write them.
+//
+// The DequantizeLinear of the weights then has no use left and goes, so
+// weights stay int8 in the blob. What does not match keeps its float (or
+// reference QLinear) kernels; the pass never changes what is computed
+// beyond the rounding of the requantization (docs/quantization.md).
+//
+//===----------------------------------------------------------------------===//
+#include "ops/OpRegistry.h"
+#include "ops/quant/QInt.h"
+#include "passes/Pass.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace cuvil {
+
+extern const OpDef QuantizeLinearOp, DequantizeLinearOp, ConvOp, GemmOp,
+    MatMulOp, QLinearConvOp, QLinearMatMulOp, MaxPoolOp, GlobalMaxPoolOp,
+    ConcatOp;
+
+namespace {
+
+bool isConst(const Value *V) {
+  return V && V->isConstant() && !V->data().empty();
+}
+
+std::vector<float> floats(const Value *V) {
+  std::vector<float> Out(V->numElements());
+  std::memcpy(Out.data(), V->data().data(), 4 * Out.size());
+  return Out;
+}
+
+/// The constant's integer elements (uint8, int8, int32).
+std::vector<int32_t> ints(const Value *V) {
+  std::vector<int32_t> Out(V->numElements());
+  for (size_t I = 0; I < Out.size(); ++I) {
+    const uint8_t *D = V->data().data();
+    if (V->dtype() == DType::U8)
+      Out[I] = D[I];
+    else if (V->dtype() == DType::I8)
+      Out[I] = static_cast<int8_t>(D[I]);
+    else
+      std::memcpy(&Out[I], D + 4 * I, 4);
+  }
+  return Out;
+}
+
+bool isQ8(DType T) { return T == DType::U8 || T == DType::I8; }
+
+/// A scale and zero point of Count values (1: per tensor), constant, for
+/// a tensor of type Type; the zero point may be absent (0).
+bool readParams(const Value *Scale, const Value *Zp, DType Type,
+                int64_t Count, std::vector<float> &S, std::vector<int32_t> &Z) {
+  if (!isConst(Scale) || Scale->dtype() != DType::F32 ||
+      Scale->numElements() != Count)
+    return false;
+  S = floats(Scale);
+  for (float V : S)
+    if (!(V > 0) || !std::isfinite(V))
+      return false;
+  Z.clear();
+  if (!Zp)
+    return true;
+  if (!isConst(Zp) || Zp->dtype() != Type || Zp->numElements() != Count)
+    return false;
+  Z = ints(Zp);
+  return true;
+}
+
+/// Per-tensor parameters of a uint8/int8 activation.
+bool scalarParams(const Value *Scale, const Value *Zp, DType Type, float &S,
+                  int32_t &Z) {
+  std::vector<float> SV;
+  std::vector<int32_t> ZV;
+  if (!isQ8(Type) || !readParams(Scale, Zp, Type, 1, SV, ZV))
+    return false;
+  S = SV[0];
+  Z = ZV.empty() ? 0 : ZV[0];
+  return true;
+}
+
+/// The DequantizeLinear that produces V, or null.
+const Node *dequantizer(const Value *V) {
+  const Node *P = V ? V->producer() : nullptr;
+  return P && P->def() == &DequantizeLinearOp ? P : nullptr;
+}
+
+/// V is used by one node only and is not a graph output.
+bool singleUse(const Graph &G, const Value *V) {
+  return V->users().size() == 1 && !G.isGraphOutput(V);
+}
+
+/// The quantized activation behind DQ(x): sets X, XScale, XZp.
+bool matchActivation(const Value *V, QuantizedProduct &P) {
+  const Node *D = dequantizer(V);
+  if (!D)
+    return false;
+  P.X = D->input(0);
+  return scalarParams(D->input(1), D->input(2), P.X->dtype(), P.XScale,
+                      P.XZp);
+}
+
+/// The constant quantized weight behind DQ(w), per tensor or per channel
+/// along Axis (the output-channel axis of w's layout): sets W, WScale, WZp.
+bool matchWeight(const Value *V, int64_t Axis, QuantizedProduct &P) {
+  const Node *D = dequantizer(V);
+  if (!D || !isConst(D->input(0)) || !isQ8(D->input(0)->dtype()))
+    return false;
+  P.W = D->input(0);
+  const int64_t Channels = P.W->shape()[Axis];
+  const Value *Scale = D->input(1);
+  if (Scale && Scale->numElements() != 1) {
+    int64_t DAxis = D->getInt("axis", 1);
+    if (DAxis < 0)
+      DAxis += P.W->rank();
+    if (DAxis != Axis)
+      return false;
+  }
+  return readParams(Scale, D->input(2), P.W->dtype(),
+                    Scale && Scale->numElements() != 1 ? Channels : 1,
+                    P.WScale, P.WZp);
+}
+
+/// A bias of Channels values: float constant, or DQ(int32 constant).
+bool matchBias(const Value *B, int64_t Channels, float Beta,
+               QuantizedProduct &P) {
+  if (!B)
+    return true;
+  if (B->numElements() != Channels)
+    return false;
+  if (isConst(B) && B->dtype() == DType::F32) {
+    P.BiasF = floats(B);
+    for (float &V : P.BiasF)
+      V *= Beta;
+    return true;
+  }
+  const Node *D = dequantizer(B);
+  if (!D || !isConst(D->input(0)) || D->input(0)->dtype() != DType::I32)
+    return false;
+  std::vector<int32_t> Zp, Q = ints(D->input(0));
+  const Value *Scale = D->input(1);
+  if (!readParams(Scale, D->input(2), DType::I32,
+                  Scale ? Scale->numElements() : 0, P.BiasScale, Zp) ||
+      (P.BiasScale.size() != 1 && int64_t(P.BiasScale.size()) != Channels))
+    return false;
+  for (int64_t C = 0; C < Channels; ++C) {
+    const int32_t Z = Zp.empty() ? 0 : Zp[Zp.size() == 1 ? 0 : C];
+    P.BiasQ.push_back(int64_t{Q[C]} - Z);
+  }
+  if (Beta != 1) {
+    for (float &S : P.BiasScale)
+      S *= Beta;
+  }
+  return true;
+}
+
+/// Q(y) [<- Relu/Clip] <- Conv/Gemm/MatMul of DQ operands.
+bool matchQdq(const Graph &G, Node &Q, QuantizedProduct &P) {
+  const Value *Y = Q.output(0);
+  if (!scalarParams(Q.input(1), Q.input(2), Y->dtype(), P.YScale, P.YZp))
+    return false;
+  P.Anchor = &Q;
+  P.Folded.push_back(&Q);
+  const Value *V = Q.input(0);
+  const Node *Prod = V->producer();
+  if (Prod && Prod->def() && Prod->def()->ActivationClamp &&
+      singleUse(G, V)) {
+    auto C = Prod->def()->ActivationClamp(*Prod);
+    if (!C)
+      return false;
+    std::tie(P.ClampLo, P.ClampHi) = *C;
+    P.Folded.push_back(Prod);
+    V = Prod->input(0);
+    Prod = V->producer();
+  }
+  if (!Prod || !singleUse(G, V) || !matchActivation(Prod->input(0), P))
+    return false;
+  P.Product = Prod;
+  P.Folded.push_back(Prod);
+  const Value *WIn = Prod->input(1);
+  if (!WIn)
+    return false;
+  if (Prod->def() == &ConvOp) {
+    if (WIn->rank() < 3 || WIn->rank() > 4 || !matchWeight(WIn, 0, P))
+      return false;
+    P.K = QuantizedProduct::Kind::Conv;
+    return matchBias(Prod->input(2), P.W->shape()[0], 1, P);
+  }
+  if (Prod->def() == &MatMulOp) {
+    if (WIn->rank() != 2 || Prod->input(0)->rank() < 2 ||
+        !matchWeight(WIn, 1, P))
+      return false;
+    P.K = QuantizedProduct::Kind::Gemm;
+    return true;
+  }
+  if (Prod->def() == &GemmOp) {
+    P.WTransposed = Prod->getInt("transB", 0) != 0;
+    if (Prod->getInt("transA", 0) || WIn->rank() != 2 ||
+        !matchWeight(WIn, P.WTransposed ? 0 : 1, P))
+      return false;
+    P.K = QuantizedProduct::Kind::Gemm;
+    P.Alpha = Prod->getFloat("alpha", 1.0f);
+    const Value *C = Prod->input(2);
+    const int64_t Cols = P.W->shape()[P.WTransposed ? 0 : 1];
+    // Only a bias per column (shape [N] or [1, N]) is a bias.
+    if (C && (C->rank() == 0 || C->shape().back() != Cols))
+      return false;
+    return matchBias(C, Cols, Prod->getFloat("beta", 1.0f), P);
+  }
+  return false;
+}
+
+/// QLinearConv / QLinearMatMul with constant weights and parameters.
+bool matchQLinear(Node &N, QuantizedProduct &P) {
+  const bool Conv = N.def() == &QLinearConvOp;
+  P.Anchor = &N;
+  P.Product = &N;
+  P.Folded.push_back(&N);
+  P.X = N.input(0);
+  const Value *W = N.input(3), *Y = N.output(0);
+  if (!scalarParams(N.input(1), N.input(2), P.X->dtype(), P.XScale, P.XZp) ||
+      !scalarParams(N.input(6), N.input(7), Y->dtype(), P.YScale, P.YZp) ||
+      !isConst(W) || !isQ8(W->dtype()))
+    return false;
+  if (Conv ? (W->rank() < 3 || W->rank() > 4)
+           : (W->rank() != 2 || P.X->rank() < 2))
+    return false;
+  P.W = W;
+  P.K = Conv ? QuantizedProduct::Kind::Conv : QuantizedProduct::Kind::Gemm;
+  const int64_t Channels = W->shape()[Conv ? 0 : 1];
+  const Value *WScale = N.input(4);
+  if (!WScale || !readParams(WScale, N.input(5), W->dtype(),
+                             WScale->numElements() == 1 ? 1 : Channels,
+                             P.WScale, P.WZp))
+    return false;
+  if (!Conv || !N.input(8))
+    return true;
+  // QLinearConv's bias is int32 of scale x_scale * w_scale, zero point 0.
+  const Value *B = N.input(8);
+  if (!isConst(B) || B->dtype() != DType::I32 || B->numElements() != Channels)
+    return false;
+  for (int32_t V : ints(B))
+    P.BiasQ.push_back(V);
+  for (int64_t C = 0; C < Channels; ++C)
+    P.BiasScale.push_back(P.XScale * P.WScale[P.WScale.size() == 1 ? 0 : C]);
+  return true;
+}
+
+/// Q(op(DQ(x)...)) where op only moves or selects values (a view,
+/// MaxPool, GlobalMaxPool, Concat) and every DQ has Q's scale and zero
+/// point: op on x itself computes exactly Q's result, in 8 bits. Rebuilds
+/// Q as that op; true if it did.
+bool keepInteger(Graph &G, Node &Q) {
+  float YScale = 0;
+  int32_t YZp = 0;
+  const DType T = Q.output(0)->dtype();
+  const Value *V = Q.input(0);
+  const Node *Op = V->producer();
+  if (!scalarParams(Q.input(1), Q.input(2), T, YScale, YZp) || !Op ||
+      !Op->def() || Op->outputs().size() != 1 || !singleUse(G, V))
+    return false;
+  const OpDef *D = Op->def();
+  const bool All = D == &ConcatOp;
+  if (!D->has(View) && D != &MaxPoolOp && D != &GlobalMaxPoolOp && !All)
+    return false;
+  std::vector<Value *> Inputs(Op->inputs());
+  for (size_t I = 0; I < (All ? Inputs.size() : 1); ++I) {
+    QuantizedProduct P;
+    if (!matchActivation(Inputs[I], P) || P.X->dtype() != T ||
+        P.XScale != YScale || P.XZp != YZp)
+      return false;
+    Inputs[I] = P.X;
+  }
+  const auto Attrs = Op->attrs();
+  Origin Orig = Q.origin();
+  Orig.merge(Op->origin());
+  Node *N = G.replaceNode(&Q, Op->opType(), D, Inputs);
+  for (const auto &[Name, A] : Attrs)
+    N->setAttr(Name, A);
+  N->setOpset(Op->opset());
+  N->origin() = Orig;
+  return true;
+}
+
+} // namespace
+
+llvm::Error lowerQdq(Graph &G, const PipelineOptions &O) {
+  QPacking Pk;
+  if (O.QPackMr > 0 && O.QPackKr > 0)
+    Pk = {O.QPackMr, O.QPackKr, true};
+  std::vector<Node *> Candidates;
+  for (const auto &N : G.nodes())
+    if (N->def() == &QuantizeLinearOp || N->def() == &QLinearConvOp ||
+        N->def() == &QLinearMatMulOp)
+      Candidates.push_back(N.get());
+  bool Changed = false;
+  for (Node *N : Candidates) {
+    QuantizedProduct P;
+    const bool Found = N->def() == &QuantizeLinearOp ? matchQdq(G, *N, P)
+                                                      : matchQLinear(*N, P);
+    if (!Found) {
+      if (N->def() == &QuantizeLinearOp && keepInteger(G, *N))
+        Changed = true;
+      continue;
+    }
+    std::string WhyNot;
+    if (buildQuantizedProduct(G, P, Pk, WhyNot))
+      Changed = true;
+  }
+  if (!Changed)
+    return llvm::Error::success();
+  return eliminateDeadCode(G);
+}
+
+} // namespace cuvil
