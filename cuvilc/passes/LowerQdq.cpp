@@ -12,7 +12,9 @@
 //   QOperator form: QLinearConv and QLinearMatMul with constant weights,
 //   scales and zero points.
 //
-// And between them, ops that only move or select values (views, MaxPool,
+// The QDQ form of an Add of two same-shaped tensors (a residual
+// connection) becomes cuvil.QAdd. And between them, ops that only move or
+// select values (views, MaxPool,
 // GlobalMaxPool, Concat) run on the 8-bit values where their
 // DequantizeLinear inputs and QuantizeLinear output share scale and zero
 // point, as the quantizers write them.
@@ -34,7 +36,7 @@ namespace cuvil {
 
 extern const OpDef QuantizeLinearOp, DequantizeLinearOp, ConvOp, GemmOp,
     MatMulOp, QLinearConvOp, QLinearMatMulOp, MaxPoolOp, GlobalMaxPoolOp,
-    ConcatOp;
+    ConcatOp, AddOp, QAddOp;
 
 namespace {
 
@@ -172,6 +174,24 @@ bool matchBias(const Value *B, int64_t Channels, float Beta,
   return true;
 }
 
+/// When Prod (the producer of V, Q's input) is a Relu or a constant Clip
+/// whose result only Q uses, takes its bounds into P's clamp and moves V
+/// and Prod one node up. False when its bounds are not known.
+bool peelClamp(const Graph &G, const Value *&V, const Node *&Prod,
+               QuantizedProduct &P) {
+  if (!Prod || !Prod->def() || !Prod->def()->ActivationClamp ||
+      !singleUse(G, V))
+    return true;
+  auto C = Prod->def()->ActivationClamp(*Prod);
+  if (!C)
+    return false;
+  std::tie(P.ClampLo, P.ClampHi) = *C;
+  P.Folded.push_back(Prod);
+  V = Prod->input(0);
+  Prod = V->producer();
+  return true;
+}
+
 /// Q(y) [<- Relu/Clip] <- Conv/Gemm/MatMul of DQ operands.
 bool matchQdq(const Graph &G, Node &Q, QuantizedProduct &P) {
   const Value *Y = Q.output(0);
@@ -181,16 +201,8 @@ bool matchQdq(const Graph &G, Node &Q, QuantizedProduct &P) {
   P.Folded.push_back(&Q);
   const Value *V = Q.input(0);
   const Node *Prod = V->producer();
-  if (Prod && Prod->def() && Prod->def()->ActivationClamp &&
-      singleUse(G, V)) {
-    auto C = Prod->def()->ActivationClamp(*Prod);
-    if (!C)
-      return false;
-    std::tie(P.ClampLo, P.ClampHi) = *C;
-    P.Folded.push_back(Prod);
-    V = Prod->input(0);
-    Prod = V->producer();
-  }
+  if (!peelClamp(G, V, Prod, P))
+    return false;
   if (!Prod || !singleUse(G, V) || !matchActivation(Prod->input(0), P))
     return false;
   P.Product = Prod;
@@ -300,6 +312,52 @@ bool keepInteger(Graph &G, Node &Q) {
   return true;
 }
 
+/// Q(Add(DQ(a), DQ(b))) [with a Relu/Clip before the Q] where a, b and
+/// the result have one shape: rebuilds Q as cuvil.QAdd; true if it did.
+bool lowerAdd(Graph &G, Node &Q) {
+  QuantizedProduct P, A, B; // only their activation fields are used
+  const DType T = Q.output(0)->dtype();
+  if (!scalarParams(Q.input(1), Q.input(2), T, P.YScale, P.YZp))
+    return false;
+  P.Folded.push_back(&Q);
+  const Value *V = Q.input(0);
+  const Node *Op = V->producer();
+  if (!peelClamp(G, V, Op, P) || !Op || Op->def() != &AddOp ||
+      !singleUse(G, V) || !matchActivation(Op->input(0), A) ||
+      !matchActivation(Op->input(1), B) ||
+      A.X->shape() != Q.output(0)->shape() ||
+      B.X->shape() != Q.output(0)->shape())
+    return false;
+  P.Folded.push_back(Op);
+  // One shift for both multipliers: the larger one's, so it keeps all 24
+  // bits of its float32 value (the smaller rounds below 2^-31 of it).
+  const float MA = A.XScale / P.YScale, MB = B.XScale / P.YScale;
+  int EA = 0, EB = 0;
+  std::frexp(MA, &EA);
+  std::frexp(MB, &EB);
+  const int Shift = 31 - std::max(EA, EB);
+  if (Shift < 1 || Shift > 62)
+    return false;
+  const auto AMult = static_cast<int64_t>(std::nearbyint(std::ldexp(MA, Shift)));
+  const auto BMult = static_cast<int64_t>(std::nearbyint(std::ldexp(MB, Shift)));
+  if (AMult >= (int64_t{1} << 31) || BMult >= (int64_t{1} << 31))
+    return false;
+  Origin Orig = Q.origin();
+  for (const Node *F : P.Folded)
+    Orig.merge(F->origin());
+  Node *N = G.replaceNode(&Q, QAddOp.Name, &QAddOp, {A.X, B.X});
+  N->setAttr("a_zero_point", int64_t{A.XZp});
+  N->setAttr("b_zero_point", int64_t{B.XZp});
+  N->setAttr("y_zero_point", int64_t{P.YZp});
+  N->setAttr("a_mult", AMult);
+  N->setAttr("b_mult", BMult);
+  N->setAttr("shift", int64_t{Shift});
+  N->setAttr("y_lo", int64_t{quantizeScalar(P.ClampLo, P.YScale, P.YZp, T)});
+  N->setAttr("y_hi", int64_t{quantizeScalar(P.ClampHi, P.YScale, P.YZp, T)});
+  N->origin() = Orig;
+  return true;
+}
+
 } // namespace
 
 llvm::Error lowerQdq(Graph &G, const PipelineOptions &O) {
@@ -317,7 +375,8 @@ llvm::Error lowerQdq(Graph &G, const PipelineOptions &O) {
     const bool Found = N->def() == &QuantizeLinearOp ? matchQdq(G, *N, P)
                                                       : matchQLinear(*N, P);
     if (!Found) {
-      if (N->def() == &QuantizeLinearOp && keepInteger(G, *N))
+      if (N->def() == &QuantizeLinearOp &&
+          (keepInteger(G, *N) || lowerAdd(G, *N)))
         Changed = true;
       continue;
     }

@@ -56,8 +56,10 @@ LINKER_SCRIPTS = REPO / "linker-scripts"
 
 ATOL = 1e-4
 RTOL = 1e-3
-# Quantized outputs: the share of elements that must equal ORT's exactly.
+# Quantized outputs: the share of elements that must be within one
+# quantization step of ORT's, and the most steps any may differ by.
 LSB_AGREEMENT = 0.99
+LSB_WORST = 2
 TOOL_TIMEOUT_S = 600
 RUN_TIMEOUT_S = 120
 HOST_CC = "cc"
@@ -276,9 +278,10 @@ def compare(model_dir, case_dir, output_names, lsb=None):
     """Largest absolute error over all outputs; CaseError on a mismatch.
 
     An output of a quantized model (lsb: {name: quantization step}) may
-    differ from ONNX Runtime's by one step where the two round a
-    requantization differently (docs/quantization.md): every element must
-    be within one step, and at least LSB_AGREEMENT of them equal."""
+    differ from ONNX Runtime's where the two round a requantization
+    differently, and such a difference can grow by a step or so through the
+    layers after it (docs/quantization.md): at least LSB_AGREEMENT of its
+    elements must be within one step of ORT's, and all within LSB_WORST."""
     worst = 0.0
     for i, name in enumerate(output_names):
         ref_path = model_dir / f"ref_{i}.bin"
@@ -296,11 +299,11 @@ def compare(model_dir, case_dir, output_names, lsb=None):
         if step is None:
             close = np.isclose(out, ref, atol=ATOL, rtol=RTOL)
         else:
-            close = err <= step * 1.001
-            equal = np.count_nonzero(err <= step * 0.001)
-            if close.all() and equal < LSB_AGREEMENT * ref.size:
-                raise CaseError(f"output '{name}': only {equal} of {ref.size} elements equal "
-                                f"ONNX Runtime's (at least {LSB_AGREEMENT:.0%} must)")
+            close = err <= step * (LSB_WORST + 0.001)
+            within = np.count_nonzero(err <= step * 1.001)
+            if close.all() and within < LSB_AGREEMENT * ref.size:
+                raise CaseError(f"output '{name}': only {within} of {ref.size} elements within "
+                                f"one step of ONNX Runtime's (at least {LSB_AGREEMENT:.0%} must)")
         if not close.all():
             k = int(np.argmax(np.where(np.isnan(err), np.inf, err)))
             raise CaseError(

@@ -148,6 +148,11 @@ class _Q:
         yv = _conv(xv, wv, bv, stride, pads, group)
         return self._activation(y, yv, act)
 
+    def add(self, a, b, name, act=None):
+        """Add of two DQ outputs (a residual connection), then act."""
+        y = self.g.node("Add", [a, b], name)
+        return self._activation(y, self.values[a] + self.values[b], act)
+
     def linear(self, x, name, fout, act=None):
         """Gemm (transB=1, per-channel weights) of DQ output x [1, fin]."""
         xv = self.values[x]
@@ -195,6 +200,7 @@ def qdq_cnn(g):
     x = q.same(g.node("MaxPool", [x], "pool", kernel_shape=[2, 2], strides=[2, 2]), x, pooled)
     x = q.conv(x, "dw", 16, 3, group=16, act="relu")
     x = q.conv(x, "pw", 24, 1, act="relu6")
+    x = q.add(x, q.conv(x, "res", 24, 3), "residual", act="relu")
     flat = q.global_avgpool(x)
     w = g.kaiming((10, 24), 24)
     wdq, wv, wscale = q.weight("fc.weight", w, None)
@@ -271,6 +277,23 @@ def ds_cnn_int8(g):
     g.lsb["logits"] = float(q._scale_of(y))
 
 
+def resnet8_int8(g):
+    """The benchmark's ResNet-8 on 32x32x3 (bench/models.py), quantized as
+    ds_cnn_int8: the residual Adds in the QDQ form, Relu after them."""
+    q = _Q(g, np.uint8)
+    xv = g.rng.uniform(-1.0, 1.0, (1, 3, 32, 32)).astype(np.float32)
+    x = q.qdq(g.input("input", xv), xv)
+    x = q.conv(x, "stem", 16, 3, act="relu")
+    for name, cin, cout, stride in (("stack1", 16, 16, 1), ("stack2", 16, 32, 2), ("stack3", 32, 64, 2)):
+        h = q.conv(x, name + "_conv1", cout, 3, stride=stride, act="relu")
+        h = q.conv(h, name + "_conv2", cout, 3)
+        shortcut = x if stride == 1 and cin == cout else q.conv(x, name + "_proj", cout, 1, stride=stride)
+        x = q.add(h, shortcut, name + "_add", act="relu")
+    y = q.linear(q.global_avgpool(x), "fc", 10)
+    g.output(g.node("Identity", [y], "logits"))
+    g.lsb["logits"] = float(q._scale_of(y))
+
+
 def mobilenet_v1_025_int8(g):
     """The benchmark's MobileNetV1 0.25 on 96x96 (bench/models.py),
     quantized as ds_cnn_int8, Relu6 as Clip(0, 6)."""
@@ -291,4 +314,4 @@ def mobilenet_v1_025_int8(g):
 
 MODELS = (qdq_cnn, qdq_matmul, qlinear_s8)
 # The INT8 benchmark models (bench/models.py imports them).
-BENCH = (ds_cnn_int8, mobilenet_v1_025_int8)
+BENCH = (ds_cnn_int8, resnet8_int8, mobilenet_v1_025_int8)

@@ -95,3 +95,18 @@ void cuvil_k_qdwconv2d_s8(const void *x, const int8_t *w, const int32_t *bias,
   cuvil_k_qconv2d_s8(x, w, bias, wsum, rq, y, geom, 1, 1, x_type, x_zp, y_type,
                      y_zp, y_lo, y_hi);
 }
+
+void cuvil_k_qadd_s8(const void *a, const void *b, void *y, int64_t n,
+                     int64_t a_type, int64_t b_type, int64_t y_type,
+                     int64_t a_zp, int64_t b_zp, int64_t a_mult,
+                     int64_t b_mult, int64_t shift, int64_t y_zp,
+                     int64_t y_lo, int64_t y_hi) {
+  for (int64_t i = 0; i < n; ++i) {
+    /* |a - a_zp| < 2^8 and a_mult < 2^31: the sum stays below 2^40. */
+    const int64_t v = (cuvil_q_load8(a, i, a_type) - a_zp) * a_mult +
+                      (cuvil_q_load8(b, i, b_type) - b_zp) * b_mult;
+    int64_t q = cuvil_q_rshift_rhe(v, shift) + y_zp;
+    q = q < y_lo ? y_lo : q;
+    cuvil_q_store8(y, i, y_type, (int32_t)(q > y_hi ? y_hi : q));
+  }
+}

@@ -67,6 +67,19 @@ void cuvil_k_qdwconv2d_s8(const void *x, const int8_t *w, const int32_t *bias,
                           int64_t y_type, int64_t y_zp, int64_t y_lo,
                           int64_t y_hi);
 
+/* Element-wise sum of two quantized tensors of n elements (the QDQ form of
+ * Add, as residual connections write it): for i < n,
+ *   y[i] = clamp(y_zp + rhe(((a[i] - a_zp) * a_mult + (b[i] - b_zp) *
+ *                            b_mult) / 2^shift), y_lo, y_hi)
+ * where a_mult / 2^shift = a_scale / y_scale and likewise for b
+ * (multipliers below 2^31, shift in [1, 62]). a, b and y are uint8/int8
+ * by their type codes; y may be a or b. */
+void cuvil_k_qadd_s8(const void *a, const void *b, void *y, int64_t n,
+                     int64_t a_type, int64_t b_type, int64_t y_type,
+                     int64_t a_zp, int64_t b_zp, int64_t a_mult,
+                     int64_t b_mult, int64_t shift, int64_t y_zp,
+                     int64_t y_lo, int64_t y_hi);
+
 /* The optimised forms (kernels/opt/qpacked.c): the same contract, on
  * weights packed with mr = cuvil_k_qpack_mr and kr = cuvil_k_qpack_kr. */
 void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,

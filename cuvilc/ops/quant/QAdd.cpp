@@ -1,0 +1,86 @@
+//===- QAdd.cpp - cuvil.QAdd: the sum of two quantized tensors ------------===//
+//
+// Internal op (domain "cuvil"): the lower-qdq pass makes it of
+// Q(Add(DQ(a), DQ(b))) [with a Relu/Clip before the Q] where a, b and the
+// result have one shape (a residual connection). Inputs a, b (uint8/int8);
+// int attributes a_zero_point, b_zero_point, y_zero_point, the fixed-point
+// multipliers a_mult, b_mult and their shift (a_mult / 2^shift =
+// a_scale / y_scale), and the clamp y_lo, y_hi. See cuvil_k_qadd_s8.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
+#include "ops/quant/QIntOps.h"
+#include "ops/quant/Quant.h"
+
+namespace cuvil {
+namespace {
+
+#define QADD_ATTRS(X)                                                          \
+  X(AZp, "a_zero_point", Int, 0)                                               \
+  X(BZp, "b_zero_point", Int, 0)                                               \
+  X(YZp, "y_zero_point", Int, 0)                                               \
+  X(AMult, "a_mult", Int, 0)                                                   \
+  X(BMult, "b_mult", Int, 0)                                                   \
+  X(Shift, "shift", Int, 1)                                                    \
+  X(YLo, "y_lo", Int, 0)                                                       \
+  X(YHi, "y_hi", Int, 0)
+CUVIL_OP_ATTRS(QAddAttrs, QADD_ATTRS)
+
+llvm::Error verify(const Node &N) {
+  if (N.numInputs() != 2 || N.outputs().size() != 1)
+    return nodeError(N, "internal error: the integer Add takes a, b and "
+                        "gives y");
+  if (auto E = requireQuant8(N, N.input(0), "input a"))
+    return E;
+  if (auto E = requireQuant8(N, N.input(1), "input b"))
+    return E;
+  if (auto E = requireQuant8(N, N.output(0), "output y"))
+    return E;
+  const Value *Y = N.output(0);
+  if (N.input(0)->shape() != Y->shape() || N.input(1)->shape() != Y->shape())
+    return nodeError(N, "internal error: a, b and y must have one shape");
+  const QAddAttrs A(N);
+  const int64_t Lo = Y->dtype() == DType::U8 ? 0 : -128, Hi = Lo + 255;
+  if (A.AMult < 0 || A.AMult >= (int64_t{1} << 31) || A.BMult < 0 ||
+      A.BMult >= (int64_t{1} << 31) || A.Shift < 1 || A.Shift > 62 ||
+      A.YLo < Lo || A.YHi > Hi || A.YLo > A.YHi)
+    return nodeError(N, "internal error: multipliers {}, {} >> {} or clamp "
+                        "[{}, {}] out of range",
+                     A.AMult, A.BMult, A.Shift, A.YLo, A.YHi);
+  return llvm::Error::success();
+}
+
+llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+  const QAddAttrs A(N);
+  kabi::QaddS8 K;
+  K.a = N.input(0);
+  K.b = N.input(1);
+  K.y = N.output(0);
+  K.n = N.output(0)->numElements();
+  K.a_type = qintType(N.input(0));
+  K.b_type = qintType(N.input(1));
+  K.y_type = qintType(N.output(0));
+  K.a_zp = A.AZp;
+  K.b_zp = A.BZp;
+  K.a_mult = A.AMult;
+  K.b_mult = A.BMult;
+  K.shift = A.Shift;
+  K.y_zp = A.YZp;
+  K.y_lo = A.YLo;
+  K.y_hi = A.YHi;
+  Calls.push_back(K.call());
+  return llvm::Error::success();
+}
+
+} // namespace
+
+extern const OpDef QAddOp = {.Name = "cuvil.QAdd",
+                             .Verify = verify,
+                             .Lower = lower,
+                             .Macs = noMacs,
+                             .Traits = InPlace,
+                             .Attrs = QAddAttrs::Specs};
+
+} // namespace cuvil
