@@ -29,6 +29,8 @@
 #include "ops/quant/QInt.h"
 #include "passes/Pass.h"
 
+#include <llvm/Support/raw_ostream.h>
+
 #include <cmath>
 #include <cstring>
 
@@ -381,8 +383,12 @@ llvm::Error lowerQdq(Graph &G, const PipelineOptions &O) {
       continue;
     }
     std::string WhyNot;
+    const std::string Name = P.Product->name(), Op = P.Product->opType();
     if (buildQuantizedProduct(G, P, Pk, WhyNot))
       Changed = true;
+    else // the user asked for an integer model: say where it is not one
+      llvm::errs() << "note: node '" << Name << "' (" << Op
+                   << ") stays off the integer fast path: " << WhyNot << "\n";
   }
   if (!Changed)
     return llvm::Error::success();
