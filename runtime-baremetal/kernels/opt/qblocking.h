@@ -198,20 +198,41 @@ CUVIL_QINLINE void cuvil_qacc_store(int32_t *mem, const cuvil_qacc acc[CUVIL_QNA
 
 /* ---- The gathered activations -------------------------------------------- */
 
-/* Stores one group of the block's activations: s[r][j] is step r of
- * position j, already in the kernel's domain (CUVIL_QX_UNSIGNED). */
-CUVIL_QINLINE void cuvil_qx_pack(cuvil_qxe *dst, const uint8_t s[CUVIL_QKR][CUVIL_QNR]) {
+/* One reduction step of the block's positions (lane j: position j; lanes
+ * from CUVIL_QNR on are unused), in the kernel's domain. */
+typedef uint8_t cuvil_qrow __attribute__((vector_size(16)));
+typedef uint8_t cuvil_qrow2 __attribute__((vector_size(32)));
+typedef uint8_t cuvil_qrow4 __attribute__((vector_size(64)));
+
+/* The lanes of a and b alternately (zip1 and zip2 on AArch64, punpck on
+ * x86). */
+#define CUVIL_QZIP16(a, b)                                                                         \
+  __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24, 9, \
+                          25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31)
+#define CUVIL_QZIP32(a, b)                                                                         \
+  __builtin_shufflevector(a, b, 0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6, 38, 7, 39, 8, 40, 9, \
+                          41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47, 16, 48, 17, 49, 18, \
+                          50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55, 24, 56, 25, 57, 26, 58, 27, \
+                          59, 28, 60, 29, 61, 30, 62, 31, 63)
+
+/* Stores one group of the block's activations: s[r] is step r. */
+CUVIL_QINLINE void cuvil_qx_pack(cuvil_qxe *dst, const cuvil_qrow s[CUVIL_QKR]) {
 #if defined(CUVIL_QPAIRS)
   CUVIL_UNROLL
   for (int a = 0; a < CUVIL_QNA; ++a)
     dst[a] = (uint64_t)(int64_t)(int8_t)s[0][2 * a] +
              ((uint64_t)(int64_t)(int8_t)s[0][2 * a + 1] << 32);
+#elif CUVIL_QKR == 4
+  /* Position j's 4 steps at bytes 4j..4j+3: two rounds of zips. */
+  const cuvil_qrow2 s02 = CUVIL_QZIP16(s[0], s[2]), s13 = CUVIL_QZIP16(s[1], s[3]);
+  const cuvil_qrow4 t = CUVIL_QZIP32(s02, s13);
+  __builtin_memcpy(dst, &t, CUVIL_QXG);
 #else
-  CUVIL_UNROLL
-  for (int j = 0; j < CUVIL_QNR; ++j)
-    CUVIL_UNROLL
-    for (int r = 0; r < CUVIL_QKR; ++r)
-      dst[j * CUVIL_QKR + r] = (cuvil_qxe)(int8_t)s[r][j];
+  /* int16 pairs: one zip, then sign extension. */
+  typedef int8_t i8x32 __attribute__((vector_size(32)));
+  typedef int16_t i16x32 __attribute__((vector_size(64)));
+  const i16x32 t = __builtin_convertvector((i8x32)CUVIL_QZIP16(s[0], s[1]), i16x32);
+  __builtin_memcpy(dst, &t, CUVIL_QXG * sizeof(cuvil_qxe));
 #endif
 }
 

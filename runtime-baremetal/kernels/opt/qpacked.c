@@ -15,7 +15,6 @@
  * 0.75 / 1.5 KiB on AVX2 / AVX-512). */
 #include "cuvil/kernels.h"
 
-#include "../quant/requant.h"
 #include "qblocking.h"
 
 /* Read by cuvilc from the kernel bitcode: the packing it must use. */
@@ -23,6 +22,11 @@ const int64_t cuvil_k_qpack_mr = CUVIL_QMR;
 const int64_t cuvil_k_qpack_kr = CUVIL_QKR;
 
 #define INLINE CUVIL_QINLINE
+/* The stages of a block (gathering, a panel's reduction, requantization)
+ * stay separate functions: inlined into one loop nest, each one's
+ * registers spilled around the others' (the a78 build gathered at some 90
+ * instructions per step). */
+#define STAGE static __attribute__((noinline))
 
 /* Channels whose accumulators wait between tiles. */
 #define QMC (CUVIL_QMR > 32 ? CUVIL_QMR : 32)
@@ -37,78 +41,121 @@ typedef struct {
   uint8_t flip, pad; /* xor into the kernel's domain; the padding byte */
 } qsrc;
 
-/* A block of output positions [p0, p0 + nb). A convolution block inside one
- * output row gathers whole window rows (row = 1, iy/ix: the input
- * coordinates of its first window's origin); one spanning rows keeps each
- * position's origin (iy at -2^40 for the positions past nb, which read the
- * padding). */
+/* A block of output positions [p0, p0 + nb), in runs along output rows (a
+ * block spans several rows when they are short): run i covers the block's
+ * positions [j0[i], j0[i + 1]), and its first window's origin is the input
+ * position (iy[i], ix[i]). Unused by a matrix product. */
 typedef struct {
-  int64_t p0, nb, row, iy, ix;
-  int64_t iys[CUVIL_QNR], ixs[CUVIL_QNR];
+  int64_t p0, nb, runs;
+  int64_t j0[CUVIL_QNR + 1], iy[CUVIL_QNR], ix[CUVIL_QNR];
 } qblock;
+
+/* Window taps whose input offsets gather_inside tabulates (7x7). */
+#define QTAPS 49
 
 INLINE void block_init(const qsrc *s, qblock *b, int64_t p0, int64_t nb) {
   b->p0 = p0;
   b->nb = nb;
+  b->runs = 0;
   if (s->is_gemm)
     return;
-  const int64_t oy = p0 / s->ow, ox = p0 % s->ow;
-  b->row = ox + CUVIL_QNR <= s->ow;
-  b->iy = oy * s->sh - s->pt;
-  b->ix = ox * s->sw - s->pl;
-  for (int j = 0; j < CUVIL_QNR; ++j) {
-    const int64_t p = p0 + j;
-    b->iys[j] = j < nb ? p / s->ow * s->sh - s->pt : -((int64_t)1 << 40);
-    b->ixs[j] = p % s->ow * s->sw - s->pl;
+  for (int64_t j = 0; j < nb;) {
+    const int64_t oy = (p0 + j) / s->ow, ox = (p0 + j) % s->ow;
+    b->j0[b->runs] = j;
+    b->iy[b->runs] = oy * s->sh - s->pt;
+    b->ix[b->runs] = ox * s->sw - s->pl;
+    ++b->runs;
+    j += s->ow - ox < nb - j ? s->ow - ox : nb - j;
   }
+  b->j0[b->runs] = nb;
 }
 
-/* Step t of the block's positions into row[0, CUVIL_QNR), in the kernel's
- * domain; (ci, ky, kx) is t's window tap. */
-INLINE void conv_step(const qsrc *s, const qblock *b, int64_t ci, int64_t ky, int64_t kx,
-                      uint8_t row[CUVIL_QNR]) {
+INLINE cuvil_qrow row_splat(uint8_t v) { return (cuvil_qrow){0} + v; }
+
+/* Step (ci, ky, kx) (a window tap) of the block's positions. */
+INLINE cuvil_qrow conv_step(const qsrc *s, const qblock *b, int64_t ci, int64_t ky, int64_t kx) {
+  cuvil_qrow row = row_splat(s->pad);
   const uint8_t *xc = s->x + ci * s->h * s->wd;
-  if (b->row) {
-    const int64_t iy = b->iy + ky * s->dh, ix = b->ix + kx * s->dw;
-    if (iy < 0 || iy >= s->h) {
-      for (int j = 0; j < CUVIL_QNR; ++j)
-        row[j] = s->pad;
-    } else if (ix >= 0 && ix + (CUVIL_QNR - 1) * s->sw < s->wd) {
-      /* The window row is inside the input: one copy for stride 1. */
-      const uint8_t *xr = xc + iy * s->wd + ix;
-      if (s->sw == 1)
-        __builtin_memcpy(row, xr, CUVIL_QNR);
-      else
-        for (int j = 0; j < CUVIL_QNR; ++j)
-          row[j] = xr[j * s->sw];
+  for (int64_t i = 0; i < b->runs; ++i) {
+    const int64_t iy = b->iy[i] + ky * s->dh, ix = b->ix[i] + kx * s->dw;
+    if (iy < 0 || iy >= s->h)
+      continue; /* a padding row */
+    const uint8_t *xr = xc + iy * s->wd;
+    const int64_t j0 = b->j0[i], n = b->j0[i + 1] - j0;
+    if (n == CUVIL_QNR && s->sw == 1 && ix >= 0 && ix + CUVIL_QNR <= s->wd) {
+      /* The common case: the block is one window row inside the input. */
+      __builtin_memcpy(&row, xr + ix, CUVIL_QNR);
+    } else if (ix >= 0 && ix + (n - 1) * s->sw < s->wd) {
+      for (int64_t j = 0; j < n; ++j)
+        row[j0 + j] = xr[ix + j * s->sw];
     } else {
-      const uint8_t *xr = xc + iy * s->wd;
-      for (int j = 0; j < CUVIL_QNR; ++j) {
-        const int64_t ixj = ix + j * s->sw;
-        row[j] = ixj >= 0 && ixj < s->wd ? xr[ixj] : s->pad;
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t at = ix + j * s->sw;
+        if (at >= 0 && at < s->wd)
+          row[j0 + j] = xr[at];
       }
     }
-  } else {
-    for (int j = 0; j < CUVIL_QNR; ++j) {
-      const int64_t iy = b->iys[j] + ky * s->dh, ix = b->ixs[j] + kx * s->dw;
-      row[j] = iy >= 0 && iy < s->h && ix >= 0 && ix < s->wd ? xc[iy * s->wd + ix] : s->pad;
-    }
   }
-  CUVIL_UNROLL
-  for (int j = 0; j < CUVIL_QNR; ++j)
-    row[j] ^= s->flip;
+  return row ^ s->flip;
+}
+
+/* gather for a block within one output row (b->runs == 1) and a kernel of
+ * at most QTAPS taps: per tap, the input offset of lane 0 and the lanes
+ * [lo, hi) that read the input (the others read the padding) are
+ * tabulated once, so a step inside the input (all lanes, stride 1) is one
+ * copy of CUVIL_QNR bytes and a few instructions around it. */
+STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil_qxe *buf) {
+  const int64_t taps = s->kh * s->kw, hw = s->h * s->wd;
+  int64_t off[QTAPS];
+  int32_t lo[QTAPS], hi[QTAPS];
+  for (int64_t t = 0; t < taps; ++t) {
+    const int64_t iy = b->iy[0] + t / s->kw * s->dh, ix = b->ix[0] + t % s->kw * s->dw;
+    off[t] = iy * s->wd + ix;
+    lo[t] = (int32_t)first_inside(ix, s->sw);
+    hi[t] = iy < 0 || iy >= s->h ? 0 : (int32_t)end_inside(ix, s->sw, s->wd, b->nb);
+  }
+  int64_t ci = k0 / taps, tap = k0 % taps;
+  const uint8_t *xc = s->x + ci * hw;
+  const cuvil_qrow flip = row_splat(s->flip);
+  cuvil_qrow g[CUVIL_QKR];
+  for (int64_t q = 0; q < kc / CUVIL_QKR; ++q) {
+    CUVIL_UNROLL
+    for (int r = 0; r < CUVIL_QKR; ++r) {
+      cuvil_qrow row = row_splat(0);
+      if (ci < s->c) {
+        const uint8_t *xp = xc + off[tap];
+        if (lo[tap] == 0 && hi[tap] == CUVIL_QNR && s->sw == 1) {
+          __builtin_memcpy(&row, xp, CUVIL_QNR);
+        } else {
+          row = row_splat(s->pad);
+          for (int64_t j = lo[tap]; j < hi[tap]; ++j)
+            row[j] = xp[j * s->sw];
+        }
+        row ^= flip;
+      }
+      g[r] = row;
+      if (++tap == taps) {
+        tap = 0;
+        ++ci;
+        xc += hw;
+      }
+    }
+    cuvil_qx_pack(buf + q * CUVIL_QXG, g);
+  }
 }
 
 /* Steps [k0, k0 + kc) (kc a multiple of CUVIL_QKR; steps from K on read 0,
  * against zero weights) of block b into buf, group by group. */
-INLINE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil_qxe *buf) {
-  uint8_t g[CUVIL_QKR][CUVIL_QNR];
+STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil_qxe *buf) {
+  cuvil_qrow g[CUVIL_QKR];
   if (s->is_gemm) {
     for (int64_t q = 0; q < kc / CUVIL_QKR; ++q) {
       for (int r = 0; r < CUVIL_QKR; ++r) {
         const int64_t t = k0 + q * CUVIL_QKR + r;
+        g[r] = row_splat(0);
         for (int j = 0; j < CUVIL_QNR; ++j)
-          g[r][j] = t < s->k && j < b->nb ? s->x[(b->p0 + j) * s->k + t] ^ s->flip : 0;
+          if (t < s->k && j < b->nb)
+            g[r][j] = s->x[(b->p0 + j) * s->k + t] ^ s->flip;
       }
       cuvil_qx_pack(buf + q * CUVIL_QXG, g);
     }
@@ -119,11 +166,7 @@ INLINE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil
   int64_t ci = k0 / taps, ky = k0 % taps / s->kw, kx = k0 % s->kw;
   for (int64_t q = 0; q < kc / CUVIL_QKR; ++q) {
     for (int r = 0; r < CUVIL_QKR; ++r) {
-      if (ci < s->c)
-        conv_step(s, b, ci, ky, kx, g[r]);
-      else
-        for (int j = 0; j < CUVIL_QNR; ++j)
-          g[r][j] = 0;
+      g[r] = ci < s->c ? conv_step(s, b, ci, ky, kx) : row_splat(0);
       if (++kx == s->kw) {
         kx = 0;
         if (++ky == s->kh) {
@@ -156,6 +199,15 @@ INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int6
   cuvil_qacc_store(part, acc);
 }
 
+STAGE void run_full(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq) {
+  run_panel(part, xq, wq, nq, CUVIL_QMR);
+}
+
+STAGE void run_narrow(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq,
+                      int64_t mb) {
+  run_panel(part, xq, wq, nq, mb);
+}
+
 /* Output and requantization of one operation (a convolution group). */
 typedef struct {
   const int8_t *wp;
@@ -165,6 +217,62 @@ typedef struct {
   int32_t corr, y_zp, y_lo, y_hi; /* corr: times wsum, the domain change */
 } qout;
 
+/* Four int32 lanes, and the same widened. */
+typedef int32_t qi32x4 __attribute__((vector_size(16)));
+typedef int64_t qi64x4 __attribute__((vector_size(32)));
+
+/* Stores the outputs of channels [m0, m0 + mb) of block b from their
+ * accumulators pp ([CUVIL_QNR][CUVIL_QMR]): cuvil_q_requant's arithmetic
+ * (quant/requant.h) four channels at a time, in vectors (on AArch64 smull
+ * and sshl; the scalar form cost some 20 instructions per output, as much
+ * as the multiply-adds of a 1x1 layer of 64 channels). Round half to even
+ * as q - (rem + (q & 1) > half), rem the bits shifted out (the compare
+ * gives -1). The clamped value is in the output type's range, so its low
+ * byte is the output for both types. */
+#define QRV (CUVIL_QMR / 4)
+INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
+                         int64_t mb) {
+  qi32x4 mul[QRV];
+  qi64x4 sh[QRV], mask[QRV], half[QRV];
+  for (int v = 0; v < QRV; ++v)
+    for (int l = 0; l < 4; ++l) {
+      const int32_t *rq = o->rq + 2 * (m0 + (4 * v + l < mb ? 4 * v + l : 0));
+      mul[v][l] = rq[0];
+      sh[v][l] = rq[1];
+      mask[v][l] = ((int64_t)1 << rq[1]) - 1;
+      half[v][l] = (int64_t)1 << (rq[1] - 1);
+    }
+  const qi32x4 zp = (qi32x4){0} + o->y_zp, lo = (qi32x4){0} + o->y_lo,
+               hi = (qi32x4){0} + o->y_hi;
+  /* Locals: the stores could alias *o. */
+  const int64_t cs = o->ch_stride, ps = o->pos_stride, nb = b->nb;
+  uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
+  for (int64_t j = 0; j < nb; ++j, y += ps)
+    CUVIL_UNROLL
+    for (int v = 0; v < QRV; ++v) {
+      qi32x4 acc;
+      __builtin_memcpy(&acc, pp + j * CUVIL_QMR + 4 * v, sizeof acc);
+      const qi64x4 p = __builtin_convertvector(acc, qi64x4) * __builtin_convertvector(mul[v], qi64x4);
+      const qi64x4 q = p >> sh[v];
+      qi32x4 r = __builtin_convertvector(q - (((p & mask[v]) + (q & 1)) > half[v]), qi32x4) + zp;
+      const qi32x4 below = r < lo, above = r > hi;
+      r = (r & ~below) | (lo & below);
+      r = (r & ~above) | (hi & above);
+      CUVIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (4 * v + l < mb)
+          y[(4 * v + l) * cs] = (uint8_t)r[l];
+    }
+}
+
+STAGE void requant_block(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
+                         int64_t mb) {
+  if (mb == CUVIL_QMR)
+    requant_rows(o, b, pp, m0, CUVIL_QMR);
+  else
+    requant_rows(o, b, pp, m0, mb);
+}
+
 /* Channels [c0, c1) of block b (part: their accumulators, [channel panel]
  * [QNR][QMR]) over the tile [k0, k0 + kc) of a reduction of kp steps. */
 INLINE void run_tile(const qout *o, const qblock *b, const cuvil_qxe *buf, int32_t *part,
@@ -172,48 +280,66 @@ INLINE void run_tile(const qout *o, const qblock *b, const cuvil_qxe *buf, int32
   for (int64_t m0 = c0; m0 < c1; m0 += CUVIL_QMR) {
     const int64_t mb = o->m - m0 < CUVIL_QMR ? o->m - m0 : CUVIL_QMR;
     int32_t *pp = part + (keep ? (m0 - c0) * CUVIL_QNR : 0);
-    if (k0 == 0)
+    if (k0 == 0) {
+      int32_t init[CUVIL_QMR];
+      for (int64_t i = 0; i < CUVIL_QMR; ++i)
+        init[i] = i < mb ? (int32_t)((uint32_t)o->bias[m0 + i] +
+                                     (uint32_t)o->corr * (uint32_t)o->wsum[m0 + i])
+                         : 0;
       for (int j = 0; j < CUVIL_QNR; ++j)
-        for (int64_t i = 0; i < CUVIL_QMR; ++i)
-          pp[j * CUVIL_QMR + i] =
-              i < mb ? (int32_t)((uint32_t)o->bias[m0 + i] +
-                                 (uint32_t)o->corr * (uint32_t)o->wsum[m0 + i])
-                     : 0;
+        __builtin_memcpy(pp + j * CUVIL_QMR, init, sizeof init);
+    }
     const int8_t *wq = o->wp + m0 * kp + k0 * mb;
     if (mb == CUVIL_QMR)
-      run_panel(pp, buf, wq, kc / CUVIL_QKR, CUVIL_QMR);
+      run_full(pp, buf, wq, kc / CUVIL_QKR);
     else
-      run_panel(pp, buf, wq, kc / CUVIL_QKR, mb);
-    if (k0 + kc < kp)
-      continue;
-    for (int64_t i = 0; i < mb; ++i) {
-      const int32_t *rq = o->rq + 2 * (m0 + i);
-      for (int64_t j = 0; j < b->nb; ++j)
-        cuvil_q_store8(o->y, (m0 + i) * o->ch_stride + (b->p0 + j) * o->pos_stride, o->y_type,
-                       cuvil_q_requant(pp[j * CUVIL_QMR + i], rq, o->y_zp, o->y_lo, o->y_hi));
+      run_narrow(pp, buf, wq, kc / CUVIL_QKR, mb);
+    if (k0 + kc == kp)
+      requant_block(o, b, pp, m0, mb);
+  }
+}
+
+/* Every channel of block b: the tiles of its reduction gathered, then run
+ * by every panel (by chunks of channels when there are several tiles). */
+INLINE void run_block(const qsrc *s, const qout *o, const qblock *b, cuvil_qxe *buf,
+                      int32_t *part) {
+  const int64_t kp = (s->k + CUVIL_QKR - 1) / CUVIL_QKR * CUVIL_QKR;
+  const int keep = kp > CUVIL_QKC; /* several tiles: accumulators wait */
+  const int64_t chunk = keep ? QMC : o->m;
+  const int by_run = !s->is_gemm && b->runs == 1 && s->kh * s->kw <= QTAPS;
+  for (int64_t c0 = 0; c0 < o->m; c0 += chunk) {
+    const int64_t c1 = o->m - c0 < chunk ? o->m : c0 + chunk;
+    for (int64_t k0 = 0; k0 < kp; k0 += CUVIL_QKC) {
+      const int64_t kc = kp - k0 < CUVIL_QKC ? kp - k0 : CUVIL_QKC;
+      if (by_run)
+        gather_run(s, b, k0, kc, buf);
+      else
+        gather(s, b, k0, kc, buf);
+      run_tile(o, b, buf, part, c0, c1, k0, kc, kp, keep);
     }
   }
 }
 
-/* The whole operation: every block of positions, every channel. */
+/* The whole operation. A convolution whose output rows hold a block takes
+ * blocks along each row, the last one ending at the row's end (it may
+ * overlap its neighbour: recomputing a few outputs costs less than the
+ * general gathering of a block across rows); shorter rows, and the rows
+ * of a matrix product, are taken in order, blocks spanning rows. */
 INLINE void run_all(const qsrc *s, const qout *o) {
-  const int64_t kp = (s->k + CUVIL_QKR - 1) / CUVIL_QKR * CUVIL_QKR;
-  const int keep = kp > CUVIL_QKC; /* several tiles: accumulators wait */
-  const int64_t chunk = keep ? QMC : o->m;
   cuvil_qxe buf[CUVIL_QKC / CUVIL_QKR * CUVIL_QXG];
   int32_t part[QMC * CUVIL_QNR];
   qblock b;
-  for (int64_t p0 = 0; p0 < o->positions; p0 += CUVIL_QNR) {
-    const int64_t nb = o->positions - p0 < CUVIL_QNR ? o->positions - p0 : CUVIL_QNR;
-    block_init(s, &b, p0, nb);
-    for (int64_t c0 = 0; c0 < o->m; c0 += chunk) {
-      const int64_t c1 = o->m - c0 < chunk ? o->m : c0 + chunk;
-      for (int64_t k0 = 0; k0 < kp; k0 += CUVIL_QKC) {
-        const int64_t kc = kp - k0 < CUVIL_QKC ? kp - k0 : CUVIL_QKC;
-        gather(s, &b, k0, kc, buf);
-        run_tile(o, &b, buf, part, c0, c1, k0, kc, kp, keep);
+  if (!s->is_gemm && s->ow >= CUVIL_QNR) {
+    for (int64_t p0 = 0; p0 < o->positions; p0 += s->ow)
+      for (int64_t ox = 0; ox < s->ow; ox += CUVIL_QNR) {
+        block_init(s, &b, p0 + (ox + CUVIL_QNR <= s->ow ? ox : s->ow - CUVIL_QNR), CUVIL_QNR);
+        run_block(s, o, &b, buf, part);
       }
-    }
+    return;
+  }
+  for (int64_t p0 = 0; p0 < o->positions; p0 += CUVIL_QNR) {
+    block_init(s, &b, p0, o->positions - p0 < CUVIL_QNR ? o->positions - p0 : CUVIL_QNR);
+    run_block(s, o, &b, buf, part);
   }
 }
 
