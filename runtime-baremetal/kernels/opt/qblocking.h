@@ -38,8 +38,9 @@
  *       x0 w + x1 w 2^32, so a 64-bit accumulator adds up both dot products
  *       modulo 2^64 and the low word is the first, the rest (minus the
  *       first's sign) the second. 4 channels x 4 position pairs (8
- *       positions): per step 4 lb + 4 ld + 16 mul + 16 add for 32
- *       multiply-adds, 1.25 instructions each (the float build: 1.5).
+ *       positions): per step 4 lb + 4 ld + 16 mul + 16 add + 3 for the
+ *       loop, 1.34 instructions per multiply-add (the float build's
+ *       kernels: some 1.5 on whole models).
  *   anything else: the AArch64 layout with the dot product in plain C
  *       (also what the tests build as CUVIL_QBLOCKING_SDOT_EMUL, to run the
  *       a78 kernel's layout and block on the host).
@@ -51,13 +52,16 @@
 
 #define CUVIL_QINLINE static inline __attribute__((always_inline))
 
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
 #if CUVIL_SCALAR_BLOCKING
 #define CUVIL_QPAIRS 1
 #elif defined(CUVIL_QBLOCKING_SDOT_EMUL)
 #define CUVIL_QSDOT_C 1
 #elif defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
 #define CUVIL_QSDOT 1
-#include <arm_neon.h>
 #elif defined(__x86_64__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
 #define CUVIL_QVNNI 1
 #include <immintrin.h>
@@ -75,7 +79,7 @@
 #define CUVIL_QNR 8
 #define CUVIL_QNA 4 /* accumulator rows: position pairs */
 #define CUVIL_QX_UNSIGNED 0
-#define CUVIL_QKC 64 /* steps per gathered tile: 64 x 32 bytes */
+#define CUVIL_QKC 128 /* steps per gathered tile: 128 x 32 bytes */
 typedef uint64_t cuvil_qxe;
 #define CUVIL_QXG 4 /* elements per group: 4 pairs */
 #elif defined(CUVIL_QSDOT) || defined(CUVIL_QSDOT_C) || defined(CUVIL_QVNNI)
@@ -233,6 +237,27 @@ CUVIL_QINLINE void cuvil_qx_pack(cuvil_qxe *dst, const cuvil_qrow s[CUVIL_QKR]) 
   typedef int16_t i16x32 __attribute__((vector_size(64)));
   const i16x32 t = __builtin_convertvector((i8x32)CUVIL_QZIP16(s[0], s[1]), i16x32);
   __builtin_memcpy(dst, &t, CUVIL_QXG * sizeof(cuvil_qxe));
+#endif
+}
+
+/* ---- Requantization ------------------------------------------------------ */
+
+/* Four int32 lanes, and the same widened. */
+typedef int32_t cuvil_qi32x4 __attribute__((vector_size(16)));
+typedef int64_t cuvil_qi64x4 __attribute__((vector_size(32)));
+
+/* *p = the 64-bit products of a and b lane by lane: smull and smull2 on
+ * AArch64 (the optimiser, given the widened product, made four scalar
+ * smull and the moves around them). By pointer: a 32-byte vector returned
+ * by value has another ABI with and without AVX (GCC warns). */
+CUVIL_QINLINE void cuvil_qmul_wide(cuvil_qi64x4 *p, cuvil_qi32x4 a, cuvil_qi32x4 b) {
+#if defined(__aarch64__)
+  const int32x4_t va = (int32x4_t)a, vb = (int32x4_t)b;
+  const int64x2_t lo = vmull_s32(vget_low_s32(va), vget_low_s32(vb));
+  const int64x2_t hi = vmull_high_s32(va, vb);
+  *p = __builtin_shufflevector(lo, hi, 0, 1, 2, 3);
+#else
+  *p = __builtin_convertvector(a, cuvil_qi64x4) * __builtin_convertvector(b, cuvil_qi64x4);
 #endif
 }
 

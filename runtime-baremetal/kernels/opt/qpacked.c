@@ -9,10 +9,12 @@
  * then every panel of CUVIL_QMR channels runs over the tile with its
  * accumulators in registers. When K needs several tiles, the accumulators
  * of a chunk of QMC channels wait in an int32 buffer between tiles (the
- * tile is gathered again for the next chunk). Stack: the tile, at most
- * CUVIL_QKC / CUVIL_QKR * CUVIL_QXG elements (3 KiB on a78 and x86, 2 KiB
- * on RV64), and QMC x CUVIL_QNR int32 (1.5 KiB on a78, 1 KiB on RV64,
- * 0.75 / 1.5 KiB on AVX2 / AVX-512). */
+ * tile is gathered again for the next chunk). Stack, bounded whatever the
+ * shape: the tile (CUVIL_QKC / CUVIL_QKR * CUVIL_QXG elements: 3 KiB on
+ * a78, AVX2 and VNNI, 4 KiB on RV64, 6 KiB on AVX-512 without VNNI), the
+ * waiting accumulators (QMC x CUVIL_QNR int32: 3 KiB on a78 and AVX-512,
+ * 2 KiB on RV64, 1.5 KiB on AVX2) and gather_run's tap tables (under
+ * 1 KiB): some 7 KiB on a78. */
 #include "cuvil/kernels.h"
 
 #include "qblocking.h"
@@ -28,8 +30,9 @@ const int64_t cuvil_k_qpack_kr = CUVIL_QKR;
  * instructions per step). */
 #define STAGE static __attribute__((noinline))
 
-/* Channels whose accumulators wait between tiles. */
-#define QMC (CUVIL_QMR > 32 ? CUVIL_QMR : 32)
+/* Channels whose accumulators wait between tiles (the tiles are gathered
+ * again for each chunk of QMC channels). */
+#define QMC (CUVIL_QMR > 64 ? CUVIL_QMR : 64)
 
 /* The source of the gathered activations: a convolution's input image (of
  * one group) or the rows of a matrix product's A. */
@@ -108,12 +111,16 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cu
   const int64_t taps = s->kh * s->kw, hw = s->h * s->wd;
   int64_t off[QTAPS];
   int32_t lo[QTAPS], hi[QTAPS];
+  uint8_t whole[QTAPS]; /* all lanes, stride 1 or 2: one copy (and a shuffle) */
   for (int64_t t = 0; t < taps; ++t) {
     const int64_t iy = b->iy[0] + t / s->kw * s->dh, ix = b->ix[0] + t % s->kw * s->dw;
     off[t] = iy * s->wd + ix;
     lo[t] = (int32_t)first_inside(ix, s->sw);
     hi[t] = iy < 0 || iy >= s->h ? 0 : (int32_t)end_inside(ix, s->sw, s->wd, b->nb);
+    whole[t] = lo[t] == 0 && hi[t] == CUVIL_QNR && (s->sw == 1 || s->sw == 2) ? (uint8_t)s->sw : 0;
   }
+  const int64_t sw = s->sw;
+  const uint8_t pad = s->pad;
   int64_t ci = k0 / taps, tap = k0 % taps;
   const uint8_t *xc = s->x + ci * hw;
   const cuvil_qrow flip = row_splat(s->flip);
@@ -124,12 +131,18 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cu
       cuvil_qrow row = row_splat(0);
       if (ci < s->c) {
         const uint8_t *xp = xc + off[tap];
-        if (lo[tap] == 0 && hi[tap] == CUVIL_QNR && s->sw == 1) {
+        if (whole[tap] == 1) {
           __builtin_memcpy(&row, xp, CUVIL_QNR);
+        } else if (whole[tap] == 2) {
+          /* The even bytes of 2 CUVIL_QNR - 1 (a deinterleaving shuffle). */
+          cuvil_qrow2 pair = {0};
+          __builtin_memcpy(&pair, xp, 2 * CUVIL_QNR - 1);
+          row = __builtin_shufflevector(pair, pair, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
+                                        26, 28, 30);
         } else {
-          row = row_splat(s->pad);
+          row = row_splat(pad);
           for (int64_t j = lo[tap]; j < hi[tap]; ++j)
-            row[j] = xp[j * s->sw];
+            row[j] = xp[j * sw];
         }
         row ^= flip;
       }
@@ -217,15 +230,14 @@ typedef struct {
   int32_t corr, y_zp, y_lo, y_hi; /* corr: times wsum, the domain change */
 } qout;
 
-/* Four int32 lanes, and the same widened. */
-typedef int32_t qi32x4 __attribute__((vector_size(16)));
-typedef int64_t qi64x4 __attribute__((vector_size(32)));
+typedef cuvil_qi32x4 qi32x4;
+typedef cuvil_qi64x4 qi64x4;
 
 /* Stores the outputs of channels [m0, m0 + mb) of block b from their
  * accumulators pp ([CUVIL_QNR][CUVIL_QMR]): cuvil_q_requant's arithmetic
- * (quant/requant.h) four channels at a time, in vectors (on AArch64 smull
- * and sshl; the scalar form cost some 20 instructions per output, as much
- * as the multiply-adds of a 1x1 layer of 64 channels). Round half to even
+ * (quant/requant.h) four channels at a time, in vectors (the scalar form
+ * cost some 20 instructions per output, as much as the multiply-adds of a
+ * 1x1 layer of 64 channels). Round half to even
  * as q - (rem + (q & 1) > half), rem the bits shifted out (the compare
  * gives -1). The clamped value is in the output type's range, so its low
  * byte is the output for both types. */
@@ -252,7 +264,8 @@ INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int6
     for (int v = 0; v < QRV; ++v) {
       qi32x4 acc;
       __builtin_memcpy(&acc, pp + j * CUVIL_QMR + 4 * v, sizeof acc);
-      const qi64x4 p = __builtin_convertvector(acc, qi64x4) * __builtin_convertvector(mul[v], qi64x4);
+      qi64x4 p;
+      cuvil_qmul_wide(&p, acc, mul[v]);
       const qi64x4 q = p >> sh[v];
       qi32x4 r = __builtin_convertvector(q - (((p & mask[v]) + (q & 1)) > half[v]), qi32x4) + zp;
       const qi32x4 below = r < lo, above = r > hi;
@@ -368,6 +381,13 @@ void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
   qsrc s = {0, 0, cg, h, wd, kh, kw, ow, geom[CUVIL_QCONV_SH], geom[CUVIL_QCONV_SW],
             geom[CUVIL_QCONV_DH], geom[CUVIL_QCONV_DW], geom[CUVIL_QCONV_PAD_TOP],
             geom[CUVIL_QCONV_PAD_LEFT], k, 0, 0};
+  if (kh == 1 && kw == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 && s.pl == 0 && oh == h &&
+      ow == wd) {
+    /* A pointwise convolution: the image as one row of h * w pixels, so
+     * that blocks run across the rows without the general gathering. */
+    s.h = 1;
+    s.wd = s.ow = h * wd;
+  }
   qout o = {0, 0, 0, 0, 0, y_type, mg, oh * ow, oh * ow, 1,
             0, (int32_t)y_zp, (int32_t)y_lo, (int32_t)y_hi};
   domain(&s, &o, x_type, x_zp);
