@@ -6,13 +6,335 @@
  * gives the layout); cuvilc reads the values the kernel library was built
  * with (the exported constants cuvil_k_qpack_mr / cuvil_k_qpack_kr), so the
  * two cannot disagree.
+ *
+ * The kernel gathers the activations of a block of CUVIL_QNR output
+ * positions into a buffer of cuvil_qxe elements, one group of CUVIL_QKR
+ * steps after another (cuvil_qx_pack gives a group's layout), then runs
+ * every panel of weights over it: per group, CUVIL_QMV weight vectors
+ * (cuvil_qw_load) against the block's activations (cuvil_qgroup) into
+ * CUVIL_QNA x CUVIL_QMV accumulators (cuvil_qacc, CUVIL_QVL int32 lanes).
+ * Only this header depends on the target:
+ *
+ *   AArch64 with dotprod (a78): sdot by element. A weight vector is 4
+ *       channels x 4 steps (16 int8), the block's activations of a group
+ *       are 12 positions x 4 steps in three vectors, and each
+ *       vdotq_laneq_s32 does 16 multiply-adds; 12 x 2 accumulators + 2
+ *       weights + 3 activations = 29 of 32 registers, 24 sdot per 5 loads.
+ *       Activations in int8 (uint8 inputs flipped).
+ *   x86-64 AVX-512 VNNI: vpdpbusd, 16 channels x 4 steps per weight vector,
+ *       the activation word of a position broadcast from memory; 12 x 2
+ *       accumulators. Activations in uint8 (int8 inputs flipped): vpdpbusd
+ *       multiplies unsigned by signed bytes.
+ *   x86-64 AVX2, and AVX-512 without VNNI (host-avx512 is x86-64-v4):
+ *       vpmaddwd on int16, 2 steps per group: the weights are sign-extended
+ *       to int16 as they are loaded (8 or 16 channels x 2 steps), and the
+ *       block's activations are kept as int16 pairs, one broadcast per
+ *       position. Exact (no int16 saturation: a pair of int8 products is at
+ *       most 2^15 in magnitude, summed in int32). 6 x 2 accumulators of 8
+ *       lanes (AVX2, 16 registers), 12 x 2 of 16 (AVX-512, 32 registers).
+ *   RV64GC (scalar; CUVIL_BLOCKING_SCALAR on the host): two products per
+ *       64-bit mul. The buffer holds the activations of two positions in
+ *       one word, x0 + x1 * 2^32; times an int8 weight w that is
+ *       x0 w + x1 w 2^32, so a 64-bit accumulator adds up both dot products
+ *       modulo 2^64 and the low word is the first, the rest (minus the
+ *       first's sign) the second. 4 channels x 4 position pairs (8
+ *       positions): per step 4 lb + 4 ld + 16 mul + 16 add + 3 for the
+ *       loop, 1.34 instructions per multiply-add (the float build's
+ *       kernels: some 1.5 on whole models).
+ *   anything else: the AArch64 layout with the dot product in plain C
+ *       (also what the tests build as CUVIL_QBLOCKING_SDOT_EMUL, to run the
+ *       a78 kernel's layout and block on the host).
  */
 #ifndef CUVIL_KERNELS_OPT_QBLOCKING_H
 #define CUVIL_KERNELS_OPT_QBLOCKING_H
 
 #include "blocking.h"
 
-#define CUVIL_QMR 8
+#define CUVIL_QINLINE static inline __attribute__((always_inline))
+
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+#if CUVIL_SCALAR_BLOCKING
+#define CUVIL_QPAIRS 1
+#elif defined(CUVIL_QBLOCKING_SDOT_EMUL)
+#define CUVIL_QSDOT_C 1
+#elif defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
+#define CUVIL_QSDOT 1
+#elif defined(__x86_64__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
+#define CUVIL_QVNNI 1
+#include <immintrin.h>
+#elif defined(__x86_64__) && (defined(__AVX512BW__) || defined(__AVX2__))
+#define CUVIL_QMADD 1
+#include <immintrin.h>
+#else
+#define CUVIL_QSDOT_C 1
+#endif
+
+#if defined(CUVIL_QPAIRS)
+#define CUVIL_QVL 1
+#define CUVIL_QMV 4
+#define CUVIL_QKR 1
+#define CUVIL_QNR 8
+#define CUVIL_QNA 4 /* accumulator rows: position pairs */
+#define CUVIL_QX_UNSIGNED 0
+#define CUVIL_QKC 128 /* steps per gathered tile: 128 x 32 bytes */
+typedef uint64_t cuvil_qxe;
+#define CUVIL_QXG 4 /* elements per group: 4 pairs */
+#elif defined(CUVIL_QSDOT) || defined(CUVIL_QSDOT_C) || defined(CUVIL_QVNNI)
+#if defined(CUVIL_QVNNI)
+#define CUVIL_QVL 16
+#define CUVIL_QX_UNSIGNED 1
+#else
+#define CUVIL_QVL 4
+#define CUVIL_QX_UNSIGNED 0
+#endif
+#define CUVIL_QMV 2
 #define CUVIL_QKR 4
+#define CUVIL_QNR 12
+#define CUVIL_QNA CUVIL_QNR
+#define CUVIL_QKC 256 /* 64 groups x 48 bytes */
+typedef uint8_t cuvil_qxe;
+#define CUVIL_QXG (CUVIL_QNR * CUVIL_QKR)
+#else /* CUVIL_QMADD */
+#if defined(__AVX512BW__)
+#define CUVIL_QVL 16
+#define CUVIL_QNR 12
+#else
+#define CUVIL_QVL 8
+#define CUVIL_QNR 6
+#endif
+#define CUVIL_QMV 2
+#define CUVIL_QKR 2
+#define CUVIL_QNA CUVIL_QNR
+#define CUVIL_QX_UNSIGNED 0
+#define CUVIL_QKC 256 /* 128 groups x 24 or 48 bytes */
+typedef int16_t cuvil_qxe;
+#define CUVIL_QXG (CUVIL_QNR * CUVIL_QKR)
+#endif
+
+#define CUVIL_QMR (CUVIL_QVL * CUVIL_QMV)
+/* Weight bytes per vector of one group. */
+#define CUVIL_QWB (CUVIL_QVL * CUVIL_QKR)
+
+/* ---- Accumulators, weight vectors ---------------------------------------- */
+
+#if defined(CUVIL_QPAIRS)
+typedef uint64_t cuvil_qacc;
+typedef int64_t cuvil_qw;
+#elif defined(CUVIL_QSDOT)
+typedef int32x4_t cuvil_qacc;
+typedef int8x16_t cuvil_qw;
+#elif defined(CUVIL_QSDOT_C)
+typedef int32_t cuvil_qacc __attribute__((vector_size(16)));
+typedef int8_t cuvil_qw __attribute__((vector_size(16)));
+#elif defined(CUVIL_QVNNI) || (defined(CUVIL_QMADD) && CUVIL_QVL == 16)
+typedef __m512i cuvil_qacc;
+typedef __m512i cuvil_qw;
+#else
+typedef __m256i cuvil_qacc;
+typedef __m256i cuvil_qw;
+#endif
+
+/* The weight vector of one group at p; _n: only `bytes` of them exist (a
+ * narrow panel), the rest read as 0. */
+CUVIL_QINLINE cuvil_qw cuvil_qw_from(const int8_t b[CUVIL_QWB]) {
+#if defined(CUVIL_QPAIRS)
+  return b[0];
+#elif defined(CUVIL_QMADD) && CUVIL_QVL == 16
+  __m256i v;
+  __builtin_memcpy(&v, b, sizeof v);
+  return _mm512_cvtepi8_epi16(v);
+#elif defined(CUVIL_QMADD)
+  __m128i v;
+  __builtin_memcpy(&v, b, sizeof v);
+  return _mm256_cvtepi8_epi16(v);
+#else
+  cuvil_qw v;
+  __builtin_memcpy(&v, b, sizeof v);
+  return v;
+#endif
+}
+
+CUVIL_QINLINE cuvil_qw cuvil_qw_load(const int8_t *p) { return cuvil_qw_from(p); }
+
+CUVIL_QINLINE cuvil_qw cuvil_qw_load_n(const int8_t *p, int64_t bytes) {
+  int8_t b[CUVIL_QWB];
+  CUVIL_UNROLL
+  for (int i = 0; i < CUVIL_QWB; ++i)
+    b[i] = i < bytes ? p[i] : 0;
+  return cuvil_qw_from(b);
+}
+
+/* acc[j][v] <- the int32 block mem[j * CUVIL_QNR... ]: mem is [QNR][QMR],
+ * position-major; and back. */
+CUVIL_QINLINE void cuvil_qacc_load(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV], const int32_t *mem) {
+  CUVIL_UNROLL
+  for (int a = 0; a < CUVIL_QNA; ++a)
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_QMV; ++v) {
+#if defined(CUVIL_QPAIRS)
+      /* S0 + S1 2^32 modulo 2^64, S0 sign-extended. */
+      acc[a][v] = (uint64_t)(int64_t)mem[2 * a * CUVIL_QMR + v] +
+                  ((uint64_t)(uint32_t)mem[(2 * a + 1) * CUVIL_QMR + v] << 32);
+#else
+      __builtin_memcpy(&acc[a][v], mem + a * CUVIL_QMR + v * CUVIL_QVL, sizeof(cuvil_qacc));
+#endif
+    }
+}
+
+CUVIL_QINLINE void cuvil_qacc_store(int32_t *mem, const cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV]) {
+  CUVIL_UNROLL
+  for (int a = 0; a < CUVIL_QNA; ++a)
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_QMV; ++v) {
+#if defined(CUVIL_QPAIRS)
+      const int32_t lo = (int32_t)(uint32_t)acc[a][v];
+      mem[2 * a * CUVIL_QMR + v] = lo;
+      mem[(2 * a + 1) * CUVIL_QMR + v] =
+          (int32_t)(uint32_t)((acc[a][v] - (uint64_t)(int64_t)lo) >> 32);
+#else
+      __builtin_memcpy(mem + a * CUVIL_QMR + v * CUVIL_QVL, &acc[a][v], sizeof(cuvil_qacc));
+#endif
+    }
+}
+
+/* ---- The gathered activations -------------------------------------------- */
+
+/* One reduction step of the block's positions (lane j: position j; lanes
+ * from CUVIL_QNR on are unused), in the kernel's domain. */
+typedef uint8_t cuvil_qrow __attribute__((vector_size(16)));
+typedef uint8_t cuvil_qrow2 __attribute__((vector_size(32)));
+typedef uint8_t cuvil_qrow4 __attribute__((vector_size(64)));
+
+/* The lanes of a and b alternately (zip1 and zip2 on AArch64, punpck on
+ * x86). */
+#define CUVIL_QZIP16(a, b)                                                                         \
+  __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24, 9, \
+                          25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31)
+#define CUVIL_QZIP32(a, b)                                                                         \
+  __builtin_shufflevector(a, b, 0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6, 38, 7, 39, 8, 40, 9, \
+                          41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47, 16, 48, 17, 49, 18, \
+                          50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55, 24, 56, 25, 57, 26, 58, 27, \
+                          59, 28, 60, 29, 61, 30, 62, 31, 63)
+
+/* Stores one group of the block's activations: s[r] is step r. */
+CUVIL_QINLINE void cuvil_qx_pack(cuvil_qxe *dst, const cuvil_qrow s[CUVIL_QKR]) {
+#if defined(CUVIL_QPAIRS)
+  CUVIL_UNROLL
+  for (int a = 0; a < CUVIL_QNA; ++a)
+    dst[a] = (uint64_t)(int64_t)(int8_t)s[0][2 * a] +
+             ((uint64_t)(int64_t)(int8_t)s[0][2 * a + 1] << 32);
+#elif CUVIL_QKR == 4
+  /* Position j's 4 steps at bytes 4j..4j+3: two rounds of zips. */
+  const cuvil_qrow2 s02 = CUVIL_QZIP16(s[0], s[2]), s13 = CUVIL_QZIP16(s[1], s[3]);
+  const cuvil_qrow4 t = CUVIL_QZIP32(s02, s13);
+  __builtin_memcpy(dst, &t, CUVIL_QXG);
+#else
+  /* int16 pairs: one zip, then sign extension. */
+  typedef int8_t i8x32 __attribute__((vector_size(32)));
+  typedef int16_t i16x32 __attribute__((vector_size(64)));
+  const i16x32 t = __builtin_convertvector((i8x32)CUVIL_QZIP16(s[0], s[1]), i16x32);
+  __builtin_memcpy(dst, &t, CUVIL_QXG * sizeof(cuvil_qxe));
+#endif
+}
+
+/* ---- Requantization ------------------------------------------------------ */
+
+/* Four int32 lanes, and the same widened. */
+typedef int32_t cuvil_qi32x4 __attribute__((vector_size(16)));
+typedef int64_t cuvil_qi64x4 __attribute__((vector_size(32)));
+
+/* *p = the 64-bit products of a and b lane by lane: smull and smull2 on
+ * AArch64 (the optimiser, given the widened product, made four scalar
+ * smull and the moves around them). By pointer: a 32-byte vector returned
+ * by value has another ABI with and without AVX (GCC warns). */
+CUVIL_QINLINE void cuvil_qmul_wide(cuvil_qi64x4 *p, cuvil_qi32x4 a, cuvil_qi32x4 b) {
+#if defined(__aarch64__)
+  const int32x4_t va = (int32x4_t)a, vb = (int32x4_t)b;
+  const int64x2_t lo = vmull_s32(vget_low_s32(va), vget_low_s32(vb));
+  const int64x2_t hi = vmull_high_s32(va, vb);
+  *p = __builtin_shufflevector(lo, hi, 0, 1, 2, 3);
+#else
+  *p = __builtin_convertvector(a, cuvil_qi64x4) * __builtin_convertvector(b, cuvil_qi64x4);
+#endif
+}
+
+/* ---- One group of a panel ------------------------------------------------ */
+
+#if defined(CUVIL_QSDOT_C)
+/* vdotq_s32 of a by the activation word x4 (4 int8) in plain C. */
+CUVIL_QINLINE cuvil_qacc cuvil_qdot_c(cuvil_qacc a, cuvil_qw w, const cuvil_qxe *x4) {
+  cuvil_qacc d;
+  for (int l = 0; l < 4; ++l) {
+    d[l] = 0;
+    for (int r = 0; r < 4; ++r)
+      d[l] += (int32_t)w[4 * l + r] * (int8_t)x4[r];
+  }
+  return a + d;
+}
+#endif
+
+#if defined(CUVIL_QSDOT)
+/* The 4 positions of activation vector i, one sdot by element each. */
+#define CUVIL_QSDOT_X(i)                                                                           \
+  CUVIL_UNROLL                                                                                     \
+  for (int v = 0; v < CUVIL_QMV; ++v) {                                                           \
+    acc[4 * (i)][v] = vdotq_laneq_s32(acc[4 * (i)][v], w[v], x##i, 0);                             \
+    acc[4 * (i) + 1][v] = vdotq_laneq_s32(acc[4 * (i) + 1][v], w[v], x##i, 1);                     \
+    acc[4 * (i) + 2][v] = vdotq_laneq_s32(acc[4 * (i) + 2][v], w[v], x##i, 2);                     \
+    acc[4 * (i) + 3][v] = vdotq_laneq_s32(acc[4 * (i) + 3][v], w[v], x##i, 3);                     \
+  }
+#endif
+
+/* acc += one group of CUVIL_QKR steps: the weight vectors w against the
+ * block's activations xq (CUVIL_QXG elements). */
+CUVIL_QINLINE void cuvil_qgroup(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
+                                const cuvil_qw w[CUVIL_QMV], const cuvil_qxe *xq) {
+#if defined(CUVIL_QPAIRS)
+  CUVIL_UNROLL
+  for (int a = 0; a < CUVIL_QNA; ++a) {
+    const uint64_t xp = xq[a];
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_QMV; ++v)
+      acc[a][v] += xp * (uint64_t)w[v];
+  }
+#elif defined(CUVIL_QSDOT)
+  const int8x16_t x0 = vld1q_s8((const int8_t *)xq), x1 = vld1q_s8((const int8_t *)xq + 16),
+                  x2 = vld1q_s8((const int8_t *)xq + 32);
+  CUVIL_QSDOT_X(0)
+  CUVIL_QSDOT_X(1)
+  CUVIL_QSDOT_X(2)
+#elif defined(CUVIL_QSDOT_C)
+  CUVIL_UNROLL
+  for (int j = 0; j < CUVIL_QNR; ++j)
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_QMV; ++v)
+      acc[j][v] = cuvil_qdot_c(acc[j][v], w[v], xq + 4 * j);
+#else
+  CUVIL_UNROLL
+  for (int j = 0; j < CUVIL_QNR; ++j) {
+    int32_t word;
+    __builtin_memcpy(&word, xq + CUVIL_QKR * j, sizeof word);
+#if defined(CUVIL_QVNNI)
+    const __m512i xb = _mm512_set1_epi32(word);
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_QMV; ++v)
+      acc[j][v] = _mm512_dpbusd_epi32(acc[j][v], xb, w[v]);
+#elif CUVIL_QVL == 16
+    const __m512i xb = _mm512_set1_epi32(word);
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_QMV; ++v)
+      acc[j][v] = _mm512_add_epi32(acc[j][v], _mm512_madd_epi16(w[v], xb));
+#else
+    const __m256i xb = _mm256_set1_epi32(word);
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_QMV; ++v)
+      acc[j][v] = _mm256_add_epi32(acc[j][v], _mm256_madd_epi16(w[v], xb));
+#endif
+  }
+#endif
+}
 
 #endif

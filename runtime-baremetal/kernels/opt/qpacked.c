@@ -1,6 +1,20 @@
 /* Integer convolution and matrix product on weights packed at compile time
  * (cuvil/kernels/qint.h; block shapes in qblocking.h). The reference
- * kernels in quant/qint.c are their oracle. */
+ * kernels in quant/qint.c are their oracle.
+ *
+ * Both kernels see their operation as output channels x positions (the
+ * output pixels of a convolution, the rows of a matrix product) over a
+ * reduction of K steps. A block of CUVIL_QNR positions is gathered tile by
+ * tile (CUVIL_QKC steps) into a buffer in the kernel's layout and domain,
+ * then every panel of CUVIL_QMR channels runs over the tile with its
+ * accumulators in registers. When K needs several tiles, the accumulators
+ * of a chunk of QMC channels wait in an int32 buffer between tiles (the
+ * tile is gathered again for the next chunk). Stack, bounded whatever the
+ * shape: the tile (CUVIL_QKC / CUVIL_QKR * CUVIL_QXG elements: 3 KiB on
+ * a78, AVX2 and VNNI, 4 KiB on RV64, 6 KiB on AVX-512 without VNNI), the
+ * waiting accumulators (QMC x CUVIL_QNR int32: 3 KiB on a78 and AVX-512,
+ * 2 KiB on RV64, 1.5 KiB on AVX2) and gather_run's tap tables (under
+ * 1 KiB): some 7 KiB on a78. */
 #include "cuvil/kernels.h"
 
 #include "qblocking.h"
@@ -9,13 +23,384 @@
 const int64_t cuvil_k_qpack_mr = CUVIL_QMR;
 const int64_t cuvil_k_qpack_kr = CUVIL_QKR;
 
+#define INLINE CUVIL_QINLINE
+/* The stages of a block (gathering, a panel's reduction, requantization)
+ * stay separate functions: inlined into one loop nest, each one's
+ * registers spilled around the others' (the a78 build gathered at some 90
+ * instructions per step). */
+#define STAGE static __attribute__((noinline))
+
+/* Channels whose accumulators wait between tiles (the tiles are gathered
+ * again for each chunk of QMC channels). */
+#define QMC (CUVIL_QMR > 64 ? CUVIL_QMR : 64)
+
+/* The source of the gathered activations: a convolution's input image (of
+ * one group) or the rows of a matrix product's A. */
+typedef struct {
+  const uint8_t *x;
+  int64_t is_gemm;
+  int64_t c, h, wd, kh, kw, ow, sh, sw, dh, dw, pt, pl; /* convolution */
+  int64_t k;                                            /* both: steps */
+  uint8_t flip, pad; /* xor into the kernel's domain; the padding byte */
+} qsrc;
+
+/* A block of output positions [p0, p0 + nb), in runs along output rows (a
+ * block spans several rows when they are short): run i covers the block's
+ * positions [j0[i], j0[i + 1]), and its first window's origin is the input
+ * position (iy[i], ix[i]). Unused by a matrix product. */
+typedef struct {
+  int64_t p0, nb, runs;
+  int64_t j0[CUVIL_QNR + 1], iy[CUVIL_QNR], ix[CUVIL_QNR];
+} qblock;
+
+/* Window taps whose input offsets gather_inside tabulates (7x7). */
+#define QTAPS 49
+
+INLINE void block_init(const qsrc *s, qblock *b, int64_t p0, int64_t nb) {
+  b->p0 = p0;
+  b->nb = nb;
+  b->runs = 0;
+  if (s->is_gemm)
+    return;
+  for (int64_t j = 0; j < nb;) {
+    const int64_t oy = (p0 + j) / s->ow, ox = (p0 + j) % s->ow;
+    b->j0[b->runs] = j;
+    b->iy[b->runs] = oy * s->sh - s->pt;
+    b->ix[b->runs] = ox * s->sw - s->pl;
+    ++b->runs;
+    j += s->ow - ox < nb - j ? s->ow - ox : nb - j;
+  }
+  b->j0[b->runs] = nb;
+}
+
+INLINE cuvil_qrow row_splat(uint8_t v) { return (cuvil_qrow){0} + v; }
+
+/* Step (ci, ky, kx) (a window tap) of the block's positions. */
+INLINE cuvil_qrow conv_step(const qsrc *s, const qblock *b, int64_t ci, int64_t ky, int64_t kx) {
+  cuvil_qrow row = row_splat(s->pad);
+  const uint8_t *xc = s->x + ci * s->h * s->wd;
+  for (int64_t i = 0; i < b->runs; ++i) {
+    const int64_t iy = b->iy[i] + ky * s->dh, ix = b->ix[i] + kx * s->dw;
+    if (iy < 0 || iy >= s->h)
+      continue; /* a padding row */
+    const uint8_t *xr = xc + iy * s->wd;
+    const int64_t j0 = b->j0[i], n = b->j0[i + 1] - j0;
+    if (n == CUVIL_QNR && s->sw == 1 && ix >= 0 && ix + CUVIL_QNR <= s->wd) {
+      /* The common case: the block is one window row inside the input. */
+      __builtin_memcpy(&row, xr + ix, CUVIL_QNR);
+    } else if (ix >= 0 && ix + (n - 1) * s->sw < s->wd) {
+      for (int64_t j = 0; j < n; ++j)
+        row[j0 + j] = xr[ix + j * s->sw];
+    } else {
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t at = ix + j * s->sw;
+        if (at >= 0 && at < s->wd)
+          row[j0 + j] = xr[at];
+      }
+    }
+  }
+  return row ^ s->flip;
+}
+
+/* gather for a block within one output row (b->runs == 1) and a kernel of
+ * at most QTAPS taps: per tap, the input offset of lane 0 and the lanes
+ * [lo, hi) that read the input (the others read the padding) are
+ * tabulated once, so a step inside the input (all lanes, stride 1) is one
+ * copy of CUVIL_QNR bytes and a few instructions around it. */
+STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil_qxe *buf) {
+  const int64_t taps = s->kh * s->kw, hw = s->h * s->wd;
+  int64_t off[QTAPS];
+  int32_t lo[QTAPS], hi[QTAPS];
+  uint8_t whole[QTAPS]; /* all lanes, stride 1 or 2: one copy (and a shuffle) */
+  for (int64_t t = 0; t < taps; ++t) {
+    const int64_t iy = b->iy[0] + t / s->kw * s->dh, ix = b->ix[0] + t % s->kw * s->dw;
+    off[t] = iy * s->wd + ix;
+    lo[t] = (int32_t)first_inside(ix, s->sw);
+    hi[t] = iy < 0 || iy >= s->h ? 0 : (int32_t)end_inside(ix, s->sw, s->wd, b->nb);
+    whole[t] = lo[t] == 0 && hi[t] == CUVIL_QNR && (s->sw == 1 || s->sw == 2) ? (uint8_t)s->sw : 0;
+  }
+  const int64_t sw = s->sw;
+  const uint8_t pad = s->pad;
+  int64_t ci = k0 / taps, tap = k0 % taps;
+  const uint8_t *xc = s->x + ci * hw;
+  const cuvil_qrow flip = row_splat(s->flip);
+  cuvil_qrow g[CUVIL_QKR];
+  for (int64_t q = 0; q < kc / CUVIL_QKR; ++q) {
+    CUVIL_UNROLL
+    for (int r = 0; r < CUVIL_QKR; ++r) {
+      cuvil_qrow row = row_splat(0);
+      if (ci < s->c) {
+        const uint8_t *xp = xc + off[tap];
+        if (whole[tap] == 1) {
+          __builtin_memcpy(&row, xp, CUVIL_QNR);
+        } else if (whole[tap] == 2) {
+          /* The even bytes of 2 CUVIL_QNR - 1 (a deinterleaving shuffle). */
+          cuvil_qrow2 pair = {0};
+          __builtin_memcpy(&pair, xp, 2 * CUVIL_QNR - 1);
+          row = __builtin_shufflevector(pair, pair, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
+                                        26, 28, 30);
+        } else {
+          row = row_splat(pad);
+          for (int64_t j = lo[tap]; j < hi[tap]; ++j)
+            row[j] = xp[j * sw];
+        }
+        row ^= flip;
+      }
+      g[r] = row;
+      if (++tap == taps) {
+        tap = 0;
+        ++ci;
+        xc += hw;
+      }
+    }
+    cuvil_qx_pack(buf + q * CUVIL_QXG, g);
+  }
+}
+
+/* Steps [k0, k0 + kc) (kc a multiple of CUVIL_QKR; steps from K on read 0,
+ * against zero weights) of block b into buf, group by group. */
+STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil_qxe *buf) {
+  cuvil_qrow g[CUVIL_QKR];
+  if (s->is_gemm) {
+    for (int64_t q = 0; q < kc / CUVIL_QKR; ++q) {
+      for (int r = 0; r < CUVIL_QKR; ++r) {
+        const int64_t t = k0 + q * CUVIL_QKR + r;
+        g[r] = row_splat(0);
+        for (int j = 0; j < CUVIL_QNR; ++j)
+          if (t < s->k && j < b->nb)
+            g[r][j] = s->x[(b->p0 + j) * s->k + t] ^ s->flip;
+      }
+      cuvil_qx_pack(buf + q * CUVIL_QXG, g);
+    }
+    return;
+  }
+  /* The tap of step k0, then stepped along. */
+  const int64_t taps = s->kh * s->kw;
+  int64_t ci = k0 / taps, ky = k0 % taps / s->kw, kx = k0 % s->kw;
+  for (int64_t q = 0; q < kc / CUVIL_QKR; ++q) {
+    for (int r = 0; r < CUVIL_QKR; ++r) {
+      g[r] = ci < s->c ? conv_step(s, b, ci, ky, kx) : row_splat(0);
+      if (++kx == s->kw) {
+        kx = 0;
+        if (++ky == s->kh) {
+          ky = 0;
+          ++ci;
+        }
+      }
+    }
+    cuvil_qx_pack(buf + q * CUVIL_QXG, g);
+  }
+}
+
+/* acc (the int32 block part, [CUVIL_QNR][CUVIL_QMR]) += nq groups of the
+ * panel of mb channels at wq against the gathered xq. Called with mb =
+ * CUVIL_QMR (a constant: whole-vector loads) or the narrow panel's width. */
+INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq,
+                      int64_t mb) {
+  cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV];
+  cuvil_qacc_load(acc, part);
+  for (int64_t q = 0; q < nq; ++q) {
+    cuvil_qw w[CUVIL_QMV];
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_QMV; ++v)
+      w[v] = mb == CUVIL_QMR ? cuvil_qw_load(wq + v * CUVIL_QWB)
+                             : cuvil_qw_load_n(wq + v * CUVIL_QWB, mb * CUVIL_QKR - v * CUVIL_QWB);
+    cuvil_qgroup(acc, w, xq);
+    wq += mb * CUVIL_QKR;
+    xq += CUVIL_QXG;
+  }
+  cuvil_qacc_store(part, acc);
+}
+
+STAGE void run_full(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq) {
+  run_panel(part, xq, wq, nq, CUVIL_QMR);
+}
+
+STAGE void run_narrow(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq,
+                      int64_t mb) {
+  run_panel(part, xq, wq, nq, mb);
+}
+
+/* Output and requantization of one operation (a convolution group). */
+typedef struct {
+  const int8_t *wp;
+  const int32_t *bias, *wsum, *rq;
+  void *y;
+  int64_t y_type, m, positions, ch_stride, pos_stride;
+  int32_t corr, y_zp, y_lo, y_hi; /* corr: times wsum, the domain change */
+} qout;
+
+typedef cuvil_qi32x4 qi32x4;
+typedef cuvil_qi64x4 qi64x4;
+
+/* Stores the outputs of channels [m0, m0 + mb) of block b from their
+ * accumulators pp ([CUVIL_QNR][CUVIL_QMR]): cuvil_q_requant's arithmetic
+ * (quant/requant.h) four channels at a time, in vectors (the scalar form
+ * cost some 20 instructions per output, as much as the multiply-adds of a
+ * 1x1 layer of 64 channels). Round half to even
+ * as q - (rem + (q & 1) > half), rem the bits shifted out (the compare
+ * gives -1). The clamped value is in the output type's range, so its low
+ * byte is the output for both types. */
+#define QRV (CUVIL_QMR / 4)
+INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
+                         int64_t mb) {
+  qi32x4 mul[QRV];
+  qi64x4 sh[QRV], mask[QRV], half[QRV];
+  for (int v = 0; v < QRV; ++v)
+    for (int l = 0; l < 4; ++l) {
+      const int32_t *rq = o->rq + 2 * (m0 + (4 * v + l < mb ? 4 * v + l : 0));
+      mul[v][l] = rq[0];
+      sh[v][l] = rq[1];
+      mask[v][l] = ((int64_t)1 << rq[1]) - 1;
+      half[v][l] = (int64_t)1 << (rq[1] - 1);
+    }
+  const qi32x4 zp = (qi32x4){0} + o->y_zp, lo = (qi32x4){0} + o->y_lo,
+               hi = (qi32x4){0} + o->y_hi;
+  /* Locals: the stores could alias *o. */
+  const int64_t cs = o->ch_stride, ps = o->pos_stride, nb = b->nb;
+  uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
+  for (int64_t j = 0; j < nb; ++j, y += ps)
+    CUVIL_UNROLL
+    for (int v = 0; v < QRV; ++v) {
+      qi32x4 acc;
+      __builtin_memcpy(&acc, pp + j * CUVIL_QMR + 4 * v, sizeof acc);
+      qi64x4 p;
+      cuvil_qmul_wide(&p, acc, mul[v]);
+      const qi64x4 q = p >> sh[v];
+      qi32x4 r = __builtin_convertvector(q - (((p & mask[v]) + (q & 1)) > half[v]), qi32x4) + zp;
+      const qi32x4 below = r < lo, above = r > hi;
+      r = (r & ~below) | (lo & below);
+      r = (r & ~above) | (hi & above);
+      CUVIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (4 * v + l < mb)
+          y[(4 * v + l) * cs] = (uint8_t)r[l];
+    }
+}
+
+STAGE void requant_block(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
+                         int64_t mb) {
+  if (mb == CUVIL_QMR)
+    requant_rows(o, b, pp, m0, CUVIL_QMR);
+  else
+    requant_rows(o, b, pp, m0, mb);
+}
+
+/* Channels [c0, c1) of block b (part: their accumulators, [channel panel]
+ * [QNR][QMR]) over the tile [k0, k0 + kc) of a reduction of kp steps. */
+INLINE void run_tile(const qout *o, const qblock *b, const cuvil_qxe *buf, int32_t *part,
+                     int64_t c0, int64_t c1, int64_t k0, int64_t kc, int64_t kp, int keep) {
+  for (int64_t m0 = c0; m0 < c1; m0 += CUVIL_QMR) {
+    const int64_t mb = o->m - m0 < CUVIL_QMR ? o->m - m0 : CUVIL_QMR;
+    int32_t *pp = part + (keep ? (m0 - c0) * CUVIL_QNR : 0);
+    if (k0 == 0) {
+      int32_t init[CUVIL_QMR];
+      for (int64_t i = 0; i < CUVIL_QMR; ++i)
+        init[i] = i < mb ? (int32_t)((uint32_t)o->bias[m0 + i] +
+                                     (uint32_t)o->corr * (uint32_t)o->wsum[m0 + i])
+                         : 0;
+      for (int j = 0; j < CUVIL_QNR; ++j)
+        __builtin_memcpy(pp + j * CUVIL_QMR, init, sizeof init);
+    }
+    const int8_t *wq = o->wp + m0 * kp + k0 * mb;
+    if (mb == CUVIL_QMR)
+      run_full(pp, buf, wq, kc / CUVIL_QKR);
+    else
+      run_narrow(pp, buf, wq, kc / CUVIL_QKR, mb);
+    if (k0 + kc == kp)
+      requant_block(o, b, pp, m0, mb);
+  }
+}
+
+/* Every channel of block b: the tiles of its reduction gathered, then run
+ * by every panel (by chunks of channels when there are several tiles). */
+INLINE void run_block(const qsrc *s, const qout *o, const qblock *b, cuvil_qxe *buf,
+                      int32_t *part) {
+  const int64_t kp = (s->k + CUVIL_QKR - 1) / CUVIL_QKR * CUVIL_QKR;
+  const int keep = kp > CUVIL_QKC; /* several tiles: accumulators wait */
+  const int64_t chunk = keep ? QMC : o->m;
+  const int by_run = !s->is_gemm && b->runs == 1 && s->kh * s->kw <= QTAPS;
+  for (int64_t c0 = 0; c0 < o->m; c0 += chunk) {
+    const int64_t c1 = o->m - c0 < chunk ? o->m : c0 + chunk;
+    for (int64_t k0 = 0; k0 < kp; k0 += CUVIL_QKC) {
+      const int64_t kc = kp - k0 < CUVIL_QKC ? kp - k0 : CUVIL_QKC;
+      if (by_run)
+        gather_run(s, b, k0, kc, buf);
+      else
+        gather(s, b, k0, kc, buf);
+      run_tile(o, b, buf, part, c0, c1, k0, kc, kp, keep);
+    }
+  }
+}
+
+/* The whole operation. A convolution whose output rows hold a block takes
+ * blocks along each row, the last one ending at the row's end (it may
+ * overlap its neighbour: recomputing a few outputs costs less than the
+ * general gathering of a block across rows); shorter rows, and the rows
+ * of a matrix product, are taken in order, blocks spanning rows. */
+INLINE void run_all(const qsrc *s, const qout *o) {
+  cuvil_qxe buf[CUVIL_QKC / CUVIL_QKR * CUVIL_QXG];
+  int32_t part[QMC * CUVIL_QNR];
+  qblock b;
+  if (!s->is_gemm && s->ow >= CUVIL_QNR) {
+    for (int64_t p0 = 0; p0 < o->positions; p0 += s->ow)
+      for (int64_t ox = 0; ox < s->ow; ox += CUVIL_QNR) {
+        block_init(s, &b, p0 + (ox + CUVIL_QNR <= s->ow ? ox : s->ow - CUVIL_QNR), CUVIL_QNR);
+        run_block(s, o, &b, buf, part);
+      }
+    return;
+  }
+  for (int64_t p0 = 0; p0 < o->positions; p0 += CUVIL_QNR) {
+    block_init(s, &b, p0, o->positions - p0 < CUVIL_QNR ? o->positions - p0 : CUVIL_QNR);
+    run_block(s, o, &b, buf, part);
+  }
+}
+
+/* The flip into the kernel's domain of x_type activations, and the
+ * accumulator's correction per unit of wsum. */
+INLINE void domain(qsrc *s, qout *o, int64_t x_type, int64_t x_zp) {
+  const int is_u8 = x_type == CUVIL_Q_U8;
+  const int flip = is_u8 != CUVIL_QX_UNSIGNED;
+  s->flip = flip ? 0x80 : 0;
+  s->pad = (uint8_t)x_zp;
+  /* uint8 x = x' + 128 (x' int8): acc gains 128 wsum; int8 x = x' - 128. */
+  o->corr = !flip ? 0 : is_u8 ? 128 : -128;
+}
+
 void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
                                const int32_t *bias, const int32_t *wsum,
                                const int32_t *rq, void *y, const int64_t *geom,
                                int64_t x_type, int64_t x_zp, int64_t y_type,
                                int64_t y_zp, int64_t y_lo, int64_t y_hi) {
-  cuvil_k_qconv2d_s8(x, wp, bias, wsum, rq, y, geom, CUVIL_QMR, CUVIL_QKR,
-                     x_type, x_zp, y_type, y_zp, y_lo, y_hi);
+  const int64_t group = geom[CUVIL_QCONV_GROUP], m = geom[CUVIL_QCONV_M];
+  const int64_t c = geom[CUVIL_QCONV_C], h = geom[CUVIL_QCONV_H], wd = geom[CUVIL_QCONV_W];
+  const int64_t kh = geom[CUVIL_QCONV_KH], kw = geom[CUVIL_QCONV_KW];
+  const int64_t oh = geom[CUVIL_QCONV_OH], ow = geom[CUVIL_QCONV_OW];
+  const int64_t cg = c / group, mg = m / group, k = cg * kh * kw;
+  const int64_t kp = (k + CUVIL_QKR - 1) / CUVIL_QKR * CUVIL_QKR;
+  qsrc s = {0, 0, cg, h, wd, kh, kw, ow, geom[CUVIL_QCONV_SH], geom[CUVIL_QCONV_SW],
+            geom[CUVIL_QCONV_DH], geom[CUVIL_QCONV_DW], geom[CUVIL_QCONV_PAD_TOP],
+            geom[CUVIL_QCONV_PAD_LEFT], k, 0, 0};
+  if (kh == 1 && kw == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 && s.pl == 0 && oh == h &&
+      ow == wd) {
+    /* A pointwise convolution: the image as one row of h * w pixels, so
+     * that blocks run across the rows without the general gathering. */
+    s.h = 1;
+    s.wd = s.ow = h * wd;
+  }
+  qout o = {0, 0, 0, 0, 0, y_type, mg, oh * ow, oh * ow, 1,
+            0, (int32_t)y_zp, (int32_t)y_lo, (int32_t)y_hi};
+  domain(&s, &o, x_type, x_zp);
+  for (int64_t b = 0; b < geom[CUVIL_QCONV_N]; ++b)
+    for (int64_t g = 0; g < group; ++g) {
+      s.x = (const uint8_t *)x + (b * c + g * cg) * h * wd;
+      o.wp = wp + g * mg * kp;
+      o.bias = bias + g * mg;
+      o.wsum = wsum + g * mg;
+      o.rq = rq + 2 * g * mg;
+      o.y = (uint8_t *)y + (b * m + g * mg) * oh * ow;
+      run_all(&s, &o);
+    }
 }
 
 void cuvil_k_qgemm_packed_s8(const void *a, const int8_t *wp,
@@ -24,6 +409,10 @@ void cuvil_k_qgemm_packed_s8(const void *a, const int8_t *wp,
                              int64_t k, int64_t a_type, int64_t a_zp,
                              int64_t y_type, int64_t y_zp, int64_t y_lo,
                              int64_t y_hi) {
-  cuvil_k_qgemm_s8(a, wp, bias, wsum, rq, y, m, n, k, CUVIL_QMR, CUVIL_QKR,
-                   a_type, a_zp, y_type, y_zp, y_lo, y_hi);
+  /* No padding: a_zp only matters through bias. */
+  qsrc s = {(const uint8_t *)a, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, k, 0, 0};
+  qout o = {wp, bias, wsum, rq, y, y_type, n, m, 1, n,
+            0, (int32_t)y_zp, (int32_t)y_lo, (int32_t)y_hi};
+  domain(&s, &o, a_type, a_zp);
+  run_all(&s, &o);
 }
