@@ -43,11 +43,12 @@
  *       weights in two registers (by-element multiplies), inputs.
  *   AVX-512: 16 lanes, 8 rows x 1 vector, as depthwise.c.
  *   AVX2: 8 lanes, 2 x 2; 128-bit vector targets: 4 lanes, 2 x 2.
- *   One-lane targets: 4 x 4 scalar accumulators, 9 weights, inputs. */
+ *   One-lane targets: two output columns per 64-bit register (see
+ *       qdw_mac), 4 rows x 2 registers, 9 weights, inputs. */
 #if CUVIL_SCALAR_BLOCKING
-#define QDW_VL 1
+#define QDW_VL 2
 #define QDW_R 4
-#define QDW_NV 4
+#define QDW_NV 2
 #elif defined(__aarch64__)
 #define QDW_VL 8
 #define QDW_R 4
@@ -66,18 +67,40 @@
 #define QDW_NV 2
 #endif
 #define QDW_TW (QDW_NV * QDW_VL)
-/* The most taps of the unrolled kernels (5x5, no dilation). */
-#define QDW_TAPS_MAX 25
+/* The most taps a tile takes (8 x 8; larger kernels take the reference). */
+#define QDW_TAPS_MAX 64
 
 #if defined(__x86_64__)
 #define QDW_LINE_BYTES 16384
 #else
 #define QDW_LINE_BYTES 4096
 #endif
-#define QDW_LINE_ELEMS (QDW_LINE_BYTES / (int64_t)sizeof(int16_t))
 
 typedef int16_t qdw_v16 __attribute__((vector_size(QDW_VL * sizeof(int16_t))));
 typedef int32_t qdw_v32 __attribute__((vector_size(QDW_VL * sizeof(int32_t))));
+
+/* Line elements, what a tile loads from a line, and its accumulators. On
+ * one-lane targets two output columns share a 64-bit register: an element
+ * pair x0 + x1 * 2^32 (both >= 0: int8 inputs move to uint8, x + 128,
+ * corrected through wsum) times a weight accumulates both columns' sums at
+ * once, one mul and one add for two multiply-adds (RV64 has no
+ * multiply-add), and the low column's sum, an int32, borrows from the high
+ * one exactly as it would be split off: acc = lo + hi * 2^32. Pairs are
+ * loaded aligned, so each phase is stored twice, the second copy one
+ * element ahead (see qdw_at). */
+#if CUVIL_SCALAR_BLOCKING
+typedef int32_t qdw_el;
+typedef int64_t qdw_x;
+typedef int64_t qdw_acc;
+typedef uint64_t qdw_pair __attribute__((aligned(8), may_alias));
+#define QDW_COPIES 2
+#else
+typedef int16_t qdw_el;
+typedef qdw_v16 qdw_x;
+typedef qdw_v32 qdw_acc;
+#define QDW_COPIES 1
+#endif
+#define QDW_LINE_ELEMS (QDW_LINE_BYTES / (int64_t)sizeof(qdw_el))
 typedef int64_t qdw_v64 __attribute__((vector_size(QDW_VL * sizeof(int64_t))));
 typedef uint8_t qdw_v8 __attribute__((vector_size(QDW_VL)));
 
@@ -90,7 +113,7 @@ typedef struct {
 typedef struct {
   const void *x;
   const int8_t *w;
-  const int32_t *bias, *rq;
+  const int32_t *bias, *wsum, *rq;
   uint8_t *y;
   int64_t planes, c, x_type, x_zp, y_zp, y_lo, y_hi;
   int64_t chunk; /* output columns per fill: a multiple of QDW_TW, or ow */
@@ -113,11 +136,22 @@ typedef struct {
   int32_t shift31, round31;
 } qdw_rq;
 
+#if !CUVIL_SCALAR_BLOCKING
 INLINE qdw_v32 qdw_splat32(int32_t v) {
   qdw_v32 r;
   for (int l = 0; l < QDW_VL; ++l)
     r[l] = v;
   return r;
+}
+#endif
+
+/* Accumulators starting at the bias, in every column. */
+INLINE qdw_acc qdw_acc_init(int32_t bias) {
+#if CUVIL_SCALAR_BLOCKING
+  return (int64_t)bias + (int64_t)bias * ((int64_t)1 << 32);
+#else
+  return qdw_splat32(bias);
+#endif
 }
 
 #if defined(__aarch64__)
@@ -147,8 +181,18 @@ INLINE int32x4_t qdw_requant4(int32x4_t acc, const qdw_rq *q) {
 
 /* The lanes' outputs as bytes, clamped (compare and select; smax/smin
  * where the target has them). */
-INLINE qdw_v8 qdw_requant(qdw_v32 acc, const qdw_rq *q) {
-#if defined(__aarch64__)
+INLINE qdw_v8 qdw_requant(qdw_acc acc, const qdw_rq *q) {
+#if CUVIL_SCALAR_BLOCKING
+  const int64_t col[2] = {(int32_t)acc, (acc - (int32_t)acc) >> 32};
+  qdw_v8 o;
+  for (int l = 0; l < 2; ++l) {
+    int64_t v = col[l] * q->mult;
+    v = (v + q->round + ((v >> q->shift) & 1)) >> q->shift;
+    v = v < q->lo ? q->lo : v;
+    o[l] = (uint8_t)(v > q->hi ? q->hi : v);
+  }
+  return o;
+#elif defined(__aarch64__)
   const int32x4_t lo = __builtin_shufflevector(acc, acc, 0, 1, 2, 3);
   const int32x4_t hi = __builtin_shufflevector(acc, acc, 4, 5, 6, 7);
   /* Narrowed to int16 with saturation (exact after the clamp), clamped
@@ -171,13 +215,7 @@ INLINE qdw_v8 qdw_requant(qdw_v32 acc, const qdw_rq *q) {
 #endif
 }
 
-/* QDW_VL elements of a line from p (any address), widened to int32. */
-INLINE qdw_v32 qdw_load(const int16_t *p) {
-  qdw_v16 v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return __builtin_convertvector(v, qdw_v32);
-}
-
+#if !CUVIL_SCALAR_BLOCKING && !defined(__aarch64__)
 /* Weight w in every lane, as a widened int16 (so that the multiply is a
  * widening one: smlal on AArch64). */
 INLINE qdw_v32 qdw_weight(int16_t w) {
@@ -186,6 +224,7 @@ INLINE qdw_v32 qdw_weight(int16_t w) {
     v[l] = w;
   return __builtin_convertvector(v, qdw_v32);
 }
+#endif
 
 /* A channel's taps as int16 lanes, 8 per vector (zeros past the last):
  * taken by element from these registers, the taps of a 3x3 kernel
@@ -193,18 +232,26 @@ INLINE qdw_v32 qdw_weight(int16_t w) {
 typedef int16_t qdw_taps __attribute__((vector_size(8 * sizeof(int16_t))));
 #define QDW_TAP_VECTORS ((QDW_TAPS_MAX + 7) / 8)
 
-/* QDW_VL elements of a line from p (any address). */
-INLINE qdw_v16 qdw_load16(const int16_t *p) {
+/* The inputs of QDW_VL consecutive outputs: elements [e, e + QDW_VL) of
+ * the phase at ph (p elements a copy): any address on vector targets; on
+ * one-lane targets an aligned pair, from the second copy (ph + p, one
+ * element ahead) when e is odd. */
+INLINE qdw_x qdw_at(const qdw_el *ph, int64_t p, int64_t e) {
+#if CUVIL_SCALAR_BLOCKING
+  return (int64_t) * (const qdw_pair *)(ph + (e & 1) * p + (e & ~(int64_t)1));
+#else
+  (void)p;
   qdw_v16 v;
-  __builtin_memcpy(&v, p, sizeof v);
+  __builtin_memcpy(&v, ph + e, sizeof v);
   return v;
+#endif
 }
 
 /* *acc += x * tap t, in int32 lanes. AArch64: smlal and smlal2 by element
  * (the lane must be a constant: a switch that folds once unrolled); the
  * optimiser, left to itself, widened the taps first and took mla on int32
  * lanes plus two widenings per input vector. */
-INLINE void qdw_mac(qdw_v32 *acc, qdw_v16 x,
+INLINE void qdw_mac(qdw_acc *acc, qdw_x x,
                     const qdw_taps taps[QDW_TAP_VECTORS], int64_t t) {
 #if defined(__aarch64__)
   const int16x8_t tv = (int16x8_t)taps[t / 8], xv = (int16x8_t)x;
@@ -222,6 +269,8 @@ INLINE void qdw_mac(qdw_v32 *acc, qdw_v16 x,
   }
 #undef QDW_LANE
   *acc = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
+#elif CUVIL_SCALAR_BLOCKING
+  *acc += x * taps[t / 8][t % 8];
 #else
   *acc += __builtin_convertvector(x, qdw_v32) * qdw_weight(taps[t / 8][t % 8]);
 #endif
@@ -237,63 +286,65 @@ INLINE void qdw_inside(int64_t off, int64_t stride, int64_t size, int64_t n,
   *b = *b < *a ? *a : *b;
 }
 
-/* Fills the line at dst (sw phases of p elements) with input row `row` (0:
- * a padding row), columns col0 + ph + i * sw, zp outside the row. */
-INLINE void qdw_fill(const qdw_shape *s, int16_t *dst, const void *row,
-                     int64_t x_type, int64_t col0, int64_t p, int16_t zp) {
+/* Fills the line at dst (sw phases of QDW_COPIES * p elements) with input
+ * row `row` (0: a padding row), columns col0 + ph + i * sw, zp outside
+ * the row; plus xoff (see qdw_x). A second copy is one element ahead. */
+INLINE void qdw_fill(const qdw_shape *s, qdw_el *dst, const void *row, int64_t x_type,
+                     int64_t col0, int64_t p, int32_t zp, int32_t xoff) {
   for (int64_t ph = 0; ph < s->sw; ++ph) {
-    int16_t *d = dst + ph * p;
+    qdw_el *d = dst + ph * QDW_COPIES * p;
     int64_t a = p, b = p;
     if (row)
       qdw_inside(col0 + ph, s->sw, s->wd, p, &a, &b);
     for (int64_t i = 0; i < a; ++i)
-      d[i] = zp;
+      d[i] = (qdw_el)zp;
     const int64_t from = col0 + ph;
     if (x_type == CUVIL_Q_U8) {
       const uint8_t *r = (const uint8_t *)row + from;
       for (int64_t i = a; i < b; ++i)
-        d[i] = r[i * s->sw];
+        d[i] = (qdw_el)r[i * s->sw];
     } else {
       const int8_t *r = (const int8_t *)row + from;
       for (int64_t i = a; i < b; ++i)
-        d[i] = r[i * s->sw];
+        d[i] = (qdw_el)(r[i * s->sw] + xoff);
     }
     for (int64_t i = b; i < p; ++i)
-      d[i] = zp;
+      d[i] = (qdw_el)zp;
+    if (QDW_COPIES > 1) {
+      for (int64_t i = 0; i + 1 < p; ++i)
+        d[p + i] = d[i + 1];
+      d[2 * p - 1] = (qdw_el)zp;
+    }
   }
 }
 
-/* Tap (ky, kx) of a tile (see qdw_tile). */
-INLINE void qdw_tap(qdw_v32 acc[QDW_R][QDW_NV], const qdw_shape *s,
-                    const int16_t *line, int64_t p, int64_t col,
-                    const int8_t *w, int64_t ky, int64_t kx) {
-  const qdw_v32 wv = qdw_weight(w[ky * s->kw + kx]);
+/* Tap (ky, kx) of a tile (see qdw_tile), for the rolled tap loops. */
+INLINE void qdw_tap(qdw_acc acc[QDW_R][QDW_NV], const qdw_shape *s, const qdw_el *line,
+                    int64_t p, int64_t col, const qdw_taps taps[QDW_TAP_VECTORS], int64_t ky,
+                    int64_t kx) {
   const int64_t off = kx * s->dw;
-  const int16_t *base =
-      line + (ky * s->dh * s->sw + off % s->sw) * p + col + off / s->sw;
+  const qdw_el *ph = line + (ky * s->dh * s->sw + off % s->sw) * QDW_COPIES * p;
   CUVIL_UNROLL
   for (int r = 0; r < QDW_R; ++r)
     CUVIL_UNROLL
-  for (int v = 0; v < QDW_NV; ++v)
-    acc[r][v] += qdw_load(base + r * s->sh * s->sw * p + v * QDW_VL) * wv;
+    for (int v = 0; v < QDW_NV; ++v)
+      qdw_mac(&acc[r][v],
+              qdw_at(ph + r * s->sh * s->sw * QDW_COPIES * p, p, col + off / s->sw + v * QDW_VL),
+              taps, ky * s->kw + kx);
 }
 
 /* One tile: QDW_R output rows from y (rows of them stored), QDW_TW
  * columns (cols of them stored); the tile's first output column reads
- * element col of every phase. Every input vector of an unrolled tile is
- * loaded once per address (the optimiser merges equal loads), then used by
- * each output row and tap that reads it. */
-INLINE void qdw_tile(const qdw_shape *s, const int16_t *line, int64_t p,
-                     int64_t col, const int8_t *w,
-                     const qdw_taps taps[QDW_TAP_VECTORS], int32_t bias,
-                     const qdw_rq *q, uint8_t *y, int64_t rows, int64_t cols,
-                     int unrolled) {
-  qdw_v32 acc[QDW_R][QDW_NV];
+ * element col of every phase. */
+INLINE void qdw_tile(const qdw_shape *s, const qdw_el *line, int64_t p, int64_t col,
+                     const qdw_taps taps[QDW_TAP_VECTORS], int32_t bias, const qdw_rq *q,
+                     uint8_t *y, int64_t rows, int64_t cols, int unrolled) {
+  qdw_acc acc[QDW_R][QDW_NV];
   CUVIL_UNROLL
   for (int r = 0; r < QDW_R; ++r)
     CUVIL_UNROLL
-  for (int v = 0; v < QDW_NV; ++v)
-    acc[r][v] = qdw_splat32(bias);
+    for (int v = 0; v < QDW_NV; ++v)
+      acc[r][v] = qdw_acc_init(bias);
   /* The tap loops unroll in the specialised kernels only (unroll
    * pragmas on loops of unknown count would fail). */
   if (unrolled) {
@@ -317,27 +368,27 @@ INLINE void qdw_tile(const qdw_shape *s, const int16_t *line, int64_t p,
     CUVIL_UNROLL
     for (int64_t i = 0; i < (QDW_R - 1) * s->sh + s->kh; ++i)
       CUVIL_UNROLL
-    for (int64_t kx = 0; kx < s->kw; ++kx)
-      CUVIL_UNROLL
-    for (int v = 0; v < QDW_NV; ++v) {
-      const qdw_v16 xv = qdw_load16(line + (i * s->sw + kx % s->sw) * p + col +
-                                    kx / s->sw + v * QDW_VL);
-      CUVIL_UNROLL
-      for (int r = 0; r < QDW_R; ++r) {
-        const int64_t ky = i - r * s->sh;
-        if (ky >= 0 && ky < s->kh)
-          qdw_mac(&acc[r][v], xv, taps, ky * s->kw + kx);
-      }
-    }
+      for (int64_t kx = 0; kx < s->kw; ++kx)
+        CUVIL_UNROLL
+        for (int v = 0; v < QDW_NV; ++v) {
+          const qdw_x xv = qdw_at(line + (i * s->sw + kx % s->sw) * QDW_COPIES * p, p,
+                                  col + kx / s->sw + v * QDW_VL);
+          CUVIL_UNROLL
+          for (int r = 0; r < QDW_R; ++r) {
+            const int64_t ky = i - r * s->sh;
+            if (ky >= 0 && ky < s->kh)
+              qdw_mac(&acc[r][v], xv, taps, ky * s->kw + kx);
+          }
+        }
   } else {
     for (int64_t ky = 0; ky < s->kh; ++ky)
       for (int64_t kx = 0; kx < s->kw; ++kx)
-        qdw_tap(acc, s, line, p, col, w, ky, kx);
+        qdw_tap(acc, s, line, p, col, taps, ky, kx);
   }
-  /* Whole vectors to y, rows ys apart, with no branches: a condition per
-   * store splits the tile into blocks, and the optimiser then hoisted the
-   * next rows' loads above the stores and spilled them. A partial tile
-   * goes through a scratch tile first. */
+  /* Whole vectors to y with no branches: a condition per store splits the
+   * tile into blocks, and the optimiser then hoisted the next rows' loads
+   * above the stores and spilled them. A partial tile goes through a
+   * scratch tile first. */
   uint8_t part[QDW_R][QDW_TW];
   const int whole = rows == QDW_R && cols == QDW_TW;
   uint8_t *dst = whole ? y : &part[0][0];
@@ -345,10 +396,10 @@ INLINE void qdw_tile(const qdw_shape *s, const int16_t *line, int64_t p,
   CUVIL_UNROLL
   for (int r = 0; r < QDW_R; ++r)
     CUVIL_UNROLL
-  for (int v = 0; v < QDW_NV; ++v) {
-    const qdw_v8 o = qdw_requant(acc[r][v], q);
-    __builtin_memcpy(dst + r * ds + v * QDW_VL, &o, sizeof o);
-  }
+    for (int v = 0; v < QDW_NV; ++v) {
+      const qdw_v8 o = qdw_requant(acc[r][v], q);
+      __builtin_memcpy(dst + r * ds + v * QDW_VL, &o, sizeof o);
+    }
   if (whole)
     return;
   for (int64_t r = 0; r < rows; ++r)
@@ -356,32 +407,38 @@ INLINE void qdw_tile(const qdw_shape *s, const int16_t *line, int64_t p,
       y[r * s->ow + l] = part[r][l];
 }
 
+/* Elements of a phase copy for `cols` output columns: their whole tiles
+ * plus the window's reach, even on one-lane targets (pairs stay aligned). */
+INLINE int64_t qdw_phase_len(int64_t cols, int64_t halo) {
+  const int64_t n = (cols + QDW_TW - 1) / QDW_TW * QDW_TW + halo;
+  return (n + QDW_COPIES - 1) / QDW_COPIES * QDW_COPIES;
+}
+
 /* Every plane: bands of QDW_R output rows, column chunks of a->chunk;
  * each (band, chunk) fills its lines, then runs its tiles. */
 INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled) {
   const int64_t lines = (QDW_R - 1) * s->sh + (s->kh - 1) * s->dh + 1;
-  const int64_t halo = (s->kw - 1) * s->dw / s->sw;
-  const int64_t p = (a->chunk + QDW_TW - 1) / QDW_TW * QDW_TW + halo;
-  int16_t line[QDW_LINE_ELEMS];
+  const int64_t p = qdw_phase_len(a->chunk, (s->kw - 1) * s->dw / s->sw);
+  /* One-lane targets move int8 inputs to uint8 (see qdw_x). */
+  const int32_t xoff = CUVIL_SCALAR_BLOCKING && a->x_type == CUVIL_Q_I8 ? 128 : 0;
+  __attribute__((aligned(16))) qdw_el line[QDW_LINE_ELEMS];
   for (int64_t pl = 0; pl < a->planes; ++pl) {
     const int64_t ch = pl % a->c;
     const uint8_t *xc = (const uint8_t *)a->x + pl * s->h * s->wd;
     uint8_t *yc = a->y + pl * s->oh * s->ow;
     const int8_t *wc = a->w + ch * s->kh * s->kw;
     qdw_taps taps[QDW_TAP_VECTORS] = {{0}};
-    for (int64_t t = 0; t < s->kh * s->kw && t < QDW_TAPS_MAX; ++t)
+    for (int64_t t = 0; t < s->kh * s->kw; ++t)
       taps[t / 8][t % 8] = wc[t];
-    const int64_t shift = a->rq[2 * ch + 1];
-    const int64_t s31 = shift - 31;
+    const int32_t bias = a->bias[ch] - (xoff ? xoff * a->wsum[ch] : 0);
+    const int64_t shift = a->rq[2 * ch + 1], s31 = shift - 31;
     const qdw_rq q = {a->rq[2 * ch],
                       shift,
-                      ((int64_t)1 << (shift - 1)) - 1 +
-                          a->y_zp * ((int64_t)1 << shift),
+                      ((int64_t)1 << (shift - 1)) - 1 + a->y_zp * ((int64_t)1 << shift),
                       (int32_t)a->y_lo,
                       (int32_t)a->y_hi,
                       (int32_t)s31,
-                      (int32_t)(((int64_t)1 << (s31 - 1)) - 1 +
-                                a->y_zp * ((int64_t)1 << s31))};
+                      (int32_t)(((int64_t)1 << (s31 - 1)) - 1 + a->y_zp * ((int64_t)1 << s31))};
     for (int64_t ox0 = 0; ox0 < s->ow; ox0 += a->chunk) {
       const int64_t cols = s->ow - ox0 < a->chunk ? s->ow - ox0 : a->chunk;
       const int64_t col0 = ox0 * s->sw - s->pad_left;
@@ -390,13 +447,13 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled) {
         for (int64_t i = 0; i < lines; ++i) {
           const int64_t iy = iy0 + i;
           const void *row = iy >= 0 && iy < s->h ? xc + iy * s->wd : 0;
-          qdw_fill(s, line + i * s->sw * p, row, a->x_type, col0, p,
-                   (int16_t)a->x_zp);
+          qdw_fill(s, line + i * s->sw * QDW_COPIES * p, row, a->x_type, col0, p,
+                   (int32_t)a->x_zp + xoff, xoff);
         }
         const int64_t rows = s->oh - oy < QDW_R ? s->oh - oy : QDW_R;
         uint8_t *y = yc + oy * s->ow + ox0;
         for (int64_t t = 0; t < cols; t += QDW_TW)
-          qdw_tile(s, line, p, t, wc, taps, a->bias[ch], &q, y + t, rows,
+          qdw_tile(s, line, p, t, taps, bias, &q, y + t, rows,
                    cols - t < QDW_TW ? cols - t : QDW_TW, unrolled);
       }
     }
@@ -431,7 +488,6 @@ void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
                                 const int32_t *rq, void *y, const int64_t *geom,
                                 int64_t x_type, int64_t x_zp, int64_t y_type,
                                 int64_t y_zp, int64_t y_lo, int64_t y_hi) {
-  (void)wsum;
   (void)y_type; /* an in-range value has the same byte as uint8 or int8 */
   const qdw_shape s = {geom[CUVIL_QCONV_H],       geom[CUVIL_QCONV_W],
                        geom[CUVIL_QCONV_KH],      geom[CUVIL_QCONV_KW],
@@ -444,11 +500,12 @@ void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
    * else the most whole tiles that do. */
   const int64_t lines = (QDW_R - 1) * s.sh + (s.kh - 1) * s.dh + 1;
   const int64_t halo = (s.kw - 1) * s.dw / s.sw;
-  const int64_t per_phase = QDW_LINE_ELEMS / (lines * s.sw);
+  const int64_t per_phase = QDW_LINE_ELEMS / (lines * s.sw * QDW_COPIES);
   int64_t chunk = s.ow;
-  if ((s.ow + QDW_TW - 1) / QDW_TW * QDW_TW + halo > per_phase)
-    chunk = (per_phase - halo) / QDW_TW * QDW_TW;
-  int fits = chunk > 0;
+  if (qdw_phase_len(s.ow, halo) > per_phase)
+    chunk = (per_phase - halo - (QDW_COPIES - 1)) / QDW_TW * QDW_TW;
+  /* One-lane targets need wsum for int8 inputs (see qdw_x). */
+  int fits = chunk > 0 && s.kh * s.kw <= QDW_TAPS_MAX && (!CUVIL_SCALAR_BLOCKING || wsum || x_type == CUVIL_Q_U8);
   for (int64_t ch = 0; ch < c && fits; ++ch)
     fits = rq[2 * ch + 1] >= QDW_SHIFT_MIN && rq[2 * ch + 1] <= QDW_SHIFT_MAX;
   if (!fits || s.oh <= 0 || s.ow <= 0) {
@@ -456,9 +513,8 @@ void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
                          y_zp, y_lo, y_hi);
     return;
   }
-  const qdw_args a = {
-      x,    w,    bias, rq,   (uint8_t *)y, geom[CUVIL_QCONV_N] * c, c, x_type,
-      x_zp, y_zp, y_lo, y_hi, chunk};
+  const qdw_args a = {x,    w,    bias, wsum, rq,   (uint8_t *)y, geom[CUVIL_QCONV_N] * c,
+                      c,    x_type, x_zp, y_zp, y_lo, y_hi,     chunk};
   const int unit = s.dh == 1 && s.dw == 1 && s.sh == s.sw;
   if (unit && s.kh == 3 && s.kw == 3 && s.sh == 1)
     qdw_3x3s1(&s, &a);
