@@ -134,6 +134,9 @@ typedef struct {
   int32_t lo, hi;
   /* AArch64, in int32 lanes: shift - 31 and its round (see below). */
   int32_t shift31, round31;
+  /* One-lane targets: round half up, 2^(shift - 1) + y_zp * 2^shift, and
+   * the low bits that are 0 after it only at a tie (see qdw_requant). */
+  int64_t up, mask, zp;
 } qdw_rq;
 
 #if !CUVIL_SCALAR_BLOCKING
@@ -185,9 +188,13 @@ INLINE qdw_v8 qdw_requant(qdw_acc acc, const qdw_rq *q) {
 #if CUVIL_SCALAR_BLOCKING
   const int64_t col[2] = {(int32_t)acc, (acc - (int32_t)acc) >> 32};
   qdw_v8 o;
+  /* Rounded half up, then an exact tie (rare: a branch, not the parity
+   * arithmetic for every value) moves to the even neighbour. */
   for (int l = 0; l < 2; ++l) {
-    int64_t v = col[l] * q->mult;
-    v = (v + q->round + ((v >> q->shift) & 1)) >> q->shift;
+    const int64_t t = col[l] * q->mult + q->up;
+    int64_t v = t >> q->shift;
+    if (__builtin_expect((t & q->mask) == 0, 0))
+      v -= (v - q->zp) & 1;
     v = v < q->lo ? q->lo : v;
     o[l] = (uint8_t)(v > q->hi ? q->hi : v);
   }
@@ -438,7 +445,10 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled) {
                       (int32_t)a->y_lo,
                       (int32_t)a->y_hi,
                       (int32_t)s31,
-                      (int32_t)(((int64_t)1 << (s31 - 1)) - 1 + a->y_zp * ((int64_t)1 << s31))};
+                      (int32_t)(((int64_t)1 << (s31 - 1)) - 1 + a->y_zp * ((int64_t)1 << s31)),
+                      ((int64_t)1 << (shift - 1)) + a->y_zp * ((int64_t)1 << shift),
+                      ((int64_t)1 << shift) - 1,
+                      a->y_zp};
     for (int64_t ox0 = 0; ox0 < s->ow; ox0 += a->chunk) {
       const int64_t cols = s->ow - ox0 < a->chunk ? s->ow - ox0 : a->chunk;
       const int64_t col0 = ox0 * s->sw - s->pad_left;
