@@ -1,12 +1,539 @@
-/* Depthwise integer convolution (cuvil/kernels/qint.h). The reference
- * kernel in quant/qint.c is its oracle. */
+/* Depthwise integer convolution (cuvil/kernels/qint.h) in register tiles,
+ * the INT8 counterpart of depthwise.c. The reference kernel in
+ * quant/qint.c is its oracle.
+ *
+ * A channel plane is computed in bands of QDW_R output rows. The input
+ * rows a band reads are first widened to int16 "lines" on the stack,
+ * padded with the input zero point, so every output position, the borders
+ * included, goes through the same tile of QDW_R rows x QDW_NV vectors of
+ * QDW_VL columns with no bounds checks. A line is stored as its stride
+ * phases one after the other (phase p holds input columns p, p + sw,
+ * p + 2 sw, ...), so that the inputs of QDW_VL consecutive outputs for one
+ * tap are QDW_VL consecutive elements of one phase at any stride: one
+ * plain (unaligned) vector load. Within a tile the tap loops are unrolled
+ * for the common kernels (3x3 and 5x5, stride 1 and 2, no dilation), and
+ * loads of the same line element are shared by every output row and tap
+ * that reads it; other shapes run the same tile with the tap loops rolled.
+ *
+ * The accumulators are int32 lanes: acc += (int32)x16 * (int32)w16 per
+ * tap, one widening multiply-accumulate per vector where the ISA has it
+ * (AArch64 smlal/smlal2 by element). Raw uint8 or int8 values fit int16,
+ * so no domain change is needed and wsum goes unused. Requantization runs
+ * on the tile's vectors in int64 lanes (see qdw_requant).
+ *
+ * Stack: the lines take QDW_LINE_BYTES (4 KiB on the boards, 16 KiB on
+ * x86-64 as depthwise.c's), plus the tile's spills, if any: wider maps are
+ * cut into column chunks. Shapes where not even one tile's columns fit
+ * (a huge or very dilated window), and requantization shifts outside
+ * [32, 53] (see qdw_requant), take the reference kernel. */
 #include "cuvil/kernels.h"
+
+#include "../quant/requant.h"
+#include "blocking.h"
+
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+#define INLINE static inline __attribute__((always_inline))
+
+/* The tile: QDW_R output rows x QDW_NV vectors of QDW_VL int32 lanes.
+ *   AArch64: 8 columns per int16 load (one q register), held in two int32x4
+ *       accumulators (smlal, smlal2): 4 x 2 x 2 = 16 accumulators, the 3x3
+ *       weights in two registers (by-element multiplies), inputs.
+ *   AVX-512: 16 lanes, 8 rows x 1 vector, as depthwise.c.
+ *   AVX2: 8 lanes, 2 x 2; 128-bit vector targets: 4 lanes, 2 x 2.
+ *   One-lane targets: two output columns per 64-bit register (see
+ *       qdw_mac), 4 rows x 2 registers, 9 weights, inputs. */
+#if CUVIL_SCALAR_BLOCKING
+#define QDW_VL 2
+#define QDW_R 4
+#define QDW_NV 2
+#elif defined(__aarch64__)
+#define QDW_VL 8
+#define QDW_R 4
+#define QDW_NV 2
+#elif CUVIL_VL == 16
+#define QDW_VL 16
+#define QDW_R 8
+#define QDW_NV 1
+#elif CUVIL_VL == 8
+#define QDW_VL 8
+#define QDW_R 2
+#define QDW_NV 2
+#else /* 128-bit vectors (SSE2 hosts): int32 lanes in one register */
+#define QDW_VL 4
+#define QDW_R 2
+#define QDW_NV 2
+#endif
+#define QDW_TW (QDW_NV * QDW_VL)
+/* The most taps a tile takes (8 x 8; larger kernels take the reference). */
+#define QDW_TAPS_MAX 64
+
+#if defined(__x86_64__)
+#define QDW_LINE_BYTES 16384
+#else
+#define QDW_LINE_BYTES 4096
+#endif
+
+typedef int16_t qdw_v16 __attribute__((vector_size(QDW_VL * sizeof(int16_t))));
+typedef int32_t qdw_v32 __attribute__((vector_size(QDW_VL * sizeof(int32_t))));
+
+/* Line elements, what a tile loads from a line, and its accumulators. On
+ * one-lane targets two output columns share a 64-bit register: an element
+ * pair x0 + x1 * 2^32 (both >= 0: int8 inputs move to uint8, x + 128,
+ * corrected through wsum) times a weight accumulates both columns' sums at
+ * once, one mul and one add for two multiply-adds (RV64 has no
+ * multiply-add), and the low column's sum, an int32, borrows from the high
+ * one exactly as it would be split off: acc = lo + hi * 2^32. Pairs are
+ * loaded aligned, so each phase is stored twice, the second copy one
+ * element ahead (see qdw_at). */
+#if CUVIL_SCALAR_BLOCKING
+typedef int32_t qdw_el;
+typedef int64_t qdw_x;
+typedef int64_t qdw_acc;
+typedef uint64_t qdw_pair __attribute__((aligned(8), may_alias));
+#define QDW_COPIES 2
+#else
+typedef int16_t qdw_el;
+typedef qdw_v16 qdw_x;
+typedef qdw_v32 qdw_acc;
+#define QDW_COPIES 1
+#endif
+#define QDW_LINE_ELEMS (QDW_LINE_BYTES / (int64_t)sizeof(qdw_el))
+typedef int64_t qdw_v64 __attribute__((vector_size(QDW_VL * sizeof(int64_t))));
+typedef uint8_t qdw_v8 __attribute__((vector_size(QDW_VL)));
+
+/* Shape facts (constants in the specialised kernels). */
+typedef struct {
+  int64_t h, wd, kh, kw, oh, ow, sh, sw, dh, dw, pad_top, pad_left;
+} qdw_shape;
+
+/* Everything else a plane loop needs. */
+typedef struct {
+  const void *x;
+  const int8_t *w;
+  const int32_t *bias, *wsum, *rq;
+  uint8_t *y;
+  int64_t planes, c, x_type, x_zp, y_zp, y_lo, y_hi;
+  int64_t chunk; /* output columns per fill: a multiple of QDW_TW, or ow */
+} qdw_args;
+
+/* One channel's requantization: y = clamp((v + round + bit) >> shift)
+ * with v = acc * mult and bit = (v >> shift) & 1, which is rhe(v / 2^shift)
+ * + y_zp for round = 2^(shift - 1) - 1 + y_zp * 2^shift (adding a multiple
+ * of 2^shift commutes with the floor). |v| < 2^62, so round must stay
+ * below 2^62 in magnitude: shift <= 53 for any 8-bit zero point; and the
+ * shifted value is narrowed to int32 lanes before the clamp, exact for
+ * shift >= 32 (|v >> shift| <= 2^30). Real layers' scales (below 1/4)
+ * have shifts in between; others take the reference kernel. */
+#define QDW_SHIFT_MIN 32
+#define QDW_SHIFT_MAX 53
+typedef struct {
+  int64_t mult, shift, round;
+  int32_t lo, hi;
+  /* AArch64, in int32 lanes: shift - 31 and its round (see below). */
+  int32_t shift31, round31;
+  /* One-lane targets: round half up, 2^(shift - 1) + y_zp * 2^shift, and
+   * the low bits that are 0 after it only at a tie (see qdw_requant). */
+  int64_t up, mask, zp;
+} qdw_rq;
+
+#if !CUVIL_SCALAR_BLOCKING
+INLINE qdw_v32 qdw_splat32(int32_t v) {
+  qdw_v32 r;
+  for (int l = 0; l < QDW_VL; ++l)
+    r[l] = v;
+  return r;
+}
+#endif
+
+/* Accumulators starting at the bias, in every column. */
+INLINE qdw_acc qdw_acc_init(int32_t bias) {
+#if CUVIL_SCALAR_BLOCKING
+  return (int64_t)bias + (int64_t)bias * ((int64_t)1 << 32);
+#else
+  return qdw_splat32(bias);
+#endif
+}
+
+#if defined(__aarch64__)
+/* Four lanes of qdw_requant in int32 arithmetic, no int64 lanes: with
+ * v = hi * 2^31 + L (0 <= L < 2^31), hi = sqdmulh(acc, mult) exactly (mult
+ * > 0, so it never saturates) and L = (acc * mult mod 2^32) mod 2^31. For
+ * s = shift - 31 >= 1 the result is (hi + round31 + bit) >> s with
+ * round31 = 2^(s - 1) - 1 + y_zp * 2^s and bit = ((hi >> s) & 1) | (L != 0):
+ * L only decides an exact tie of hi, which it breaks upwards. The adds
+ * saturate: a sum out of int32 range shifts to beyond 2^(31 - s) >= 2^9
+ * in magnitude (s <= 22), and a saturated one as well, so both clamp to
+ * the same bound. 9 instructions per 4 lanes where the int64 form took
+ * 19. */
+INLINE int32x4_t qdw_requant4(int32x4_t acc, const qdw_rq *q) {
+  const int32x4_t mult = vdupq_n_s32((int32_t)q->mult),
+                  nshift = vdupq_n_s32(-q->shift31);
+  const int32x4_t hi = vqdmulhq_s32(acc, mult);
+  const uint32x4_t sticky =
+      vtstq_s32(vmulq_s32(acc, mult), vdupq_n_s32(0x7fffffff));
+  const uint32x4_t odd = vtstq_s32(hi, vdupq_n_s32(1 << q->shift31));
+  /* bit as a mask (-1 or 0), subtracted: + 1 */
+  const int32x4_t bit = vreinterpretq_s32_u32(vorrq_u32(sticky, odd));
+  return vshlq_s32(vqsubq_s32(vqaddq_s32(hi, vdupq_n_s32(q->round31)), bit),
+                   nshift);
+}
+#endif
+
+/* The lanes' outputs as bytes, clamped (compare and select; smax/smin
+ * where the target has them). */
+INLINE qdw_v8 qdw_requant(qdw_acc acc, const qdw_rq *q) {
+#if CUVIL_SCALAR_BLOCKING
+  const int64_t col[2] = {(int32_t)acc, (acc - (int32_t)acc) >> 32};
+  qdw_v8 o;
+  /* Rounded half up, then an exact tie (rare: a branch, not the parity
+   * arithmetic for every value) moves to the even neighbour. */
+  for (int l = 0; l < 2; ++l) {
+    const int64_t t = col[l] * q->mult + q->up;
+    int64_t v = t >> q->shift;
+    if (__builtin_expect((t & q->mask) == 0, 0))
+      v -= (v - q->zp) & 1;
+    v = v < q->lo ? q->lo : v;
+    o[l] = (uint8_t)(v > q->hi ? q->hi : v);
+  }
+  return o;
+#elif defined(__aarch64__)
+  const int32x4_t lo = __builtin_shufflevector(acc, acc, 0, 1, 2, 3);
+  const int32x4_t hi = __builtin_shufflevector(acc, acc, 4, 5, 6, 7);
+  /* Narrowed to int16 with saturation (exact after the clamp), clamped
+   * eight lanes at a time. */
+  int16x8_t r = vcombine_s16(vqmovn_s32(qdw_requant4(lo, q)),
+                             vqmovn_s32(qdw_requant4(hi, q)));
+  r = vminq_s16(vmaxq_s16(r, vdupq_n_s16((int16_t)q->lo)),
+                vdupq_n_s16((int16_t)q->hi));
+  return (qdw_v8)vmovn_s16(r);
+#else
+  qdw_v64 v = __builtin_convertvector(acc, qdw_v64) * q->mult;
+  const qdw_v64 bit = (v >> q->shift) & 1;
+  v = (v + q->round + bit) >> q->shift;
+  qdw_v32 r = __builtin_convertvector(v, qdw_v32);
+  const qdw_v32 lo = qdw_splat32(q->lo), hi = qdw_splat32(q->hi);
+  const qdw_v32 below = r < lo;
+  r = (below & lo) | (~below & r);
+  const qdw_v32 above = r > hi;
+  return __builtin_convertvector((above & hi) | (~above & r), qdw_v8);
+#endif
+}
+
+#if !CUVIL_SCALAR_BLOCKING && !defined(__aarch64__)
+/* Weight w in every lane, as a widened int16 (so that the multiply is a
+ * widening one: smlal on AArch64). */
+INLINE qdw_v32 qdw_weight(int16_t w) {
+  qdw_v16 v;
+  for (int l = 0; l < QDW_VL; ++l)
+    v[l] = w;
+  return __builtin_convertvector(v, qdw_v32);
+}
+#endif
+
+/* A channel's taps as int16 lanes, 8 per vector (zeros past the last):
+ * taken by element from these registers, the taps of a 3x3 kernel
+ * occupy two registers, not nine broadcasts. */
+typedef int16_t qdw_taps __attribute__((vector_size(8 * sizeof(int16_t))));
+#define QDW_TAP_VECTORS ((QDW_TAPS_MAX + 7) / 8)
+
+/* The inputs of QDW_VL consecutive outputs: elements [e, e + QDW_VL) of
+ * the phase at ph (p elements a copy): any address on vector targets; on
+ * one-lane targets an aligned pair, from the second copy (ph + p, one
+ * element ahead) when e is odd. */
+INLINE qdw_x qdw_at(const qdw_el *ph, int64_t p, int64_t e) {
+#if CUVIL_SCALAR_BLOCKING
+  return (int64_t) * (const qdw_pair *)(ph + (e & 1) * p + (e & ~(int64_t)1));
+#else
+  (void)p;
+  qdw_v16 v;
+  __builtin_memcpy(&v, ph + e, sizeof v);
+  return v;
+#endif
+}
+
+/* *acc += x * tap t, in int32 lanes. AArch64: smlal and smlal2 by element
+ * (the lane must be a constant: a switch that folds once unrolled); the
+ * optimiser, left to itself, widened the taps first and took mla on int32
+ * lanes plus two widenings per input vector. */
+INLINE void qdw_mac(qdw_acc *acc, qdw_x x,
+                    const qdw_taps taps[QDW_TAP_VECTORS], int64_t t) {
+#if defined(__aarch64__)
+  const int16x8_t tv = (int16x8_t)taps[t / 8], xv = (int16x8_t)x;
+  int32x4_t lo = __builtin_shufflevector(*acc, *acc, 0, 1, 2, 3);
+  int32x4_t hi = __builtin_shufflevector(*acc, *acc, 4, 5, 6, 7);
+#define QDW_LANE(k)                                                            \
+  case k:                                                                      \
+    lo = vmlal_laneq_s16(lo, vget_low_s16(xv), tv, k);                         \
+    hi = vmlal_high_laneq_s16(hi, xv, tv, k);                                  \
+    break;
+  switch (t % 8) {
+    QDW_LANE(0)
+    QDW_LANE(1)
+    QDW_LANE(2) QDW_LANE(3) QDW_LANE(4) QDW_LANE(5) QDW_LANE(6) QDW_LANE(7)
+  }
+#undef QDW_LANE
+  *acc = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
+#elif CUVIL_SCALAR_BLOCKING
+  *acc += x * taps[t / 8][t % 8];
+#else
+  *acc += __builtin_convertvector(x, qdw_v32) * qdw_weight(taps[t / 8][t % 8]);
+#endif
+}
+
+/* Output index o reads input index o * stride + off: the output range
+ * whose input index lies in [0, size), as first_inside / end_inside. */
+INLINE void qdw_inside(int64_t off, int64_t stride, int64_t size, int64_t n,
+                       int64_t *a, int64_t *b) {
+  *a = first_inside(off, stride);
+  *a = *a > n ? n : *a;
+  *b = end_inside(off, stride, size, n);
+  *b = *b < *a ? *a : *b;
+}
+
+/* Fills the line at dst (sw phases of QDW_COPIES * p elements) with input
+ * row `row` (0: a padding row), columns col0 + ph + i * sw, zp outside
+ * the row; plus xoff (see qdw_x). A second copy is one element ahead. */
+INLINE void qdw_fill(const qdw_shape *s, qdw_el *dst, const void *row, int64_t x_type,
+                     int64_t col0, int64_t p, int32_t zp, int32_t xoff) {
+  for (int64_t ph = 0; ph < s->sw; ++ph) {
+    qdw_el *d = dst + ph * QDW_COPIES * p;
+    int64_t a = p, b = p;
+    if (row)
+      qdw_inside(col0 + ph, s->sw, s->wd, p, &a, &b);
+    for (int64_t i = 0; i < a; ++i)
+      d[i] = (qdw_el)zp;
+    const int64_t from = col0 + ph;
+    if (x_type == CUVIL_Q_U8) {
+      const uint8_t *r = (const uint8_t *)row + from;
+      for (int64_t i = a; i < b; ++i)
+        d[i] = (qdw_el)r[i * s->sw];
+    } else {
+      const int8_t *r = (const int8_t *)row + from;
+      for (int64_t i = a; i < b; ++i)
+        d[i] = (qdw_el)(r[i * s->sw] + xoff);
+    }
+    for (int64_t i = b; i < p; ++i)
+      d[i] = (qdw_el)zp;
+    if (QDW_COPIES > 1) {
+      for (int64_t i = 0; i + 1 < p; ++i)
+        d[p + i] = d[i + 1];
+      d[2 * p - 1] = (qdw_el)zp;
+    }
+  }
+}
+
+/* Tap (ky, kx) of a tile (see qdw_tile), for the rolled tap loops. */
+INLINE void qdw_tap(qdw_acc acc[QDW_R][QDW_NV], const qdw_shape *s, const qdw_el *line,
+                    int64_t p, int64_t col, const qdw_taps taps[QDW_TAP_VECTORS], int64_t ky,
+                    int64_t kx) {
+  const int64_t off = kx * s->dw;
+  const qdw_el *ph = line + (ky * s->dh * s->sw + off % s->sw) * QDW_COPIES * p;
+  CUVIL_UNROLL
+  for (int r = 0; r < QDW_R; ++r)
+    CUVIL_UNROLL
+    for (int v = 0; v < QDW_NV; ++v)
+      qdw_mac(&acc[r][v],
+              qdw_at(ph + r * s->sh * s->sw * QDW_COPIES * p, p, col + off / s->sw + v * QDW_VL),
+              taps, ky * s->kw + kx);
+}
+
+/* One tile: QDW_R output rows from y (rows of them stored), QDW_TW
+ * columns (cols of them stored); the tile's first output column reads
+ * element col of every phase. */
+INLINE void qdw_tile(const qdw_shape *s, const qdw_el *line, int64_t p, int64_t col,
+                     const qdw_taps taps[QDW_TAP_VECTORS], int32_t bias, const qdw_rq *q,
+                     uint8_t *y, int64_t rows, int64_t cols, int unrolled) {
+  qdw_acc acc[QDW_R][QDW_NV];
+  CUVIL_UNROLL
+  for (int r = 0; r < QDW_R; ++r)
+    CUVIL_UNROLL
+    for (int v = 0; v < QDW_NV; ++v)
+      acc[r][v] = qdw_acc_init(bias);
+  /* The tap loops unroll in the specialised kernels only (unroll
+   * pragmas on loops of unknown count would fail). */
+  if (unrolled) {
+#if defined(__aarch64__)
+    /* The taps anew per tile, opaque to the optimiser: otherwise it hoists
+     * a broadcast of every tap out of the tile loop (they are invariant),
+     * nine registers for 3x3 where two do, and spills accumulators. */
+    qdw_taps tv[QDW_TAP_VECTORS];
+    CUVIL_UNROLL
+    for (int k = 0; k < QDW_TAP_VECTORS; ++k) {
+      tv[k] = taps[k];
+      if (k * 8 < s->kh * s->kw)
+        __asm__ volatile("" : "+w"(tv[k]));
+    }
+    taps = tv;
+#endif
+    /* Line by line (as depthwise.c's dw_tile): each input vector is loaded
+     * once and goes at once into every output row whose window covers
+     * that line, so only the accumulators, the weights and an input vector
+     * are live (tap by tap, the optimiser hoisted all loads and spilled). */
+    CUVIL_UNROLL
+    for (int64_t i = 0; i < (QDW_R - 1) * s->sh + s->kh; ++i)
+      CUVIL_UNROLL
+      for (int64_t kx = 0; kx < s->kw; ++kx)
+        CUVIL_UNROLL
+        for (int v = 0; v < QDW_NV; ++v) {
+          const qdw_x xv = qdw_at(line + (i * s->sw + kx % s->sw) * QDW_COPIES * p, p,
+                                  col + kx / s->sw + v * QDW_VL);
+          CUVIL_UNROLL
+          for (int r = 0; r < QDW_R; ++r) {
+            const int64_t ky = i - r * s->sh;
+            if (ky >= 0 && ky < s->kh)
+              qdw_mac(&acc[r][v], xv, taps, ky * s->kw + kx);
+          }
+        }
+  } else {
+    for (int64_t ky = 0; ky < s->kh; ++ky)
+      for (int64_t kx = 0; kx < s->kw; ++kx)
+        qdw_tap(acc, s, line, p, col, taps, ky, kx);
+  }
+  /* Whole vectors to y with no branches: a condition per store splits the
+   * tile into blocks, and the optimiser then hoisted the next rows' loads
+   * above the stores and spilled them. A partial tile goes through a
+   * scratch tile first. */
+  uint8_t part[QDW_R][QDW_TW];
+  const int whole = rows == QDW_R && cols == QDW_TW;
+  uint8_t *dst = whole ? y : &part[0][0];
+  const int64_t ds = whole ? s->ow : QDW_TW;
+  CUVIL_UNROLL
+  for (int r = 0; r < QDW_R; ++r)
+    CUVIL_UNROLL
+    for (int v = 0; v < QDW_NV; ++v) {
+      const qdw_v8 o = qdw_requant(acc[r][v], q);
+      __builtin_memcpy(dst + r * ds + v * QDW_VL, &o, sizeof o);
+    }
+  if (whole)
+    return;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t l = 0; l < cols; ++l)
+      y[r * s->ow + l] = part[r][l];
+}
+
+/* Elements of a phase copy for `cols` output columns: their whole tiles
+ * plus the window's reach, even on one-lane targets (pairs stay aligned). */
+INLINE int64_t qdw_phase_len(int64_t cols, int64_t halo) {
+  const int64_t n = (cols + QDW_TW - 1) / QDW_TW * QDW_TW + halo;
+  return (n + QDW_COPIES - 1) / QDW_COPIES * QDW_COPIES;
+}
+
+/* Every plane: bands of QDW_R output rows, column chunks of a->chunk;
+ * each (band, chunk) fills its lines, then runs its tiles. */
+INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled) {
+  const int64_t lines = (QDW_R - 1) * s->sh + (s->kh - 1) * s->dh + 1;
+  const int64_t p = qdw_phase_len(a->chunk, (s->kw - 1) * s->dw / s->sw);
+  /* One-lane targets move int8 inputs to uint8 (see qdw_x). */
+  const int32_t xoff = CUVIL_SCALAR_BLOCKING && a->x_type == CUVIL_Q_I8 ? 128 : 0;
+  __attribute__((aligned(16))) qdw_el line[QDW_LINE_ELEMS];
+  for (int64_t pl = 0; pl < a->planes; ++pl) {
+    const int64_t ch = pl % a->c;
+    const uint8_t *xc = (const uint8_t *)a->x + pl * s->h * s->wd;
+    uint8_t *yc = a->y + pl * s->oh * s->ow;
+    const int8_t *wc = a->w + ch * s->kh * s->kw;
+    qdw_taps taps[QDW_TAP_VECTORS] = {{0}};
+    for (int64_t t = 0; t < s->kh * s->kw; ++t)
+      taps[t / 8][t % 8] = wc[t];
+    const int32_t bias = a->bias[ch] - (xoff ? xoff * a->wsum[ch] : 0);
+    const int64_t shift = a->rq[2 * ch + 1], s31 = shift - 31;
+    const qdw_rq q = {a->rq[2 * ch],
+                      shift,
+                      ((int64_t)1 << (shift - 1)) - 1 + a->y_zp * ((int64_t)1 << shift),
+                      (int32_t)a->y_lo,
+                      (int32_t)a->y_hi,
+                      (int32_t)s31,
+                      (int32_t)(((int64_t)1 << (s31 - 1)) - 1 + a->y_zp * ((int64_t)1 << s31)),
+                      ((int64_t)1 << (shift - 1)) + a->y_zp * ((int64_t)1 << shift),
+                      ((int64_t)1 << shift) - 1,
+                      a->y_zp};
+    for (int64_t ox0 = 0; ox0 < s->ow; ox0 += a->chunk) {
+      const int64_t cols = s->ow - ox0 < a->chunk ? s->ow - ox0 : a->chunk;
+      const int64_t col0 = ox0 * s->sw - s->pad_left;
+      for (int64_t oy = 0; oy < s->oh; oy += QDW_R) {
+        const int64_t iy0 = oy * s->sh - s->pad_top;
+        for (int64_t i = 0; i < lines; ++i) {
+          const int64_t iy = iy0 + i;
+          const void *row = iy >= 0 && iy < s->h ? xc + iy * s->wd : 0;
+          qdw_fill(s, line + i * s->sw * QDW_COPIES * p, row, a->x_type, col0, p,
+                   (int32_t)a->x_zp + xoff, xoff);
+        }
+        const int64_t rows = s->oh - oy < QDW_R ? s->oh - oy : QDW_R;
+        uint8_t *y = yc + oy * s->ow + ox0;
+        for (int64_t t = 0; t < cols; t += QDW_TW)
+          qdw_tile(s, line, p, t, taps, bias, &q, y + t, rows,
+                   cols - t < QDW_TW ? cols - t : QDW_TW, unrolled);
+      }
+    }
+  }
+}
+
+/* The specialised kernels: shapes whose tap loops unroll (constants here),
+ * and the general one. */
+#define QDW_KERNEL(name, KH, KW, S)                                            \
+  static __attribute__((noinline)) void name(const qdw_shape *g,               \
+                                             const qdw_args *a) {              \
+    qdw_shape s = *g;                                                          \
+    s.kh = KH;                                                                 \
+    s.kw = KW;                                                                 \
+    s.sh = s.sw = S;                                                           \
+    s.dh = s.dw = 1;                                                           \
+    qdw_planes(&s, a, 1);                                                      \
+  }
+QDW_KERNEL(qdw_3x3s1, 3, 3, 1)
+QDW_KERNEL(qdw_3x3s2, 3, 3, 2)
+QDW_KERNEL(qdw_5x5s1, 5, 5, 1)
+QDW_KERNEL(qdw_5x5s2, 5, 5, 2)
+#undef QDW_KERNEL
+
+static __attribute__((noinline)) void qdw_general(const qdw_shape *s,
+                                                  const qdw_args *a) {
+  qdw_planes(s, a, 0);
+}
 
 void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
                                 const int32_t *bias, const int32_t *wsum,
                                 const int32_t *rq, void *y, const int64_t *geom,
                                 int64_t x_type, int64_t x_zp, int64_t y_type,
                                 int64_t y_zp, int64_t y_lo, int64_t y_hi) {
-  cuvil_k_qdwconv2d_s8(x, w, bias, wsum, rq, y, geom, x_type, x_zp, y_type,
-                       y_zp, y_lo, y_hi);
+  (void)y_type; /* an in-range value has the same byte as uint8 or int8 */
+  const qdw_shape s = {geom[CUVIL_QCONV_H],       geom[CUVIL_QCONV_W],
+                       geom[CUVIL_QCONV_KH],      geom[CUVIL_QCONV_KW],
+                       geom[CUVIL_QCONV_OH],      geom[CUVIL_QCONV_OW],
+                       geom[CUVIL_QCONV_SH],      geom[CUVIL_QCONV_SW],
+                       geom[CUVIL_QCONV_DH],      geom[CUVIL_QCONV_DW],
+                       geom[CUVIL_QCONV_PAD_TOP], geom[CUVIL_QCONV_PAD_LEFT]};
+  const int64_t c = geom[CUVIL_QCONV_C];
+  /* Columns per chunk: all of them when one band's lines fit the buffer,
+   * else the most whole tiles that do. */
+  const int64_t lines = (QDW_R - 1) * s.sh + (s.kh - 1) * s.dh + 1;
+  const int64_t halo = (s.kw - 1) * s.dw / s.sw;
+  const int64_t per_phase = QDW_LINE_ELEMS / (lines * s.sw * QDW_COPIES);
+  int64_t chunk = s.ow;
+  if (qdw_phase_len(s.ow, halo) > per_phase)
+    chunk = (per_phase - halo - (QDW_COPIES - 1)) / QDW_TW * QDW_TW;
+  /* One-lane targets need wsum for int8 inputs (see qdw_x). */
+  int fits = chunk > 0 && s.kh * s.kw <= QDW_TAPS_MAX && (!CUVIL_SCALAR_BLOCKING || wsum || x_type == CUVIL_Q_U8);
+  for (int64_t ch = 0; ch < c && fits; ++ch)
+    fits = rq[2 * ch + 1] >= QDW_SHIFT_MIN && rq[2 * ch + 1] <= QDW_SHIFT_MAX;
+  if (!fits || s.oh <= 0 || s.ow <= 0) {
+    cuvil_k_qdwconv2d_s8(x, w, bias, wsum, rq, y, geom, x_type, x_zp, y_type,
+                         y_zp, y_lo, y_hi);
+    return;
+  }
+  const qdw_args a = {x,    w,    bias, wsum, rq,   (uint8_t *)y, geom[CUVIL_QCONV_N] * c,
+                      c,    x_type, x_zp, y_zp, y_lo, y_hi,     chunk};
+  const int unit = s.dh == 1 && s.dw == 1 && s.sh == s.sw;
+  if (unit && s.kh == 3 && s.kw == 3 && s.sh == 1)
+    qdw_3x3s1(&s, &a);
+  else if (unit && s.kh == 3 && s.kw == 3 && s.sh == 2)
+    qdw_3x3s2(&s, &a);
+  else if (unit && s.kh == 5 && s.kw == 5 && s.sh == 1)
+    qdw_5x5s1(&s, &a);
+  else if (unit && s.kh == 5 && s.kw == 5 && s.sh == 2)
+    qdw_5x5s2(&s, &a);
+  else
+    qdw_general(&s, &a);
 }
