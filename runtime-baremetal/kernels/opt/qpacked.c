@@ -166,8 +166,8 @@ STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil_
       for (int r = 0; r < CUVIL_QKR; ++r) {
         const int64_t t = k0 + q * CUVIL_QKR + r;
         g[r] = row_splat(0);
-        for (int j = 0; j < CUVIL_QNR; ++j)
-          if (t < s->k && j < b->nb)
+        if (t < s->k)
+          for (int64_t j = 0; j < b->nb; ++j)
             g[r][j] = s->x[(b->p0 + j) * s->k + t] ^ s->flip;
       }
       cuvil_qx_pack(buf + q * CUVIL_QXG, g);
@@ -193,10 +193,11 @@ STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil_
 }
 
 /* acc (the int32 block part, [CUVIL_QNR][CUVIL_QMR]) += nq groups of the
- * panel of mb channels at wq against the gathered xq. Called with mb =
- * CUVIL_QMR (a constant: whole-vector loads) or the narrow panel's width. */
+ * panel of mb channels at wq against the gathered xq; with one = 1 only
+ * the block's first position. Called with mb = CUVIL_QMR (a constant:
+ * whole-vector loads) or the narrow panel's width. */
 INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq,
-                      int64_t mb) {
+                      int64_t mb, int one) {
   cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV];
   cuvil_qacc_load(acc, part);
   for (int64_t q = 0; q < nq; ++q) {
@@ -205,7 +206,10 @@ INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int6
     for (int v = 0; v < CUVIL_QMV; ++v)
       w[v] = mb == CUVIL_QMR ? cuvil_qw_load(wq + v * CUVIL_QWB)
                              : cuvil_qw_load_n(wq + v * CUVIL_QWB, mb * CUVIL_QKR - v * CUVIL_QWB);
-    cuvil_qgroup(acc, w, xq);
+    if (one)
+      cuvil_qgroup_one(acc[0], w, xq);
+    else
+      cuvil_qgroup(acc, w, xq);
     wq += mb * CUVIL_QKR;
     xq += CUVIL_QXG;
   }
@@ -213,12 +217,20 @@ INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int6
 }
 
 STAGE void run_full(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq) {
-  run_panel(part, xq, wq, nq, CUVIL_QMR);
+  run_panel(part, xq, wq, nq, CUVIL_QMR, 0);
 }
 
 STAGE void run_narrow(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq,
                       int64_t mb) {
-  run_panel(part, xq, wq, nq, mb);
+  run_panel(part, xq, wq, nq, mb, 0);
+}
+
+STAGE void run_one(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq,
+                   int64_t mb) {
+  if (mb == CUVIL_QMR)
+    run_panel(part, xq, wq, nq, CUVIL_QMR, 1);
+  else
+    run_panel(part, xq, wq, nq, mb, 1);
 }
 
 /* Output and requantization of one operation (a convolution group). */
@@ -303,7 +315,9 @@ INLINE void run_tile(const qout *o, const qblock *b, const cuvil_qxe *buf, int32
         __builtin_memcpy(pp + j * CUVIL_QMR, init, sizeof init);
     }
     const int8_t *wq = o->wp + m0 * kp + k0 * mb;
-    if (mb == CUVIL_QMR)
+    if (b->nb == 1)
+      run_one(pp, buf, wq, kc / CUVIL_QKR, mb);
+    else if (mb == CUVIL_QMR)
       run_full(pp, buf, wq, kc / CUVIL_QKR);
     else
       run_narrow(pp, buf, wq, kc / CUVIL_QKR, mb);
