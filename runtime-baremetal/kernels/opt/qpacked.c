@@ -53,7 +53,7 @@ typedef struct {
   int64_t j0[CUVIL_QNR + 1], iy[CUVIL_QNR], ix[CUVIL_QNR];
 } qblock;
 
-/* Window taps whose input offsets gather_inside tabulates (7x7). */
+/* Window taps whose input offsets gather_run tabulates (7x7). */
 #define QTAPS 49
 
 INLINE void block_init(const qsrc *s, qblock *b, int64_t p0, int64_t nb) {
@@ -75,7 +75,9 @@ INLINE void block_init(const qsrc *s, qblock *b, int64_t p0, int64_t nb) {
 
 INLINE cuvil_qrow row_splat(uint8_t v) { return (cuvil_qrow){0} + v; }
 
-/* Step (ci, ky, kx) (a window tap) of the block's positions. */
+/* Step (ci, ky, kx) (a window tap) of the block's positions, for the
+ * blocks gather_run does not take (across rows, kernels of more than
+ * QTAPS taps). */
 INLINE cuvil_qrow conv_step(const qsrc *s, const qblock *b, int64_t ci, int64_t ky, int64_t kx) {
   cuvil_qrow row = row_splat(s->pad);
   const uint8_t *xc = s->x + ci * s->h * s->wd;
@@ -86,7 +88,7 @@ INLINE cuvil_qrow conv_step(const qsrc *s, const qblock *b, int64_t ci, int64_t 
     const uint8_t *xr = xc + iy * s->wd;
     const int64_t j0 = b->j0[i], n = b->j0[i + 1] - j0;
     if (n == CUVIL_QNR && s->sw == 1 && ix >= 0 && ix + CUVIL_QNR <= s->wd) {
-      /* The common case: the block is one window row inside the input. */
+      /* The block is one window row inside the input. */
       __builtin_memcpy(&row, xr + ix, CUVIL_QNR);
     } else if (ix >= 0 && ix + (n - 1) * s->sw < s->wd) {
       for (int64_t j = 0; j < n; ++j)
