@@ -142,9 +142,14 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cu
           row = __builtin_shufflevector(pair, pair, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
                                         26, 28, 30);
         } else {
-          row = row_splat(pad);
+          /* Lane by lane through memory: a vector lane at a variable index
+           * is a store and a reload of the whole vector each. */
+          const cuvil_qrow pads = row_splat(pad);
+          uint8_t lanes[sizeof row];
+          __builtin_memcpy(lanes, &pads, sizeof row);
           for (int64_t j = lo[tap]; j < hi[tap]; ++j)
-            row[j] = xp[j * sw];
+            lanes[j] = xp[j * sw];
+          __builtin_memcpy(&row, lanes, sizeof row);
         }
         row ^= flip;
       }
