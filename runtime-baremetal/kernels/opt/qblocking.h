@@ -19,8 +19,9 @@
  *       channels x 4 steps (16 int8), the block's activations of a group
  *       are 12 positions x 4 steps in three vectors, and each
  *       vdotq_laneq_s32 does 16 multiply-adds; 12 x 2 accumulators + 2
- *       weights + 3 activations = 29 of 32 registers, 24 sdot per 5 loads.
- *       Activations in int8 (uint8 inputs flipped).
+ *       weights + 3 activations = 29 of 32 registers; two groups per
+ *       iteration are 48 sdot, 5 ldp and 4 loop instructions, 0.074 per
+ *       multiply-add. Activations in int8 (uint8 inputs flipped).
  *   x86-64 AVX-512 VNNI: vpdpbusd, 16 channels x 4 steps per weight vector,
  *       the activation word of a position broadcast from memory; 12 x 2
  *       accumulators. Activations in uint8 (int8 inputs flipped): vpdpbusd
@@ -39,9 +40,9 @@
  *       modulo 2^64 and the low word is the first, the rest (minus the
  *       first's sign) the second (exact in any activation domain; uint8
  *       needs no sign extension). 4 channels x 4 position pairs (8
- *       positions): per step 4 lb + 4 ld + 16 mul + 16 add + 3 for the
- *       loop, 1.34 instructions per multiply-add (the float build's
- *       kernels: some 1.5 on whole models).
+ *       positions): per step 4 lb + 4 ld + 16 mul + 16 add, and 3 for
+ *       the loop per two steps, 1.30 instructions per multiply-add (the
+ *       float build's kernels: some 1.5 on whole models).
  *   anything else: the AArch64 layout with the dot product in plain C
  *       (also what the tests build as CUVIL_QBLOCKING_SDOT_EMUL, to run the
  *       a78 kernel's layout and block on the host).

@@ -207,6 +207,9 @@ INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int6
                       int64_t mb, int one) {
   cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV];
   cuvil_qacc_load(acc, part);
+  /* Two groups per iteration: the loop's counter and branch over 48 sdot
+   * on a78. */
+  CUVIL_UNROLL_BY(2)
   for (int64_t q = 0; q < nq; ++q) {
     cuvil_qw w[CUVIL_QMV];
     CUVIL_UNROLL
