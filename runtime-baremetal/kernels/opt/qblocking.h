@@ -19,8 +19,9 @@
  *       channels x 4 steps (16 int8), the block's activations of a group
  *       are 12 positions x 4 steps in three vectors, and each
  *       vdotq_laneq_s32 does 16 multiply-adds; 12 x 2 accumulators + 2
- *       weights + 3 activations = 29 of 32 registers, 24 sdot per 5 loads.
- *       Activations in int8 (uint8 inputs flipped).
+ *       weights + 3 activations = 29 of 32 registers; two groups per
+ *       iteration are 48 sdot, 5 ldp and 4 loop instructions, 0.074 per
+ *       multiply-add. Activations in int8 (uint8 inputs flipped).
  *   x86-64 AVX-512 VNNI: vpdpbusd, 16 channels x 4 steps per weight vector,
  *       the activation word of a position broadcast from memory; 12 x 2
  *       accumulators. Activations in uint8 (int8 inputs flipped): vpdpbusd
@@ -37,10 +38,11 @@
  *       one word, x0 + x1 * 2^32; times an int8 weight w that is
  *       x0 w + x1 w 2^32, so a 64-bit accumulator adds up both dot products
  *       modulo 2^64 and the low word is the first, the rest (minus the
- *       first's sign) the second. 4 channels x 4 position pairs (8
- *       positions): per step 4 lb + 4 ld + 16 mul + 16 add + 3 for the
- *       loop, 1.34 instructions per multiply-add (the float build's
- *       kernels: some 1.5 on whole models).
+ *       first's sign) the second (exact in any activation domain; uint8
+ *       needs no sign extension). 4 channels x 4 position pairs (8
+ *       positions): per step 4 lb + 4 ld + 16 mul + 16 add, and 3 for
+ *       the loop per two steps, 1.30 instructions per multiply-add (the
+ *       float build's kernels: some 1.5 on whole models).
  *   anything else: the AArch64 layout with the dot product in plain C
  *       (also what the tests build as CUVIL_QBLOCKING_SDOT_EMUL, to run the
  *       a78 kernel's layout and block on the host).
@@ -78,7 +80,7 @@
 #define CUVIL_QKR 1
 #define CUVIL_QNR 8
 #define CUVIL_QNA 4 /* accumulator rows: position pairs */
-#define CUVIL_QX_UNSIGNED 0
+#define CUVIL_QX_UNSIGNED 1 /* zero-extended bytes: no sign extension */
 #define CUVIL_QKC 128 /* steps per gathered tile: 128 x 32 bytes */
 typedef uint64_t cuvil_qxe;
 #define CUVIL_QXG 4 /* elements per group: 4 pairs */
@@ -224,8 +226,7 @@ CUVIL_QINLINE void cuvil_qx_pack(cuvil_qxe *dst, const cuvil_qrow s[CUVIL_QKR]) 
 #if defined(CUVIL_QPAIRS)
   CUVIL_UNROLL
   for (int a = 0; a < CUVIL_QNA; ++a)
-    dst[a] = (uint64_t)(int64_t)(int8_t)s[0][2 * a] +
-             ((uint64_t)(int64_t)(int8_t)s[0][2 * a + 1] << 32);
+    dst[a] = (uint64_t)s[0][2 * a] + ((uint64_t)s[0][2 * a + 1] << 32);
 #elif CUVIL_QKR == 4
   /* Position j's 4 steps at bytes 4j..4j+3: two rounds of zips. */
   const cuvil_qrow2 s02 = CUVIL_QZIP16(s[0], s[2]), s13 = CUVIL_QZIP16(s[1], s[3]);
@@ -334,6 +335,46 @@ CUVIL_QINLINE void cuvil_qgroup(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
       acc[j][v] = _mm256_add_epi32(acc[j][v], _mm256_madd_epi16(w[v], xb));
 #endif
   }
+#endif
+}
+
+/* cuvil_qgroup for the first position only (acc: its accumulators), for a
+ * block of one position (a matrix product of one row: a fully connected
+ * layer at batch 1), which would otherwise pay for the whole block. */
+CUVIL_QINLINE void cuvil_qgroup_one(cuvil_qacc acc[CUVIL_QMV], const cuvil_qw w[CUVIL_QMV],
+                                    const cuvil_qxe *xq) {
+#if defined(CUVIL_QPAIRS)
+  CUVIL_UNROLL
+  for (int v = 0; v < CUVIL_QMV; ++v)
+    acc[v] += xq[0] * (uint64_t)w[v];
+#elif defined(CUVIL_QSDOT)
+  const int8x16_t x = vreinterpretq_s8_s32(vld1q_dup_s32((const int32_t *)(const void *)xq));
+  CUVIL_UNROLL
+  for (int v = 0; v < CUVIL_QMV; ++v)
+    acc[v] = vdotq_laneq_s32(acc[v], w[v], x, 0);
+#elif defined(CUVIL_QSDOT_C)
+  CUVIL_UNROLL
+  for (int v = 0; v < CUVIL_QMV; ++v)
+    acc[v] = cuvil_qdot_c(acc[v], w[v], xq);
+#else
+  int32_t word;
+  __builtin_memcpy(&word, xq, sizeof word);
+#if defined(CUVIL_QVNNI)
+  const __m512i xb = _mm512_set1_epi32(word);
+  CUVIL_UNROLL
+  for (int v = 0; v < CUVIL_QMV; ++v)
+    acc[v] = _mm512_dpbusd_epi32(acc[v], xb, w[v]);
+#elif CUVIL_QVL == 16
+  const __m512i xb = _mm512_set1_epi32(word);
+  CUVIL_UNROLL
+  for (int v = 0; v < CUVIL_QMV; ++v)
+    acc[v] = _mm512_add_epi32(acc[v], _mm512_madd_epi16(w[v], xb));
+#else
+  const __m256i xb = _mm256_set1_epi32(word);
+  CUVIL_UNROLL
+  for (int v = 0; v < CUVIL_QMV; ++v)
+    acc[v] = _mm256_add_epi32(acc[v], _mm256_madd_epi16(w[v], xb));
+#endif
 #endif
 }
 

@@ -53,7 +53,7 @@ typedef struct {
   int64_t j0[CUVIL_QNR + 1], iy[CUVIL_QNR], ix[CUVIL_QNR];
 } qblock;
 
-/* Window taps whose input offsets gather_inside tabulates (7x7). */
+/* Window taps whose input offsets gather_run tabulates (7x7). */
 #define QTAPS 49
 
 INLINE void block_init(const qsrc *s, qblock *b, int64_t p0, int64_t nb) {
@@ -75,7 +75,9 @@ INLINE void block_init(const qsrc *s, qblock *b, int64_t p0, int64_t nb) {
 
 INLINE cuvil_qrow row_splat(uint8_t v) { return (cuvil_qrow){0} + v; }
 
-/* Step (ci, ky, kx) (a window tap) of the block's positions. */
+/* Step (ci, ky, kx) (a window tap) of the block's positions, for the
+ * blocks gather_run does not take (across rows, kernels of more than
+ * QTAPS taps). */
 INLINE cuvil_qrow conv_step(const qsrc *s, const qblock *b, int64_t ci, int64_t ky, int64_t kx) {
   cuvil_qrow row = row_splat(s->pad);
   const uint8_t *xc = s->x + ci * s->h * s->wd;
@@ -86,7 +88,7 @@ INLINE cuvil_qrow conv_step(const qsrc *s, const qblock *b, int64_t ci, int64_t 
     const uint8_t *xr = xc + iy * s->wd;
     const int64_t j0 = b->j0[i], n = b->j0[i + 1] - j0;
     if (n == CUVIL_QNR && s->sw == 1 && ix >= 0 && ix + CUVIL_QNR <= s->wd) {
-      /* The common case: the block is one window row inside the input. */
+      /* The block is one window row inside the input. */
       __builtin_memcpy(&row, xr + ix, CUVIL_QNR);
     } else if (ix >= 0 && ix + (n - 1) * s->sw < s->wd) {
       for (int64_t j = 0; j < n; ++j)
@@ -140,9 +142,14 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cu
           row = __builtin_shufflevector(pair, pair, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
                                         26, 28, 30);
         } else {
-          row = row_splat(pad);
+          /* Lane by lane through memory: a vector lane at a variable index
+           * is a store and a reload of the whole vector each. */
+          const cuvil_qrow pads = row_splat(pad);
+          uint8_t lanes[sizeof row];
+          __builtin_memcpy(lanes, &pads, sizeof row);
           for (int64_t j = lo[tap]; j < hi[tap]; ++j)
-            row[j] = xp[j * sw];
+            lanes[j] = xp[j * sw];
+          __builtin_memcpy(&row, lanes, sizeof row);
         }
         row ^= flip;
       }
@@ -166,8 +173,8 @@ STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil_
       for (int r = 0; r < CUVIL_QKR; ++r) {
         const int64_t t = k0 + q * CUVIL_QKR + r;
         g[r] = row_splat(0);
-        for (int j = 0; j < CUVIL_QNR; ++j)
-          if (t < s->k && j < b->nb)
+        if (t < s->k)
+          for (int64_t j = 0; j < b->nb; ++j)
             g[r][j] = s->x[(b->p0 + j) * s->k + t] ^ s->flip;
       }
       cuvil_qx_pack(buf + q * CUVIL_QXG, g);
@@ -193,19 +200,26 @@ STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil_
 }
 
 /* acc (the int32 block part, [CUVIL_QNR][CUVIL_QMR]) += nq groups of the
- * panel of mb channels at wq against the gathered xq. Called with mb =
- * CUVIL_QMR (a constant: whole-vector loads) or the narrow panel's width. */
+ * panel of mb channels at wq against the gathered xq; with one = 1 only
+ * the block's first position. Called with mb = CUVIL_QMR (a constant:
+ * whole-vector loads) or the narrow panel's width. */
 INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq,
-                      int64_t mb) {
+                      int64_t mb, int one) {
   cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV];
   cuvil_qacc_load(acc, part);
+  /* Two groups per iteration: the loop's counter and branch over 48 sdot
+   * on a78. */
+  CUVIL_UNROLL_BY(2)
   for (int64_t q = 0; q < nq; ++q) {
     cuvil_qw w[CUVIL_QMV];
     CUVIL_UNROLL
     for (int v = 0; v < CUVIL_QMV; ++v)
       w[v] = mb == CUVIL_QMR ? cuvil_qw_load(wq + v * CUVIL_QWB)
                              : cuvil_qw_load_n(wq + v * CUVIL_QWB, mb * CUVIL_QKR - v * CUVIL_QWB);
-    cuvil_qgroup(acc, w, xq);
+    if (one)
+      cuvil_qgroup_one(acc[0], w, xq);
+    else
+      cuvil_qgroup(acc, w, xq);
     wq += mb * CUVIL_QKR;
     xq += CUVIL_QXG;
   }
@@ -213,12 +227,20 @@ INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int6
 }
 
 STAGE void run_full(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq) {
-  run_panel(part, xq, wq, nq, CUVIL_QMR);
+  run_panel(part, xq, wq, nq, CUVIL_QMR, 0);
 }
 
 STAGE void run_narrow(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq,
                       int64_t mb) {
-  run_panel(part, xq, wq, nq, mb);
+  run_panel(part, xq, wq, nq, mb, 0);
+}
+
+STAGE void run_one(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq,
+                   int64_t mb) {
+  if (mb == CUVIL_QMR)
+    run_panel(part, xq, wq, nq, CUVIL_QMR, 1);
+  else
+    run_panel(part, xq, wq, nq, mb, 1);
 }
 
 /* Output and requantization of one operation (a convolution group). */
@@ -303,7 +325,9 @@ INLINE void run_tile(const qout *o, const qblock *b, const cuvil_qxe *buf, int32
         __builtin_memcpy(pp + j * CUVIL_QMR, init, sizeof init);
     }
     const int8_t *wq = o->wp + m0 * kp + k0 * mb;
-    if (mb == CUVIL_QMR)
+    if (b->nb == 1)
+      run_one(pp, buf, wq, kc / CUVIL_QKR, mb);
+    else if (mb == CUVIL_QMR)
       run_full(pp, buf, wq, kc / CUVIL_QKR);
     else
       run_narrow(pp, buf, wq, kc / CUVIL_QKR, mb);
