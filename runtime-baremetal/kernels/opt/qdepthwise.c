@@ -18,14 +18,22 @@
  * The accumulators are int32 lanes: acc += (int32)x16 * (int32)w16 per
  * tap, one widening multiply-accumulate per vector where the ISA has it
  * (AArch64 smlal/smlal2 by element). Raw uint8 or int8 values fit int16,
- * so no domain change is needed and wsum goes unused. Requantization runs
- * on the tile's vectors in int64 lanes (see qdw_requant).
+ * so vector targets need no domain change and ignore wsum. One-lane
+ * targets (RV64) hold two output columns per 64-bit register instead
+ * (see qdw_x): one mul and one add per two multiply-adds. Requantization
+ * runs on the tile's registers: in int32 lanes on AArch64, int64 lanes on
+ * the other vector targets, per column with a rare tie branch on one-lane
+ * targets (see qdw_requant).
  *
  * Stack: the lines take QDW_LINE_BYTES (4 KiB on the boards, 16 KiB on
- * x86-64 as depthwise.c's), plus the tile's spills, if any: wider maps are
- * cut into column chunks. Shapes where not even one tile's columns fit
- * (a huge or very dilated window), and requantization shifts outside
- * [32, 53] (see qdw_requant), take the reference kernel. */
+ * x86-64 as depthwise.c's); the rest of a kernel's frame (taps, a scratch
+ * tile, spills) is under 2 KiB (clang 19 -fstack-usage, entry point and
+ * kernel frames together: at most 5.5 KiB on a78, 6.3 KiB on RV64, the
+ * 5x5 stride-2 kernel the largest). Wider maps are cut into
+ * column chunks. Shapes where not even one tile's columns fit (a huge or
+ * very dilated window), kernels of more than QDW_TAPS_MAX taps and
+ * requantization shifts outside [32, 53] (see qdw_rq) take the reference
+ * kernel; so do int8 inputs without wsum on one-lane targets. */
 #include "cuvil/kernels.h"
 
 #include "../quant/requant.h"
