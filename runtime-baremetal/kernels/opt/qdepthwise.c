@@ -348,12 +348,12 @@ INLINE void qdw_tap(qdw_acc acc[QDW_R][QDW_NV], const qdw_shape *s, const qdw_el
               taps, ky * s->kw + kx);
 }
 
-/* One tile: QDW_R output rows from y (rows of them stored), QDW_TW
- * columns (cols of them stored); the tile's first output column reads
- * element col of every phase. */
+/* One tile: QDW_R output rows from y (rows of them stored), nv * QDW_VL
+ * columns (cols of them stored; nv = QDW_NV unless unrolled); the tile's
+ * first output column reads element col of every phase. */
 INLINE void qdw_tile(const qdw_shape *s, const qdw_el *line, int64_t p, int64_t col,
                      const qdw_taps taps[QDW_TAP_VECTORS], int32_t bias, const qdw_rq *q,
-                     uint8_t *y, int64_t rows, int64_t cols, int unrolled) {
+                     uint8_t *y, int64_t rows, int64_t cols, int unrolled, int nv) {
   qdw_acc acc[QDW_R][QDW_NV];
   CUVIL_UNROLL
   for (int r = 0; r < QDW_R; ++r)
@@ -385,7 +385,7 @@ INLINE void qdw_tile(const qdw_shape *s, const qdw_el *line, int64_t p, int64_t 
       CUVIL_UNROLL
       for (int64_t kx = 0; kx < s->kw; ++kx)
         CUVIL_UNROLL
-        for (int v = 0; v < QDW_NV; ++v) {
+        for (int v = 0; v < nv; ++v) {
           const qdw_x xv = qdw_at(line + (i * s->sw + kx % s->sw) * QDW_COPIES * p, p,
                                   col + kx / s->sw + v * QDW_VL);
           CUVIL_UNROLL
@@ -405,13 +405,13 @@ INLINE void qdw_tile(const qdw_shape *s, const qdw_el *line, int64_t p, int64_t 
    * above the stores and spilled them. A partial tile goes through a
    * scratch tile first. */
   uint8_t part[QDW_R][QDW_TW];
-  const int whole = rows == QDW_R && cols == QDW_TW;
+  const int whole = rows == QDW_R && cols == nv * QDW_VL;
   uint8_t *dst = whole ? y : &part[0][0];
   const int64_t ds = whole ? s->ow : QDW_TW;
   CUVIL_UNROLL
   for (int r = 0; r < QDW_R; ++r)
     CUVIL_UNROLL
-    for (int v = 0; v < QDW_NV; ++v) {
+    for (int v = 0; v < nv; ++v) {
       const qdw_v8 o = qdw_requant(acc[r][v], q);
       __builtin_memcpy(dst + r * ds + v * QDW_VL, &o, sizeof o);
     }
@@ -431,7 +431,7 @@ INLINE int64_t qdw_phase_len(int64_t cols, int64_t halo) {
 
 /* Every plane: bands of QDW_R output rows, column chunks of a->chunk;
  * each (band, chunk) fills its lines, then runs its tiles. */
-INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled) {
+INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled, int nv) {
   const int64_t lines = (QDW_R - 1) * s->sh + (s->kh - 1) * s->dh + 1;
   const int64_t p = qdw_phase_len(a->chunk, (s->kw - 1) * s->dw / s->sw);
   /* One-lane targets move int8 inputs to uint8 (see qdw_x). */
@@ -470,35 +470,40 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled) {
         }
         const int64_t rows = s->oh - oy < QDW_R ? s->oh - oy : QDW_R;
         uint8_t *y = yc + oy * s->ow + ox0;
-        for (int64_t t = 0; t < cols; t += QDW_TW)
-          qdw_tile(s, line, p, t, taps, bias, &q, y + t, rows,
-                   cols - t < QDW_TW ? cols - t : QDW_TW, unrolled);
+        const int64_t tw = nv * QDW_VL;
+        for (int64_t t = 0; t < cols; t += tw)
+          qdw_tile(s, line, p, t, taps, bias, &q, y + t, rows, cols - t < tw ? cols - t : tw,
+                   unrolled, nv);
       }
     }
   }
 }
 
 /* The specialised kernels: shapes whose tap loops unroll (constants here),
- * and the general one. */
-#define QDW_KERNEL(name, KH, KW, S)                                            \
-  static __attribute__((noinline)) void name(const qdw_shape *g,               \
-                                             const qdw_args *a) {              \
-    qdw_shape s = *g;                                                          \
-    s.kh = KH;                                                                 \
-    s.kw = KW;                                                                 \
-    s.sh = s.sw = S;                                                           \
-    s.dh = s.dw = 1;                                                           \
-    qdw_planes(&s, a, 1);                                                      \
+ * with tiles of QDW_NV vectors or, for maps no wider than one vector, of
+ * one (DS-CNN's 5-wide maps: 5 of 8 lanes used, not 5 of 16); and the
+ * general kernel. */
+#define QDW_KERNEL(name, KH, KW, S, NV)                                                            \
+  static __attribute__((noinline)) void name(const qdw_shape *g, const qdw_args *a) {              \
+    qdw_shape s = *g;                                                                              \
+    s.kh = KH;                                                                                     \
+    s.kw = KW;                                                                                     \
+    s.sh = s.sw = S;                                                                               \
+    s.dh = s.dw = 1;                                                                               \
+    qdw_planes(&s, a, 1, NV);                                                                      \
   }
-QDW_KERNEL(qdw_3x3s1, 3, 3, 1)
-QDW_KERNEL(qdw_3x3s2, 3, 3, 2)
-QDW_KERNEL(qdw_5x5s1, 5, 5, 1)
-QDW_KERNEL(qdw_5x5s2, 5, 5, 2)
+QDW_KERNEL(qdw_3x3s1, 3, 3, 1, QDW_NV)
+QDW_KERNEL(qdw_3x3s2, 3, 3, 2, QDW_NV)
+QDW_KERNEL(qdw_5x5s1, 5, 5, 1, QDW_NV)
+QDW_KERNEL(qdw_5x5s2, 5, 5, 2, QDW_NV)
+#if QDW_NV > 1
+QDW_KERNEL(qdw_3x3s1_narrow, 3, 3, 1, 1)
+QDW_KERNEL(qdw_3x3s2_narrow, 3, 3, 2, 1)
+#endif
 #undef QDW_KERNEL
 
-static __attribute__((noinline)) void qdw_general(const qdw_shape *s,
-                                                  const qdw_args *a) {
-  qdw_planes(s, a, 0);
+static __attribute__((noinline)) void qdw_general(const qdw_shape *s, const qdw_args *a) {
+  qdw_planes(s, a, 0, QDW_NV);
 }
 
 void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
@@ -534,6 +539,15 @@ void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
   const qdw_args a = {x,    w,    bias, wsum, rq,   (uint8_t *)y, geom[CUVIL_QCONV_N] * c,
                       c,    x_type, x_zp, y_zp, y_lo, y_hi,     chunk};
   const int unit = s.dh == 1 && s.dw == 1 && s.sh == s.sw;
+#if QDW_NV > 1
+  if (unit && s.kh == 3 && s.kw == 3 && (s.sh == 1 || s.sh == 2) && s.ow <= QDW_VL) {
+    if (s.sh == 1)
+      qdw_3x3s1_narrow(&s, &a);
+    else
+      qdw_3x3s2_narrow(&s, &a);
+    return;
+  }
+#endif
   if (unit && s.kh == 3 && s.kw == 3 && s.sh == 1)
     qdw_3x3s1(&s, &a);
   else if (unit && s.kh == 3 && s.kw == 3 && s.sh == 2)
