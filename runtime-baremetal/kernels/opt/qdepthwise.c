@@ -249,11 +249,11 @@ typedef int16_t qdw_taps __attribute__((vector_size(8 * sizeof(int16_t))));
 
 /* The inputs of QDW_VL consecutive outputs: elements [e, e + QDW_VL) of
  * the phase at ph (p elements a copy): any address on vector targets; on
- * one-lane targets an aligned pair, from the second copy (ph + p, one
+ * one-lane targets an aligned pair, from the second copy (ph + p + 2, one
  * element ahead) when e is odd. */
 INLINE qdw_x qdw_at(const qdw_el *ph, int64_t p, int64_t e) {
 #if CUVIL_SCALAR_BLOCKING
-  return (int64_t) * (const qdw_pair *)(ph + (e & 1) * p + (e & ~(int64_t)1));
+  return (int64_t) * (const qdw_pair *)(ph + (e & 1) * (p + 2) + (e & ~(int64_t)1));
 #else
   (void)p;
   qdw_v16 v;
@@ -301,35 +301,42 @@ INLINE void qdw_inside(int64_t off, int64_t stride, int64_t size, int64_t n,
   *b = *b < *a ? *a : *b;
 }
 
-/* Fills the line at dst (sw phases of QDW_COPIES * p elements) with input
- * row `row` (0: a padding row), columns col0 + ph + i * sw, zp outside
- * the row; plus xoff (see qdw_x). A second copy is one element ahead. */
+/* Elements of one phase of a line, its copies included: on one-lane
+ * targets the second copy starts 2 past the first's p elements, and holds
+ * element i at index i - 1 (so element 0 lands in a spare slot). */
+INLINE int64_t qdw_stride(int64_t p) { return QDW_COPIES == 1 ? p : 2 * p + 2; }
+
+/* Element i of the phase at d (p elements a copy) is v, in both copies. */
+INLINE void qdw_put(qdw_el *d, int64_t p, int64_t i, int32_t v) {
+  d[i] = (qdw_el)v;
+  if (QDW_COPIES > 1)
+    d[p + 1 + i] = (qdw_el)v;
+}
+
+/* Fills the line at dst (sw phases) with input row `row` (0: a padding
+ * row), columns col0 + ph + i * sw, zp outside the row; plus xoff (see
+ * qdw_x). */
 INLINE void qdw_fill(const qdw_shape *s, qdw_el *dst, const void *row, int64_t x_type,
                      int64_t col0, int64_t p, int32_t zp, int32_t xoff) {
   for (int64_t ph = 0; ph < s->sw; ++ph) {
-    qdw_el *d = dst + ph * QDW_COPIES * p;
+    qdw_el *d = dst + ph * qdw_stride(p);
     int64_t a = p, b = p;
     if (row)
       qdw_inside(col0 + ph, s->sw, s->wd, p, &a, &b);
     for (int64_t i = 0; i < a; ++i)
-      d[i] = (qdw_el)zp;
+      qdw_put(d, p, i, zp);
     const int64_t from = col0 + ph;
     if (x_type == CUVIL_Q_U8) {
       const uint8_t *r = (const uint8_t *)row + from;
       for (int64_t i = a; i < b; ++i)
-        d[i] = (qdw_el)r[i * s->sw];
+        qdw_put(d, p, i, r[i * s->sw]);
     } else {
       const int8_t *r = (const int8_t *)row + from;
       for (int64_t i = a; i < b; ++i)
-        d[i] = (qdw_el)(r[i * s->sw] + xoff);
+        qdw_put(d, p, i, r[i * s->sw] + xoff);
     }
     for (int64_t i = b; i < p; ++i)
-      d[i] = (qdw_el)zp;
-    if (QDW_COPIES > 1) {
-      for (int64_t i = 0; i + 1 < p; ++i)
-        d[p + i] = d[i + 1];
-      d[2 * p - 1] = (qdw_el)zp;
-    }
+      qdw_put(d, p, i, zp);
   }
 }
 
@@ -338,13 +345,13 @@ INLINE void qdw_tap(qdw_acc acc[QDW_R][QDW_NV], const qdw_shape *s, const qdw_el
                     int64_t p, int64_t col, const qdw_taps taps[QDW_TAP_VECTORS], int64_t ky,
                     int64_t kx) {
   const int64_t off = kx * s->dw;
-  const qdw_el *ph = line + (ky * s->dh * s->sw + off % s->sw) * QDW_COPIES * p;
+  const qdw_el *ph = line + (ky * s->dh * s->sw + off % s->sw) * qdw_stride(p);
   CUVIL_UNROLL
   for (int r = 0; r < QDW_R; ++r)
     CUVIL_UNROLL
     for (int v = 0; v < QDW_NV; ++v)
       qdw_mac(&acc[r][v],
-              qdw_at(ph + r * s->sh * s->sw * QDW_COPIES * p, p, col + off / s->sw + v * QDW_VL),
+              qdw_at(ph + r * s->sh * s->sw * qdw_stride(p), p, col + off / s->sw + v * QDW_VL),
               taps, ky * s->kw + kx);
 }
 
@@ -386,7 +393,7 @@ INLINE void qdw_tile(const qdw_shape *s, const qdw_el *line, int64_t p, int64_t 
       for (int64_t kx = 0; kx < s->kw; ++kx)
         CUVIL_UNROLL
         for (int v = 0; v < nv; ++v) {
-          const qdw_x xv = qdw_at(line + (i * s->sw + kx % s->sw) * QDW_COPIES * p, p,
+          const qdw_x xv = qdw_at(line + (i * s->sw + kx % s->sw) * qdw_stride(p), p,
                                   col + kx / s->sw + v * QDW_VL);
           CUVIL_UNROLL
           for (int r = 0; r < QDW_R; ++r) {
@@ -465,7 +472,7 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled, int 
         for (int64_t i = 0; i < lines; ++i) {
           const int64_t iy = iy0 + i;
           const void *row = iy >= 0 && iy < s->h ? xc + iy * s->wd : 0;
-          qdw_fill(s, line + i * s->sw * QDW_COPIES * p, row, a->x_type, col0, p,
+          qdw_fill(s, line + i * s->sw * qdw_stride(p), row, a->x_type, col0, p,
                    (int32_t)a->x_zp + xoff, xoff);
         }
         const int64_t rows = s->oh - oy < QDW_R ? s->oh - oy : QDW_R;
@@ -523,7 +530,9 @@ void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
    * else the most whole tiles that do. */
   const int64_t lines = (QDW_R - 1) * s.sh + (s.kh - 1) * s.dh + 1;
   const int64_t halo = (s.kw - 1) * s.dw / s.sw;
-  const int64_t per_phase = QDW_LINE_ELEMS / (lines * s.sw * QDW_COPIES);
+  /* The most p with lines * sw * qdw_stride(p) elements in the buffer. */
+  const int64_t per_phase =
+      (QDW_LINE_ELEMS / (lines * s.sw) - 2 * (QDW_COPIES - 1)) / QDW_COPIES;
   int64_t chunk = s.ow;
   if (qdw_phase_len(s.ow, halo) > per_phase)
     chunk = (per_phase - halo - (QDW_COPIES - 1)) / QDW_TW * QDW_TW;
