@@ -18,14 +18,22 @@
  * The accumulators are int32 lanes: acc += (int32)x16 * (int32)w16 per
  * tap, one widening multiply-accumulate per vector where the ISA has it
  * (AArch64 smlal/smlal2 by element). Raw uint8 or int8 values fit int16,
- * so no domain change is needed and wsum goes unused. Requantization runs
- * on the tile's vectors in int64 lanes (see qdw_requant).
+ * so vector targets need no domain change and ignore wsum. One-lane
+ * targets (RV64) hold two output columns per 64-bit register instead
+ * (see qdw_x): one mul and one add per two multiply-adds. Requantization
+ * runs on the tile's registers: in int32 lanes on AArch64, int64 lanes on
+ * the other vector targets, per column with a rare tie branch on one-lane
+ * targets (see qdw_requant).
  *
  * Stack: the lines take QDW_LINE_BYTES (4 KiB on the boards, 16 KiB on
- * x86-64 as depthwise.c's), plus the tile's spills, if any: wider maps are
- * cut into column chunks. Shapes where not even one tile's columns fit
- * (a huge or very dilated window), and requantization shifts outside
- * [32, 53] (see qdw_requant), take the reference kernel. */
+ * x86-64 as depthwise.c's); the rest of a kernel's frame (taps, a scratch
+ * tile, spills) is under 2 KiB (clang 19 -fstack-usage, entry point and
+ * kernel frames together: at most 5.5 KiB on a78, 6.3 KiB on RV64, the
+ * 5x5 stride-2 kernel the largest). Wider maps are cut into
+ * column chunks. Shapes where not even one tile's columns fit (a huge or
+ * very dilated window), kernels of more than QDW_TAPS_MAX taps and
+ * requantization shifts outside [32, 53] (see qdw_rq) take the reference
+ * kernel; so do int8 inputs without wsum on one-lane targets. */
 #include "cuvil/kernels.h"
 
 #include "../quant/requant.h"
@@ -241,11 +249,11 @@ typedef int16_t qdw_taps __attribute__((vector_size(8 * sizeof(int16_t))));
 
 /* The inputs of QDW_VL consecutive outputs: elements [e, e + QDW_VL) of
  * the phase at ph (p elements a copy): any address on vector targets; on
- * one-lane targets an aligned pair, from the second copy (ph + p, one
+ * one-lane targets an aligned pair, from the second copy (ph + p + 2, one
  * element ahead) when e is odd. */
 INLINE qdw_x qdw_at(const qdw_el *ph, int64_t p, int64_t e) {
 #if CUVIL_SCALAR_BLOCKING
-  return (int64_t) * (const qdw_pair *)(ph + (e & 1) * p + (e & ~(int64_t)1));
+  return (int64_t) * (const qdw_pair *)(ph + (e & 1) * (p + 2) + (e & ~(int64_t)1));
 #else
   (void)p;
   qdw_v16 v;
@@ -293,35 +301,52 @@ INLINE void qdw_inside(int64_t off, int64_t stride, int64_t size, int64_t n,
   *b = *b < *a ? *a : *b;
 }
 
-/* Fills the line at dst (sw phases of QDW_COPIES * p elements) with input
- * row `row` (0: a padding row), columns col0 + ph + i * sw, zp outside
- * the row; plus xoff (see qdw_x). A second copy is one element ahead. */
+/* Elements of one phase of a line, its copies included: on one-lane
+ * targets the second copy starts 2 past the first's p elements, and holds
+ * element i at index i - 1 (so element 0 lands in a spare slot). */
+INLINE int64_t qdw_stride(int64_t p) { return QDW_COPIES == 1 ? p : 2 * p + 2; }
+
+/* Element i of the phase at d (p elements a copy) is v, in both copies. */
+INLINE void qdw_put(qdw_el *d, int64_t p, int64_t i, int32_t v) {
+  d[i] = (qdw_el)v;
+  if (QDW_COPIES > 1)
+    d[p + 1 + i] = (qdw_el)v;
+}
+
+#if CUVIL_SCALAR_BLOCKING
+#define QDW_FILL_UNROLL CUVIL_UNROLL_BY(4)
+#else
+#define QDW_FILL_UNROLL
+#endif
+
+/* Fills the line at dst (sw phases) with input row `row` (0: a padding
+ * row), columns col0 + ph + i * sw, zp outside the row; plus xoff (see
+ * qdw_x). */
 INLINE void qdw_fill(const qdw_shape *s, qdw_el *dst, const void *row, int64_t x_type,
                      int64_t col0, int64_t p, int32_t zp, int32_t xoff) {
   for (int64_t ph = 0; ph < s->sw; ++ph) {
-    qdw_el *d = dst + ph * QDW_COPIES * p;
+    qdw_el *d = dst + ph * qdw_stride(p);
     int64_t a = p, b = p;
     if (row)
       qdw_inside(col0 + ph, s->sw, s->wd, p, &a, &b);
     for (int64_t i = 0; i < a; ++i)
-      d[i] = (qdw_el)zp;
+      qdw_put(d, p, i, zp);
     const int64_t from = col0 + ph;
+    /* (Unrolled on one-lane targets: the loop's own pointer steps and
+     * branch took four of seven instructions an element.) */
     if (x_type == CUVIL_Q_U8) {
       const uint8_t *r = (const uint8_t *)row + from;
+      QDW_FILL_UNROLL
       for (int64_t i = a; i < b; ++i)
-        d[i] = (qdw_el)r[i * s->sw];
+        qdw_put(d, p, i, r[i * s->sw]);
     } else {
       const int8_t *r = (const int8_t *)row + from;
+      QDW_FILL_UNROLL
       for (int64_t i = a; i < b; ++i)
-        d[i] = (qdw_el)(r[i * s->sw] + xoff);
+        qdw_put(d, p, i, r[i * s->sw] + xoff);
     }
     for (int64_t i = b; i < p; ++i)
-      d[i] = (qdw_el)zp;
-    if (QDW_COPIES > 1) {
-      for (int64_t i = 0; i + 1 < p; ++i)
-        d[p + i] = d[i + 1];
-      d[2 * p - 1] = (qdw_el)zp;
-    }
+      qdw_put(d, p, i, zp);
   }
 }
 
@@ -330,22 +355,22 @@ INLINE void qdw_tap(qdw_acc acc[QDW_R][QDW_NV], const qdw_shape *s, const qdw_el
                     int64_t p, int64_t col, const qdw_taps taps[QDW_TAP_VECTORS], int64_t ky,
                     int64_t kx) {
   const int64_t off = kx * s->dw;
-  const qdw_el *ph = line + (ky * s->dh * s->sw + off % s->sw) * QDW_COPIES * p;
+  const qdw_el *ph = line + (ky * s->dh * s->sw + off % s->sw) * qdw_stride(p);
   CUVIL_UNROLL
   for (int r = 0; r < QDW_R; ++r)
     CUVIL_UNROLL
     for (int v = 0; v < QDW_NV; ++v)
       qdw_mac(&acc[r][v],
-              qdw_at(ph + r * s->sh * s->sw * QDW_COPIES * p, p, col + off / s->sw + v * QDW_VL),
+              qdw_at(ph + r * s->sh * s->sw * qdw_stride(p), p, col + off / s->sw + v * QDW_VL),
               taps, ky * s->kw + kx);
 }
 
-/* One tile: QDW_R output rows from y (rows of them stored), QDW_TW
- * columns (cols of them stored); the tile's first output column reads
- * element col of every phase. */
+/* One tile: QDW_R output rows from y (rows of them stored), nv * QDW_VL
+ * columns (cols of them stored; nv = QDW_NV unless unrolled); the tile's
+ * first output column reads element col of every phase. */
 INLINE void qdw_tile(const qdw_shape *s, const qdw_el *line, int64_t p, int64_t col,
                      const qdw_taps taps[QDW_TAP_VECTORS], int32_t bias, const qdw_rq *q,
-                     uint8_t *y, int64_t rows, int64_t cols, int unrolled) {
+                     uint8_t *y, int64_t rows, int64_t cols, int unrolled, int nv) {
   qdw_acc acc[QDW_R][QDW_NV];
   CUVIL_UNROLL
   for (int r = 0; r < QDW_R; ++r)
@@ -377,8 +402,8 @@ INLINE void qdw_tile(const qdw_shape *s, const qdw_el *line, int64_t p, int64_t 
       CUVIL_UNROLL
       for (int64_t kx = 0; kx < s->kw; ++kx)
         CUVIL_UNROLL
-        for (int v = 0; v < QDW_NV; ++v) {
-          const qdw_x xv = qdw_at(line + (i * s->sw + kx % s->sw) * QDW_COPIES * p, p,
+        for (int v = 0; v < nv; ++v) {
+          const qdw_x xv = qdw_at(line + (i * s->sw + kx % s->sw) * qdw_stride(p), p,
                                   col + kx / s->sw + v * QDW_VL);
           CUVIL_UNROLL
           for (int r = 0; r < QDW_R; ++r) {
@@ -397,13 +422,13 @@ INLINE void qdw_tile(const qdw_shape *s, const qdw_el *line, int64_t p, int64_t 
    * above the stores and spilled them. A partial tile goes through a
    * scratch tile first. */
   uint8_t part[QDW_R][QDW_TW];
-  const int whole = rows == QDW_R && cols == QDW_TW;
+  const int whole = rows == QDW_R && cols == nv * QDW_VL;
   uint8_t *dst = whole ? y : &part[0][0];
   const int64_t ds = whole ? s->ow : QDW_TW;
   CUVIL_UNROLL
   for (int r = 0; r < QDW_R; ++r)
     CUVIL_UNROLL
-    for (int v = 0; v < QDW_NV; ++v) {
+    for (int v = 0; v < nv; ++v) {
       const qdw_v8 o = qdw_requant(acc[r][v], q);
       __builtin_memcpy(dst + r * ds + v * QDW_VL, &o, sizeof o);
     }
@@ -423,7 +448,7 @@ INLINE int64_t qdw_phase_len(int64_t cols, int64_t halo) {
 
 /* Every plane: bands of QDW_R output rows, column chunks of a->chunk;
  * each (band, chunk) fills its lines, then runs its tiles. */
-INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled) {
+INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled, int nv) {
   const int64_t lines = (QDW_R - 1) * s->sh + (s->kh - 1) * s->dh + 1;
   const int64_t p = qdw_phase_len(a->chunk, (s->kw - 1) * s->dw / s->sw);
   /* One-lane targets move int8 inputs to uint8 (see qdw_x). */
@@ -457,40 +482,45 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled) {
         for (int64_t i = 0; i < lines; ++i) {
           const int64_t iy = iy0 + i;
           const void *row = iy >= 0 && iy < s->h ? xc + iy * s->wd : 0;
-          qdw_fill(s, line + i * s->sw * QDW_COPIES * p, row, a->x_type, col0, p,
+          qdw_fill(s, line + i * s->sw * qdw_stride(p), row, a->x_type, col0, p,
                    (int32_t)a->x_zp + xoff, xoff);
         }
         const int64_t rows = s->oh - oy < QDW_R ? s->oh - oy : QDW_R;
         uint8_t *y = yc + oy * s->ow + ox0;
-        for (int64_t t = 0; t < cols; t += QDW_TW)
-          qdw_tile(s, line, p, t, taps, bias, &q, y + t, rows,
-                   cols - t < QDW_TW ? cols - t : QDW_TW, unrolled);
+        const int64_t tw = nv * QDW_VL;
+        for (int64_t t = 0; t < cols; t += tw)
+          qdw_tile(s, line, p, t, taps, bias, &q, y + t, rows, cols - t < tw ? cols - t : tw,
+                   unrolled, nv);
       }
     }
   }
 }
 
 /* The specialised kernels: shapes whose tap loops unroll (constants here),
- * and the general one. */
-#define QDW_KERNEL(name, KH, KW, S)                                            \
-  static __attribute__((noinline)) void name(const qdw_shape *g,               \
-                                             const qdw_args *a) {              \
-    qdw_shape s = *g;                                                          \
-    s.kh = KH;                                                                 \
-    s.kw = KW;                                                                 \
-    s.sh = s.sw = S;                                                           \
-    s.dh = s.dw = 1;                                                           \
-    qdw_planes(&s, a, 1);                                                      \
+ * with tiles of QDW_NV vectors or, for maps no wider than one vector, of
+ * one (DS-CNN's 5-wide maps: 5 of 8 lanes used, not 5 of 16); and the
+ * general kernel. */
+#define QDW_KERNEL(name, KH, KW, S, NV)                                                            \
+  static __attribute__((noinline)) void name(const qdw_shape *g, const qdw_args *a) {              \
+    qdw_shape s = *g;                                                                              \
+    s.kh = KH;                                                                                     \
+    s.kw = KW;                                                                                     \
+    s.sh = s.sw = S;                                                                               \
+    s.dh = s.dw = 1;                                                                               \
+    qdw_planes(&s, a, 1, NV);                                                                      \
   }
-QDW_KERNEL(qdw_3x3s1, 3, 3, 1)
-QDW_KERNEL(qdw_3x3s2, 3, 3, 2)
-QDW_KERNEL(qdw_5x5s1, 5, 5, 1)
-QDW_KERNEL(qdw_5x5s2, 5, 5, 2)
+QDW_KERNEL(qdw_3x3s1, 3, 3, 1, QDW_NV)
+QDW_KERNEL(qdw_3x3s2, 3, 3, 2, QDW_NV)
+QDW_KERNEL(qdw_5x5s1, 5, 5, 1, QDW_NV)
+QDW_KERNEL(qdw_5x5s2, 5, 5, 2, QDW_NV)
+#if QDW_NV > 1
+QDW_KERNEL(qdw_3x3s1_narrow, 3, 3, 1, 1)
+QDW_KERNEL(qdw_3x3s2_narrow, 3, 3, 2, 1)
+#endif
 #undef QDW_KERNEL
 
-static __attribute__((noinline)) void qdw_general(const qdw_shape *s,
-                                                  const qdw_args *a) {
-  qdw_planes(s, a, 0);
+static __attribute__((noinline)) void qdw_general(const qdw_shape *s, const qdw_args *a) {
+  qdw_planes(s, a, 0, QDW_NV);
 }
 
 void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
@@ -510,7 +540,9 @@ void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
    * else the most whole tiles that do. */
   const int64_t lines = (QDW_R - 1) * s.sh + (s.kh - 1) * s.dh + 1;
   const int64_t halo = (s.kw - 1) * s.dw / s.sw;
-  const int64_t per_phase = QDW_LINE_ELEMS / (lines * s.sw * QDW_COPIES);
+  /* The most p with lines * sw * qdw_stride(p) elements in the buffer. */
+  const int64_t per_phase =
+      (QDW_LINE_ELEMS / (lines * s.sw) - 2 * (QDW_COPIES - 1)) / QDW_COPIES;
   int64_t chunk = s.ow;
   if (qdw_phase_len(s.ow, halo) > per_phase)
     chunk = (per_phase - halo - (QDW_COPIES - 1)) / QDW_TW * QDW_TW;
@@ -526,6 +558,15 @@ void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
   const qdw_args a = {x,    w,    bias, wsum, rq,   (uint8_t *)y, geom[CUVIL_QCONV_N] * c,
                       c,    x_type, x_zp, y_zp, y_lo, y_hi,     chunk};
   const int unit = s.dh == 1 && s.dw == 1 && s.sh == s.sw;
+#if QDW_NV > 1
+  if (unit && s.kh == 3 && s.kw == 3 && (s.sh == 1 || s.sh == 2) && s.ow <= QDW_VL) {
+    if (s.sh == 1)
+      qdw_3x3s1_narrow(&s, &a);
+    else
+      qdw_3x3s2_narrow(&s, &a);
+    return;
+  }
+#endif
   if (unit && s.kh == 3 && s.kw == 3 && s.sh == 1)
     qdw_3x3s1(&s, &a);
   else if (unit && s.kh == 3 && s.kw == 3 && s.sh == 2)
