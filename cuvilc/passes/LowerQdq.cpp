@@ -13,7 +13,8 @@
 //   scales and zero points.
 //
 // The QDQ form of an Add of two same-shaped tensors (a residual
-// connection) becomes cuvil.QAdd. And between them, ops that only move or
+// connection) becomes cuvil.QAdd, that of GlobalAveragePool
+// cuvil.QGlobalAveragePool. And between them, ops that only move or
 // select values (views, MaxPool,
 // GlobalMaxPool, Concat) run on the 8-bit values where their
 // DequantizeLinear inputs and QuantizeLinear output share scale and zero
@@ -38,7 +39,7 @@ namespace cuvil {
 
 extern const OpDef QuantizeLinearOp, DequantizeLinearOp, ConvOp, GemmOp,
     MatMulOp, QLinearConvOp, QLinearMatMulOp, MaxPoolOp, GlobalMaxPoolOp,
-    ConcatOp, AddOp, QAddOp;
+    ConcatOp, AddOp, QAddOp, GlobalAveragePoolOp, QGlobalAveragePoolOp;
 
 namespace {
 
@@ -360,6 +361,40 @@ bool lowerAdd(Graph &G, Node &Q) {
   return true;
 }
 
+/// Q(GlobalAveragePool(DQ(x))) [with a Relu/Clip before the Q]: rebuilds
+/// Q as cuvil.QGlobalAveragePool; true if it did.
+bool lowerGlobalAveragePool(Graph &G, Node &Q) {
+  QuantizedProduct P, X; // only their activation fields are used
+  const DType T = Q.output(0)->dtype();
+  if (!scalarParams(Q.input(1), Q.input(2), T, P.YScale, P.YZp))
+    return false;
+  P.Folded.push_back(&Q);
+  const Value *V = Q.input(0);
+  const Node *Op = V->producer();
+  if (!peelClamp(G, V, Op, P) || !Op || Op->def() != &GlobalAveragePoolOp ||
+      !singleUse(G, V) || !matchActivation(Op->input(0), X) ||
+      X.X->rank() < 3 || Q.output(0)->numElements() == 0)
+    return false;
+  P.Folded.push_back(Op);
+  const int64_t Plane = X.X->numElements() / Q.output(0)->numElements();
+  auto M = fixedPointMultiplier(X.XScale / (P.YScale * static_cast<float>(Plane)));
+  if (Plane >= (1 << 23) || !M)
+    return false;
+  Origin Orig = Q.origin();
+  for (const Node *F : P.Folded)
+    Orig.merge(F->origin());
+  Node *N = G.replaceNode(&Q, QGlobalAveragePoolOp.Name, &QGlobalAveragePoolOp,
+                          {X.X});
+  N->setAttr("x_zero_point", int64_t{X.XZp});
+  N->setAttr("y_zero_point", int64_t{P.YZp});
+  N->setAttr("mult", int64_t{M->first});
+  N->setAttr("shift", int64_t{M->second});
+  N->setAttr("y_lo", int64_t{quantizeScalar(P.ClampLo, P.YScale, P.YZp, T)});
+  N->setAttr("y_hi", int64_t{quantizeScalar(P.ClampHi, P.YScale, P.YZp, T)});
+  N->origin() = Orig;
+  return true;
+}
+
 } // namespace
 
 llvm::Error lowerQdq(Graph &G, const PipelineOptions &O) {
@@ -378,7 +413,8 @@ llvm::Error lowerQdq(Graph &G, const PipelineOptions &O) {
                                                       : matchQLinear(*N, P);
     if (!Found) {
       if (N->def() == &QuantizeLinearOp &&
-          (keepInteger(G, *N) || lowerAdd(G, *N)))
+          (keepInteger(G, *N) || lowerAdd(G, *N) ||
+           lowerGlobalAveragePool(G, *N)))
         Changed = true;
       continue;
     }

@@ -163,11 +163,13 @@ class _Q:
         return self._activation(y, xv @ wv.T + bv, act)
 
     def global_avgpool(self, x):
-        """GlobalAveragePool + Flatten of DQ output x (a float island), its
-        result quantized again."""
-        pooled = self.g.node("GlobalAveragePool", [x], "gap")
+        """GlobalAveragePool of DQ output x with its own QDQ, then Flatten
+        between a DQ and a Q of the same parameters, as the quantizer
+        writes them."""
+        pooled = self.qdq(self.g.node("GlobalAveragePool", [x], "gap"),
+                          self.values[x].mean(axis=(2, 3), keepdims=True))
         flat = self.g.node("Flatten", [pooled], "flatten", axis=1)
-        return self.qdq(flat, self.values[x].mean(axis=(2, 3)))
+        return self.same(flat, pooled, self.values[pooled].reshape(1, -1))
 
     def _activation(self, y, yv, act):
         if act == "relu":

@@ -110,3 +110,19 @@ void cuvil_k_qadd_s8(const void *a, const void *b, void *y, int64_t n,
     cuvil_q_store8(y, i, y_type, (int32_t)(q > y_hi ? y_hi : q));
   }
 }
+
+void cuvil_k_qglobal_avgpool_s8(const void *x, void *y, int64_t nc,
+                                int64_t hw, int64_t x_type, int64_t y_type,
+                                int64_t x_zp, int64_t mult, int64_t shift,
+                                int64_t y_zp, int64_t y_lo, int64_t y_hi) {
+  for (int64_t i = 0; i < nc; ++i) {
+    int64_t sum = -hw * x_zp;
+    for (int64_t j = 0; j < hw; ++j)
+      sum += cuvil_q_load8(x, i * hw + j, x_type);
+    /* |sum| < 2^8 hw: below 2^31 for any plane of fewer than 2^23
+     * elements, so sum * mult stays below 2^62. */
+    int64_t q = cuvil_q_rshift_rhe(sum * mult, shift) + y_zp;
+    q = q < y_lo ? y_lo : q;
+    cuvil_q_store8(y, i, y_type, (int32_t)(q > y_hi ? y_hi : q));
+  }
+}
