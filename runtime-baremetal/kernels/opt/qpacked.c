@@ -263,6 +263,41 @@ typedef cuvil_qi64x4 qi64x4;
  * as q - (rem + (q & 1) > half), rem the bits shifted out (the compare
  * gives -1). The clamped value is in the output type's range, so its low
  * byte is the output for both types. */
+#if defined(CUVIL_QPAIRS)
+/* One-lane targets (RV64): the vector form below lowers to some 18
+ * instructions per output. Instead t = acc * mult + 2^(shift - 1) (no
+ * overflow: |acc * mult| < 2^62) is the value rounded half up after the
+ * shift, and an exact tie (the bits shifted out of t all 0; rare, so a
+ * branch rather than parity arithmetic for every output) moves to the even
+ * neighbour; the clamp is a max and a min with Zbb. */
+INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
+                         int64_t mb) {
+  int64_t mul[CUVIL_QMR], sh[CUVIL_QMR], half[CUVIL_QMR], mask[CUVIL_QMR];
+  for (int l = 0; l < CUVIL_QMR; ++l) {
+    const int32_t *rq = o->rq + 2 * (m0 + (l < mb ? l : 0));
+    mul[l] = rq[0];
+    sh[l] = rq[1];
+    half[l] = (int64_t)1 << (rq[1] - 1);
+    mask[l] = ((int64_t)1 << rq[1]) - 1;
+  }
+  /* Locals: the stores could alias *o. */
+  const int64_t zp = o->y_zp, lo = o->y_lo, hi = o->y_hi;
+  const int64_t cs = o->ch_stride, ps = o->pos_stride, nb = b->nb;
+  uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
+  for (int64_t j = 0; j < nb; ++j, y += ps)
+    CUVIL_UNROLL
+    for (int l = 0; l < CUVIL_QMR; ++l)
+      if (l < mb) {
+        const int64_t t = (int64_t)pp[j * CUVIL_QMR + l] * mul[l] + half[l];
+        int64_t v = t >> sh[l];
+        if (__builtin_expect((t & mask[l]) == 0, 0))
+          v -= v & 1;
+        v += zp;
+        v = v < lo ? lo : v;
+        y[l * cs] = (uint8_t)(v > hi ? hi : v);
+      }
+}
+#else
 #define QRV (CUVIL_QMR / 4)
 INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
                          int64_t mb) {
@@ -299,6 +334,7 @@ INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int6
           y[(4 * v + l) * cs] = (uint8_t)r[l];
     }
 }
+#endif
 
 STAGE void requant_block(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
                          int64_t mb) {
