@@ -168,6 +168,18 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cu
  * against zero weights) of block b into buf, group by group. */
 STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil_qxe *buf) {
   cuvil_qrow g[CUVIL_QKR];
+#if defined(CUVIL_QPAIRS)
+  /* One row (a fully connected layer at batch 1): run_one reads only a
+   * group's first pair, the row's byte and 0 for the absent second
+   * position; gathered and packed element-wise as below, a step took some
+   * 100 instructions, as much as 25 channels' multiply-adds. */
+  if (s->is_gemm && b->nb == 1) {
+    const uint8_t *xr = s->x + b->p0 * s->k;
+    for (int64_t t = k0; t < k0 + kc; ++t)
+      buf[(t - k0) * CUVIL_QXG] = t < s->k ? (uint8_t)(xr[t] ^ s->flip) : 0;
+    return;
+  }
+#endif
   if (s->is_gemm) {
     for (int64_t q = 0; q < kc / CUVIL_QKR; ++q) {
       for (int r = 0; r < CUVIL_QKR; ++r) {
