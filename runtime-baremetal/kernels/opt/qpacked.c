@@ -125,6 +125,38 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cu
   const uint8_t pad = s->pad;
   int64_t ci = k0 / taps, tap = k0 % taps;
   const uint8_t *xc = s->x + ci * hw;
+#if defined(CUVIL_QPAIRS)
+  /* One-lane targets (one step a group): the pairs straight from the
+   * bytes, not through 16-byte vector rows (lowered to byte inserts and
+   * extracts). */
+  const uint64_t flip2 = s->flip * (((uint64_t)1 << 32) + 1);
+  for (int64_t q = 0; q < kc; ++q, buf += CUVIL_QXG) {
+    const uint8_t *xp = xc + off[tap];
+    if (ci >= s->c) {
+      for (int a = 0; a < CUVIL_QNA; ++a)
+        buf[a] = 0;
+    } else if (whole[tap] == 1) {
+      CUVIL_UNROLL
+      for (int a = 0; a < CUVIL_QNA; ++a)
+        buf[a] = (xp[2 * a] + ((uint64_t)xp[2 * a + 1] << 32)) ^ flip2;
+    } else if (whole[tap] == 2) {
+      CUVIL_UNROLL
+      for (int a = 0; a < CUVIL_QNA; ++a)
+        buf[a] = (xp[4 * a] + ((uint64_t)xp[4 * a + 2] << 32)) ^ flip2;
+    } else {
+      uint8_t lanes[CUVIL_QNR];
+      for (int j = 0; j < CUVIL_QNR; ++j)
+        lanes[j] = j >= lo[tap] && j < hi[tap] ? xp[j * sw] : pad;
+      for (int a = 0; a < CUVIL_QNA; ++a)
+        buf[a] = (lanes[2 * a] + ((uint64_t)lanes[2 * a + 1] << 32)) ^ flip2;
+    }
+    if (++tap == taps) {
+      tap = 0;
+      ++ci;
+      xc += hw;
+    }
+  }
+#else
   const cuvil_qrow flip = row_splat(s->flip);
   cuvil_qrow g[CUVIL_QKR];
   for (int64_t q = 0; q < kc / CUVIL_QKR; ++q) {
@@ -162,6 +194,7 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cu
     }
     cuvil_qx_pack(buf + q * CUVIL_QXG, g);
   }
+#endif
 }
 
 /* Steps [k0, k0 + kc) (kc a multiple of CUVIL_QKR; steps from K on read 0,
