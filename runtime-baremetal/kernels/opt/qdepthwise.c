@@ -314,9 +314,27 @@ INLINE void qdw_put(qdw_el *d, int64_t p, int64_t i, int32_t v) {
 }
 
 #if CUVIL_SCALAR_BLOCKING
-#define QDW_FILL_UNROLL CUVIL_UNROLL_BY(4)
-#else
-#define QDW_FILL_UNROLL
+/* Elements [a, b) of the phase at d (p elements a copy), both copies, from
+ * bytes row[from + i * sw] (+ xoff when int8): each copy through its own
+ * pointer, unrolled by 2 (indexed through qdw_put, the optimiser kept five
+ * induction variables: 23 instructions for 4 elements; unrolled by 4, the
+ * tiles of the same function took more than the fill saved on stride 2). */
+INLINE void qdw_copy2(qdw_el *d, int64_t p, int64_t a, int64_t b, const void *row,
+                      int64_t from, int64_t sw, int u8, int32_t xoff) {
+  qdw_el *d0 = d + a, *d1 = d + p + 1 + a;
+  const qdw_el *const end = d + b;
+  if (u8) {
+    const uint8_t *r = (const uint8_t *)row + from + a * sw;
+    CUVIL_UNROLL_BY(2)
+    for (; d0 < end; ++d0, ++d1, r += sw)
+      *d0 = *d1 = *r;
+  } else {
+    const int8_t *r = (const int8_t *)row + from + a * sw;
+    CUVIL_UNROLL_BY(2)
+    for (; d0 < end; ++d0, ++d1, r += sw)
+      *d0 = *d1 = *r + xoff;
+  }
+}
 #endif
 
 /* Fills the line at dst (sw phases) with input row `row` (0: a padding
@@ -332,19 +350,19 @@ INLINE void qdw_fill(const qdw_shape *s, qdw_el *dst, const void *row, int64_t x
     for (int64_t i = 0; i < a; ++i)
       qdw_put(d, p, i, zp);
     const int64_t from = col0 + ph;
-    /* (Unrolled on one-lane targets: the loop's own pointer steps and
-     * branch took four of seven instructions an element.) */
+#if CUVIL_SCALAR_BLOCKING
+    qdw_copy2(d, p, a, b, row, from, s->sw, x_type == CUVIL_Q_U8, xoff);
+#else
     if (x_type == CUVIL_Q_U8) {
       const uint8_t *r = (const uint8_t *)row + from;
-      QDW_FILL_UNROLL
       for (int64_t i = a; i < b; ++i)
         qdw_put(d, p, i, r[i * s->sw]);
     } else {
       const int8_t *r = (const int8_t *)row + from;
-      QDW_FILL_UNROLL
       for (int64_t i = a; i < b; ++i)
         qdw_put(d, p, i, r[i * s->sw] + xoff);
     }
+#endif
     for (int64_t i = b; i < p; ++i)
       qdw_put(d, p, i, zp);
   }

@@ -125,6 +125,38 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cu
   const uint8_t pad = s->pad;
   int64_t ci = k0 / taps, tap = k0 % taps;
   const uint8_t *xc = s->x + ci * hw;
+#if defined(CUVIL_QPAIRS)
+  /* One-lane targets (one step a group): the pairs straight from the
+   * bytes, not through 16-byte vector rows (lowered to byte inserts and
+   * extracts). */
+  const uint64_t flip2 = s->flip * (((uint64_t)1 << 32) + 1);
+  for (int64_t q = 0; q < kc; ++q, buf += CUVIL_QXG) {
+    const uint8_t *xp = xc + off[tap];
+    if (ci >= s->c) {
+      for (int a = 0; a < CUVIL_QNA; ++a)
+        buf[a] = 0;
+    } else if (whole[tap] == 1) {
+      CUVIL_UNROLL
+      for (int a = 0; a < CUVIL_QNA; ++a)
+        buf[a] = (xp[2 * a] + ((uint64_t)xp[2 * a + 1] << 32)) ^ flip2;
+    } else if (whole[tap] == 2) {
+      CUVIL_UNROLL
+      for (int a = 0; a < CUVIL_QNA; ++a)
+        buf[a] = (xp[4 * a] + ((uint64_t)xp[4 * a + 2] << 32)) ^ flip2;
+    } else {
+      uint8_t lanes[CUVIL_QNR];
+      for (int j = 0; j < CUVIL_QNR; ++j)
+        lanes[j] = j >= lo[tap] && j < hi[tap] ? xp[j * sw] : pad;
+      for (int a = 0; a < CUVIL_QNA; ++a)
+        buf[a] = (lanes[2 * a] + ((uint64_t)lanes[2 * a + 1] << 32)) ^ flip2;
+    }
+    if (++tap == taps) {
+      tap = 0;
+      ++ci;
+      xc += hw;
+    }
+  }
+#else
   const cuvil_qrow flip = row_splat(s->flip);
   cuvil_qrow g[CUVIL_QKR];
   for (int64_t q = 0; q < kc / CUVIL_QKR; ++q) {
@@ -162,12 +194,31 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cu
     }
     cuvil_qx_pack(buf + q * CUVIL_QXG, g);
   }
+#endif
 }
 
 /* Steps [k0, k0 + kc) (kc a multiple of CUVIL_QKR; steps from K on read 0,
  * against zero weights) of block b into buf, group by group. */
 STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil_qxe *buf) {
   cuvil_qrow g[CUVIL_QKR];
+#if defined(CUVIL_QPAIRS)
+  /* One row (a fully connected layer at batch 1), for run_row: step pairs
+   * x[t + 1] + x[t] * 2^32 (t = k0, k0 + 2, ...; an odd last step alone,
+   * as x[t] * 2^32), then the sum of the paired steps. Gathered and packed
+   * element-wise as below, a step took some 100 instructions. */
+  if (s->is_gemm && b->nb == 1) {
+    const uint8_t *xr = s->x + b->p0 * s->k;
+    uint64_t sum = 0;
+    for (int64_t t = k0; t < k0 + kc; t += 2) {
+      const uint64_t x0 = t < s->k ? (uint8_t)(xr[t] ^ s->flip) : 0;
+      const uint64_t x1 = t + 1 < k0 + kc && t + 1 < s->k ? (uint8_t)(xr[t + 1] ^ s->flip) : 0;
+      buf[(t - k0) / 2] = x1 + (x0 << 32);
+      sum += t + 1 < k0 + kc ? x0 + x1 : 0;
+    }
+    buf[(kc + 1) / 2] = sum;
+    return;
+  }
+#endif
   if (s->is_gemm) {
     for (int64_t q = 0; q < kc / CUVIL_QKR; ++q) {
       for (int r = 0; r < CUVIL_QKR; ++r) {
@@ -243,6 +294,71 @@ STAGE void run_one(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t
     run_panel(part, xq, wq, nq, mb, 1);
 }
 
+#if defined(CUVIL_QPAIRS)
+/* run_row's whole-panel loop over np step pairs (weights at wq, 4-aligned;
+ * 8-aligned if dword: one load a pair, else two words, not an unaligned
+ * doubleword: eight byte loads, or a trap on hardware without misaligned
+ * accesses). */
+INLINE void row_pairs(uint64_t acc[CUVIL_QMR], const cuvil_qxe *xq, const int8_t *wq,
+                      int64_t np, int dword) {
+  const uint64_t digits = 0x000000ff000000ffu, flip = 0x8080808080808080u;
+  for (int c = 0; c < CUVIL_QMR; ++c)
+    acc[c] = 0;
+  CUVIL_UNROLL_BY(2)
+  for (int64_t q = 0; q < np; ++q) {
+    const int8_t *w = wq + 2 * CUVIL_QMR * q;
+    uint64_t v;
+    if (dword) {
+      __builtin_memcpy(&v, __builtin_assume_aligned(w, 8), sizeof v);
+    } else {
+      uint32_t w2[2];
+      __builtin_memcpy(w2, __builtin_assume_aligned(w, 4), sizeof w2);
+      v = w2[0] + ((uint64_t)w2[1] << 32);
+    }
+    v ^= flip;
+    const uint64_t x = xq[q];
+    CUVIL_UNROLL
+    for (int c = 0; c < CUVIL_QMR; ++c)
+      acc[c] += (v >> 8 * c & digits) * x;
+  }
+}
+
+/* part (position 0's accumulators) += kc steps of the panel of mb channels
+ * at wq against a one-row gathering (see gather). A whole panel (at an
+ * aligned address, as packed weights are; else step by step) takes two
+ * steps per 64-bit load of weights, moved to unsigned (u = w + 128, so
+ * that the bytes are the digits of the word): (u[t] + u[t + 1] * 2^32) *
+ * (x[t + 1] + x[t] * 2^32) holds u[t] x[t] + u[t + 1] x[t + 1] in its high
+ * half, two multiply-adds per mul where run_one did one and loaded each
+ * weight alone (the low half, u[t] x[t + 1] < 2^16 a pair, carries nothing
+ * over a tile's 64 pairs); 128 times the paired x sum comes off at the
+ * end. */
+STAGE void run_row(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t kc,
+                   int64_t mb) {
+  const int64_t np = kc / 2;
+  if (mb < CUVIL_QMR || ((uintptr_t)wq & 3)) {
+    for (int64_t t = 0; t < kc; ++t) {
+      const int32_t x = (int32_t)(t & 1 ? (uint32_t)xq[t / 2] : xq[t / 2] >> 32);
+      for (int64_t c = 0; c < mb; ++c)
+        part[c] += x * wq[t * mb + c];
+    }
+    return;
+  }
+  uint64_t acc[CUVIL_QMR];
+  if ((uintptr_t)wq & 7)
+    row_pairs(acc, xq, wq, np, 0);
+  else
+    row_pairs(acc, xq, wq, np, 1);
+  const uint32_t off = 128 * (uint32_t)xq[(kc + 1) / 2];
+  for (int c = 0; c < CUVIL_QMR; ++c) {
+    uint32_t r = (uint32_t)part[c] + (uint32_t)(acc[c] >> 32) - off;
+    if (kc & 1)
+      r += (uint32_t)((int32_t)(xq[np] >> 32) * wq[2 * CUVIL_QMR * np + c]);
+    part[c] = (int32_t)r;
+  }
+}
+#endif
+
 /* Output and requantization of one operation (a convolution group). */
 typedef struct {
   const int8_t *wp;
@@ -263,6 +379,41 @@ typedef cuvil_qi64x4 qi64x4;
  * as q - (rem + (q & 1) > half), rem the bits shifted out (the compare
  * gives -1). The clamped value is in the output type's range, so its low
  * byte is the output for both types. */
+#if defined(CUVIL_QPAIRS)
+/* One-lane targets (RV64): the vector form below lowers to some 18
+ * instructions per output. Instead t = acc * mult + 2^(shift - 1) (no
+ * overflow: |acc * mult| < 2^62) is the value rounded half up after the
+ * shift, and an exact tie (the bits shifted out of t all 0; rare, so a
+ * branch rather than parity arithmetic for every output) moves to the even
+ * neighbour; the clamp is a max and a min with Zbb. */
+INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
+                         int64_t mb) {
+  int64_t mul[CUVIL_QMR], sh[CUVIL_QMR], half[CUVIL_QMR], mask[CUVIL_QMR];
+  for (int l = 0; l < CUVIL_QMR; ++l) {
+    const int32_t *rq = o->rq + 2 * (m0 + (l < mb ? l : 0));
+    mul[l] = rq[0];
+    sh[l] = rq[1];
+    half[l] = (int64_t)1 << (rq[1] - 1);
+    mask[l] = ((int64_t)1 << rq[1]) - 1;
+  }
+  /* Locals: the stores could alias *o. */
+  const int64_t zp = o->y_zp, lo = o->y_lo, hi = o->y_hi;
+  const int64_t cs = o->ch_stride, ps = o->pos_stride, nb = b->nb;
+  uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
+  for (int64_t j = 0; j < nb; ++j, y += ps)
+    CUVIL_UNROLL
+    for (int l = 0; l < CUVIL_QMR; ++l)
+      if (l < mb) {
+        const int64_t t = (int64_t)pp[j * CUVIL_QMR + l] * mul[l] + half[l];
+        int64_t v = t >> sh[l];
+        if (__builtin_expect((t & mask[l]) == 0, 0))
+          v -= v & 1;
+        v += zp;
+        v = v < lo ? lo : v;
+        y[l * cs] = (uint8_t)(v > hi ? hi : v);
+      }
+}
+#else
 #define QRV (CUVIL_QMR / 4)
 INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
                          int64_t mb) {
@@ -299,6 +450,7 @@ INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int6
           y[(4 * v + l) * cs] = (uint8_t)r[l];
     }
 }
+#endif
 
 STAGE void requant_block(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
                          int64_t mb) {
@@ -325,6 +477,11 @@ INLINE void run_tile(const qout *o, const qblock *b, const cuvil_qxe *buf, int32
         __builtin_memcpy(pp + j * CUVIL_QMR, init, sizeof init);
     }
     const int8_t *wq = o->wp + m0 * kp + k0 * mb;
+#if defined(CUVIL_QPAIRS)
+    if (b->nb == 1 && b->runs == 0) /* a matrix product's row */
+      run_row(pp, buf, wq, kc, mb);
+    else
+#endif
     if (b->nb == 1)
       run_one(pp, buf, wq, kc / CUVIL_QKR, mb);
     else if (mb == CUVIL_QMR)

@@ -207,7 +207,7 @@ void checkGemm(int64_t M, int64_t N, int64_t K, const Quant &Q) {
 TEST(QPackedGemm, Shapes) {
   const int64_t Shapes[][3] = {{1, 10, 64},  {1, 1000, 33}, {5, 7, 3},
                                {12, 16, 16}, {13, 33, 17},  {25, 40, 300},
-                               {3, 70, 700}, {7, 1, 1}};
+                               {3, 70, 700}, {7, 1, 1},    {1, 22, 301}};
   for (const auto &S : Shapes)
     for (const Quant &Q : Quants)
       checkGemm(S[0], S[1], S[2], Q);
