@@ -12,3 +12,12 @@ GOALS = {  # (target, model) -> goal on instructions per MAC
 }
 HOST_RATIO_GOAL = 1.0
 TEXT_GROWTH_GOAL = 64 * 1024  # bytes of .text above the portable-kernel build
+
+# The INT8 twins (bench/models.py: NAME_int8, quantized from NAME's
+# architecture), issue 13's figures, reported in their own table by
+# scripts/bench_report.py next to the float model's.
+INT8_SUFFIX = "_int8"
+INT8_A78_PER_MAC = 0.15        # a78 instructions per MAC (sdot: 16 MACs each)
+INT8_WEIGHTS_RATIO = 0.27      # weight blob against the float model's
+INT8_ARENA_RATIO = 0.30        # arena against the float model's
+# u74-mc: no more instructions than the float build; host: faster than ORT.

@@ -18,7 +18,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "bench"))
-from goals import GOALS, HOST_RATIO_GOAL, TEXT_GROWTH_GOAL  # noqa: E402
+from goals import (GOALS, HOST_RATIO_GOAL, INT8_A78_PER_MAC, INT8_ARENA_RATIO,  # noqa: E402
+                   INT8_SUFFIX, INT8_WEIGHTS_RATIO, TEXT_GROWTH_GOAL)
 
 
 def verdict(value, goal):
@@ -56,6 +57,53 @@ def qemu_version():
         return out.splitlines()[0].replace("QEMU emulator version ", "")
     except (OSError, subprocess.CalledProcessError, IndexError):
         return "unknown"
+
+
+def int8_table(models):
+    """The INT8 twins next to their float models (issue 13's goals)."""
+    pairs = [(n, n[:-len(INT8_SUFFIX)]) for n in models
+             if n.endswith(INT8_SUFFIX) and n[:-len(INT8_SUFFIX)] in models]
+    if not pairs:
+        return []
+    out = ["## INT8", "",
+           "The `*_int8` models are their float twins' architectures quantized as ONNX "
+           "Runtime's static quantizer writes them (QDQ form, uint8 activations, int8 "
+           "per-channel weights; `tests/models/quant_models.py`), compiled to integer "
+           "kernels (docs/quantization.md). Goals: a78 <= "
+           f"{INT8_A78_PER_MAC} instructions per MAC, u74-mc no more instructions than the "
+           f"float build, host faster than ORT, weights <= {INT8_WEIGHTS_RATIO}x and arena "
+           f"<= {INT8_ARENA_RATIO}x the float model's.", "",
+           "| model | a78 per MAC (float) | u74-mc instructions vs float | host ratio to ORT | "
+           "host-avx512 ratio to ORT | weights vs float | arena vs float |",
+           "| --- | --- | --- | --- | --- | --- | --- |"]
+    for q, f in pairs:
+        qe, fe = models[q], models[f]
+
+        def board(t, cell):
+            a, b = qe.get(t, {}), fe.get(t, {})
+            return cell(a, b) if "instructions" in a and "instructions" in b else "not run"
+
+        a78 = board("a78", lambda a, b: f"{a['instructions_per_mac']:.2f} "
+                    f"({b['instructions_per_mac']:.2f}): "
+                    f"{verdict(a['instructions_per_mac'], INT8_A78_PER_MAC)}")
+        u74 = board("u74-mc", lambda a, b: f"{a['instructions'] / b['instructions']:.2f}x: "
+                    f"{verdict(a['instructions'], b['instructions'])}")
+        hosts = []
+        for t in ("host", "host-avx512"):
+            e = qe.get(t, {})
+            hosts.append(f"{e['ratio']:.2f}: {verdict(e['ratio'], HOST_RATIO_GOAL - 1e-12)}"
+                         if "ratio" in e else "not run")
+        facts = next((t for t in qe if "weight_bytes" in qe[t] and "weight_bytes" in fe.get(t, {})),
+                     None)
+        if facts:
+            w = qe[facts]["weight_bytes"] / fe[facts]["weight_bytes"]
+            ar = qe[facts]["arena_bytes"] / fe[facts]["arena_bytes"]
+            sizes = [f"{w:.2f}x: {verdict(w, INT8_WEIGHTS_RATIO)}",
+                     f"{ar:.2f}x: {verdict(ar, INT8_ARENA_RATIO)}"]
+        else:
+            sizes = ["not run", "not run"]
+        out.append(f"| {q} | {a78} | {u74} | {' | '.join(hosts)} | {' | '.join(sizes)} |")
+    return out + [""]
 
 
 def main():
@@ -150,6 +198,8 @@ def main():
                 cells.append(f"{f['instructions']:,} | {per_mac:.2f} | {goal_cell}")
             out.append(f"| {name} | {macs:,} | " + " | ".join(cells) + " |")
         out.append("")
+
+    out += int8_table(models)
 
     out += ["## Code, weights and memory", "",
             "| model | target | .text (KiB) | portable .text (KiB) | goal: <= +64 KiB | "
