@@ -38,6 +38,7 @@
 
 #include "../quant/requant.h"
 #include "blocking.h"
+#include "qrequant.h"
 
 #if defined(__aarch64__)
 #include <arm_neon.h>
@@ -166,27 +167,10 @@ INLINE qdw_acc qdw_acc_init(int32_t bias) {
 }
 
 #if defined(__aarch64__)
-/* Four lanes of qdw_requant in int32 arithmetic, no int64 lanes: with
- * v = hi * 2^31 + L (0 <= L < 2^31), hi = sqdmulh(acc, mult) exactly (mult
- * > 0, so it never saturates) and L = (acc * mult mod 2^32) mod 2^31. For
- * s = shift - 31 >= 1 the result is (hi + round31 + bit) >> s with
- * round31 = 2^(s - 1) - 1 + y_zp * 2^s and bit = ((hi >> s) & 1) | (L != 0):
- * L only decides an exact tie of hi, which it breaks upwards. The adds
- * saturate: a sum out of int32 range shifts to beyond 2^(31 - s) >= 2^9
- * in magnitude (s <= 22), and a saturated one as well, so both clamp to
- * the same bound. 9 instructions per 4 lanes where the int64 form took
- * 19. */
+/* Four lanes of qdw_requant in int32 arithmetic (qrequant.h). */
 INLINE int32x4_t qdw_requant4(int32x4_t acc, const qdw_rq *q) {
-  const int32x4_t mult = vdupq_n_s32((int32_t)q->mult),
-                  nshift = vdupq_n_s32(-q->shift31);
-  const int32x4_t hi = vqdmulhq_s32(acc, mult);
-  const uint32x4_t sticky =
-      vtstq_s32(vmulq_s32(acc, mult), vdupq_n_s32(0x7fffffff));
-  const uint32x4_t odd = vtstq_s32(hi, vdupq_n_s32(1 << q->shift31));
-  /* bit as a mask (-1 or 0), subtracted: + 1 */
-  const int32x4_t bit = vreinterpretq_s32_u32(vorrq_u32(sticky, odd));
-  return vshlq_s32(vqsubq_s32(vqaddq_s32(hi, vdupq_n_s32(q->round31)), bit),
-                   nshift);
+  return cuvil_qrq_lanes(acc, vdupq_n_s32((int32_t)q->mult), vdupq_n_s32(-q->shift31),
+                         vdupq_n_s32(1 << q->shift31), vdupq_n_s32(q->round31));
 }
 #endif
 
@@ -488,7 +472,7 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled, int 
                       (int32_t)a->y_lo,
                       (int32_t)a->y_hi,
                       (int32_t)s31,
-                      (int32_t)(((int64_t)1 << (s31 - 1)) - 1 + a->y_zp * ((int64_t)1 << s31)),
+                      cuvil_qrq_round31(shift, a->y_zp),
                       ((int64_t)1 << (shift - 1)) + a->y_zp * ((int64_t)1 << shift),
                       ((int64_t)1 << shift) - 1,
                       a->y_zp};

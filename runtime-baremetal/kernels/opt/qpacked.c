@@ -18,6 +18,7 @@
 #include "cuvil/kernels.h"
 
 #include "qblocking.h"
+#include "qrequant.h"
 
 /* Read by cuvilc from the kernel bitcode: the packing it must use. */
 const int64_t cuvil_k_qpack_mr = CUVIL_QMR;
@@ -366,6 +367,7 @@ typedef struct {
   void *y;
   int64_t y_type, m, positions, ch_stride, pos_stride;
   int32_t corr, y_zp, y_lo, y_hi; /* corr: times wsum, the domain change */
+  int32_t lanes32; /* every shift in the int32 form's range (qrequant.h) */
 } qout;
 
 typedef cuvil_qi32x4 qi32x4;
@@ -452,8 +454,69 @@ INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int6
 }
 #endif
 
+#if defined(__aarch64__)
+typedef uint8_t qu8x8 __attribute__((vector_size(8)));
+
+/* requant_rows in int32 lanes (cuvil_qrq_lanes), eight channels at a time:
+ * narrowed to int16 with saturation (exact after the clamp) and clamped
+ * there. */
+INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
+                           int64_t mb) {
+  _Static_assert(CUVIL_QMR % 8 == 0, "eight channels per narrowed vector");
+  /* The constants in vectors: (multiplier, shift) pairs deinterleaved by
+   * one load (lane inserts cost some 100 instructions per call). */
+  int32x4_t mul[QRV], nsh[QRV], odd[QRV], rnd[QRV];
+  const int32x4_t one = vdupq_n_s32(1), zp = vdupq_n_s32(o->y_zp);
+  for (int v = 0; v < QRV; ++v) {
+    int32x4x2_t pair;
+    if (mb == CUVIL_QMR) {
+      pair = vld2q_s32(o->rq + 2 * (m0 + 4 * v));
+    } else {
+      int32_t lanes[8];
+      for (int l = 0; l < 4; ++l)
+        __builtin_memcpy(lanes + 2 * l, o->rq + 2 * (m0 + (4 * v + l < mb ? 4 * v + l : 0)),
+                         2 * sizeof(int32_t));
+      pair = vld2q_s32(lanes);
+    }
+    const int32x4_t s = vsubq_s32(pair.val[1], vdupq_n_s32(31)); /* >= 1 */
+    mul[v] = pair.val[0];
+    nsh[v] = vnegq_s32(s);
+    odd[v] = vshlq_s32(one, s);
+    /* cuvil_qrq_round31: 2^(s - 1) - 1 + y_zp 2^s */
+    rnd[v] = vaddq_s32(vsubq_s32(vshlq_s32(one, vsubq_s32(s, one)), one), vshlq_s32(zp, s));
+  }
+  const int16x8_t lo = vdupq_n_s16((int16_t)o->y_lo), hi = vdupq_n_s16((int16_t)o->y_hi);
+  /* Locals: the stores could alias *o. */
+  const int64_t cs = o->ch_stride, ps = o->pos_stride, nb = b->nb;
+  uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
+  for (int64_t j = 0; j < nb; ++j, y += ps)
+    CUVIL_UNROLL
+    for (int v = 0; v < QRV; v += 2) {
+      const int32_t *a = pp + j * CUVIL_QMR + 4 * v;
+      const int16x8_t r = vcombine_s16(
+          vqmovn_s32(cuvil_qrq_lanes(vld1q_s32(a), mul[v], nsh[v], odd[v], rnd[v])),
+          vqmovn_s32(cuvil_qrq_lanes(vld1q_s32(a + 4), mul[v + 1], nsh[v + 1], odd[v + 1],
+                                     rnd[v + 1])));
+      const qu8x8 u = (qu8x8)vmovn_s16(vminq_s16(vmaxq_s16(r, lo), hi));
+      CUVIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        if (4 * v + l < mb)
+          y[(4 * v + l) * cs] = u[l];
+    }
+}
+#endif
+
 STAGE void requant_block(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
                          int64_t mb) {
+#if defined(__aarch64__)
+  if (o->lanes32) {
+    if (mb == CUVIL_QMR)
+      requant_rows32(o, b, pp, m0, CUVIL_QMR);
+    else
+      requant_rows32(o, b, pp, m0, mb);
+    return;
+  }
+#endif
   if (mb == CUVIL_QMR)
     requant_rows(o, b, pp, m0, CUVIL_QMR);
   else
@@ -537,9 +600,14 @@ INLINE void run_all(const qsrc *s, const qout *o) {
   }
 }
 
-/* The flip into the kernel's domain of x_type activations, and the
- * accumulator's correction per unit of wsum. */
-INLINE void domain(qsrc *s, qout *o, int64_t x_type, int64_t x_zp) {
+/* The flip into the kernel's domain of x_type activations, the
+ * accumulator's correction per unit of wsum, and whether the m channels'
+ * requantization fits the int32 form. */
+INLINE void domain(qsrc *s, qout *o, int64_t x_type, int64_t x_zp, const int32_t *rq,
+                   int64_t m) {
+  o->lanes32 = 1;
+  for (int64_t i = 0; i < m; ++i)
+    o->lanes32 &= rq[2 * i + 1] >= CUVIL_QRQ_SHIFT_MIN && rq[2 * i + 1] <= CUVIL_QRQ_SHIFT_MAX;
   const int is_u8 = x_type == CUVIL_Q_U8;
   const int flip = is_u8 != CUVIL_QX_UNSIGNED;
   s->flip = flip ? 0x80 : 0;
@@ -570,8 +638,8 @@ void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
     s.wd = s.ow = h * wd;
   }
   qout o = {0, 0, 0, 0, 0, y_type, mg, oh * ow, oh * ow, 1,
-            0, (int32_t)y_zp, (int32_t)y_lo, (int32_t)y_hi};
-  domain(&s, &o, x_type, x_zp);
+            0, (int32_t)y_zp, (int32_t)y_lo, (int32_t)y_hi, 0};
+  domain(&s, &o, x_type, x_zp, rq, m);
   for (int64_t b = 0; b < geom[CUVIL_QCONV_N]; ++b)
     for (int64_t g = 0; g < group; ++g) {
       s.x = (const uint8_t *)x + (b * c + g * cg) * h * wd;
@@ -593,7 +661,7 @@ void cuvil_k_qgemm_packed_s8(const void *a, const int8_t *wp,
   /* No padding: a_zp only matters through bias. */
   qsrc s = {(const uint8_t *)a, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, k, 0, 0};
   qout o = {wp, bias, wsum, rq, y, y_type, n, m, 1, n,
-            0, (int32_t)y_zp, (int32_t)y_lo, (int32_t)y_hi};
-  domain(&s, &o, a_type, a_zp);
+            0, (int32_t)y_zp, (int32_t)y_lo, (int32_t)y_hi, 0};
+  domain(&s, &o, a_type, a_zp, rq, n);
   run_all(&s, &o);
 }
