@@ -497,6 +497,9 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled, int 
   __attribute__((aligned(16))) qdw_el line[QDW_LINE_ELEMS + QDW_VL];
   const uint8_t *x_end = (const uint8_t *)a->x + a->planes * s->h * s->wd;
   const uint8_t *y_end = a->y + a->planes * s->oh * s->ow;
+  /* The lines of all bands of a plane, when they fit (narrow maps). */
+  const int64_t all = ((s->oh + QDW_R - 1) / QDW_R - 1) * QDW_R * s->sh + lines;
+  const int once = a->chunk == s->ow && all * s->sw * qdw_stride(p) <= QDW_LINE_ELEMS;
   for (int64_t pl = 0; pl < a->planes; ++pl) {
     const int64_t ch = pl % a->c;
     const uint8_t *xc = (const uint8_t *)a->x + pl * s->h * s->wd;
@@ -521,8 +524,12 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled, int 
       const int64_t cols = s->ow - ox0 < a->chunk ? s->ow - ox0 : a->chunk;
       const int64_t col0 = ox0 * s->sw - s->pad_left;
       for (int64_t oy = 0; oy < s->oh; oy += QDW_R) {
+        /* Every band's lines, or with once, the whole plane's at the first
+         * band (each input row widened once, not once per band reading
+         * it). */
         const int64_t iy0 = oy * s->sh - s->pad_top;
-        for (int64_t i = 0; i < lines; ++i) {
+        const qdw_el *band = once ? line + oy * s->sh * s->sw * qdw_stride(p) : line;
+        for (int64_t i = 0; i < (once ? (oy ? 0 : all) : lines); ++i) {
           const int64_t iy = iy0 + i;
           const void *row = iy >= 0 && iy < s->h ? xc + iy * s->wd : 0;
           qdw_fill(s, line + i * s->sw * qdw_stride(p), row, a->x_type, col0, p,
@@ -537,7 +544,7 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled, int 
          * narrow map's tiles are all short: a scratch tile and a byte loop
          * per tile cost more than the tile itself). */
         for (int64_t t = 0; t < cols; t += tw)
-          qdw_tile(s, line, p, t, taps, bias, &q, y + t, rows, cols - t < tw ? cols - t : tw,
+          qdw_tile(s, band, p, t, taps, bias, &q, y + t, rows, cols - t < tw ? cols - t : tw,
                    a->chunk == s->ow && s->ow <= tw && y + (QDW_R - 1) * s->ow + tw <= y_end,
                    unrolled,
                    nv);
