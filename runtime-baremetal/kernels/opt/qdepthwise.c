@@ -326,14 +326,11 @@ INLINE void qdw_put(qdw_el *d, int64_t p, int64_t i, int32_t v) {
 INLINE void qdw_fill(const qdw_shape *s, qdw_el *dst, const void *row, int64_t x_type,
                      int64_t col0, int64_t p, int32_t zp, int32_t xoff, const uint8_t *x_end) {
 #if !CUVIL_SCALAR_BLOCKING
-  /* Stride 1 on vector targets: whole vectors, not an element at a time
-   * (the element loops cost more than the tiles on narrow maps). The
-   * padding before the row, then the row (its last vector reading and
-   * writing up to QDW_VL - 1 elements past it), then the padding after,
-   * each overwriting the previous one's excess; the last stores reach up
-   * to QDW_VL - 1 elements past the line, into the next line (filled
-   * after this one) or the buffer's slack. Reading past the row stays
-   * inside the input tensor, else the element loops below run. */
+  /* Stride 1, vector targets: whole vectors (element loops cost more than
+   * the tiles on narrow maps): padding, row, padding, each overwriting the
+   * previous one's excess; the last reach < QDW_VL past the line, into the
+   * next line (filled later) or the slack. Reads past the row stay inside
+   * x, else the element loops below run. */
   if (s->sw == 1) {
     int64_t a = p, b = p;
     if (row)
@@ -524,9 +521,7 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled, int 
       const int64_t cols = s->ow - ox0 < a->chunk ? s->ow - ox0 : a->chunk;
       const int64_t col0 = ox0 * s->sw - s->pad_left;
       for (int64_t oy = 0; oy < s->oh; oy += QDW_R) {
-        /* Every band's lines, or with once, the whole plane's at the first
-         * band (each input row widened once, not once per band reading
-         * it). */
+        /* The band's lines; with once, the plane's, at the first band. */
         const int64_t iy0 = oy * s->sh - s->pad_top;
         const qdw_el *band = once ? line + oy * s->sh * s->sw * qdw_stride(p) : line;
         for (int64_t i = 0; i < (once ? (oy ? 0 : all) : lines); ++i) {
@@ -538,11 +533,9 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled, int 
         const int64_t rows = s->oh - oy < QDW_R ? s->oh - oy : QDW_R;
         uint8_t *y = yc + oy * s->ow + ox0;
         const int64_t tw = nv * QDW_VL;
-        /* A tile as wide as the map or wider stores whole vectors: the
-         * excess lands on the start of the next row, of the next band or
-         * of the next plane, all stored after it; not past the end of y (a
-         * narrow map's tiles are all short: a scratch tile and a byte loop
-         * per tile cost more than the tile itself). */
+        /* A tile as wide as the map stores whole vectors (not a scratch
+         * tile and a byte loop): the excess lands on the next row, band or
+         * plane, all stored later; never past the end of y. */
         for (int64_t t = 0; t < cols; t += tw)
           qdw_tile(s, band, p, t, taps, bias, &q, y + t, rows, cols - t < tw ? cols - t : tw,
                    a->chunk == s->ow && s->ow <= tw && y + (QDW_R - 1) * s->ow + tw <= y_end,
