@@ -112,6 +112,7 @@ typedef qdw_v32 qdw_acc;
 #define QDW_LINE_ELEMS (QDW_LINE_BYTES / (int64_t)sizeof(qdw_el))
 typedef int64_t qdw_v64 __attribute__((vector_size(QDW_VL * sizeof(int64_t))));
 typedef uint8_t qdw_v8 __attribute__((vector_size(QDW_VL)));
+typedef int8_t qdw_s8 __attribute__((vector_size(QDW_VL)));
 
 /* Shape facts (constants in the specialised kernels). */
 typedef struct {
@@ -325,7 +326,40 @@ INLINE void qdw_copy2(qdw_el *d, int64_t p, int64_t a, int64_t b, const void *ro
  * row), columns col0 + ph + i * sw, zp outside the row; plus xoff (see
  * qdw_x). */
 INLINE void qdw_fill(const qdw_shape *s, qdw_el *dst, const void *row, int64_t x_type,
-                     int64_t col0, int64_t p, int32_t zp, int32_t xoff) {
+                     int64_t col0, int64_t p, int32_t zp, int32_t xoff, const uint8_t *x_end) {
+#if !CUVIL_SCALAR_BLOCKING
+  /* Stride 1, vector targets: whole vectors (element loops cost more than
+   * the tiles on narrow maps): padding, row, padding, each overwriting the
+   * previous one's excess; the last reach < QDW_VL past the line, into the
+   * next line (filled later) or the slack. Reads past the row stay inside
+   * x, else the element loops below run. */
+  if (s->sw == 1) {
+    int64_t a = p, b = p;
+    if (row)
+      qdw_inside(col0, 1, s->wd, p, &a, &b);
+    const uint8_t *r = row ? (const uint8_t *)row + col0 : x_end;
+    if (!row || r + a + (b - a + QDW_VL - 1) / QDW_VL * QDW_VL <= x_end) {
+      qdw_v16 z;
+      for (int l = 0; l < QDW_VL; ++l)
+        z[l] = (int16_t)zp;
+      for (int64_t i = 0; i < a; i += QDW_VL)
+        __builtin_memcpy(dst + i, &z, sizeof z);
+      for (int64_t i = a; i < b; i += QDW_VL) {
+        qdw_v8 u;
+        __builtin_memcpy(&u, r + i, sizeof u);
+        const qdw_v16 v = x_type == CUVIL_Q_U8
+                              ? __builtin_convertvector(u, qdw_v16)
+                              : __builtin_convertvector((qdw_s8)u, qdw_v16);
+        __builtin_memcpy(dst + i, &v, sizeof v);
+      }
+      for (int64_t i = b; i < p; i += QDW_VL)
+        __builtin_memcpy(dst + i, &z, sizeof z);
+      return;
+    }
+  }
+#else
+  (void)x_end;
+#endif
   for (int64_t ph = 0; ph < s->sw; ++ph) {
     qdw_el *d = dst + ph * qdw_stride(p);
     int64_t a = p, b = p;
@@ -369,10 +403,13 @@ INLINE void qdw_tap(qdw_acc acc[QDW_R][QDW_NV], const qdw_shape *s, const qdw_el
 
 /* One tile: QDW_R output rows from y (rows of them stored), nv * QDW_VL
  * columns (cols of them stored; nv = QDW_NV unless unrolled); the tile's
- * first output column reads element col of every phase. */
+ * first output column reads element col of every phase. With spill, the
+ * whole vectors may be stored even when cols is short: what they write
+ * past a row's end is output that is stored later (see qdw_planes). */
 INLINE void qdw_tile(const qdw_shape *s, const qdw_el *line, int64_t p, int64_t col,
                      const qdw_taps taps[QDW_TAP_VECTORS], int32_t bias, const qdw_rq *q,
-                     uint8_t *y, int64_t rows, int64_t cols, int unrolled, int nv) {
+                     uint8_t *y, int64_t rows, int64_t cols, int spill, int unrolled,
+                     int nv) {
   qdw_acc acc[QDW_R][QDW_NV];
   CUVIL_UNROLL
   for (int r = 0; r < QDW_R; ++r)
@@ -424,7 +461,7 @@ INLINE void qdw_tile(const qdw_shape *s, const qdw_el *line, int64_t p, int64_t 
    * above the stores and spilled them. A partial tile goes through a
    * scratch tile first. */
   uint8_t part[QDW_R][QDW_TW];
-  const int whole = rows == QDW_R && cols == nv * QDW_VL;
+  const int whole = rows == QDW_R && (cols == nv * QDW_VL || spill);
   uint8_t *dst = whole ? y : &part[0][0];
   const int64_t ds = whole ? s->ow : QDW_TW;
   CUVIL_UNROLL
@@ -455,7 +492,13 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled, int 
   const int64_t p = qdw_phase_len(a->chunk, (s->kw - 1) * s->dw / s->sw);
   /* One-lane targets move int8 inputs to uint8 (see qdw_x). */
   const int32_t xoff = CUVIL_SCALAR_BLOCKING && a->x_type == CUVIL_Q_I8 ? 128 : 0;
-  __attribute__((aligned(16))) qdw_el line[QDW_LINE_ELEMS];
+  /* (Slack for qdw_fill's vector stores past the last line.) */
+  __attribute__((aligned(16))) qdw_el line[QDW_LINE_ELEMS + QDW_VL];
+  const uint8_t *x_end = (const uint8_t *)a->x + a->planes * s->h * s->wd;
+  const uint8_t *y_end = a->y + a->planes * s->oh * s->ow;
+  /* The lines of all bands of a plane, when they fit (narrow maps). */
+  const int64_t all = ((s->oh + QDW_R - 1) / QDW_R - 1) * QDW_R * s->sh + lines;
+  const int once = a->chunk == s->ow && all * s->sw * qdw_stride(p) <= QDW_LINE_ELEMS;
   for (int64_t pl = 0; pl < a->planes; ++pl) {
     const int64_t ch = pl % a->c;
     const uint8_t *xc = (const uint8_t *)a->x + pl * s->h * s->wd;
@@ -480,19 +523,26 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled, int 
       const int64_t cols = s->ow - ox0 < a->chunk ? s->ow - ox0 : a->chunk;
       const int64_t col0 = ox0 * s->sw - s->pad_left;
       for (int64_t oy = 0; oy < s->oh; oy += QDW_R) {
+        /* The band's lines; with once, the plane's, at the first band. */
         const int64_t iy0 = oy * s->sh - s->pad_top;
-        for (int64_t i = 0; i < lines; ++i) {
+        const qdw_el *band = once ? line + oy * s->sh * s->sw * qdw_stride(p) : line;
+        for (int64_t i = 0; i < (once ? (oy ? 0 : all) : lines); ++i) {
           const int64_t iy = iy0 + i;
           const void *row = iy >= 0 && iy < s->h ? xc + iy * s->wd : 0;
           qdw_fill(s, line + i * s->sw * qdw_stride(p), row, a->x_type, col0, p,
-                   (int32_t)a->x_zp + xoff, xoff);
+                   (int32_t)a->x_zp + xoff, xoff, x_end);
         }
         const int64_t rows = s->oh - oy < QDW_R ? s->oh - oy : QDW_R;
         uint8_t *y = yc + oy * s->ow + ox0;
         const int64_t tw = nv * QDW_VL;
+        /* A tile as wide as the map stores whole vectors (not a scratch
+         * tile and a byte loop): the excess lands on the next row, band or
+         * plane, all stored later; never past the end of y. */
         for (int64_t t = 0; t < cols; t += tw)
-          qdw_tile(s, line, p, t, taps, bias, &q, y + t, rows, cols - t < tw ? cols - t : tw,
-                   unrolled, nv);
+          qdw_tile(s, band, p, t, taps, bias, &q, y + t, rows, cols - t < tw ? cols - t : tw,
+                   a->chunk == s->ow && s->ow <= tw && y + (QDW_R - 1) * s->ow + tw <= y_end,
+                   unrolled,
+                   nv);
       }
     }
   }
