@@ -1,0 +1,172 @@
+/* The output stage of the packed INT8 kernels (qpacked.c): the operation's
+ * output and requantization facts (qout) and the requantization of a
+ * block's accumulators into the output's bytes, per target (int64 or
+ * checked int32 lanes, or RV64's scalar form). Included by qpacked.c only,
+ * after its block types (qblock) and stage macros. */
+#ifndef CUVIL_KERNELS_OPT_QPACKED_OUT_H
+#define CUVIL_KERNELS_OPT_QPACKED_OUT_H
+
+/* Output and requantization of one operation (a convolution group). */
+typedef struct {
+  const int8_t *wp;
+  const int32_t *bias, *wsum, *rq;
+  void *y;
+  int64_t y_type, m, positions, ch_stride, pos_stride;
+  int32_t corr, y_zp, y_lo, y_hi; /* corr: times wsum, the domain change */
+  int32_t lanes32; /* every shift in the int32 form's range (qrequant.h) */
+} qout;
+
+typedef cuvil_qi32x4 qi32x4;
+typedef cuvil_qi64x4 qi64x4;
+
+/* Stores the outputs of channels [m0, m0 + mb) of block b from their
+ * accumulators pp ([CUVIL_QNR][CUVIL_QMR]): cuvil_q_requant's arithmetic
+ * (quant/requant.h) four channels at a time, in vectors (the scalar form
+ * cost some 20 instructions per output, as much as the multiply-adds of a
+ * 1x1 layer of 64 channels). Round half to even
+ * as q - (rem + (q & 1) > half), rem the bits shifted out (the compare
+ * gives -1). The clamped value is in the output type's range, so its low
+ * byte is the output for both types. */
+#if defined(CUVIL_QPAIRS)
+/* One-lane targets (RV64): the vector form below lowers to some 18
+ * instructions per output. Instead t = acc * mult + 2^(shift - 1) (no
+ * overflow: |acc * mult| < 2^62) is the value rounded half up after the
+ * shift, and an exact tie (the bits shifted out of t all 0; rare, so a
+ * branch rather than parity arithmetic for every output) moves to the even
+ * neighbour; the clamp is a max and a min with Zbb. */
+INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
+                         int64_t mb) {
+  int64_t mul[CUVIL_QMR], sh[CUVIL_QMR], half[CUVIL_QMR], mask[CUVIL_QMR];
+  for (int l = 0; l < CUVIL_QMR; ++l) {
+    const int32_t *rq = o->rq + 2 * (m0 + (l < mb ? l : 0));
+    mul[l] = rq[0];
+    sh[l] = rq[1];
+    half[l] = (int64_t)1 << (rq[1] - 1);
+    mask[l] = ((int64_t)1 << rq[1]) - 1;
+  }
+  /* Locals: the stores could alias *o. */
+  const int64_t zp = o->y_zp, lo = o->y_lo, hi = o->y_hi;
+  const int64_t cs = o->ch_stride, ps = o->pos_stride, nb = b->nb;
+  uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
+  for (int64_t j = 0; j < nb; ++j, y += ps)
+    CUVIL_UNROLL
+    for (int l = 0; l < CUVIL_QMR; ++l)
+      if (l < mb) {
+        const int64_t t = (int64_t)pp[j * CUVIL_QMR + l] * mul[l] + half[l];
+        int64_t v = t >> sh[l];
+        if (__builtin_expect((t & mask[l]) == 0, 0))
+          v -= v & 1;
+        v += zp;
+        v = v < lo ? lo : v;
+        y[l * cs] = (uint8_t)(v > hi ? hi : v);
+      }
+}
+#else
+#define QRV (CUVIL_QMR / 4)
+INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
+                         int64_t mb) {
+  qi32x4 mul[QRV];
+  qi64x4 sh[QRV], mask[QRV], half[QRV];
+  for (int v = 0; v < QRV; ++v)
+    for (int l = 0; l < 4; ++l) {
+      const int32_t *rq = o->rq + 2 * (m0 + (4 * v + l < mb ? 4 * v + l : 0));
+      mul[v][l] = rq[0];
+      sh[v][l] = rq[1];
+      mask[v][l] = ((int64_t)1 << rq[1]) - 1;
+      half[v][l] = (int64_t)1 << (rq[1] - 1);
+    }
+  const qi32x4 zp = (qi32x4){0} + o->y_zp, lo = (qi32x4){0} + o->y_lo,
+               hi = (qi32x4){0} + o->y_hi;
+  /* Locals: the stores could alias *o. */
+  const int64_t cs = o->ch_stride, ps = o->pos_stride, nb = b->nb;
+  uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
+  for (int64_t j = 0; j < nb; ++j, y += ps)
+    CUVIL_UNROLL
+    for (int v = 0; v < QRV; ++v) {
+      qi32x4 acc;
+      __builtin_memcpy(&acc, pp + j * CUVIL_QMR + 4 * v, sizeof acc);
+      qi64x4 p;
+      cuvil_qmul_wide(&p, acc, mul[v]);
+      const qi64x4 q = p >> sh[v];
+      qi32x4 r = __builtin_convertvector(q - (((p & mask[v]) + (q & 1)) > half[v]), qi32x4) + zp;
+      const qi32x4 below = r < lo, above = r > hi;
+      r = (r & ~below) | (lo & below);
+      r = (r & ~above) | (hi & above);
+      CUVIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (4 * v + l < mb)
+          y[(4 * v + l) * cs] = (uint8_t)r[l];
+    }
+}
+#endif
+
+#if defined(__aarch64__)
+typedef uint8_t qu8x8 __attribute__((vector_size(8)));
+
+/* requant_rows in int32 lanes (cuvil_qrq_lanes), eight channels at a time:
+ * narrowed to int16 with saturation (exact after the clamp) and clamped
+ * there. */
+INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
+                           int64_t mb) {
+  _Static_assert(CUVIL_QMR % 8 == 0, "eight channels per narrowed vector");
+  /* The constants in vectors: (multiplier, shift) pairs deinterleaved by
+   * one load (lane inserts cost some 100 instructions per call). */
+  int32x4_t mul[QRV], nsh[QRV], odd[QRV], rnd[QRV];
+  const int32x4_t one = vdupq_n_s32(1), zp = vdupq_n_s32(o->y_zp);
+  for (int v = 0; v < QRV; ++v) {
+    int32x4x2_t pair;
+    if (mb == CUVIL_QMR) {
+      pair = vld2q_s32(o->rq + 2 * (m0 + 4 * v));
+    } else {
+      int32_t lanes[8];
+      for (int l = 0; l < 4; ++l)
+        __builtin_memcpy(lanes + 2 * l, o->rq + 2 * (m0 + (4 * v + l < mb ? 4 * v + l : 0)),
+                         2 * sizeof(int32_t));
+      pair = vld2q_s32(lanes);
+    }
+    const int32x4_t s = vsubq_s32(pair.val[1], vdupq_n_s32(31)); /* >= 1 */
+    mul[v] = pair.val[0];
+    nsh[v] = vnegq_s32(s);
+    odd[v] = vshlq_s32(one, s);
+    /* cuvil_qrq_round31: 2^(s - 1) - 1 + y_zp 2^s */
+    rnd[v] = vaddq_s32(vsubq_s32(vshlq_s32(one, vsubq_s32(s, one)), one), vshlq_s32(zp, s));
+  }
+  const int16x8_t lo = vdupq_n_s16((int16_t)o->y_lo), hi = vdupq_n_s16((int16_t)o->y_hi);
+  /* Locals: the stores could alias *o. */
+  const int64_t cs = o->ch_stride, ps = o->pos_stride, nb = b->nb;
+  uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
+  for (int64_t j = 0; j < nb; ++j, y += ps)
+    CUVIL_UNROLL
+    for (int v = 0; v < QRV; v += 2) {
+      const int32_t *a = pp + j * CUVIL_QMR + 4 * v;
+      const int16x8_t r = vcombine_s16(
+          vqmovn_s32(cuvil_qrq_lanes(vld1q_s32(a), mul[v], nsh[v], odd[v], rnd[v])),
+          vqmovn_s32(cuvil_qrq_lanes(vld1q_s32(a + 4), mul[v + 1], nsh[v + 1], odd[v + 1],
+                                     rnd[v + 1])));
+      const qu8x8 u = (qu8x8)vmovn_s16(vminq_s16(vmaxq_s16(r, lo), hi));
+      CUVIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        if (4 * v + l < mb)
+          y[(4 * v + l) * cs] = u[l];
+    }
+}
+#endif
+
+STAGE void requant_block(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
+                         int64_t mb) {
+#if defined(__aarch64__)
+  if (o->lanes32) {
+    if (mb == CUVIL_QMR)
+      requant_rows32(o, b, pp, m0, CUVIL_QMR);
+    else
+      requant_rows32(o, b, pp, m0, mb);
+    return;
+  }
+#endif
+  if (mb == CUVIL_QMR)
+    requant_rows(o, b, pp, m0, CUVIL_QMR);
+  else
+    requant_rows(o, b, pp, m0, mb);
+}
+
+#endif
