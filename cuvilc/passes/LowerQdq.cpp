@@ -335,6 +335,8 @@ bool lowerAdd(Graph &G, Node &Q) {
   // One shift for both multipliers: the larger one's, so it keeps all 24
   // bits of its float32 value (the smaller rounds below 2^-31 of it).
   const float MA = A.XScale / P.YScale, MB = B.XScale / P.YScale;
+  if (!std::isfinite(MA) || !std::isfinite(MB))
+    return false;
   int EA = 0, EB = 0;
   std::frexp(MA, &EA);
   std::frexp(MB, &EB);

@@ -99,10 +99,13 @@ INLINE void qdw_fill(const qdw_shape *s, qdw_el *dst, const void *row, int64_t x
     for (int64_t i = 0; i < a; ++i)
       qdw_put(d, p, i, zp);
     const int64_t from = col0 + ph;
+    /* A padding row (null) has nothing inside: a == b == p. */
 #if CUVIL_SCALAR_BLOCKING
-    qdw_copy2(d, p, a, b, row, from, s->sw, x_type == CUVIL_Q_U8, xoff);
+    if (row)
+      qdw_copy2(d, p, a, b, row, from, s->sw, x_type == CUVIL_Q_U8, xoff);
 #else
-    if (x_type == CUVIL_Q_U8) {
+    if (!row) {
+    } else if (x_type == CUVIL_Q_U8) {
       const uint8_t *r = (const uint8_t *)row + from;
       for (int64_t i = a; i < b; ++i)
         qdw_put(d, p, i, r[i * s->sw]);

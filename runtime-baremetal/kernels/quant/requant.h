@@ -7,8 +7,9 @@
 
 /* rhe(v / 2^shift) for shift in [1, 62], rounding half to even. */
 static inline int64_t cuvil_q_rshift_rhe(int64_t v, int64_t shift) {
-  const int64_t q = v >> shift; /* floor */
-  const int64_t rem = v - (q << shift);
+  const int64_t q = v >> shift; /* floor (arithmetic shift) */
+  /* v - q 2^shift, without shifting a negative value left (undefined). */
+  const int64_t rem = v & (((int64_t)1 << shift) - 1);
   const int64_t half = (int64_t)1 << (shift - 1);
   return q + (rem > half || (rem == half && (q & 1)));
 }
