@@ -53,21 +53,6 @@ std::vector<float> floats(const Value *V) {
   return Out;
 }
 
-/// The constant's integer elements (uint8, int8, int32).
-std::vector<int32_t> ints(const Value *V) {
-  std::vector<int32_t> Out(V->numElements());
-  for (size_t I = 0; I < Out.size(); ++I) {
-    const uint8_t *D = V->data().data();
-    if (V->dtype() == DType::U8)
-      Out[I] = D[I];
-    else if (V->dtype() == DType::I8)
-      Out[I] = static_cast<int8_t>(D[I]);
-    else
-      std::memcpy(&Out[I], D + 4 * I, 4);
-  }
-  return Out;
-}
-
 bool isQ8(DType T) { return T == DType::U8 || T == DType::I8; }
 
 /// A scale and zero point of Count values (1: per tensor), constant, for
@@ -86,7 +71,7 @@ bool readParams(const Value *Scale, const Value *Zp, DType Type,
     return true;
   if (!isConst(Zp) || Zp->dtype() != Type || Zp->numElements() != Count)
     return false;
-  Z = ints(Zp);
+  Z = constantInts(*Zp);
   return true;
 }
 
@@ -160,7 +145,7 @@ bool matchBias(const Value *B, int64_t Channels, float Beta,
   const Node *D = dequantizer(B);
   if (!D || !isConst(D->input(0)) || D->input(0)->dtype() != DType::I32)
     return false;
-  std::vector<int32_t> Zp, Q = ints(D->input(0));
+  std::vector<int32_t> Zp, Q = constantInts(*D->input(0));
   const Value *Scale = D->input(1);
   if (!readParams(Scale, D->input(2), DType::I32,
                   Scale ? Scale->numElements() : 0, P.BiasScale, Zp) ||
@@ -272,7 +257,7 @@ bool matchQLinear(Node &N, QuantizedProduct &P) {
   const Value *B = N.input(8);
   if (!isConst(B) || B->dtype() != DType::I32 || B->numElements() != Channels)
     return false;
-  for (int32_t V : ints(B))
+  for (int32_t V : constantInts(*B))
     P.BiasQ.push_back(V);
   for (int64_t C = 0; C < Channels; ++C)
     P.BiasScale.push_back(P.XScale * P.WScale[P.WScale.size() == 1 ? 0 : C]);
@@ -315,6 +300,22 @@ bool keepInteger(Graph &G, Node &Q) {
   return true;
 }
 
+/// Rebuilds Q as the 8-bit op Def reading Inputs, with P's output zero
+/// point and clamp and the origins of the nodes P folds.
+Node *rebuildQuantizer(Graph &G, Node &Q, const OpDef &Def,
+                       std::vector<Value *> Inputs, const QuantizedProduct &P) {
+  const DType T = Q.output(0)->dtype();
+  Origin Orig = Q.origin();
+  for (const Node *F : P.Folded)
+    Orig.merge(F->origin());
+  Node *N = G.replaceNode(&Q, Def.Name, &Def, std::move(Inputs));
+  N->setAttr("y_zero_point", int64_t{P.YZp});
+  N->setAttr("y_lo", int64_t{quantizeScalar(P.ClampLo, P.YScale, P.YZp, T)});
+  N->setAttr("y_hi", int64_t{quantizeScalar(P.ClampHi, P.YScale, P.YZp, T)});
+  N->origin() = Orig;
+  return N;
+}
+
 /// Q(Add(DQ(a), DQ(b))) [with a Relu/Clip before the Q] where a, b and
 /// the result have one shape: rebuilds Q as cuvil.QAdd; true if it did.
 bool lowerAdd(Graph &G, Node &Q) {
@@ -347,19 +348,12 @@ bool lowerAdd(Graph &G, Node &Q) {
   const auto BMult = static_cast<int64_t>(std::nearbyint(std::ldexp(MB, Shift)));
   if (AMult >= (int64_t{1} << 31) || BMult >= (int64_t{1} << 31))
     return false;
-  Origin Orig = Q.origin();
-  for (const Node *F : P.Folded)
-    Orig.merge(F->origin());
-  Node *N = G.replaceNode(&Q, QAddOp.Name, &QAddOp, {A.X, B.X});
+  Node *N = rebuildQuantizer(G, Q, QAddOp, {A.X, B.X}, P);
   N->setAttr("a_zero_point", int64_t{A.XZp});
   N->setAttr("b_zero_point", int64_t{B.XZp});
-  N->setAttr("y_zero_point", int64_t{P.YZp});
   N->setAttr("a_mult", AMult);
   N->setAttr("b_mult", BMult);
   N->setAttr("shift", int64_t{Shift});
-  N->setAttr("y_lo", int64_t{quantizeScalar(P.ClampLo, P.YScale, P.YZp, T)});
-  N->setAttr("y_hi", int64_t{quantizeScalar(P.ClampHi, P.YScale, P.YZp, T)});
-  N->origin() = Orig;
   return true;
 }
 
@@ -382,18 +376,10 @@ bool lowerGlobalAveragePool(Graph &G, Node &Q) {
   auto M = fixedPointMultiplier(X.XScale / (P.YScale * static_cast<float>(Plane)));
   if (Plane >= (1 << 23) || !M)
     return false;
-  Origin Orig = Q.origin();
-  for (const Node *F : P.Folded)
-    Orig.merge(F->origin());
-  Node *N = G.replaceNode(&Q, QGlobalAveragePoolOp.Name, &QGlobalAveragePoolOp,
-                          {X.X});
+  Node *N = rebuildQuantizer(G, Q, QGlobalAveragePoolOp, {X.X}, P);
   N->setAttr("x_zero_point", int64_t{X.XZp});
-  N->setAttr("y_zero_point", int64_t{P.YZp});
   N->setAttr("mult", int64_t{M->first});
   N->setAttr("shift", int64_t{M->second});
-  N->setAttr("y_lo", int64_t{quantizeScalar(P.ClampLo, P.YScale, P.YZp, T)});
-  N->setAttr("y_hi", int64_t{quantizeScalar(P.ClampHi, P.YScale, P.YZp, T)});
-  N->origin() = Orig;
   return true;
 }
 

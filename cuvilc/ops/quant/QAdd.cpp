@@ -42,14 +42,7 @@ llvm::Error verify(const Node &N) {
   if (N.input(0)->shape() != Y->shape() || N.input(1)->shape() != Y->shape())
     return nodeError(N, "internal error: a, b and y must have one shape");
   const QAddAttrs A(N);
-  const int64_t Lo = Y->dtype() == DType::U8 ? 0 : -128, Hi = Lo + 255;
-  if (A.AMult < 0 || A.AMult >= (int64_t{1} << 31) || A.BMult < 0 ||
-      A.BMult >= (int64_t{1} << 31) || A.Shift < 1 || A.Shift > 62 ||
-      A.YLo < Lo || A.YHi > Hi || A.YLo > A.YHi)
-    return nodeError(N, "internal error: multipliers {}, {} >> {} or clamp "
-                        "[{}, {}] out of range",
-                     A.AMult, A.BMult, A.Shift, A.YLo, A.YHi);
-  return llvm::Error::success();
+  return verifyRescale(N, {A.AMult, A.BMult}, A.Shift, A.YLo, A.YHi);
 }
 
 llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {

@@ -87,6 +87,9 @@ Node *buildQuantizedProduct(Graph &G, const QuantizedProduct &P,
 /// negative, not finite or 2^30 or more.
 std::optional<std::pair<int32_t, int32_t>> fixedPointMultiplier(float M);
 
+/// The elements of a uint8, int8 or int32 constant as int32.
+std::vector<int32_t> constantInts(const Value &V);
+
 /// Q(v) of ONNX's QuantizeLinear for a scalar: saturate(rhe(v / Scale) +
 /// Zp) in the range of Type (U8 or I8); -inf and +inf give the ends.
 int32_t quantizeScalar(float V, float Scale, int32_t Zp, DType Type);

@@ -34,17 +34,7 @@ std::optional<std::pair<int32_t, int32_t>> fixedPointMultiplier(float M) {
                                      static_cast<int32_t>(Shift)};
 }
 
-int32_t quantizeScalar(float V, float Scale, int32_t Zp, DType Type) {
-  const double Lo = Type == DType::U8 ? 0 : -128, Hi = Type == DType::U8 ? 255 : 127;
-  float Q = std::nearbyint(V / Scale); // the default mode: half to even
-  double R = std::isnan(Q) ? Lo : static_cast<double>(Q) + Zp;
-  return static_cast<int32_t>(std::min(Hi, std::max(Lo, R)));
-}
-
-namespace {
-
-/// The constant's elements as integers (uint8, int8 or int32).
-std::vector<int32_t> intValues(const Value &V) {
+std::vector<int32_t> constantInts(const Value &V) {
   std::vector<int32_t> Out(V.numElements());
   const uint8_t *D = V.data().data();
   for (size_t I = 0; I < Out.size(); ++I) {
@@ -57,6 +47,15 @@ std::vector<int32_t> intValues(const Value &V) {
   }
   return Out;
 }
+
+int32_t quantizeScalar(float V, float Scale, int32_t Zp, DType Type) {
+  const double Lo = Type == DType::U8 ? 0 : -128, Hi = Type == DType::U8 ? 255 : 127;
+  float Q = std::nearbyint(V / Scale); // the default mode: half to even
+  double R = std::isnan(Q) ? Lo : static_cast<double>(Q) + Zp;
+  return static_cast<int32_t>(std::min(Hi, std::max(Lo, R)));
+}
+
+namespace {
 
 template <typename T> T at(const std::vector<T> &V, int64_t C) {
   return V.size() == 1 ? V[0] : V[C];
@@ -96,7 +95,7 @@ bool isDepthwise(const QuantizedProduct &P, const Layout &L) {
 Node *buildQuantizedProduct(Graph &G, const QuantizedProduct &P,
                             const QPacking &Pk, std::string &WhyNot) {
   const Layout L = layoutOf(P);
-  const std::vector<int32_t> Raw = intValues(*P.W);
+  const std::vector<int32_t> Raw = constantInts(*P.W);
   auto RawAt = [&](int64_t Mo, int64_t T) {
     if (P.K == QuantizedProduct::Kind::Conv || P.WTransposed)
       return Raw[Mo * L.K + T];

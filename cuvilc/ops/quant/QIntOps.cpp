@@ -51,4 +51,19 @@ llvm::Error verifyQIntOperands(const Node &N, int64_t M, int64_t Kp) {
   return llvm::Error::success();
 }
 
+llvm::Error verifyRescale(const Node &N, std::initializer_list<int64_t> Mults,
+                          int64_t Shift, int64_t YLo, int64_t YHi) {
+  for (int64_t M : Mults)
+    if (M < 0 || M >= (int64_t{1} << 31))
+      return nodeError(N, "internal error: multiplier {} out of [0, 2^31)",
+                       M);
+  const DType YT = N.output(0)->dtype();
+  if (Shift < 1 || Shift > 62 || !inRange(YLo, YT) || !inRange(YHi, YT) ||
+      YLo > YHi)
+    return nodeError(N, "internal error: shift {} or clamp [{}, {}] out of "
+                        "range",
+                     Shift, YLo, YHi);
+  return llvm::Error::success();
+}
+
 } // namespace cuvil

@@ -5,6 +5,8 @@
 #include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 
+#include <initializer_list>
+
 namespace cuvil {
 
 /// The integer attributes both ops carry (see ops/quant/QInt.h).
@@ -23,6 +25,12 @@ CUVIL_OP_ATTRS(QIntAttrs, CUVIL_QINT_ATTRS)
 /// and wsum int32 [M], rq int32 [2 M], the zero points and the clamp in
 /// the ranges of x's and y's types, the packing positive.
 llvm::Error verifyQIntOperands(const Node &N, int64_t M, int64_t Kp);
+
+/// Checks the fixed-point rescaling of cuvil.QAdd / cuvil.QGlobalAveragePool:
+/// every multiplier in [0, 2^31), the shift in [1, 62], the clamp
+/// [YLo, YHi] ordered and in the range of output 0's type.
+llvm::Error verifyRescale(const Node &N, std::initializer_list<int64_t> Mults,
+                          int64_t Shift, int64_t YLo, int64_t YHi);
 
 /// The CUVIL_Q_* code of a uint8/int8 value's type.
 int64_t qintType(const Value *V);

@@ -42,13 +42,7 @@ llvm::Error verify(const Node &N) {
     return nodeError(N, "internal error: y must be x's [N, C, 1...] and the "
                         "planes below 2^23 elements");
   const QGapAttrs A(N);
-  const int64_t Lo = Y->dtype() == DType::U8 ? 0 : -128, Hi = Lo + 255;
-  if (A.Mult < 0 || A.Mult >= (int64_t{1} << 31) || A.Shift < 1 ||
-      A.Shift > 62 || A.YLo < Lo || A.YHi > Hi || A.YLo > A.YHi)
-    return nodeError(N, "internal error: multiplier {} >> {} or clamp [{}, "
-                        "{}] out of range",
-                     A.Mult, A.Shift, A.YLo, A.YHi);
-  return llvm::Error::success();
+  return verifyRescale(N, {A.Mult}, A.Shift, A.YLo, A.YHi);
 }
 
 llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
