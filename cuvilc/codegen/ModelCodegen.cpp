@@ -6,6 +6,9 @@
 //   - cuvil_<name>_init / _run_v / _run; run_v calls one internal function
 //     per node (cuvil_<name>_n<step>_<node>), whose body calls the kernels
 //     with constant shapes on the tensor pointers run_v passes it.
+// The library is read lazily: only the kernels the entry points reach are
+// materialised (a model calls a few of several hundred), so neither the
+// bitcode reader nor the optimiser spends time on the others.
 // Then everything but the entry points is internalised, the O3 pipeline
 // specialises the (inlined) kernels on those constants, and nodes whose
 // functions came out identical (same op, shapes and attributes) share one.
@@ -22,6 +25,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/IPO/Internalize.h>
@@ -42,6 +46,72 @@ std::string arenaSymbol(const std::string &Model, const std::string &Region) {
   return "cuvil_" + Model + "_arena_" + R;
 }
 
+namespace {
+
+/// The global values V's definition refers to (through constants too).
+void referencedGlobals(const llvm::GlobalValue &V,
+                       std::vector<const llvm::GlobalValue *> &Out) {
+  std::vector<const llvm::Constant *> Work;
+  std::set<const llvm::Constant *> Seen;
+  auto Push = [&](const llvm::Value *X) {
+    if (const auto *GV = llvm::dyn_cast<llvm::GlobalValue>(X))
+      Out.push_back(GV);
+    else if (const auto *C = llvm::dyn_cast<llvm::Constant>(X))
+      if (Seen.insert(C).second)
+        Work.push_back(C);
+  };
+  if (const auto *F = llvm::dyn_cast<llvm::Function>(&V)) {
+    if (F->hasPersonalityFn())
+      Push(F->getPersonalityFn());
+    for (const llvm::BasicBlock &BB : *F)
+      for (const llvm::Instruction &I : BB)
+        for (const llvm::Value *Op : I.operands())
+          Push(Op);
+  } else if (const auto *G = llvm::dyn_cast<llvm::GlobalVariable>(&V)) {
+    if (G->hasInitializer())
+      Push(G->getInitializer());
+  } else if (const auto *A = llvm::dyn_cast<llvm::GlobalAlias>(&V)) {
+    Push(A->getAliasee());
+  }
+  while (!Work.empty()) {
+    const llvm::Constant *C = Work.back();
+    Work.pop_back();
+    for (const llvm::Value *Op : C->operands())
+      Push(Op);
+  }
+}
+
+/// Materialises what the globals named in Roots reach (and what the
+/// module must keep: llvm.used and the like); every other function of the
+/// lazily read library becomes a declaration, which internalisation and
+/// the optimiser then delete.
+llvm::Error materializeReachable(llvm::Module &M,
+                                 const std::set<std::string> &Roots) {
+  std::vector<const llvm::GlobalValue *> Work;
+  for (const std::string &N : Roots)
+    if (const llvm::GlobalValue *GV = M.getNamedValue(N))
+      Work.push_back(GV);
+  for (const llvm::GlobalVariable &G : M.globals())
+    if (G.getName().starts_with("llvm."))
+      Work.push_back(&G);
+  std::set<const llvm::GlobalValue *> Seen;
+  while (!Work.empty()) {
+    const llvm::GlobalValue *GV = Work.back();
+    Work.pop_back();
+    if (!Seen.insert(GV).second)
+      continue;
+    if (auto E = const_cast<llvm::GlobalValue *>(GV)->materialize())
+      return E;
+    referencedGlobals(*GV, Work);
+  }
+  for (llvm::Function &F : M)
+    if (F.isMaterializable())
+      F.deleteBody();
+  return M.materializeAll();
+}
+
+} // namespace
+
 llvm::Expected<CodegenResult> generateObject(const Graph &G,
                                              const GraphLowering &L,
                                              const MemoryPlan &Plan,
@@ -53,8 +123,10 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
                      "(llvm.kernels in its TOML file)",
                      T.Name, T.Kernels);
   llvm::LLVMContext Ctx;
-  auto ModOrErr = llvm::parseBitcodeFile(
-      llvm::MemoryBufferRef(*Bitcode, "kernels-" + T.Name + ".bc"), Ctx);
+  auto ModOrErr = llvm::getOwningLazyBitcodeModule(
+      llvm::MemoryBuffer::getMemBuffer(*Bitcode, "kernels-" + T.Name + ".bc",
+                                       /*RequiresNullTerminator=*/false),
+      Ctx);
   if (!ModOrErr)
     return ModOrErr.takeError();
   std::unique_ptr<llvm::Module> M = std::move(*ModOrErr);
@@ -88,10 +160,14 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
   // undefined symbols yet does not clash with the firmware's own.
   std::set<std::string> Keep = EB.exported();
   for (const char *S : WeakRuntimeSymbols)
-    if (llvm::Function *F = M->getFunction(S); F && !F->isDeclaration()) {
+    Keep.insert(S);
+  if (auto E = materializeReachable(*M, Keep))
+    return E;
+  for (const char *S : WeakRuntimeSymbols)
+    if (llvm::Function *F = M->getFunction(S); F && !F->isDeclaration())
       F->setLinkage(llvm::GlobalValue::WeakAnyLinkage);
-      Keep.insert(S);
-    }
+    else
+      Keep.erase(S);
   llvm::internalizeModule(*M, [&](const llvm::GlobalValue &GV) {
     return Keep.count(GV.getName().str()) != 0;
   });
