@@ -80,8 +80,8 @@ std::pair<int64_t, int64_t> intRange(DType T) {
 
 /// Converts integer elements to another integer type; an error names the
 /// first value that does not fit.
-llvm::Expected<std::vector<uint8_t>>
-convertIntegers(const FileTensor &T, DType To, size_t Count) {
+llvm::Expected<std::vector<uint8_t>> convertIntegers(const FileTensor &T,
+                                                     DType To, size_t Count) {
   unsigned FromSize = dtypeSize(T.Ty), ToSize = dtypeSize(To);
   bool Signed = intRange(T.Ty).first < 0;
   auto [Lo, Hi] = intRange(To);
@@ -173,8 +173,7 @@ readInputFile(const std::string &Path, const ModelInput &In) {
                      "(nor is it a batch of such samples)",
                      Path, shapeText(T->Shape), In.Name, shapeText(In.Shape));
   if (T->Data.empty())
-    return makeError("'{}': shape {} holds no data", Path,
-                     shapeText(T->Shape));
+    return makeError("'{}': shape {} holds no data", Path, shapeText(T->Shape));
   auto Data = convert(*T, In);
   if (!Data)
     return makeError("'{}': {}", Path, llvm::toString(Data.takeError()));
@@ -234,8 +233,8 @@ llvm::Expected<std::string> inputFile(const std::string &Dir,
         Found.push_back(P.str().str());
     }
     if (Found.size() > 1)
-      return makeError("'{}' and '{}' both give input '{}'; keep one",
-                       Found[0], Found[1], Inputs[I].Name);
+      return makeError("'{}' and '{}' both give input '{}'; keep one", Found[0],
+                       Found[1], Inputs[I].Name);
     return Found.empty() ? std::string() : Found[0];
   };
   const std::string &Name = Inputs[I].Name;
@@ -290,7 +289,8 @@ llvm::Error readSampleDir(const std::string &Dir,
 } // namespace
 
 llvm::Expected<std::vector<Sample>>
-readCalibrationSet(const std::string &Dir, const std::vector<ModelInput> &Inputs) {
+readCalibrationSet(const std::string &Dir,
+                   const std::vector<ModelInput> &Inputs) {
   if (Inputs.empty())
     return makeError("the model has no inputs to calibrate");
   std::vector<Entry> Entries;

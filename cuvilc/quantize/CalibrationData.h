@@ -1,4 +1,4 @@
-//===- CalibrationData.h - The calibration set of cuvilc quantize -*- C++ -*-===//
+//===- CalibrationData.h - The calibration set of quantize ----*- C++ -*-===//
 //
 // `cuvilc quantize --calibrate DIR` runs the float model on the samples of
 // DIR and records the range of every tensor. DIR is laid out in one of two
@@ -56,7 +56,8 @@ using Sample = std::vector<std::vector<uint8_t>>;
 
 /// Reads the calibration set in Dir (see the file comment) for Inputs.
 llvm::Expected<std::vector<Sample>>
-readCalibrationSet(const std::string &Dir, const std::vector<ModelInput> &Inputs);
+readCalibrationSet(const std::string &Dir,
+                   const std::vector<ModelInput> &Inputs);
 
 } // namespace cuvil::quant
 

@@ -50,13 +50,13 @@ QParams activationParams(Range R, bool Signed) {
   P.Scale = static_cast<float>((Hi - Lo) / 255.0);
   if (!usableScale(P.Scale))
     return QParams();
-  P.ZeroPoint = static_cast<int32_t>(
-      quantize(static_cast<float>(-Lo), P.Scale, 0, 255));
+  P.ZeroPoint =
+      static_cast<int32_t>(quantize(static_cast<float>(-Lo), P.Scale, 0, 255));
   return P;
 }
 
-ChannelWeights quantizeWeights(const float *W, const std::vector<int64_t> &Shape,
-                               int Axis) {
+ChannelWeights quantizeWeights(const float *W,
+                               const std::vector<int64_t> &Shape, int Axis) {
   const int Rank = static_cast<int>(Shape.size());
   if (Axis < 0)
     Axis += Rank;

@@ -10,8 +10,8 @@
 
 namespace cuvil::quant {
 
-llvm::Expected<CalibrationMethod>
-parseCalibrationMethod(std::string_view Name, double Percentile) {
+llvm::Expected<CalibrationMethod> parseCalibrationMethod(std::string_view Name,
+                                                         double Percentile) {
   CalibrationMethod M;
   if (Name == "minmax")
     M.K = CalibrationMethod::Kind::MinMax;
@@ -39,16 +39,16 @@ unsigned RangeEstimator::passes() const {
 }
 
 void RangeEstimator::startHistogram() {
-  unsigned Bins = M.K == CalibrationMethod::Kind::Percentile ? PercentileBins
-                                                       : EntropyBins;
+  unsigned Bins =
+      M.K == CalibrationMethod::Kind::Percentile ? PercentileBins : EntropyBins;
   Hist.assign(Bins, 0);
   // The entropy method measures the loss of each side's levels; for signed
   // data both sides share one histogram of magnitudes.
   Magnitude = M.K == CalibrationMethod::Kind::Entropy && Min < 0;
   double Lo = M.K == CalibrationMethod::Kind::Entropy ? 0.0 : Min;
-  double Hi = Magnitude ? std::max(-static_cast<double>(Min),
-                                   static_cast<double>(Max))
-                        : Max;
+  double Hi =
+      Magnitude ? std::max(-static_cast<double>(Min), static_cast<double>(Max))
+                : Max;
   HistLo = Lo;
   Width = (Hi - Lo) / Bins;
 }
@@ -71,9 +71,13 @@ void RangeEstimator::observe(unsigned Pass, const float *Data, size_t N) {
   if (Hist.empty())
     startHistogram();
   const double Last = static_cast<double>(Hist.size() - 1);
+  // Zero is exact at every threshold, so it tells the entropy method
+  // nothing; counted, a Relu's spike of zeros (often half the values)
+  // would dominate the divergence and pull the threshold far down.
+  const bool SkipZeros = M.K == CalibrationMethod::Kind::Entropy;
   for (size_t I = 0; I < N; ++I) {
     float V = Data[I];
-    if (!std::isfinite(V))
+    if (!std::isfinite(V) || (V == 0 && SkipZeros))
       continue;
     double X = Magnitude ? std::fabs(static_cast<double>(V)) : V;
     // A constant tensor has Width 0: all of it is the first bin. Values

@@ -1,4 +1,4 @@
-//===- RangeEstimator.h - Tensor ranges and quantization parameters -*- C++ -*-===//
+//===- RangeEstimator.h - Ranges and quantization parameters ---*- C++ -*-===//
 //
 // cuvilc quantize runs the float model on every calibration sample and
 // feeds each tensor it quantizes to a RangeEstimator, which turns what it
@@ -21,7 +21,8 @@
 //    information: the smallest Kullback-Leibler divergence between the
 //    histogram clipped at T (the values beyond folded into its last bin)
 //    and that histogram quantized into the levels. Signed data gets
-//    [max(min, -T), min(max, T)].
+//    [max(min, -T), min(max, T)]. Zeros are left out of this histogram:
+//    they quantize exactly at every threshold.
 //
 // Every range contains 0 (quantized zero is exact, as padding needs).
 // Values that are NaN or infinite are ignored; a tensor with no finite
@@ -109,8 +110,8 @@ struct ChannelWeights {
 /// channel without a finite nonzero weight gets scale 1 (never a zero or
 /// denormal scale); NaN weights quantize to 0, infinities to +-127 (and
 /// do not count for the scale).
-ChannelWeights quantizeWeights(const float *W, const std::vector<int64_t> &Shape,
-                               int Axis);
+ChannelWeights quantizeWeights(const float *W,
+                               const std::vector<int64_t> &Shape, int Axis);
 
 /// int32 bias for scale BiasScale[c] = x_scale * w_scale[c] (computed in
 /// float32, as ORT does); saturates to int32 range (NaN gives 0). WScales

@@ -6,11 +6,11 @@
 #include "ir/Diagnostic.h"
 
 #include <cctype>
-#include <fmt/ranges.h>
 #include <cstring>
+#include <fmt/ranges.h>
+#include <limits>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
-#include <limits>
 #include <map>
 #include <optional>
 
@@ -91,7 +91,8 @@ private:
     return makeError("malformed header ({} at offset {})", What, Pos);
   }
   char peek() {
-    while (Pos < Text.size() && std::isspace(static_cast<unsigned char>(Text[Pos])))
+    while (Pos < Text.size() &&
+           std::isspace(static_cast<unsigned char>(Text[Pos])))
       ++Pos;
     return Pos < Text.size() ? Text[Pos] : '\0';
   }
@@ -136,7 +137,8 @@ private:
       peek();
       size_t Start = Pos;
       int64_t D = 0;
-      while (Pos < Text.size() && std::isdigit(static_cast<unsigned char>(Text[Pos]))) {
+      while (Pos < Text.size() &&
+             std::isdigit(static_cast<unsigned char>(Text[Pos]))) {
         if (__builtin_mul_overflow(D, 10, &D) ||
             __builtin_add_overflow(D, Text[Pos] - '0', &D))
           return fail("dimension too large");
@@ -218,7 +220,7 @@ llvm::Expected<FileTensor> parseNpy(llvm::StringRef Bytes) {
   if (Have != static_cast<uint64_t>(*Size))
     return makeError("{}: holds {} bytes of data, shape {} of {} needs {}",
                      Have < static_cast<uint64_t>(*Size) ? "truncated"
-                                                          : "trailing bytes",
+                                                         : "trailing bytes",
                      Have, shapeText(T.Shape), H.Descr, *Size);
   T.Data.assign(Bytes.bytes_begin() + DataStart, Bytes.bytes_end());
   return T;
