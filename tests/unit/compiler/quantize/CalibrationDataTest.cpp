@@ -177,6 +177,25 @@ TEST_F(CalibrationDataTest, FilesOfOneInputSplitBatches) {
   EXPECT_EQ(One1->size(), 1u);
 }
 
+TEST_F(CalibrationDataTest, ConvertsWithinFloatsAndWithinIntegers) {
+  std::vector<uint16_t> Half = {0x3c00, 0xc100, 0x3555}; // 1, -2.5, ~1/3
+  put("h.npy", npyOf("<f2", "(3,)", Half));
+  auto S = readCalibrationSet(Dir, {{"x", DType::F32, {3}}});
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  EXPECT_EQ(as<float>((*S)[0][0]),
+            (std::vector<float>{1.0f, -2.5f, 0.333251953125f}));
+  std::vector<uint8_t> Pixels = {0, 128, 255};
+  put("h.npy", npyOf("|u1", "(3,)", Pixels));
+  S = readCalibrationSet(Dir, {{"x", DType::I32, {3}}});
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  EXPECT_EQ(as<int32_t>((*S)[0][0]), (std::vector<int32_t>{0, 128, 255}));
+  EXPECT_TRUE(Has(error({{"x", DType::I8, {3}}}),
+                  "element 1 is 128, which i8 does not hold"));
+  EXPECT_TRUE(Has(error({{"x", DType::F32, {3}}}),
+                  "holds u8 values but input 'x' is f32; convert the data "
+                  "as the model expects it (e.g. arr.astype(np.float32))"));
+}
+
 TEST_F(CalibrationDataTest, DynamicDimensionTakesAnySize) {
   std::vector<float> F(10, 1.0f);
   put("a.npy", npyOf("<f4", "(5, 2)", F));
