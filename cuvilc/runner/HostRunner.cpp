@@ -33,17 +33,22 @@ const char *statusMeaning(int Status) {
   case CUVIL_ERR_ARENA_ALIGN: return "an arena is misaligned";
   case CUVIL_ERR_NO_WEIGHTS: return "the model has no weights";
   case CUVIL_ERR_NOT_INIT: return "run before a successful init";
-  case CUVIL_ERR_ARENA_OVERLAP: return "arenas overlap each other or the weights";
+  case CUVIL_ERR_ARENA_OVERLAP:
+    return "arenas overlap each other or the weights";
   case CUVIL_ERR_ARENA_RANGE: return "an arena runs past the address space";
   case CUVIL_ERR_BOUNDS: return "a kernel wrote out of bounds";
   case CUVIL_ERR_BLOB_IDENT: return "the weights are not a cuvil weight blob";
   case CUVIL_ERR_BLOB_FORMAT: return "the weight blob is malformed";
-  case CUVIL_ERR_BLOB_VERSION: return "the weight blob's version is unsupported";
-  case CUVIL_ERR_BLOB_HASH: return "the weight blob was built for another graph";
+  case CUVIL_ERR_BLOB_VERSION:
+    return "the weight blob's version is unsupported";
+  case CUVIL_ERR_BLOB_HASH:
+    return "the weight blob was built for another graph";
   case CUVIL_ERR_BLOB_ALIGN: return "the weight blob is misaligned";
-  case CUVIL_ERR_BLOB_SIZE: return "the weight data is smaller than the code needs";
+  case CUVIL_ERR_BLOB_SIZE:
+    return "the weight data is smaller than the code needs";
   case CUVIL_ERR_BLOB_CHECKSUM: return "the weight data is corrupted";
-  case CUVIL_ERR_BLOB_SHORT: return "the weight blob is too short for the model";
+  case CUVIL_ERR_BLOB_SHORT:
+    return "the weight blob is too short for the model";
   default: return "an unknown status";
   }
 }
@@ -75,8 +80,8 @@ llvm::Error checkRunsOn(const TargetInfo &T, const std::string &HostTriple,
   llvm::Triple TT(T.Triple), Host(HostTriple);
   if (TT.getArch() != Host.getArch() || !TT.isOSBinFormatELF() ||
       !Host.isOSBinFormatELF())
-    return makeError("target '{}' ({}) cannot run on this machine ({})",
-                     T.Name, T.Triple, HostTriple);
+    return makeError("target '{}' ({}) cannot run on this machine ({})", T.Name,
+                     T.Triple, HostTriple);
   if (HostFeatures.empty())
     return llvm::Error::success();
   auto TM = createTargetMachine(T);
@@ -100,9 +105,7 @@ llvm::Error checkRunsOn(const TargetInfo &T, const std::string &HostTriple,
   return llvm::Error::success();
 }
 
-void HostModel::AlignedFree::operator()(std::byte *P) const {
-  std::free(P);
-}
+void HostModel::AlignedFree::operator()(std::byte *P) const { std::free(P); }
 
 HostModel::HostModel() = default;
 HostModel::~HostModel() = default;
@@ -154,8 +157,8 @@ llvm::Error HostModel::load(std::string Object, const std::string &Name) {
   if (!J)
     return J.takeError();
   JIT = std::move(*J);
-  if (auto E = JIT->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
-          Object, "cuvil_" + Name + ".o")))
+  if (auto E = JIT->addObjectFile(
+          llvm::MemoryBuffer::getMemBufferCopy(Object, "cuvil_" + Name + ".o")))
     return E;
   auto Init = JIT->lookup("cuvil_" + Name + "_init");
   if (!Init)
@@ -180,8 +183,8 @@ llvm::Error HostModel::load(std::string Object, const std::string &Name) {
   }
   // Weights pointer, state word, arena pointers, --checked step.
   State.assign(3 + ArenaSizes.size(), 0);
-  int Status = Init->toPtr<InitFn>()(State.data(), ArenaPtrs.data(), nullptr,
-                                     0);
+  int Status =
+      Init->toPtr<InitFn>()(State.data(), ArenaPtrs.data(), nullptr, 0);
   if (Status != CUVIL_OK)
     return makeError("cuvil_{}_init failed: {}", Name, statusText(Status));
   return llvm::Error::success();

@@ -19,10 +19,10 @@
 #include "ir/DType.h"
 #include "target/TargetInfo.h"
 
-#include <llvm/ADT/StringMap.h>
-#include <llvm/Support/Error.h>
 #include <cstddef>
 #include <cstdint>
+#include <llvm/ADT/StringMap.h>
+#include <llvm/Support/Error.h>
 #include <map>
 #include <memory>
 #include <ostream>
