@@ -3,7 +3,9 @@
 // The compiling half of `cuvilc build`: every stage from the target file to
 // the object, with nothing written to disk. `cuvilc build` writes what this
 // returns; the host runner (runner/HostRunner.h) loads the object into a
-// JIT instead.
+// JIT instead. Library cuvil_compile: this and the stages Driver.h declares
+// for every command (loadModel, loadModelBytes, planOptionsFor, usage
+// errors), so that the runner can use them and the commands the runner.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUVIL_DRIVER_COMPILE_H
