@@ -53,6 +53,30 @@ const char *statusMeaning(int Status) {
   }
 }
 
+// The entry points are JIT-linked code without the type signature that
+// clang's -fsanitize=function (in the sanitized build's UBSan) places before
+// every function it compiles: its check of a call to them would read the
+// 8 bytes before the entry point, the end of another function or memory
+// before the code segment.
+#if defined(__clang__)
+#define CUVIL_CALLS_JIT_CODE __attribute__((no_sanitize("function")))
+#else
+#define CUVIL_CALLS_JIT_CODE
+#endif
+
+CUVIL_CALLS_JIT_CODE int callInit(llvm::orc::ExecutorAddr F, void *State,
+                                  void *const *Arenas) {
+  using InitFn = int (*)(void *, void *const *, const void *, unsigned long);
+  // No weights given: the blob embedded in the object.
+  return F.toPtr<InitFn>()(State, Arenas, nullptr, 0);
+}
+
+CUVIL_CALLS_JIT_CODE int callRunV(llvm::orc::ExecutorAddr F, void *State,
+                                  const void *const *In, void *const *Out) {
+  using RunVFn = int (*)(void *, const void *const *, void *const *);
+  return F.toPtr<RunVFn>()(State, In, Out);
+}
+
 std::vector<RunnerTensor> tensorsOf(const std::vector<Value *> &Values) {
   std::vector<RunnerTensor> R;
   for (const Value *V : Values)
@@ -166,7 +190,7 @@ llvm::Error HostModel::load(std::string Object, const std::string &Name) {
   auto Run = JIT->lookup("cuvil_" + Name + "_run_v");
   if (!Run)
     return Run.takeError();
-  RunV = Run->toPtr<RunVFn>();
+  RunV = *Run;
 
   // The arenas: the plan's sizes at its alignment (one alignment unit for
   // an empty one, so that every pointer is distinct and valid).
@@ -183,8 +207,7 @@ llvm::Error HostModel::load(std::string Object, const std::string &Name) {
   }
   // Weights pointer, state word, arena pointers, --checked step.
   State.assign(3 + ArenaSizes.size(), 0);
-  int Status =
-      Init->toPtr<InitFn>()(State.data(), ArenaPtrs.data(), nullptr, 0);
+  int Status = callInit(*Init, State.data(), ArenaPtrs.data());
   if (Status != CUVIL_OK)
     return makeError("cuvil_{}_init failed: {}", Name, statusText(Status));
   return llvm::Error::success();
@@ -201,7 +224,7 @@ llvm::Error HostModel::run(const std::vector<const void *> &In,
   for (size_t I = 0; I < Out.size(); ++I)
     if (!Out[I] && Outputs[I].Bytes)
       return makeError("output {} ('{}') is null", I, Outputs[I].Name);
-  int Status = RunV(State.data(), In.data(), Out.data());
+  int Status = callRunV(RunV, State.data(), In.data(), Out.data());
   if (Status != CUVIL_OK)
     return makeError("cuvil_{}_run_v failed: {}", JitModelName,
                      statusText(Status));

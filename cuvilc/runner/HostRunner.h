@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <llvm/ADT/StringMap.h>
+#include <llvm/ExecutionEngine/Orc/Shared/ExecutorAddress.h>
 #include <llvm/Support/Error.h>
 #include <map>
 #include <memory>
@@ -84,9 +85,6 @@ private:
   struct AlignedFree {
     void operator()(std::byte *P) const;
   };
-  using InitFn = int (*)(void *, void *const *, const void *, unsigned long);
-  using RunVFn = int (*)(void *, const void *const *, void *const *);
-
   std::unique_ptr<llvm::orc::LLJIT> JIT;
   std::vector<RunnerTensor> Inputs, Outputs;
   int64_t Alignment = 64;
@@ -96,7 +94,8 @@ private:
   /// word, one pointer per arena, the --checked step): words, so aligned
   /// for its pointers.
   std::vector<uint64_t> State;
-  RunVFn RunV = nullptr;
+  /// cuvil_<name>_run_v in the JIT.
+  llvm::orc::ExecutorAddr RunV;
 };
 
 /// Whether code for T can run on a machine of triple HostTriple whose CPU
