@@ -78,7 +78,7 @@ llvm::Expected<std::unique_ptr<Graph>>
 loadModelBytes(std::string_view Bytes,
                const std::map<std::string, int64_t> &Dims,
                const std::vector<std::string> &DumpIR, std::ostream &Log,
-               const PipelineOptions &PO = {});
+               const PipelineOptions &PO = {}, bool DumpData = false);
 
 /// `cuvilc build`: writes the object, header, linker script (and blob).
 /// Progress/dumps go to Log.

@@ -1,0 +1,253 @@
+//===- Compile.cpp - ONNX model -> in-memory object and its facts ---------===//
+#include "driver/Compile.h"
+
+#include "codegen/KernelLibrary.h"
+#include "emit/WeightsBlob.h"
+#include "frontend/onnx/OnnxImporter.h"
+#include "ir/Diagnostic.h"
+#include "ops/LowerGraph.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+
+namespace fs = std::filesystem;
+
+namespace cuvil {
+
+namespace {
+
+class UsageErrorInfo : public llvm::ErrorInfo<UsageErrorInfo> {
+public:
+  static char ID;
+  explicit UsageErrorInfo(std::string Msg) : Msg(std::move(Msg)) {}
+  void log(llvm::raw_ostream &OS) const override { OS << Msg; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  std::string Msg;
+};
+char UsageErrorInfo::ID = 0;
+
+/// The kernels of the declared ops G uses, in the order G first calls
+/// them: declarations for codegen, prototypes for the header.
+void firmwareKernels(const Graph &G, CodegenOptions &CO, HeaderInfo &HI) {
+  std::vector<const CustomOp *> Seen;
+  for (const auto &N : G.nodes()) {
+    const CustomOp *C = customOpOf(N->def());
+    if (!C || std::find(Seen.begin(), Seen.end(), C) != Seen.end())
+      continue;
+    Seen.push_back(C);
+    FirmwareKernel K;
+    K.Name = C->Kernel;
+    for (const CustomParam &P : C->Params)
+      K.Params.push_back(P.K == CustomParam::Kind::FloatAttr
+                             ? FirmwareKernel::Param::Float
+                         : P.K == CustomParam::Kind::Int
+                             ? FirmwareKernel::Param::Int64
+                             : FirmwareKernel::Param::Pointer);
+    CO.FirmwareKernels.push_back(std::move(K));
+    HI.FirmwareKernels.push_back(C->prototype());
+  }
+}
+
+} // namespace
+
+llvm::Expected<PlanOptions>
+planOptionsFor(const TargetInfo &T,
+               const std::vector<std::string> &ArenaRegions) {
+  PlanOptions PO;
+  PO.Alignment = T.DmaAlign;
+  PO.AllowSpill = T.AllowSpill;
+  PO.AddressBits = T.AddressBits;
+  for (const std::string &R :
+       ArenaRegions.empty() ? T.ArenaRegions : ArenaRegions) {
+    const MemoryRegion *MR = T.region(R);
+    if (!MR || !MR->writable())
+      return usageError(fmt::format("--arena-regions: '{}' is not a writable "
+                                    "memory region of target '{}'",
+                                    R, T.Name));
+    PO.Regions.push_back(MR);
+  }
+  return PO;
+}
+
+/// The imported graph G through the pass pipeline, verified.
+static llvm::Expected<std::unique_ptr<Graph>>
+optimizeModel(llvm::Expected<std::unique_ptr<Graph>> G,
+              const std::vector<std::string> &DumpIR, std::ostream &Log,
+              const PipelineOptions &PO, bool DumpData = false) {
+  if (!G)
+    return G.takeError();
+  // The pipeline verifies the graph once constants are folded and shapes
+  // resolved (see Pass::VerifyAfter).
+  if (auto E = runPipeline(**G, DumpIR,
+                           [&](std::string_view Pass, const Graph &Gr) {
+                             IRPrintOptions O;
+                             O.FullData = DumpData;
+                             Log << "; IR after " << Pass << "\n"
+                                 << Gr.print(O);
+                           },
+                           PO))
+    return E;
+  // Passes rewrite nodes: check again what codegen will see.
+  if (auto E = verifyGraph(**G))
+    return E;
+  return G;
+}
+
+llvm::Expected<std::unique_ptr<Graph>>
+loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
+          const std::vector<std::string> &DumpIR, std::ostream &Log,
+          const PipelineOptions &PO, const RuntimeOps *CustomOps,
+          bool DumpData) {
+  ImportOptions IO;
+  IO.DimValues = Dims;
+  IO.CustomOps = CustomOps;
+  return optimizeModel(importOnnx(Model, IO), DumpIR, Log, PO, DumpData);
+}
+
+llvm::Expected<std::unique_ptr<CustomOpSet>>
+loadCustomOpsOption(const std::string &Path) {
+  if (Path.empty())
+    return nullptr;
+  auto Set = loadCustomOps(Path);
+  if (!Set)
+    return usageError("--custom-ops " + llvm::toString(Set.takeError()));
+  return Set;
+}
+
+llvm::Expected<std::unique_ptr<Graph>>
+loadModelBytes(std::string_view Bytes,
+               const std::map<std::string, int64_t> &Dims,
+               const std::vector<std::string> &DumpIR, std::ostream &Log,
+               const PipelineOptions &PO, bool DumpData) {
+  ImportOptions IO;
+  IO.DimValues = Dims;
+  return optimizeModel(importOnnxBytes(Bytes, IO), DumpIR, Log, PO, DumpData);
+}
+
+llvm::Error usageError(const std::string &Msg) {
+  return llvm::make_error<UsageErrorInfo>(Msg);
+}
+
+bool isUsageError(const llvm::Error &E) { return E.isA<UsageErrorInfo>(); }
+
+std::string defaultModelName(const std::string &Path) {
+  std::string Stem = fs::path(Path).stem().string();
+  for (char &C : Stem)
+    C = static_cast<char>(std::tolower(static_cast<unsigned char>(C)));
+  return cIdentifier(Stem);
+}
+
+llvm::Expected<CompiledModel>
+compileModel(const BuildOptions &Opts, std::ostream &Log,
+             std::optional<std::string_view> OnnxBytes) {
+  // Usage checks first: nothing is read when they fail.
+  CompiledModel CM;
+  CM.Name = Opts.Name.empty() ? defaultModelName(Opts.Model) : Opts.Name;
+  if (CM.Name != cIdentifier(CM.Name))
+    return usageError(
+        fmt::format("--name '{}' is not a C identifier", CM.Name));
+  for (const std::string &E : Opts.Emit)
+    if (E != "llvm" && E != "asm")
+      return usageError(fmt::format("--emit: unknown kind '{}' (expected "
+                                    "llvm, asm)",
+                                    E));
+  auto Target = loadTarget(Opts.Target);
+  if (!Target)
+    return usageError(llvm::toString(Target.takeError()));
+  CM.Target = std::move(*Target);
+  const TargetInfo &T = CM.Target;
+  CM.WeightsRegion =
+      Opts.WeightsRegion.empty() ? T.WeightsRegion : Opts.WeightsRegion;
+  const MemoryRegion *WR = T.region(CM.WeightsRegion);
+  if (!WR)
+    return usageError(fmt::format("--weights-region: target '{}' has no "
+                                  "memory region '{}'",
+                                  T.Name, CM.WeightsRegion));
+  auto PO = planOptionsFor(T, Opts.ArenaRegions);
+  if (!PO)
+    return PO.takeError();
+  if (OnnxBytes && !Opts.CustomOps.empty())
+    return usageError("--custom-ops needs the model as a file");
+  auto Custom = loadCustomOpsOption(Opts.CustomOps);
+  if (!Custom)
+    return Custom.takeError();
+  CM.CustomOps = std::move(*Custom);
+  if (Opts.Checked) // one alignment unit of canary after every buffer
+    PO->GuardBytes = PO->Alignment;
+
+  // The packed kernels' panel width and the integer kernels' packing are
+  // facts of the target's kernel library: read them from there so compiler
+  // and kernels agree.
+  PipelineOptions Passes;
+  if (!Opts.PortableKernels) {
+    Passes.PackPanel = kernelConstant(T.Kernels, "cuvil_k_pack_mr").value_or(0);
+    Passes.QPackMr = kernelConstant(T.Kernels, "cuvil_k_qpack_mr").value_or(0);
+    Passes.QPackKr = kernelConstant(T.Kernels, "cuvil_k_qpack_kr").value_or(0);
+  }
+  auto GOrErr =
+      OnnxBytes ? loadModelBytes(*OnnxBytes, Opts.Dims, Opts.DumpIR, Log,
+                                 Passes, Opts.DumpIRData)
+                : loadModel(Opts.Model, Opts.Dims, Opts.DumpIR, Log, Passes,
+                            CM.CustomOps ? &CM.CustomOps->registry() : nullptr,
+                            Opts.DumpIRData);
+  if (!GOrErr)
+    return GOrErr.takeError();
+  CM.G = std::move(*GOrErr);
+  Graph &G = *CM.G;
+
+  // Memory.
+  auto Plan = planMemory(G, *PO);
+  if (!Plan)
+    return Plan.takeError();
+  CM.Plan = std::move(*Plan);
+  CM.Embed = Opts.ExternalWeights.empty();
+  uint64_t Hash = graphHash(G, CM.Plan, T);
+  CM.Blob = buildWeightsBlob(CM.Plan, CM.Name, T.Name, Hash);
+  if (CM.Embed && CM.Blob.size() > WR->Length)
+    return makeError("the weights need {} bytes, more than region {} of "
+                     "target '{}' holds ({} bytes)",
+                     CM.Blob.size(), WR->Name, T.Name, WR->Length);
+
+  // Code.
+  CodegenOptions CO;
+  CO.ModelName = CM.Name;
+  CO.GraphHash = Hash;
+  CO.WeightsDataSize = CM.Plan.WeightsSize;
+  CO.Checked = Opts.Checked;
+  if (CM.Embed)
+    CO.EmbeddedBlob = CM.Blob;
+  for (const std::string &E : Opts.Emit) {
+    CO.WantLLVMIR |= E == "llvm";
+    CO.WantAsm |= E == "asm";
+  }
+  HeaderInfo &HI = CM.Header;
+  firmwareKernels(G, CO, HI);
+  auto Lowered = lowerGraph(G);
+  if (!Lowered)
+    return Lowered.takeError();
+  auto Code = generateObject(G, *Lowered, CM.Plan, T, CO);
+  if (!Code)
+    return Code.takeError();
+  CM.Code = std::move(*Code);
+
+  HI.ModelName = CM.Name;
+  HI.SourceFile = fs::path(Opts.Model).filename().string();
+  HI.BlobSize = CM.Blob.size();
+  HI.GraphHash = Hash;
+  HI.ExternalWeights = !CM.Embed;
+  HI.InputsRead = CM.Code.InputsRead;
+  HI.Checked = Opts.Checked;
+  auto Figure = [](const StackBound &S) {
+    return StackFigure{S.Known, S.Bytes, S.Reason, S.Path};
+  };
+  HI.InitStack = Figure(CM.Code.InitStack);
+  HI.RunStack = Figure(CM.Code.RunStack);
+  return CM;
+}
+
+} // namespace cuvil
