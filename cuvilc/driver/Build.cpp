@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
 
@@ -20,7 +21,23 @@ std::string replaceExtension(const std::string &Path, const char *Ext) {
 } // namespace
 
 llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
-  auto CM = compileModel(Opts, Log);
+  // --quantize int8: the QDQ model cuvilc quantize would write, built from
+  // memory. A wrong target is said before the calibration runs.
+  std::optional<QuantizeResult> Quant;
+  if (Opts.Quantize) {
+    if (auto T = loadTarget(Opts.Target); !T)
+      return usageError(llvm::toString(T.takeError()));
+    QuantizeOptions Q = Opts.Quant;
+    Q.Model = Opts.Model;
+    Q.Dims = Opts.Dims;
+    auto R = quantizeModel(Q, Log);
+    if (!R)
+      return R.takeError();
+    Log << quantizeReportText(R->Report);
+    Quant = std::move(*R);
+  }
+  auto CM = Quant ? compileModel(Opts, Log, std::string_view(Quant->Model))
+                  : compileModel(Opts, Log);
   if (!CM)
     return CM.takeError();
   const std::string &Name = CM->Name;
@@ -47,11 +64,23 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
     Files.push_back({replaceExtension(Opts.Out, ".ll"), Code.LLVMIR});
   if (Wants("asm"))
     Files.push_back({replaceExtension(Opts.Out, ".s"), Code.Asm});
-  if (!Opts.Report.empty())
-    Files.push_back({Opts.Report,
-                     writeReport(*CM->G, CM->Plan, CM->Target, Name,
-                                 CM->WeightsRegion, CM->Blob.size(),
-                                 &CM->Header.InitStack, &CM->Header.RunStack)});
+  if (!Opts.Report.empty()) {
+    std::string Report =
+        writeReport(*CM->G, CM->Plan, CM->Target, Name, CM->WeightsRegion,
+                    CM->Blob.size(), &CM->Header.InitStack,
+                    &CM->Header.RunStack);
+    // A quantized build's report also says how it was quantized and how
+    // close its outputs are to the float model's.
+    if (Quant) {
+      auto J = nlohmann::ordered_json::parse(Report);
+      J["quantization"] =
+          nlohmann::ordered_json::parse(quantizeReportJson(Quant->Report));
+      Report = J.dump(2, ' ', false,
+                      nlohmann::ordered_json::error_handler_t::replace) +
+               "\n";
+    }
+    Files.push_back({Opts.Report, std::move(Report)});
+  }
   return writeOutputFiles(Files);
 }
 

@@ -9,6 +9,7 @@
 #ifndef CUVIL_DRIVER_DRIVER_H
 #define CUVIL_DRIVER_DRIVER_H
 
+#include "driver/QuantizeReport.h"
 #include "passes/Pass.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
@@ -16,6 +17,7 @@
 #include <llvm/Support/Error.h>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -25,6 +27,26 @@ namespace cuvil {
 
 class CustomOpSet;
 class RuntimeOps;
+
+/// `cuvilc quantize` (and `cuvilc build --quantize int8`): post-training
+/// quantization into a QDQ model (see driver/Quantize.cpp).
+struct QuantizeOptions {
+  std::string Model;     ///< The float .onnx.
+  std::string Calibrate; ///< Directory of calibration inputs.
+  std::string Validate;  ///< Held-back inputs for the report; empty: none.
+  std::string Out;       ///< The QDQ .onnx to write.
+  std::string Report;    ///< JSON report path; empty: none.
+  std::string Method = "minmax"; ///< minmax, percentile, entropy.
+  double Percentile = 99.99;
+  std::vector<std::string> KeepFloat; ///< Node names.
+  std::optional<double> MaxAccuracyDrop; ///< Top-1 agreement lost, 0-1.
+  std::map<std::string, int64_t> Dims;
+};
+
+struct QuantizeResult {
+  std::string Model; ///< The QDQ model's bytes.
+  QuantizeReport Report;
+};
 
 struct BuildOptions {
   std::string Model;          ///< Input .onnx path.
@@ -44,7 +66,17 @@ struct BuildOptions {
   bool PortableKernels = false; ///< Reference kernels only (--kernels).
   bool Checked = false; ///< --checked: guard gaps and bounds checks.
   std::string CustomOps; ///< --custom-ops: the user's op declarations.
+  /// --quantize int8: quantize the float model first (Quant: calibration
+  /// and the other quantize options; its Model and Dims are this build's).
+  bool Quantize = false;
+  QuantizeOptions Quant;
 };
+
+/// Quantizes O.Model in memory (progress and notes go to Log).
+llvm::Expected<QuantizeResult> quantizeModel(const QuantizeOptions &O,
+                                             std::ostream &Log);
+/// `cuvilc quantize`: writes O.Out (and O.Report), prints the report.
+llvm::Error runQuantize(const QuantizeOptions &O, std::ostream &Log);
 
 /// Whether an error is the user's input's fault (exit 1) or a usage error
 /// (exit 2). Usage errors are created with usageError().

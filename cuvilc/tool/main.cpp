@@ -65,6 +65,55 @@ std::string parseDims(const std::vector<std::string> &In,
   return "";
 }
 
+/// The calibration options `quantize` and `build --quantize` share.
+void addCalibrationOptions(CLI::App *Sub, cuvil::QuantizeOptions &Q,
+                           std::string &Drop) {
+  Sub->add_option("--calibrate", Q.Calibrate,
+                  "Directory of calibration inputs: .npy or ONNX TensorProto "
+                  ".pb files, one sample (or a batch) per file; or one "
+                  "subdirectory per sample with a file per input "
+                  "(see docs/quantization.md)");
+  Sub->add_option("--calibration-method", Q.Method,
+                  "How ranges are chosen from the calibration data: minmax "
+                  "(default), percentile, entropy (KL divergence)")
+      ->check(CLI::IsMember({"minmax", "percentile", "entropy"}));
+  Sub->add_option("--percentile", Q.Percentile,
+                  "With --calibration-method percentile: the share of "
+                  "values the range keeps (default 99.99)")
+      ->check(CLI::Range(50.0, 100.0));
+  Sub->add_option("--validate", Q.Validate,
+                  "Directory of held-back inputs (same layout as "
+                  "--calibrate) the accuracy report is measured on "
+                  "(default: the calibration inputs)");
+  Sub->add_option("--keep-float", Q.KeepFloat,
+                  "Nodes that stay float (ONNX node names, comma-separated)")
+      ->delimiter(',');
+  Sub->add_option("--max-accuracy-drop", Drop,
+                  "Keep the most sensitive layers float until the top-1 "
+                  "agreement with the float model loses at most this "
+                  "fraction (e.g. 0.01) on the evaluation inputs");
+}
+
+/// --max-accuracy-drop's value, a fraction or a percentage ("1%").
+std::string parseDrop(const std::string &S, std::optional<double> &Out) {
+  if (S.empty())
+    return "";
+  try {
+    size_t Used = 0;
+    double V = std::stod(S, &Used);
+    if (Used + 1 == S.size() && S.back() == '%')
+      V /= 100;
+    else if (Used != S.size())
+      throw std::invalid_argument(S);
+    Out = V;
+    return "";
+  } catch (const std::exception &) {
+    return fmt::format("--max-accuracy-drop '{}': expected a fraction (0.01) "
+                       "or a percentage (1%)",
+                       S);
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -138,6 +187,32 @@ int main(int argc, char **argv) {
       "TOML file declaring the model's ops of other domains, whose C "
       "kernels the firmware provides (see docs/custom-ops.md)";
   Build->add_option("--custom-ops", B.CustomOps, CustomOpsHelp);
+  std::string BuildQuantize, BuildDrop;
+  Build->add_option("--quantize", BuildQuantize,
+                    "'int8': quantize the float model first, as `cuvilc "
+                    "quantize` does (needs --calibrate), then build the "
+                    "integer model")
+      ->check(CLI::IsMember({"int8"}));
+  addCalibrationOptions(Build, B.Quant, BuildDrop);
+
+  cuvil::QuantizeOptions Q;
+  std::vector<std::string> QuantDims;
+  std::string QuantDrop;
+  auto *Quantize = App.add_subcommand(
+      "quantize", "Post-training quantization: MODEL.onnx (float) into a "
+                  "QDQ model (int8 weights, uint8 activations) calibrated "
+                  "on your inputs, with an accuracy report");
+  Quantize->add_option("model", Q.Model, "ONNX model file (float)")->required();
+  Quantize->add_option("--out,-o", Q.Out, "Quantized ONNX model to write")
+      ->required();
+  addCalibrationOptions(Quantize, Q, QuantDrop);
+  Quantize->get_option("--calibrate")->required();
+  Quantize->add_option("--report", Q.Report,
+                       "Write the report as JSON (precision of every node, "
+                       "accuracy of every output)");
+  Quantize->add_option("--dim", QuantDims,
+                       "Value of a symbolic input dimension, NAME=N "
+                       "(repeatable)");
 
   std::string InspectModel, InspectTarget = "host";
   std::vector<std::string> InspectDims;
@@ -172,7 +247,7 @@ int main(int argc, char **argv) {
 
   auto *Targets =
       App.add_subcommand("targets", "List the targets and their memory regions");
-  for (CLI::App *Sub : {Build, Inspect, Plan, Targets})
+  for (CLI::App *Sub : {Build, Quantize, Inspect, Plan, Targets})
     Sub->set_version_flag("--version", "cuvilc " CUVIL_VERSION);
 
   try {
@@ -194,7 +269,24 @@ int main(int argc, char **argv) {
                         Weights)),
                     "");
     B.PortableKernels = Kernels == "portable";
+    B.Quantize = BuildQuantize == "int8";
+    if (std::string Err = parseDrop(BuildDrop, B.Quant.MaxAccuracyDrop);
+        !Err.empty())
+      return report(cuvil::usageError(Err), "");
+    if (!B.Quantize && (!B.Quant.Calibrate.empty() || !B.Quant.KeepFloat.empty() ||
+                        B.Quant.MaxAccuracyDrop || !B.Quant.Validate.empty()))
+      return report(cuvil::usageError("--calibrate, --validate, --keep-float "
+                                      "and --max-accuracy-drop go with "
+                                      "--quantize int8"),
+                    "");
     return report(cuvil::runBuild(B, std::cerr), B.Model);
+  }
+  if (Quantize->parsed()) {
+    if (std::string Err = parseDims(QuantDims, Q.Dims); !Err.empty())
+      return report(cuvil::usageError(Err), "");
+    if (std::string Err = parseDrop(QuantDrop, Q.MaxAccuracyDrop); !Err.empty())
+      return report(cuvil::usageError(Err), "");
+    return report(cuvil::runQuantize(Q, std::cerr), Q.Model);
   }
   if (Inspect->parsed()) {
     std::map<std::string, int64_t> Dims;
