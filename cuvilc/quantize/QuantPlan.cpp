@@ -279,11 +279,8 @@ llvm::Expected<QuantPlan> planQuantization(const onnx::ModelProto &M,
                                     Q.Op, Why));
       continue;
     }
-    if (Keep) {
-      P.Notes.push_back(
-          fmt::format("node '{}' ({}) stays float: --keep-float", Q.Name, Q.Op));
-      continue;
-    }
+    if (Keep)
+      continue; // the report lists it with its reason
     for (const std::string &T : Q.Inputs)
       AddTensor(T);
     AddTensor(Q.Output);
