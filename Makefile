@@ -14,7 +14,7 @@ CUVILC := $(abspath $(BUILD))/cuvilc/cuvilc
 SANITIZE_BUILD ?= $(BUILD)/sanitize
 FUZZ_SECONDS ?= 300
 
-.PHONY: all deps configure build sanitize test fuzz demo demo-a78 memory-report conformance conformance-quick bench clean help format tidy
+.PHONY: all deps configure build sanitize test fuzz demo demo-a78 memory-report conformance conformance-quick bench ptq-accuracy clean help format tidy
 
 all: build
 
@@ -30,6 +30,8 @@ help:
 	@echo "make conformance  run every in-scope ONNX backend test on all targets, refresh docs/conformance.md"
 	@echo "make conformance-quick  only the tests of tests/conformance/subset.txt (every op, a few minutes)"
 	@echo "make bench      run the benchmark suite (bench/) on all targets, refresh docs/benchmarks.md"
+	@echo "make ptq-accuracy  quantize the float benchmark models with cuvilc quantize, refresh the"
+	@echo "                 accuracy table of docs/quantization.md"
 	@echo "make deps       install the Debian/npm packages the project needs"
 	@echo "make format     clang-format the C and C++ sources (.clang-format; make test checks it)"
 	@echo "make tidy       clang-tidy the compiler's sources (.clang-tidy)"
@@ -98,6 +100,10 @@ bench: build
 	  --results $(BUILD)/bench/results.json
 	/usr/bin/python3 scripts/bench_report.py --results $(BUILD)/bench/results.json \
 	  --out docs/benchmarks.md
+
+ptq-accuracy: build
+	/usr/bin/python3 scripts/ptq_accuracy.py --cuvilc $(CUVILC) --work $(BUILD)/ptq-accuracy \
+	  --out docs/quantization.md
 
 clean:
 	rm -rf $(BUILD)

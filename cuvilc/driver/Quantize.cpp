@@ -122,16 +122,23 @@ llvm::Expected<Calibration> calibrate(const quant::QuantModel &QM,
                                  : (*M)->outputs()[It->second.Index];
     if (RT.Ty != DType::F32)
       return makeError("internal error: tensor '{}' is not float32", T);
-    Est.emplace_back(quant::RangeEstimator(*Method), It->second);
+    quant::CalibrationMethod M = *Method;
+    if (P.OutputSide.count(T))
+      M.K = quant::CalibrationMethod::Kind::MinMax;
+    Est.emplace_back(quant::RangeEstimator(M), It->second);
   }
   Calibration C;
-  unsigned Passes = Est.empty() ? 1 : Est.front().first.passes();
+  unsigned Passes = 1;
+  for (const auto &E : Est)
+    Passes = std::max(Passes, E.first.passes());
   for (unsigned Pass = 0; Pass < Passes; ++Pass)
     for (const Sample &S : Samples) {
       auto Out = runOnce(**M, S);
       if (!Out)
         return Out.takeError();
       for (auto &[E, Src] : Est) {
+        if (Pass >= E.passes())
+          continue; // min/max only: done after the first pass
         const auto &B = Src.Input ? S[Src.Index] : (*Out)[Src.Index];
         E.observe(Pass, asFloats(B), B.size() / sizeof(float));
       }
@@ -209,17 +216,10 @@ llvm::Expected<QuantizeResult> quantizeModel(const QuantizeOptions &O,
   auto Bytes = readFile(O.Model);
   if (!Bytes)
     return Bytes.takeError();
-  auto QM = quant::QuantModel::open(*Bytes);
-  if (!QM)
-    return QM.takeError();
-  quant::PlanOptions PO;
-  PO.KeepFloat.insert(O.KeepFloat.begin(), O.KeepFloat.end());
-  auto Plan = (*QM)->plan(PO);
-  if (!Plan)
-    return Plan.takeError();
-
-  // The float model first: its inputs say what the calibration files
-  // must hold, its outputs are the reference.
+  // The float model first: cuvil's importer checks the model (before
+  // ONNX's own shape inference, which the quantizer's planning runs and
+  // which crashes on some malformed models), its inputs say what the
+  // calibration files must hold, its outputs are the reference.
   auto Float = HostModel::compile(*Bytes, O.Dims, Log);
   if (!Float)
     return Float.takeError();
@@ -240,6 +240,14 @@ llvm::Expected<QuantizeResult> quantizeModel(const QuantizeOptions &O,
     Check = std::move(*V);
   }
   Float->reset();
+  auto QM = quant::QuantModel::open(*Bytes);
+  if (!QM)
+    return QM.takeError();
+  quant::PlanOptions PO;
+  PO.KeepFloat.insert(O.KeepFloat.begin(), O.KeepFloat.end());
+  auto Plan = (*QM)->plan(PO);
+  if (!Plan)
+    return Plan.takeError();
 
   // Every tensor any plan may quantize is measured, whatever --keep-float
   // and --max-accuracy-drop then keep float.

@@ -292,6 +292,27 @@ llvm::Expected<QuantPlan> planQuantization(const onnx::ModelProto &M,
   for (const std::string &T : P.Tensors)
     if (!P.Shared.count(T))
       P.Calibrated.push_back(T);
+  // From each graph output up through nodes of one activation input
+  // (Softmax, Sigmoid, a float island) to the first quantized tensor.
+  std::map<std::string, int> Producer;
+  for (int I = 0; I < F.G.node_size(); ++I)
+    for (const std::string &O : F.G.node(I).output())
+      Producer[O] = I;
+  for (const std::string &Out : F.Outputs) {
+    std::string T = Out;
+    while (!Quantized.count(T) && Producer.count(T)) {
+      const onnx::NodeProto &N = F.G.node(Producer.at(T));
+      std::vector<std::string> Acts;
+      for (const std::string &In : N.input())
+        if (!In.empty() && !F.Inits.count(In))
+          Acts.push_back(In);
+      if (Acts.size() != 1)
+        break;
+      T = Acts.front();
+    }
+    if (Quantized.count(T))
+      P.OutputSide.insert(T);
+  }
   return P;
 }
 

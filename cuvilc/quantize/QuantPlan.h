@@ -61,6 +61,11 @@ struct QuantPlan {
   std::vector<std::string> Tensors;
   /// Tensors whose range calibration measures (Tensors minus Shared).
   std::vector<std::string> Calibrated;
+  /// The last quantized tensor before each graph output. Calibration
+  /// takes its whole range (min/max) whatever the method: clipping what
+  /// the model answers with (the logits before a Softmax) changes the
+  /// answer, where clipping an inner tensor's outliers only adds noise.
+  std::set<std::string> OutputSide;
   /// Tensors that take another tensor's parameters: tensor -> source.
   std::map<std::string, std::string> Shared;
   /// Why a node that could have been quantized was not, one line each
