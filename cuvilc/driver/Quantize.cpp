@@ -239,7 +239,6 @@ llvm::Expected<QuantizeResult> quantizeModel(const QuantizeOptions &O,
       return V.takeError();
     Check = std::move(*V);
   }
-  Float->reset();
   auto QM = quant::QuantModel::open(*Bytes);
   if (!QM)
     return QM.takeError();
@@ -260,17 +259,13 @@ llvm::Expected<QuantizeResult> quantizeModel(const QuantizeOptions &O,
   // The report's reference: the float outputs of the validation set, or
   // of the calibration set.
   std::vector<Outputs> CheckFloat;
-  if (!Check.empty()) {
-    auto F = HostModel::compile(*Bytes, O.Dims, Log);
-    if (!F)
-      return F.takeError();
-    for (const Sample &S : Check) {
-      auto Out = runOnce(**F, S);
-      if (!Out)
-        return Out.takeError();
-      CheckFloat.push_back(std::move(*Out));
-    }
+  for (const Sample &S : Check) {
+    auto Out = runOnce(**Float, S);
+    if (!Out)
+      return Out.takeError();
+    CheckFloat.push_back(std::move(*Out));
   }
+  Float->reset();
   const std::vector<Sample> &EvalSet = Check.empty() ? *Samples : Check;
   const std::vector<Outputs> &EvalFloat =
       Check.empty() ? Cal->FloatOutputs : CheckFloat;
