@@ -11,7 +11,7 @@ namespace cuvil {
 
 llvm::Function *EntryBuilder::newFunction(const std::string &Name,
                                           llvm::Type *Ret,
-                                          std::vector<llvm::Type *> Params) {
+                                          const std::vector<llvm::Type *> &Params) {
   auto *FT = llvm::FunctionType::get(Ret, Params, false);
   auto *F = llvm::Function::Create(FT, llvm::GlobalValue::ExternalLinkage,
                                    Name, M);

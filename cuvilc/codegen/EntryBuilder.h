@@ -69,7 +69,7 @@ private:
     return "cuvil_" + Opts.ModelName + "_" + Suffix;
   }
   llvm::Function *newFunction(const std::string &Name, llvm::Type *Ret,
-                              std::vector<llvm::Type *> Params);
+                              const std::vector<llvm::Type *> &Params);
   void setCodeAttributes(llvm::Function *F);
   llvm::Error buildNode(const Node &N, const std::vector<KernelCall> &Calls,
                         size_t Step);

@@ -87,7 +87,7 @@ optimizeModel(llvm::Expected<std::unique_ptr<Graph>> G,
                            [&](std::string_view Pass, const Graph &Gr) {
                              IRPrintOptions O;
                              O.FullData = DumpData;
-                             Log << "; IR after " << Pass << "\n"
+                             Log << "// IR after " << Pass << "\n"
                                  << Gr.print(O);
                            },
                            PO))
@@ -134,6 +134,13 @@ llvm::Error usageError(const std::string &Msg) {
 }
 
 bool isUsageError(const llvm::Error &E) { return E.isA<UsageErrorInfo>(); }
+
+std::vector<std::string> dumpStageNames() {
+  std::vector<std::string> Names{"import"};
+  for (const Pass &P : defaultPipeline())
+    Names.emplace_back(P.Name);
+  return Names;
+}
 
 std::string defaultModelName(const std::string &Path) {
   std::string Stem = fs::path(Path).stem().string();

@@ -83,6 +83,10 @@ llvm::Error runQuantize(const QuantizeOptions &O, std::ostream &Log);
 llvm::Error usageError(const std::string &Msg);
 bool isUsageError(const llvm::Error &E);
 
+/// The stages --dump-ir can name: "import", then the default pipeline's
+/// passes in order.
+std::vector<std::string> dumpStageNames();
+
 /// The planner options for target T: its DMA alignment, its arena regions
 /// (or ArenaRegions, if not empty: names checked) and its spill policy.
 llvm::Expected<PlanOptions>

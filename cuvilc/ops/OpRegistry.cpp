@@ -21,12 +21,12 @@ struct Entry {
 };
 
 constexpr std::array Table = {
-#define CUVIL_OP(Name, Def) Entry{#Name, &Def},
+#define CUVIL_OP(Name, Def) Entry{#Name, &(Def)},
 #include "ops/Ops.def"
 };
 
 constexpr std::array InternalTable = {
-#define CUVIL_INTERNAL_OP(Name, Def) Entry{#Name, &Def},
+#define CUVIL_INTERNAL_OP(Name, Def) Entry{#Name, &(Def)},
 #include "ops/InternalOps.def"
 };
 

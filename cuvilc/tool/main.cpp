@@ -6,10 +6,10 @@
 //===----------------------------------------------------------------------===//
 #include "driver/Driver.h"
 #include "ir/Escape.h"
-#include "passes/Pass.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <iostream>
 #include <llvm/Support/Error.h>
 
@@ -154,9 +154,7 @@ int main(int argc, char **argv) {
                     "Also write intermediate forms: llvm (FILE.ll), asm "
                     "(FILE.s)")
       ->delimiter(',');
-  std::string Passes = "import";
-  for (const cuvil::Pass &P : cuvil::defaultPipeline())
-    Passes += fmt::format(", {}", P.Name);
+  std::string Passes = fmt::format("{}", fmt::join(cuvil::dumpStageNames(), ", "));
   Build->add_option("--dump-ir", B.DumpIR,
                     fmt::format("Print the IR after these passes ({}, or all) "
                                 "to stderr; each node lists the ONNX nodes it "

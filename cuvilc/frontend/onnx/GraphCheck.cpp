@@ -185,12 +185,15 @@ llvm::Error fillMissingShapes(onnx::ModelProto &M,
   VIs->erase(std::remove_if(VIs->begin(), VIs->end(), NoShape), VIs->end());
   if (std::none_of(GP->output().begin(), GP->output().end(), NoShape))
     return llvm::Error::success();
+  // What inference could not infer is reported below, output by output,
+  // with the reason it gave when it stopped early.
+  std::string Stopped;
   try {
     onnx::ShapeInferenceOptions SO(/*check_type=*/false, /*strict=*/0,
                                    /*data_prop=*/true);
     onnx::shape_inference::InferShapes(M, Registry, SO);
-  } catch (const std::exception &) {
-    // What it could not infer is reported below, output by output.
+  } catch (const std::exception &E) {
+    Stopped = fmt::format(" (inference stopped: {})", E.what());
   }
   llvm::Error All = llvm::Error::success();
   for (const auto &Out : GP->output())
@@ -198,9 +201,9 @@ llvm::Error fillMissingShapes(onnx::ModelProto &M,
       All = llvm::joinErrors(
           std::move(All),
           makeError("graph output '{}' has no shape and ONNX shape inference "
-                    "cannot infer one; write its shape into the model's "
+                    "cannot infer one{}; write its shape into the model's "
                     "graph outputs",
-                    Out.name()));
+                    Out.name(), Stopped));
   return All;
 }
 

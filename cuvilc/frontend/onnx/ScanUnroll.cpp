@@ -45,8 +45,9 @@ private:
   std::string fresh(const std::string &Hint) {
     return Prefix + "/unroll" + std::to_string(Counter++) + "/" + Hint;
   }
-  onnx::NodeProto &node(const std::string &Op, std::vector<std::string> Ins,
-                        std::vector<std::string> Outs) {
+  onnx::NodeProto &node(const std::string &Op,
+                        const std::vector<std::string> &Ins,
+                        const std::vector<std::string> &Outs) {
     Out.emplace_back();
     onnx::NodeProto &N = Out.back();
     N.set_op_type(Op);
