@@ -7,11 +7,12 @@
 // compiler knows about the op:
 //   - Verify, Lower, Macs: what cuvil accepts, the kernel calls, the cost;
 //   - Traits (OpTrait bits: ElementWise, InPlace, View, Commutative,
-//     ConcatOfInputs): what the passes and the memory planner may assume;
-//     the planner's Placement is derived from them (OpDef::place);
+//     ConcatOfInputs, Sum, Permutes, SelectsValues, GlobalMean,
+//     Quantizes, Dequantizes): what the passes and the memory planner may
+//     assume; the planner's Placement is derived from them (OpDef::place);
 //   - the fusion hooks (ActivationClamp, WithClamp, TakesResidual,
-//     ChannelAffine, FoldChannelAffine, PackWeights): what the fusing
-//     passes may rewrite, and into which internal op;
+//     ChannelAffine, FoldChannelAffine, PackWeights, Product, Specialize):
+//     what the rewriting passes may do, and into which internal op;
 //   - Shape: output shapes ONNX shape inference left unknown (driven by
 //     passes/ShapeResolution.cpp);
 //   - Fold, FoldShapeOnly: compile-time evaluation (driven by
@@ -19,8 +20,9 @@
 //   - Attrs: the attributes it reads, declared once with their kinds
 //     (ops/Attrs.h), checked at import;
 //   - ScratchOutputs: workspace outputs.
-// Passes and the planner never compare op names (tests/lint checks it):
-// they ask the record. Lowering produces plain data (KernelCall, in
+// Passes and the planner never compare op names or records (tests/lint
+// checks it): they ask the record's traits and hooks. They may create
+// nodes of a given record (a pass that rebuilds a node as an internal op). Lowering produces plain data (KernelCall, in
 // lowering/), which the driver hands to codegen (see lowerGraph): ops do
 // not depend on LLVM IR, and codegen does not call the registry (it reads
 // the calls only). docs/ops.md says how to add an op.
@@ -57,6 +59,43 @@ enum OpTrait : uint32_t {
   /// The output is its inputs laid one after the other along the axis
   /// attribute: the planner may let each producer write its slice.
   ConcatOfInputs = 1u << 4,
+  /// y = a + b, element-wise with broadcasting: the fuse-residual pass
+  /// gives one operand to the producer of the other, lower-qdq makes a
+  /// same-shape one an 8-bit add.
+  Sum = 1u << 5,
+  /// y is input 0 with its axes permuted (transposePerm): the
+  /// eliminate-transposes pass composes and removes them.
+  Permutes = 1u << 6,
+  /// Every output element is a copy of an input element (pooling by
+  /// maximum, concatenation): the op commutes with any monotonic
+  /// per-tensor map, so lower-qdq runs it on 8-bit values.
+  SelectsValues = 1u << 7,
+  /// y[n, c] = mean of x[n, c, ...] over the other axes.
+  GlobalMean = 1u << 8,
+  /// QuantizeLinear: y = saturate(round(x / scale) + zero_point).
+  Quantizes = 1u << 9,
+  /// DequantizeLinear: y = (x - zero_point) * scale.
+  Dequantizes = 1u << 10,
+};
+
+/// What a node computes as a product with a weight operand, for the passes
+/// that rewrite such products (lower-qdq): OpDef::Product gives it.
+struct ProductForm {
+  /// Conv: a convolution, weights [M, C/group, k...]; Gemm: a matrix
+  /// product y = x . w over the last axis of x.
+  enum class Kind : uint8_t { Conv, Gemm } K = Kind::Gemm;
+  /// The input holding the weights.
+  int WeightInput = 1;
+  /// The weights' axis of output channels (columns).
+  int ChannelAxis = 0;
+  /// The input holding a bias of one value per output channel; -1: none.
+  int BiasInput = -1;
+  /// y = Alpha * (x . w) + Beta * bias (Gemm's attributes; 1 otherwise).
+  float Alpha = 1, Beta = 1;
+  /// The QOperator form (QLinearConv, QLinearMatMul): the inputs are x,
+  /// x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
+  /// y_zero_point[, bias] and the output is already quantized.
+  bool QLinear = false;
 };
 
 /// How the memory planner may place an op's output (derived from traits).
@@ -131,6 +170,15 @@ struct OpDef {
   /// N's form does not allow it. Null for ops that cannot absorb one.
   bool (*FoldChannelAffine)(Graph &G, Node &N, const std::vector<float> &Scale,
                             const std::vector<float> &Shift) = nullptr;
+  /// For an op that computes a product with a weight operand: its form, or
+  /// nullopt when this node's attributes leave that form (e.g. a Gemm with
+  /// transA, or whose C is not one value per column). Null for other ops.
+  std::optional<ProductForm> (*Product)(const Node &N) = nullptr;
+  /// The record N must be rebuilt as once constants are folded, when what
+  /// it computes rules out its own kernel (a Dropout whose training_mode
+  /// arrives at run time cannot be a view); null to keep it. Applied by
+  /// the specialize-ops pass. Null for ops with one form.
+  const OpDef *(*Specialize)(const Node &N) = nullptr;
   /// The output shapes from static input shapes (and constant operands),
   /// for what ONNX shape inference left unknown; null: none computed here.
   ShapeFn Shape = nullptr;

@@ -21,7 +21,8 @@
 
 namespace cuvil {
 
-extern const OpDef TransposeOp;
+// The op it rebuilds a Transpose of unit axes as; the Transposes are the
+// ops with the Permutes trait.
 extern const OpDef ReshapeOp;
 
 namespace {
@@ -40,12 +41,14 @@ bool movesOnlyUnitAxes(const Value &X, const std::vector<int64_t> &P) {
   return true;
 }
 
+bool permutes(const Node &N) { return N.def() && N.def()->has(Permutes); }
+
 } // namespace
 
 llvm::Error eliminateTransposes(Graph &G) {
   std::vector<Node *> Transposes;
   for (const auto &N : G.nodes())
-    if (N->def() == &TransposeOp)
+    if (permutes(*N))
       Transposes.push_back(N.get());
   // In node order: an inner Transpose has already composed with its own
   // producer when the outer one reaches it.
@@ -54,7 +57,7 @@ llvm::Error eliminateTransposes(Graph &G) {
     if (!X || !X->hasStaticShape())
       continue;
     std::vector<int64_t> P = transposePerm(*N);
-    if (Node *In = X->producer(); In && In->def() == &TransposeOp) {
+    if (Node *In = X->producer(); In && permutes(*In)) {
       std::vector<int64_t> Q = transposePerm(*In), R(P.size());
       for (size_t I = 0; I < P.size(); ++I)
         R[I] = Q[P[I]];
@@ -73,7 +76,7 @@ llvm::Error eliminateTransposes(Graph &G) {
   // Inner Transposes nothing reads any more.
   std::vector<Node *> Dead;
   for (const auto &N : G.nodes())
-    if (N->def() == &TransposeOp && N->output(0)->users().empty() &&
+    if (permutes(*N) && N->output(0)->users().empty() &&
         !G.isGraphOutput(N->output(0)))
       Dead.push_back(N.get());
   for (Node *N : Dead)

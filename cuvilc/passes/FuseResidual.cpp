@@ -1,6 +1,6 @@
 //===- FuseResidual.cpp - Residual Add into the Conv epilogue -------------===//
 //
-// y = Add(Conv(x), r), where the Conv's result has no other use and r has
+// y = Add(Conv(x), r) (an op with the Sum trait), where the Conv's result has no other use and r has
 // the result's shape, becomes one Conv with r as an extra input (position
 // 3): the packed kernel adds r to each output before its activation, so
 // the sum is never a separate pass over memory and the Conv's own result
@@ -32,14 +32,12 @@ bool canTakeResidual(const Graph &G, const Value *X) {
 
 } // namespace
 
-extern const OpDef AddOp;
-
 llvm::Error fuseResidualAdds(Graph &G) {
   std::unordered_map<const Node *, size_t> Order;
   std::vector<Node *> Adds;
   for (const auto &N : G.nodes()) {
     Order[N.get()] = Order.size();
-    if (N->def() == &AddOp)
+    if (N->def() && N->def()->has(Sum))
       Adds.push_back(N.get());
   }
   for (Node *A : Adds) {

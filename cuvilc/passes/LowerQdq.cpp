@@ -37,9 +37,9 @@
 
 namespace cuvil {
 
-extern const OpDef QuantizeLinearOp, DequantizeLinearOp, ConvOp, GemmOp,
-    MatMulOp, QLinearConvOp, QLinearMatMulOp, MaxPoolOp, GlobalMaxPoolOp,
-    ConcatOp, AddOp, QAddOp, GlobalAveragePoolOp, QGlobalAveragePoolOp;
+// The internal ops it builds; the ops it reads are recognised by their
+// records' traits and Product hooks.
+extern const OpDef QAddOp, QGlobalAveragePoolOp;
 
 namespace {
 
@@ -90,7 +90,7 @@ bool scalarParams(const Value *Scale, const Value *Zp, DType Type, float &S,
 /// The DequantizeLinear that produces V, or null.
 const Node *dequantizer(const Value *V) {
   const Node *P = V ? V->producer() : nullptr;
-  return P && P->def() == &DequantizeLinearOp ? P : nullptr;
+  return P && P->def() && P->def()->has(Dequantizes) ? P : nullptr;
 }
 
 /// V is used by one node only and is not a graph output.
@@ -180,7 +180,27 @@ bool peelClamp(const Graph &G, const Value *&V, const Node *&Prod,
   return true;
 }
 
-/// Q(y) [<- Relu/Clip] <- Conv/Gemm/MatMul of DQ operands.
+/// The product form of N (OpDef::Product), or nullopt.
+std::optional<ProductForm> productForm(const Node &N) {
+  return N.def() && N.def()->Product ? N.def()->Product(N) : std::nullopt;
+}
+
+/// The integer kernels take 1-d and 2-d convolutions, and matrix products
+/// of a 2-d weight with an input of rank 2 or more.
+bool kernelTakes(const ProductForm &F, const Value &X, const Value &W) {
+  return F.K == ProductForm::Kind::Conv ? W.rank() >= 3 && W.rank() <= 4
+                                        : W.rank() == 2 && X.rank() >= 2;
+}
+
+/// P's kind and Gemm factors from the product form F.
+void setForm(const ProductForm &F, QuantizedProduct &P) {
+  const bool Conv = F.K == ProductForm::Kind::Conv;
+  P.K = Conv ? QuantizedProduct::Kind::Conv : QuantizedProduct::Kind::Gemm;
+  P.WTransposed = !Conv && F.ChannelAxis == 0;
+  P.Alpha = F.Alpha;
+}
+
+/// Q(y) [<- Relu/Clip] <- a product (OpDef::Product) of DQ operands.
 bool matchQdq(const Graph &G, Node &Q, QuantizedProduct &P) {
   const Value *Y = Q.output(0);
   if (!scalarParams(Q.input(1), Q.input(2), Y->dtype(), P.YScale, P.YZp))
@@ -195,66 +215,42 @@ bool matchQdq(const Graph &G, Node &Q, QuantizedProduct &P) {
     return false;
   P.Product = Prod;
   P.Folded.push_back(Prod);
-  const Value *WIn = Prod->input(1);
-  if (!WIn)
+  const auto F = productForm(*Prod);
+  if (!F || F->QLinear)
     return false;
-  if (Prod->def() == &ConvOp) {
-    if (WIn->rank() < 3 || WIn->rank() > 4 || !matchWeight(WIn, 0, P))
-      return false;
-    P.K = QuantizedProduct::Kind::Conv;
-    return matchBias(Prod->input(2), P.W->shape()[0], 1, P);
-  }
-  if (Prod->def() == &MatMulOp) {
-    if (WIn->rank() != 2 || Prod->input(0)->rank() < 2 ||
-        !matchWeight(WIn, 1, P))
-      return false;
-    P.K = QuantizedProduct::Kind::Gemm;
-    return true;
-  }
-  if (Prod->def() == &GemmOp) {
-    P.WTransposed = Prod->getInt("transB", 0) != 0;
-    if (Prod->getInt("transA", 0) || WIn->rank() != 2 ||
-        !matchWeight(WIn, P.WTransposed ? 0 : 1, P))
-      return false;
-    P.K = QuantizedProduct::Kind::Gemm;
-    P.Alpha = Prod->getFloat("alpha", 1.0f);
-    const Value *C = Prod->input(2);
-    const int64_t Cols = P.W->shape()[P.WTransposed ? 0 : 1];
-    // Only a bias per column (shape [N] or [1, N]) is a bias.
-    if (C && (C->rank() == 0 || C->shape().back() != Cols))
-      return false;
-    return matchBias(C, Cols, Prod->getFloat("beta", 1.0f), P);
-  }
-  return false;
+  const Value *WIn = Prod->input(F->WeightInput);
+  if (!WIn || !kernelTakes(*F, *Prod->input(0), *WIn) ||
+      !matchWeight(WIn, F->ChannelAxis, P))
+    return false;
+  setForm(*F, P);
+  return F->BiasInput < 0 ||
+         matchBias(Prod->input(F->BiasInput), P.W->shape()[F->ChannelAxis],
+                   F->Beta, P);
 }
 
 /// QLinearConv / QLinearMatMul with constant weights and parameters.
-bool matchQLinear(Node &N, QuantizedProduct &P) {
-  const bool Conv = N.def() == &QLinearConvOp;
+bool matchQLinear(Node &N, const ProductForm &F, QuantizedProduct &P) {
   P.Anchor = &N;
   P.Product = &N;
   P.Folded.push_back(&N);
   P.X = N.input(0);
-  const Value *W = N.input(3), *Y = N.output(0);
+  const Value *W = N.input(F.WeightInput), *Y = N.output(0);
   if (!scalarParams(N.input(1), N.input(2), P.X->dtype(), P.XScale, P.XZp) ||
       !scalarParams(N.input(6), N.input(7), Y->dtype(), P.YScale, P.YZp) ||
-      !isConst(W) || !isQ8(W->dtype()))
-    return false;
-  if (Conv ? (W->rank() < 3 || W->rank() > 4)
-           : (W->rank() != 2 || P.X->rank() < 2))
+      !isConst(W) || !isQ8(W->dtype()) || !kernelTakes(F, *P.X, *W))
     return false;
   P.W = W;
-  P.K = Conv ? QuantizedProduct::Kind::Conv : QuantizedProduct::Kind::Gemm;
-  const int64_t Channels = W->shape()[Conv ? 0 : 1];
+  setForm(F, P);
+  const int64_t Channels = W->shape()[F.ChannelAxis];
   const Value *WScale = N.input(4);
   if (!WScale || !readParams(WScale, N.input(5), W->dtype(),
                              WScale->numElements() == 1 ? 1 : Channels,
                              P.WScale, P.WZp))
     return false;
-  if (!Conv || !N.input(8))
+  if (F.BiasInput < 0 || !N.input(F.BiasInput))
     return true;
   // QLinearConv's bias is int32 of scale x_scale * w_scale, zero point 0.
-  const Value *B = N.input(8);
+  const Value *B = N.input(F.BiasInput);
   if (!isConst(B) || B->dtype() != DType::I32 || B->numElements() != Channels)
     return false;
   for (int32_t V : constantInts(*B))
@@ -278,8 +274,8 @@ bool keepInteger(Graph &G, Node &Q) {
       !Op->def() || Op->outputs().size() != 1 || !singleUse(G, V))
     return false;
   const OpDef *D = Op->def();
-  const bool All = D == &ConcatOp;
-  if (!D->has(View) && D != &MaxPoolOp && D != &GlobalMaxPoolOp && !All)
+  const bool All = D->has(ConcatOfInputs);
+  if (!D->has(View) && !D->has(SelectsValues))
     return false;
   std::vector<Value *> Inputs(Op->inputs());
   for (size_t I = 0; I < (All ? Inputs.size() : 1); ++I) {
@@ -326,7 +322,7 @@ bool lowerAdd(Graph &G, Node &Q) {
   P.Folded.push_back(&Q);
   const Value *V = Q.input(0);
   const Node *Op = V->producer();
-  if (!peelClamp(G, V, Op, P) || !Op || Op->def() != &AddOp ||
+  if (!peelClamp(G, V, Op, P) || !Op || !Op->def() || !Op->def()->has(Sum) ||
       !singleUse(G, V) || !matchActivation(Op->input(0), A) ||
       !matchActivation(Op->input(1), B) ||
       A.X->shape() != Q.output(0)->shape() ||
@@ -367,7 +363,8 @@ bool lowerGlobalAveragePool(Graph &G, Node &Q) {
   P.Folded.push_back(&Q);
   const Value *V = Q.input(0);
   const Node *Op = V->producer();
-  if (!peelClamp(G, V, Op, P) || !Op || Op->def() != &GlobalAveragePoolOp ||
+  if (!peelClamp(G, V, Op, P) || !Op || !Op->def() ||
+      !Op->def()->has(GlobalMean) ||
       !singleUse(G, V) || !matchActivation(Op->input(0), X) ||
       X.X->rank() < 3 || Q.output(0)->numElements() == 0)
     return false;
@@ -389,19 +386,22 @@ llvm::Error lowerQdq(Graph &G, const PipelineOptions &O) {
   QPacking Pk;
   if (O.QPackMr > 0 && O.QPackKr > 0)
     Pk = {O.QPackMr, O.QPackKr, true};
+  // The quantizers that end a QDQ pattern, and the QOperator products.
   std::vector<Node *> Candidates;
-  for (const auto &N : G.nodes())
-    if (N->def() == &QuantizeLinearOp || N->def() == &QLinearConvOp ||
-        N->def() == &QLinearMatMulOp)
+  for (const auto &N : G.nodes()) {
+    const OpDef *D = N->def();
+    if (D && (D->has(Quantizes) ||
+              (D->Product && D->Product(*N).value_or(ProductForm{}).QLinear)))
       Candidates.push_back(N.get());
+  }
   bool Changed = false;
   for (Node *N : Candidates) {
     QuantizedProduct P;
-    const bool Found = N->def() == &QuantizeLinearOp ? matchQdq(G, *N, P)
-                                                      : matchQLinear(*N, P);
+    const bool IsQ = N->def()->has(Quantizes);
+    const bool Found =
+        IsQ ? matchQdq(G, *N, P) : matchQLinear(*N, *productForm(*N), P);
     if (!Found) {
-      if (N->def() == &QuantizeLinearOp &&
-          (keepInteger(G, *N) || lowerAdd(G, *N) ||
+      if (IsQ && (keepInteger(G, *N) || lowerAdd(G, *N) ||
            lowerGlobalAveragePool(G, *N)))
         Changed = true;
       continue;

@@ -42,7 +42,7 @@ llvm::Error verifyGraphNode(const Node &N);
 // The passes, in pipeline order.
 llvm::Error foldConstants(Graph &G);
 llvm::Error lowerQdq(Graph &G, const PipelineOptions &O);
-llvm::Error selectTrainingDropout(Graph &G);
+llvm::Error specializeOps(Graph &G);
 llvm::Error eliminateTransposes(Graph &G);
 llvm::Error foldBatchNorm(Graph &G);
 llvm::Error fuseActivations(Graph &G);

@@ -21,12 +21,12 @@ const std::vector<Pass> &defaultPipeline() {
        "QuantizeLinear, QLinearConv, QLinearMatMul) to the integer kernels: "
        "int8 weights, int32 accumulation, fixed-point requantization",
        lowerQdq},
-      {"training-dropout",
-       "give a Dropout whose training_mode is known only at run time a "
-       "kernel (an inference Dropout stays a view of its input)",
-       [](Graph &G, const PipelineOptions &) {
-         return selectTrainingDropout(G);
-       }},
+      {"specialize-ops",
+       "rebuild an op whose folded operands rule out its cheaper form as "
+       "the record its Specialize hook names (a Dropout whose "
+       "training_mode is known only at run time gets a kernel; an "
+       "inference Dropout stays a view of its input)",
+       [](Graph &G, const PipelineOptions &) { return specializeOps(G); }},
       {"eliminate-transposes",
        "compose a Transpose of a Transpose into one; a Transpose that "
        "moves only axes of size 1 becomes a view (no copy)",

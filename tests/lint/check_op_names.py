@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Fails when code outside cuvilc/ops/ compares an op's name.
+"""Fails when code outside cuvilc/ops/ compares an op's name or record.
 
 Passes and the planner ask the op record (OpDef traits and hooks, see
 docs/ops.md) what an op is; only an op's own file may look at its name.
-Reported: `opType() ==`, `opType() !=`, and a string literal compared
-with opType() in either order, in C++ sources under cuvilc/ outside
-cuvilc/ops/.
+Reported, in C++ sources under cuvilc/ outside cuvilc/ops/: `opType() ==`,
+`opType() !=`, a string literal compared with opType() in either order,
+and a node's record compared with a named record (`def() == &ConvOp`,
+`D != &AddOp`, `&XOp == ...`), which is a name check by another spelling.
+Creating a node of a named record (`replaceNode(N, ..., &ReshapeOp, ...)`)
+is allowed.
 
 Usage: check_op_names.py SOURCE_ROOT
 """
@@ -16,6 +19,8 @@ import sys
 COMPARISONS = [
     re.compile(r'opType\(\)\s*[!=]='),
     re.compile(r'"[^"\n]*"\s*[!=]=\s*[\w.>()\-]*opType\(\)'),
+    re.compile(r'[!=]=\s*&\s*\w+Op\b'),
+    re.compile(r'&\s*\w+Op\s*[!=]='),
 ]
 
 
@@ -38,7 +43,8 @@ def main() -> int:
     for entry in found:
         print(entry)
     if found:
-        print(f'{len(found)} comparison(s) of op names outside cuvilc/ops/: '
+        print(f'{len(found)} comparison(s) of op names or records outside '
+              'cuvilc/ops/: '
               'ask the op record (OpDef traits or hooks) instead',
               file=sys.stderr)
         return 1

@@ -278,7 +278,7 @@ llvm::Error lowerWhere(const Node &N, std::vector<KernelCall> &Calls) {
                               .Traits = ElementWise | Tr,                      \
                               .Shape = Sh,                                     \
                               .Fold = Fo};
-CUVIL_BINARY_OP(Add, InPlace | Commutative, shapeBroadcast,
+CUVIL_BINARY_OP(Add, InPlace | Commutative | Sum, shapeBroadcast,
                 foldArith<Arith::Add>)
 CUVIL_BINARY_OP(And, InPlace | Commutative, nullptr, nullptr)
 CUVIL_BINARY_OP(BitShift, InPlace, nullptr, nullptr)

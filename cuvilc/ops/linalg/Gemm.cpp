@@ -103,6 +103,24 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 
 extern const OpDef FusedGemmOp;
 
+namespace {
+// alpha * (x . w) + beta * C, w transposed by transB; a product form only
+// with x untransposed and C (if any) one value per output column.
+std::optional<ProductForm> gemmProduct(const Node &N) {
+  const bool TB = N.getInt("transB", 0) != 0;
+  const Value *B = N.input(1), *C = N.input(2);
+  if (N.getInt("transA", 0) || !B || B->rank() != 2)
+    return std::nullopt;
+  if (C && (C->rank() == 0 || C->shape().back() != B->shape()[TB ? 0 : 1]))
+    return std::nullopt;
+  return ProductForm{.K = ProductForm::Kind::Gemm,
+                     .ChannelAxis = TB ? 0 : 1,
+                     .BiasInput = 2,
+                     .Alpha = N.getFloat("alpha", 1.0f),
+                     .Beta = N.getFloat("beta", 1.0f)};
+}
+} // namespace
+
 extern const OpDef GemmOp = {.Name = "Gemm",
                              .Verify = verifyGemm,
                              .Lower = lower,
@@ -110,6 +128,7 @@ extern const OpDef GemmOp = {.Name = "Gemm",
                              .Traits = NoTraits,
                              .PackWeights = packGemmWeights,
                              .WithClamp = &FusedGemmOp,
-                             .FoldChannelAffine = foldGemmChannelAffine};
+                             .FoldChannelAffine = foldGemmChannelAffine,
+                             .Product = gemmProduct};
 
 } // namespace cuvil

@@ -44,9 +44,18 @@ int64_t macs(const Node &N) {
   return B * D->M * D->N * D->K;
 }
 
+// x . w: the columns of w (axis 1) are the output channels; no bias.
+std::optional<ProductForm> product(const Node &) {
+  return ProductForm{.K = ProductForm::Kind::Gemm, .ChannelAxis = 1};
+}
+
 } // namespace
 
-extern const OpDef MatMulOp = {"MatMul", verify, lower, macs,
-                               NoTraits};
+extern const OpDef MatMulOp = {.Name = "MatMul",
+                               .Verify = verify,
+                               .Lower = lower,
+                               .Macs = macs,
+                               .Traits = NoTraits,
+                               .Product = product};
 
 } // namespace cuvil

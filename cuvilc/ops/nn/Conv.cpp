@@ -137,6 +137,16 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 
 extern const OpDef FusedConvOp;
 
+namespace {
+// x * w + b: weights [M, C/group, k...], bias (input 2) per output channel.
+std::optional<ProductForm> convProduct(const Node &) {
+  return ProductForm{.K = ProductForm::Kind::Conv,
+                     .WeightInput = 1,
+                     .ChannelAxis = 0,
+                     .BiasInput = 2};
+}
+} // namespace
+
 extern const OpDef ConvOp = {.Name = "Conv",
                              .Verify = verify,
                              .Lower = lower,
@@ -144,6 +154,7 @@ extern const OpDef ConvOp = {.Name = "Conv",
                              .Traits = NoTraits,
                              .PackWeights = packConvWeights,
                              .WithClamp = &FusedConvOp,
-                             .FoldChannelAffine = foldConvChannelAffine};
+                             .FoldChannelAffine = foldConvChannelAffine,
+                             .Product = convProduct};
 
 } // namespace cuvil

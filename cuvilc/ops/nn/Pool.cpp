@@ -264,17 +264,17 @@ llvm::Error lowerUnpool(const Node &N, std::vector<KernelCall> &Calls) {
 } // namespace
 
 extern const OpDef MaxPoolOp = {"MaxPool", verifyMax, lowerMax, noMacs,
-                                NoTraits};
+                                SelectsValues};
 extern const OpDef AveragePoolOp = {"AveragePool", verifyAvg, lowerAvg, noMacs,
                                     NoTraits};
 extern const OpDef LpPoolOp = {"LpPool", verifyLp, lowerLp, noMacs,
                                NoTraits};
 extern const OpDef GlobalAveragePoolOp = {"GlobalAveragePool", verifyGlobal,
                                           lowerGlobal<GlobalAvgKernel>, noMacs,
-                                          NoTraits};
+                                          GlobalMean};
 extern const OpDef GlobalMaxPoolOp = {"GlobalMaxPool", verifyGlobal,
                                       lowerGlobal<GlobalMaxKernel>, noMacs,
-                                      NoTraits};
+                                      SelectsValues};
 extern const OpDef MaxUnpoolOp = {"MaxUnpool", verifyUnpool, lowerUnpool,
                                   noMacs, NoTraits};
 

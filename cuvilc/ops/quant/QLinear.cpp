@@ -305,6 +305,22 @@ llvm::Error lowerQLinearConv(const Node &N, std::vector<KernelCall> &Calls) {
 
 int64_t macsQLinearConv(const Node &N) { return convMacs(N, N.input(3)); }
 
+// The QOperator forms of Conv (weights input 3, bias input 8) and MatMul.
+std::optional<ProductForm> productQLinearConv(const Node &) {
+  return ProductForm{.K = ProductForm::Kind::Conv,
+                     .WeightInput = 3,
+                     .ChannelAxis = 0,
+                     .BiasInput = 8,
+                     .QLinear = true};
+}
+
+std::optional<ProductForm> productQLinearMatMul(const Node &) {
+  return ProductForm{.K = ProductForm::Kind::Gemm,
+                     .WeightInput = 3,
+                     .ChannelAxis = 1,
+                     .QLinear = true};
+}
+
 } // namespace
 
 extern const OpDef ConvIntegerOp = {"ConvInteger", verifyConvInteger,
@@ -313,11 +329,17 @@ extern const OpDef ConvIntegerOp = {"ConvInteger", verifyConvInteger,
 extern const OpDef MatMulIntegerOp = {"MatMulInteger", verifyMatMulInteger,
                                       lowerMatMulInteger, macsMatMulInteger,
                                       NoTraits};
-extern const OpDef QLinearConvOp = {"QLinearConv", verifyQLinearConv,
-                                    lowerQLinearConv, macsQLinearConv,
-                                    NoTraits};
-extern const OpDef QLinearMatMulOp = {"QLinearMatMul", verifyQLinearMatMul,
-                                      lowerQLinearMatMul, macsQLinearMatMul,
-                                      NoTraits};
+extern const OpDef QLinearConvOp = {.Name = "QLinearConv",
+                                    .Verify = verifyQLinearConv,
+                                    .Lower = lowerQLinearConv,
+                                    .Macs = macsQLinearConv,
+                                    .Traits = NoTraits,
+                                    .Product = productQLinearConv};
+extern const OpDef QLinearMatMulOp = {.Name = "QLinearMatMul",
+                                      .Verify = verifyQLinearMatMul,
+                                      .Lower = lowerQLinearMatMul,
+                                      .Macs = macsQLinearMatMul,
+                                      .Traits = NoTraits,
+                                      .Product = productQLinearMatMul};
 
 } // namespace cuvil

@@ -197,10 +197,10 @@ llvm::Error lowerDynamic(const Node &N, std::vector<KernelCall> &Calls) {
 
 extern const OpDef QuantizeLinearOp = {"QuantizeLinear", verifyQuantize,
                                        lowerQuantize, noMacs,
-                                       NoTraits};
+                                       Quantizes};
 extern const OpDef DequantizeLinearOp = {"DequantizeLinear", verifyDequantize,
                                          lowerDequantize, noMacs,
-                                         NoTraits};
+                                         Dequantizes};
 extern const OpDef DynamicQuantizeLinearOp = {"DynamicQuantizeLinear",
                                               verifyDynamic, lowerDynamic,
                                               noMacs, NoTraits};

@@ -102,7 +102,7 @@ extern const OpDef ConcatOp = {.Name = "Concat",
                                .Verify = verify,
                                .Lower = lower,
                                .Macs = noMacs,
-                               .Traits = ConcatOfInputs,
+                               .Traits = ConcatOfInputs | SelectsValues,
                                .Shape = concatShapes,
                                .Fold = foldConcat,
                                .Attrs = ConcatAttrs::Specs};

@@ -81,7 +81,7 @@ extern const OpDef TransposeOp = {.Name = "Transpose",
                                   .Verify = verify,
                                   .Lower = lower,
                                   .Macs = noMacs,
-                                  .Traits = NoTraits,
+                                  .Traits = Permutes,
                                   .Shape = shapeFromInput0<transposeShape>,
                                   .Attrs = TransposeAttrs::Specs};
 

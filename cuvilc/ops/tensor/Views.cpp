@@ -6,7 +6,7 @@
 // from the fold-constants pass (ShapeRules); these checks only make sure
 // the element count is preserved. So is inference-mode Dropout; one whose
 // training_mode is only known at run time gets DropoutTrainingOp from the
-// training-dropout pass: it computes y (in place) with cuvil_k_dropout_f32.
+// specialize-ops pass: it computes y (in place) with cuvil_k_dropout_f32.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
@@ -67,7 +67,7 @@ llvm::Error lowerDropout(const Node &N, std::vector<KernelCall> &Calls) {
   if (!dropoutIsIdentity(N))
     return nodeError(N, "internal error: a Dropout with a run-time "
                         "training_mode was not given its training kernel by "
-                        "the training-dropout pass");
+                        "the specialize-ops pass");
   if (N.outputs().size() > 1)
     Calls.push_back({"cuvil_k_fill_b8",
                      {KernelArg::tensor(N.output(1)),
@@ -143,14 +143,24 @@ extern const OpDef IdentityOp = {.Name = "Identity",
                                  .Traits = View,
                                  .Shape = shapeSameAsInput,
                                  .Fold = foldRelabel<sameShape>};
+extern const OpDef DropoutTrainingOp;
+namespace {
+// A Dropout that may drop elements computes its output: the in-place
+// kernel of DropoutTrainingOp.
+const OpDef *specializeDropout(const Node &N) {
+  return dropoutIsIdentity(N) ? nullptr : &DropoutTrainingOp;
+}
+} // namespace
+
 extern const OpDef DropoutOp = {.Name = "Dropout",
                                 .Verify = verifyDropout,
                                 .Lower = lowerDropout,
                                 .Macs = noMacs,
                                 .Traits = View,
+                                .Specialize = specializeDropout,
                                 .Shape = shapeSameAsInput};
-// Not in Ops.def: the training-dropout pass gives it to the Dropout nodes
-// that need it.
+// Not in Ops.def: the specialize-ops pass gives it to the Dropout nodes
+// that need it (DropoutOp's Specialize hook).
 extern const OpDef DropoutTrainingOp = {.Name = "Dropout",
                                         .Verify = verifyDropout,
                                         .Lower = lowerTrainingDropout,

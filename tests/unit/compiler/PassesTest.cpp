@@ -186,7 +186,7 @@ TEST(Passes, RuntimeTrainingDropoutGetsAKernelOthersStayViews) {
   test::addOp(G, "Dropout", "training", {A, R, T}, {Y, M}, 1)
       ->setAttr("seed", int64_t(7));
   G.outputs() = {Y, M};
-  ASSERT_FALSE(bool(selectTrainingDropout(G)));
+  ASSERT_FALSE(bool(specializeOps(G)));
   ASSERT_EQ(G.nodes().size(), 2u);
   const Node &Inf = *G.nodes()[0], &Tr = *G.nodes()[1];
   EXPECT_EQ(Inf.def()->place(), Placement::View);
@@ -297,4 +297,47 @@ TEST(Passes, TransposeThatMovesDataStays) {
   // perm' = P1[P2[i]] = {0, 3, 1, 2}: a real transpose.
   EXPECT_EQ(G->nodes()[0]->opType(), "Transpose");
   EXPECT_EQ(G->nodes()[0]->getInts("perm", {}), (std::vector<int64_t>{0, 3, 1, 2}));
+}
+
+// lower-qdq finds products through the records' Product hooks: what each
+// says about its node's weights and bias.
+TEST(Passes, ProductHooksDescribeTheWeightOperand) {
+  Graph G("g");
+  Value *X = test::tensor(G, "x", {2, 4});
+  Value *W = test::tensor(G, "w", {3, 4});
+  Value *B = test::tensor(G, "b", {3});
+  Value *Y = test::tensor(G, "y", {2, 3});
+  Node *Gemm = test::addOp(G, "Gemm", "gemm", {X, W, B}, {Y}, 0);
+  Gemm->setAttr("transB", int64_t(1));
+  Gemm->setAttr("alpha", 0.5f);
+  auto F = Gemm->def()->Product(*Gemm);
+  ASSERT_TRUE(F.has_value());
+  EXPECT_EQ(F->K, ProductForm::Kind::Gemm);
+  EXPECT_EQ(F->WeightInput, 1);
+  EXPECT_EQ(F->ChannelAxis, 0); // transB: w is [N, K]
+  EXPECT_EQ(F->BiasInput, 2);
+  EXPECT_FLOAT_EQ(F->Alpha, 0.5f);
+  EXPECT_FALSE(F->QLinear);
+  // transA, or a C that is not one value per column, is not a product
+  // with a per-channel bias.
+  Gemm->setAttr("transA", int64_t(1));
+  EXPECT_FALSE(Gemm->def()->Product(*Gemm).has_value());
+  Gemm->setAttr("transA", int64_t(0));
+  Gemm->setInput(2, test::tensor(G, "c", {2, 1}));
+  EXPECT_FALSE(Gemm->def()->Product(*Gemm).has_value());
+
+  for (const char *Op : {"Conv", "MatMul", "QLinearConv", "QLinearMatMul"}) {
+    const OpDef *D = lookupOp(Op);
+    ASSERT_NE(D, nullptr);
+    ASSERT_NE(D->Product, nullptr) << Op;
+    auto P = D->Product(*Gemm); // these forms do not depend on the node
+    ASSERT_TRUE(P.has_value()) << Op;
+    const bool Conv = std::string(Op).find("Conv") != std::string::npos;
+    EXPECT_EQ(P->K, Conv ? ProductForm::Kind::Conv : ProductForm::Kind::Gemm);
+    EXPECT_EQ(P->ChannelAxis, Conv ? 0 : 1) << Op;
+    EXPECT_EQ(P->QLinear, std::string(Op).rfind("QLinear", 0) == 0) << Op;
+  }
+  EXPECT_EQ(lookupOp("Add")->Product, nullptr);
+  EXPECT_TRUE(lookupOp("Add")->has(Sum));
+  EXPECT_FALSE(lookupOp("Sub")->has(Sum));
 }
