@@ -21,11 +21,6 @@ namespace cuvil {
 /// AllowI32), or nullopt for every other type.
 std::optional<int64_t> quantTypeCode(DType T, bool AllowI32 = false);
 
-/// A tensor argument for an optional input, null when it is absent.
-inline KernelArg optionalTensor(const Value *V) {
-  return V ? KernelArg::tensor(V) : KernelArg::null();
-}
-
 /// Requires V (named What, e.g. "input 'x'") to be uint8 or int8.
 llvm::Error requireQuant8(const Node &N, const Value *V, const char *What);
 
