@@ -12,8 +12,8 @@
 #include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"
 #include "ops/HostTensor.h"
-#include "ops/elementwise/Broadcast.h"
 #include "ops/OpRegistry.h"
+#include "ops/elementwise/Broadcast.h"
 
 #include <cuvil/kernels.h>
 
@@ -208,8 +208,8 @@ llvm::Error lowerVariadic(const Node &N, std::vector<KernelCall> &Calls) {
   if (N.numInputs() == 1) {
     if (N.input(0)->shape() != Y->shape())
       return nodeError(N, "a single input must have the output's shape");
-    KernelCall C = kabi::Copy{
-        .src = N.input(0), .dst = Y, .nbytes = Y->byteSize()}.call();
+    KernelCall C =
+        kabi::Copy{.src = N.input(0), .dst = Y, .nbytes = Y->byteSize()}.call();
     C.IsCopy = true;
     Calls.push_back(std::move(C));
     return llvm::Error::success();
@@ -232,14 +232,13 @@ llvm::Error lowerVariadic(const Node &N, std::vector<KernelCall> &Calls) {
                         .call());
   }
   if (N.opType() == "Mean")
-    Calls.push_back(
-        kabi::ScaleGroup{
-            .Kernel = fmt::format("cuvil_k_scale_{}", dtypeName(T)),
-            .x = Y,
-            .y = Y,
-            .n = Y->numElements(),
-            .s = 1.0f / static_cast<float>(N.numInputs())}
-            .call());
+    Calls.push_back(kabi::ScaleGroup{
+        .Kernel = fmt::format("cuvil_k_scale_{}", dtypeName(T)),
+        .x = Y,
+        .y = Y,
+        .n = Y->numElements(),
+        .s = 1.0f / static_cast<float>(N.numInputs())}
+                        .call());
   return llvm::Error::success();
 }
 
@@ -272,19 +271,18 @@ llvm::Error lowerWhere(const Node &N, std::vector<KernelCall> &Calls) {
   auto L = whereLoops(N);
   if (!L)
     return L.takeError();
-  Calls.push_back(
-      kabi::WhereGroup{.Kernel = fmt::format(
-                           "cuvil_k_where_b{}",
-                           8 * dtypeSize(N.output(0)->dtype())),
-                       .c = N.input(0),
-                       .a = N.input(1),
-                       .b = N.input(2),
-                       .y = N.output(0),
-                       .shape = L->Shape,
-                       .c_str = L->Strides[0],
-                       .a_str = L->Strides[1],
-                       .b_str = L->Strides[2]}
-          .call());
+  Calls.push_back(kabi::WhereGroup{
+      .Kernel =
+          fmt::format("cuvil_k_where_b{}", 8 * dtypeSize(N.output(0)->dtype())),
+      .c = N.input(0),
+      .a = N.input(1),
+      .b = N.input(2),
+      .y = N.output(0),
+      .shape = L->Shape,
+      .c_str = L->Strides[0],
+      .a_str = L->Strides[1],
+      .b_str = L->Strides[2]}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -308,8 +306,7 @@ llvm::Error lowerWhere(const Node &N, std::vector<KernelCall> &Calls) {
 CUVIL_BINARY_OP(Add, InPlace | Commutative, shapeBroadcast,
                 foldArith<Arith::Add>)
 CUVIL_BINARY_OP(And, InPlace | Commutative, nullptr, nullptr)
-CUVIL_BINARY_OP_ATTRS(BitShift, InPlace, nullptr, nullptr,
-                      BitShiftAttrs::Specs)
+CUVIL_BINARY_OP_ATTRS(BitShift, InPlace, nullptr, nullptr, BitShiftAttrs::Specs)
 CUVIL_BINARY_OP(Div, InPlace, shapeBroadcast, foldArith<Arith::Div>)
 CUVIL_BINARY_OP(Equal, Commutative, shapeBroadcast, foldArith<Arith::Equal>)
 CUVIL_BINARY_OP(Greater, NoTraits, shapeBroadcast, foldArith<Arith::Greater>)

@@ -103,14 +103,13 @@ llvm::Error lowerPlain(const Node &N, std::vector<KernelCall> &Calls) {
 llvm::Error lowerClip(const Node &N, std::vector<KernelCall> &Calls) {
   if (clipAtRunTime(N)) {
     Calls.push_back(
-        kabi::ClipRtGroup{
-            .Kernel = fmt::format("cuvil_k_clip_rt_{}",
-                                  dtypeName(N.input(0)->dtype())),
-            .x = N.input(0),
-            .lo = N.input(1),
-            .hi = N.input(2),
-            .y = N.output(0),
-            .n = N.output(0)->numElements()}
+        kabi::ClipRtGroup{.Kernel = fmt::format("cuvil_k_clip_rt_{}",
+                                                dtypeName(N.input(0)->dtype())),
+                          .x = N.input(0),
+                          .lo = N.input(1),
+                          .hi = N.input(2),
+                          .y = N.output(0),
+                          .n = N.output(0)->numElements()}
             .call());
     return llvm::Error::success();
   }

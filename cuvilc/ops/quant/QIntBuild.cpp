@@ -6,9 +6,9 @@
 // requantization pairs (cuvil/kernels/qint.h).
 //
 //===----------------------------------------------------------------------===//
-#include "ops/quant/QInt.h"
 #include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
+#include "ops/quant/QInt.h"
 
 #include <cmath>
 #include <cstring>

@@ -11,10 +11,10 @@
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"
-#include "ops/linalg/MatMulShape.h"
 #include "ops/OpRegistry.h"
-#include "ops/quant/Quant.h"
+#include "ops/linalg/MatMulShape.h"
 #include "ops/nn/Spatial.h"
+#include "ops/quant/Quant.h"
 
 #include <cuvil/kernels.h>
 

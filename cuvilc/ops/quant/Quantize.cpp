@@ -98,8 +98,9 @@ llvm::Expected<AxisSplit> splitAxis(const Node &N, DType QType) {
   const Value *X = N.input(0);
   const QdqAttrs A(N);
   if (A.BlockSize != 0)
-    return nodeError(N, "blocked quantization (block_size={}) is not "
-                        "supported",
+    return nodeError(N,
+                     "blocked quantization (block_size={}) is not "
+                     "supported",
                      A.BlockSize);
   auto Axis = normalizeAxis(N, A.Axis, X->rank());
   // Opset 10 has no axis: its parameters are always scalars.

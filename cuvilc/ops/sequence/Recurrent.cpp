@@ -164,9 +164,9 @@ llvm::Expected<std::vector<int64_t>> activations(const Node &N,
     std::string Lower = Names[K];
     std::transform(Lower.begin(), Lower.end(), Lower.begin(),
                    [](unsigned char Ch) { return std::tolower(Ch); });
-    const Activation *Act = std::find_if(
-        std::begin(Activations), std::end(Activations),
-        [&](const Activation &X) { return Lower == X.Name; });
+    const Activation *Act =
+        std::find_if(std::begin(Activations), std::end(Activations),
+                     [&](const Activation &X) { return Lower == X.Name; });
     if (Act == std::end(Activations))
       return nodeError(N, "activation '{}' is not supported", Names[K]);
     float Alpha = Act->Alpha, Beta = Act->Beta;
@@ -231,32 +231,31 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   const Cell &C = cellOf(N);
   const RecurrentAttrs A(N);
   bool Lstm = C.Code == LstmCell.Code;
-  Calls.push_back(
-      kabi::RecurrentF32{.x = N.input(0),
-                         .w = N.input(1),
-                         .r = N.input(2),
-                         .b = N.input(3),
-                         .seq_lens = N.input(4),
-                         .init_h = N.input(5),
-                         .init_c = Lstm ? N.input(6) : nullptr,
-                         .p = Lstm ? N.input(7) : nullptr,
-                         .y = N.outputAt(0),
-                         .y_h = N.outputAt(1),
-                         .y_c = Lstm ? N.outputAt(2) : nullptr,
-                         .work = N.outputAt(C.Outputs),
-                         .cell = C.Code,
-                         .seq_len = D->T,
-                         .n_batch = D->B,
-                         .n_in = D->I,
-                         .n_hid = D->H,
-                         .n_dir = D->D,
-                         .reverse = D->Reverse,
-                         .layout = D->Layout,
-                         .acts = std::move(*Acts),
-                         .clip = A.Clip,
-                         .linear_before_reset = A.LinearBeforeReset,
-                         .input_forget = A.InputForget}
-          .call());
+  Calls.push_back(kabi::RecurrentF32{.x = N.input(0),
+                                     .w = N.input(1),
+                                     .r = N.input(2),
+                                     .b = N.input(3),
+                                     .seq_lens = N.input(4),
+                                     .init_h = N.input(5),
+                                     .init_c = Lstm ? N.input(6) : nullptr,
+                                     .p = Lstm ? N.input(7) : nullptr,
+                                     .y = N.outputAt(0),
+                                     .y_h = N.outputAt(1),
+                                     .y_c = Lstm ? N.outputAt(2) : nullptr,
+                                     .work = N.outputAt(C.Outputs),
+                                     .cell = C.Code,
+                                     .seq_len = D->T,
+                                     .n_batch = D->B,
+                                     .n_in = D->I,
+                                     .n_hid = D->H,
+                                     .n_dir = D->D,
+                                     .reverse = D->Reverse,
+                                     .layout = D->Layout,
+                                     .acts = std::move(*Acts),
+                                     .clip = A.Clip,
+                                     .linear_before_reset = A.LinearBeforeReset,
+                                     .input_forget = A.InputForget}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -307,7 +306,7 @@ extern const OpDef LSTMOp = {.Name = "LSTM",
                              .Traits = NoTraits,
                              .ScratchOutputs = 0b1110,
                              .Shape = recurrentShapes,
-                            .Attrs = RecurrentAttrs::Specs};
+                             .Attrs = RecurrentAttrs::Specs};
 extern const OpDef RNNOp = {.Name = "RNN",
                             .Verify = verify,
                             .Lower = lower,

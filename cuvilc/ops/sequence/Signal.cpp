@@ -28,8 +28,7 @@ bool isInt(DType T) { return T == DType::I32 || T == DType::I64; }
 
 // The windows' attributes; MelWeightMatrix has output_datatype alone.
 #define WINDOW_ATTRS(X)                                                        \
-  X(OutputDatatype, "output_datatype", Int,                                    \
-    static_cast<int64_t>(DType::F32))                                          \
+  X(OutputDatatype, "output_datatype", Int, static_cast<int64_t>(DType::F32))  \
   X(Periodic, "periodic", Int, 1)
 CUVIL_OP_ATTRS(WindowAttrs, WINDOW_ATTRS)
 #define MEL_ATTRS(X)                                                           \
@@ -91,13 +90,14 @@ llvm::Error verifyWindow(const Node &N) {
 template <const WindowCoefs &C>
 llvm::Error lowerWindow(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *Y = N.output(0);
-  Calls.push_back(kabi::CosineWindowF32{.y = Y,
-                                        .n = Y->numElements(),
-                                        .periodic = WindowAttrs(N).Periodic != 0,
-                                        .a0 = C.A0,
-                                        .a1 = C.A1,
-                                        .a2 = C.A2}
-                      .call());
+  Calls.push_back(
+      kabi::CosineWindowF32{.y = Y,
+                            .n = Y->numElements(),
+                            .periodic = WindowAttrs(N).Periodic != 0,
+                            .a0 = C.A0,
+                            .a1 = C.A1,
+                            .a2 = C.A2}
+          .call());
   return llvm::Error::success();
 }
 
@@ -134,8 +134,8 @@ llvm::Expected<DftParams> dftParams(const Node &N) {
   if (Axis < 0)
     Axis += R;
   if (Axis < 0 || Axis >= static_cast<int64_t>(R) - 1)
-    return nodeError(N, "axis {} is out of range for a rank-{} input",
-                     A.Axis, R);
+    return nodeError(N, "axis {} is out of range for a rank-{} input", A.Axis,
+                     R);
   DftParams P;
   P.NIn = X->shape()[Axis];
   P.NFft = P.NIn;
@@ -261,17 +261,17 @@ llvm::Error verifyMel(const Node &N) {
 
 llvm::Error lowerMel(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *Y = N.output(0);
-  Calls.push_back(
-      kabi::MelWeightMatrixF32{.num_mel_bins = N.input(0),
-                               .dft_length = N.input(1),
-                               .sample_rate = N.input(2),
-                               .lower_edge_hertz = N.input(3),
-                               .upper_edge_hertz = N.input(4),
-                               .y = Y,
-                               .bins = Y->shape()[0],
-                               .mels = Y->shape()[1],
-                               .int64_inputs = N.input(0)->dtype() == DType::I64}
-          .call());
+  Calls.push_back(kabi::MelWeightMatrixF32{
+      .num_mel_bins = N.input(0),
+      .dft_length = N.input(1),
+      .sample_rate = N.input(2),
+      .lower_edge_hertz = N.input(3),
+      .upper_edge_hertz = N.input(4),
+      .y = Y,
+      .bins = Y->shape()[0],
+      .mels = Y->shape()[1],
+      .int64_inputs = N.input(0)->dtype() == DType::I64}
+                      .call());
   return llvm::Error::success();
 }
 

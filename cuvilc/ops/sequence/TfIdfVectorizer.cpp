@@ -124,27 +124,24 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   if (!P)
     return P.takeError();
   const Value *Y = N.output(0);
-  Calls.push_back(
-      kabi::TfidfGroup{
-          .Kernel =
-              fmt::format("cuvil_k_tfidf_{}", dtypeName(N.input(0)->dtype())),
-          .x = N.input(0),
-          .y = Y,
-          .rows = P->Rows,
-          .len = P->Len,
-          .min_n = P->MinN,
-          .max_n = P->MaxN,
-          .max_skip = P->MaxSkip,
-          .mode = P->Mode,
-          .level_start = P->LevelStart,
-          .level_first = P->LevelFirst,
-          .pool = P->Pool,
-          .out_index = P->OutIndex,
-          .n_out = Y->shape().back(),
-          .weight_bits = P->WeightBits.empty()
-                             ? kabi::PtrArg()
-                             : kabi::PtrArg(P->WeightBits)}
-          .call());
+  Calls.push_back(kabi::TfidfGroup{
+      .Kernel = fmt::format("cuvil_k_tfidf_{}", dtypeName(N.input(0)->dtype())),
+      .x = N.input(0),
+      .y = Y,
+      .rows = P->Rows,
+      .len = P->Len,
+      .min_n = P->MinN,
+      .max_n = P->MaxN,
+      .max_skip = P->MaxSkip,
+      .mode = P->Mode,
+      .level_start = P->LevelStart,
+      .level_first = P->LevelFirst,
+      .pool = P->Pool,
+      .out_index = P->OutIndex,
+      .n_out = Y->shape().back(),
+      .weight_bits =
+          P->WeightBits.empty() ? kabi::PtrArg() : kabi::PtrArg(P->WeightBits)}
+                      .call());
   return llvm::Error::success();
 }
 
