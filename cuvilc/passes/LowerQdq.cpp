@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 #include "ops/OpRegistry.h"
 #include "ops/quant/QInt.h"
+#include "ops/quant/Quant.h"
 #include "passes/Pass.h"
 
 #include <llvm/Support/raw_ostream.h>
@@ -118,7 +119,7 @@ bool matchWeight(const Value *V, int64_t Axis, QuantizedProduct &P) {
   const int64_t Channels = P.W->shape()[Axis];
   const Value *Scale = D->input(1);
   if (Scale && Scale->numElements() != 1) {
-    int64_t DAxis = D->getInt("axis", 1);
+    int64_t DAxis = QdqAttrs(*D).Axis;
     if (DAxis < 0)
       DAxis += P.W->rank();
     if (DAxis != Axis)

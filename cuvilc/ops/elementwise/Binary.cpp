@@ -9,9 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/HostTensor.h"
-#include "ops/elementwise/Broadcast.h"
 #include "ops/OpRegistry.h"
+#include "ops/elementwise/Broadcast.h"
 
 #include <cuvil/kernels.h>
 
@@ -57,6 +59,11 @@ constexpr BinarySpec Specs[] = {
     {"Sum", "add", Numbers, false},
     {"Xor", "xor", Bools, false},
 };
+
+#define MOD_ATTRS(X) X(Fmod, "fmod", Int, 0)
+CUVIL_OP_ATTRS(ModAttrs, MOD_ATTRS)
+#define BITSHIFT_ATTRS(X) X(Direction, "direction", String, "")
+CUVIL_OP_ATTRS(BitShiftAttrs, BITSHIFT_ATTRS)
 
 const BinarySpec &specOf(const Node &N) {
   for (const BinarySpec &S : Specs)
@@ -107,13 +114,14 @@ llvm::Expected<std::string> kernelName(const Node &N, DType A, DType B) {
     return nodeError(N, "inputs have different element types ({} and {})",
                      dtypeName(A), dtypeName(B));
   if (N.opType() == "Mod") {
-    int64_t Fmod = N.getInt("fmod", 0);
+    int64_t Fmod = ModAttrs(N).Fmod;
     bool IsFloat = bit(A) & (Floats | bit(DType::F16));
     if (IsFloat && !Fmod)
       return nodeError(N, "floating-point Mod requires fmod=1");
     Stem = Fmod ? "fmod" : "mod";
   } else if (N.opType() == "BitShift") {
-    std::string Dir = N.getString("direction", "");
+    const BitShiftAttrs Attrs(N);
+    const std::string &Dir = Attrs.Direction;
     if (Dir != "LEFT" && Dir != "RIGHT")
       return nodeError(N, "unsupported direction '{}' (LEFT or RIGHT)", Dir);
     Stem = Dir == "LEFT" ? "shl" : "shr";
@@ -158,11 +166,14 @@ llvm::Error lowerBinary(const Node &N, std::vector<KernelCall> &Calls) {
   auto L = loops(N, A, B);
   if (!L)
     return L.takeError();
-  Calls.push_back(
-      {*K,
-       {KernelArg::tensor(A), KernelArg::tensor(B),
-        KernelArg::tensor(N.output(0)), KernelArg::array(L->Shape),
-        KernelArg::array(L->Strides[0]), KernelArg::array(L->Strides[1])}});
+  Calls.push_back(kabi::ABYShapeAStrBStrGroup{.Kernel = *K,
+                                              .a = A,
+                                              .b = B,
+                                              .y = N.output(0),
+                                              .shape = L->Shape,
+                                              .a_str = L->Strides[0],
+                                              .b_str = L->Strides[1]}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -197,9 +208,8 @@ llvm::Error lowerVariadic(const Node &N, std::vector<KernelCall> &Calls) {
   if (N.numInputs() == 1) {
     if (N.input(0)->shape() != Y->shape())
       return nodeError(N, "a single input must have the output's shape");
-    KernelCall C{"cuvil_k_copy",
-                 {KernelArg::tensor(N.input(0)), KernelArg::tensor(Y),
-                  KernelArg::i(Y->byteSize())}};
+    KernelCall C =
+        kabi::Copy{.src = N.input(0), .dst = Y, .nbytes = Y->byteSize()}.call();
     C.IsCopy = true;
     Calls.push_back(std::move(C));
     return llvm::Error::success();
@@ -212,17 +222,23 @@ llvm::Error lowerVariadic(const Node &N, std::vector<KernelCall> &Calls) {
     auto L = loops(N, A, B);
     if (!L)
       return L.takeError();
-    Calls.push_back(
-        {*K,
-         {KernelArg::tensor(A), KernelArg::tensor(B), KernelArg::tensor(Y),
-          KernelArg::array(L->Shape), KernelArg::array(L->Strides[0]),
-          KernelArg::array(L->Strides[1])}});
+    Calls.push_back(kabi::ABYShapeAStrBStrGroup{.Kernel = *K,
+                                                .a = A,
+                                                .b = B,
+                                                .y = Y,
+                                                .shape = L->Shape,
+                                                .a_str = L->Strides[0],
+                                                .b_str = L->Strides[1]}
+                        .call());
   }
   if (N.opType() == "Mean")
-    Calls.push_back({fmt::format("cuvil_k_scale_{}", dtypeName(T)),
-                     {KernelArg::tensor(Y), KernelArg::tensor(Y),
-                      KernelArg::i(Y->numElements()),
-                      KernelArg::f(1.0f / static_cast<float>(N.numInputs()))}});
+    Calls.push_back(kabi::ScaleGroup{
+        .Kernel = fmt::format("cuvil_k_scale_{}", dtypeName(T)),
+        .x = Y,
+        .y = Y,
+        .n = Y->numElements(),
+        .s = 1.0f / static_cast<float>(N.numInputs())}
+                        .call());
   return llvm::Error::success();
 }
 
@@ -255,12 +271,18 @@ llvm::Error lowerWhere(const Node &N, std::vector<KernelCall> &Calls) {
   auto L = whereLoops(N);
   if (!L)
     return L.takeError();
-  Calls.push_back(
-      {fmt::format("cuvil_k_where_b{}", 8 * dtypeSize(N.output(0)->dtype())),
-       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-        KernelArg::tensor(N.input(2)), KernelArg::tensor(N.output(0)),
-        KernelArg::array(L->Shape), KernelArg::array(L->Strides[0]),
-        KernelArg::array(L->Strides[1]), KernelArg::array(L->Strides[2])}});
+  Calls.push_back(kabi::WhereGroup{
+      .Kernel =
+          fmt::format("cuvil_k_where_b{}", 8 * dtypeSize(N.output(0)->dtype())),
+      .c = N.input(0),
+      .a = N.input(1),
+      .b = N.input(2),
+      .y = N.output(0),
+      .shape = L->Shape,
+      .c_str = L->Strides[0],
+      .a_str = L->Strides[1],
+      .b_str = L->Strides[2]}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -270,25 +292,28 @@ llvm::Error lowerWhere(const Node &N, std::vector<KernelCall> &Calls) {
 // output's byte size, which for these ops (output of input 0's type) means
 // its shape: what the kernels allow. Comparisons change the element size,
 // so their outputs are fresh.
-#define CUVIL_BINARY_OP(X, Tr, Sh, Fo)                                         \
+#define CUVIL_BINARY_OP_ATTRS(X, Tr, Sh, Fo, A)                                \
   extern const OpDef X##Op = {.Name = #X,                                      \
                               .Verify = verifyBinary,                          \
                               .Lower = lowerBinary,                            \
                               .Macs = noMacs,                                  \
                               .Traits = ElementWise | Tr,                      \
                               .Shape = Sh,                                     \
-                              .Fold = Fo};
+                              .Fold = Fo,                                      \
+                              .Attrs = A};
+#define CUVIL_BINARY_OP(X, Tr, Sh, Fo)                                         \
+  CUVIL_BINARY_OP_ATTRS(X, Tr, Sh, Fo, nullptr)
 CUVIL_BINARY_OP(Add, InPlace | Commutative | Sum, shapeBroadcast,
                 foldArith<Arith::Add>)
 CUVIL_BINARY_OP(And, InPlace | Commutative, nullptr, nullptr)
-CUVIL_BINARY_OP(BitShift, InPlace, nullptr, nullptr)
+CUVIL_BINARY_OP_ATTRS(BitShift, InPlace, nullptr, nullptr, BitShiftAttrs::Specs)
 CUVIL_BINARY_OP(Div, InPlace, shapeBroadcast, foldArith<Arith::Div>)
 CUVIL_BINARY_OP(Equal, Commutative, shapeBroadcast, foldArith<Arith::Equal>)
 CUVIL_BINARY_OP(Greater, NoTraits, shapeBroadcast, foldArith<Arith::Greater>)
 CUVIL_BINARY_OP(GreaterOrEqual, NoTraits, nullptr, nullptr)
 CUVIL_BINARY_OP(Less, NoTraits, shapeBroadcast, foldArith<Arith::Less>)
 CUVIL_BINARY_OP(LessOrEqual, NoTraits, nullptr, nullptr)
-CUVIL_BINARY_OP(Mod, InPlace, nullptr, nullptr)
+CUVIL_BINARY_OP_ATTRS(Mod, InPlace, nullptr, nullptr, ModAttrs::Specs)
 CUVIL_BINARY_OP(Mul, InPlace | Commutative, shapeBroadcast,
                 foldArith<Arith::Mul>)
 CUVIL_BINARY_OP(Or, InPlace | Commutative, nullptr, nullptr)
@@ -296,6 +321,7 @@ CUVIL_BINARY_OP(Pow, InPlace, shapeBroadcast, nullptr)
 CUVIL_BINARY_OP(Sub, InPlace, shapeBroadcast, foldArith<Arith::Sub>)
 CUVIL_BINARY_OP(Xor, InPlace | Commutative, nullptr, nullptr)
 #undef CUVIL_BINARY_OP
+#undef CUVIL_BINARY_OP_ATTRS
 
 #define CUVIL_VARIADIC_OP(X, Sh)                                               \
   extern const OpDef X##Op = {.Name = #X,                                      \

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/HostTensor.h"
 #include "ops/OpRegistry.h"
 
@@ -38,18 +39,21 @@ llvm::Error verify(const Node &N) {
 llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0), *Y = N.output(0);
   if (X->dtype() == Y->dtype()) {
-    Calls.push_back({"cuvil_k_copy",
-                     {KernelArg::tensor(X), KernelArg::tensor(Y),
-                      KernelArg::i(Y->byteSize())},
-                     /*IsCopy=*/true});
+    KernelCall C =
+        kabi::Copy{.src = X, .dst = Y, .nbytes = Y->byteSize()}.call();
+    C.IsCopy = true;
+    Calls.push_back(std::move(C));
     return llvm::Error::success();
   }
   // Before opset 19, ONNX's reference truncated float32 to bfloat16.
   bool Trunc = Y->dtype() == DType::BF16 && N.opset() < 19;
-  Calls.push_back({fmt::format("cuvil_k_cast_{}_{}{}", dtypeName(X->dtype()),
-                               dtypeName(Y->dtype()), Trunc ? "_trunc" : ""),
-                   {KernelArg::tensor(X), KernelArg::tensor(Y),
-                    KernelArg::i(Y->numElements())}});
+  Calls.push_back(kabi::XYNGroup{
+      .Kernel = fmt::format("cuvil_k_cast_{}_{}{}", dtypeName(X->dtype()),
+                            dtypeName(Y->dtype()), Trunc ? "_trunc" : ""),
+      .x = X,
+      .y = Y,
+      .n = Y->numElements()}
+                      .call());
   return llvm::Error::success();
 }
 

@@ -1,30 +1,24 @@
 //===- ElementwiseUnary.h - Table-driven element-wise unary ops -*- C++ -*-===//
 //
 // An element-wise unary op is described by a UnarySpec: its kernel, its
-// input and output element types, and the attributes passed to the kernel
-// after (x, y, n), each with its kind and default. verifyUnary<Spec> and
-// lowerUnary<Spec> then serve as the op's OpDef functions, so one op is one
-// constexpr spec and one OpDef line (see UnaryMath.cpp, Activations.cpp).
+// input and output element types and an extra check of its attributes.
+// verifyUnary<Spec> and lowerUnary<Spec> then serve as the op's OpDef
+// functions, so one op is one constexpr spec and one OpDef line (see
+// UnaryMath.cpp, Activations.cpp). An op whose kernel takes scalars after
+// (x, y, n) declares them as typed attributes (ops/Attrs.h, OpDef::Attrs)
+// and lowers through lowerUnaryWith, which fills the rest of the kernel's
+// typed builder.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUVIL_OPS_ELEMENTWISEUNARY_H
 #define CUVIL_OPS_ELEMENTWISEUNARY_H
 
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 
-#include <array>
-#include <variant>
-
 namespace cuvil {
-
-/// One attribute that becomes a scalar kernel argument.
-struct UnaryParam {
-  enum class Kind : uint8_t { Float, Int };
-  const char *Attr;
-  Kind K;
-  float Default; ///< For Int attributes, an integral value.
-};
 
 inline llvm::Error anyParams(const Node &) { return llvm::Error::success(); }
 
@@ -32,8 +26,6 @@ struct UnarySpec {
   const char *Kernel;
   DType In = DType::F32;
   DType Out = DType::F32;
-  std::array<UnaryParam, 2> Params = {};
-  size_t NumParams = 0;
   /// Extra check of the attribute values.
   llvm::Error (*CheckParams)(const Node &N) = anyParams;
 };
@@ -44,6 +36,29 @@ inline llvm::Error checkType(const Node &N, const Value *V, const char *What,
   if (V->dtype() != Want)
     return nodeError(N, "{} '{}' has element type {}; only {} is supported",
                      What, V->name(), dtypeName(V->dtype()), dtypeName(Want));
+  return llvm::Error::success();
+}
+
+/// "a float", "an integer", ...: how the kind checks name a kind.
+inline const char *kindPhrase(AttrKind K) {
+  switch (K) {
+  case AttrKind::Int: return "an integer";
+  case AttrKind::Float: return "a float";
+  case AttrKind::String: return "a string";
+  default: return attrKindName(K);
+  }
+}
+
+/// The attributes N's op declares (OpDef::Attrs) must be of their kind:
+/// the importer refuses others, this catches graphs made elsewhere.
+inline llvm::Error checkAttrKinds(const Node &N) {
+  for (const AttrSpec *A = N.def() ? N.def()->Attrs : nullptr; A && A->Name;
+       ++A) {
+    auto It = N.attrs().find(A->Name);
+    if (It != N.attrs().end() && attrKindOf(It->second) != A->Kind)
+      return nodeError(N, "attribute '{}' must be {}", A->Name,
+                       kindPhrase(A->Kind));
+  }
   return llvm::Error::success();
 }
 } // namespace unary_detail
@@ -58,35 +73,31 @@ template <const UnarySpec &S> llvm::Error verifyUnary(const Node &N) {
   if (N.input(0)->numElements() != N.output(0)->numElements())
     return nodeError(N, "output '{}' does not have the shape of input '{}'",
                      N.output(0)->name(), N.input(0)->name());
-  for (size_t I = 0; I < S.NumParams; ++I) {
-    const UnaryParam &P = S.Params[I];
-    auto It = N.attrs().find(P.Attr);
-    if (It == N.attrs().end())
-      continue;
-    bool Ok = P.K == UnaryParam::Kind::Float
-                  ? std::holds_alternative<float>(It->second)
-                  : std::holds_alternative<int64_t>(It->second);
-    if (!Ok)
-      return nodeError(N, "attribute '{}' must be {}", P.Attr,
-                       P.K == UnaryParam::Kind::Float ? "a float"
-                                                      : "an integer");
-  }
+  if (auto E = unary_detail::checkAttrKinds(N))
+    return E;
   return S.CheckParams(N);
 }
 
+/// The kernel S.Kernel(x, y, n), without parameters.
 template <const UnarySpec &S>
 llvm::Error lowerUnary(const Node &N, std::vector<KernelCall> &Calls) {
-  KernelCall C{S.Kernel,
-               {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.output(0)),
-                KernelArg::i(N.output(0)->numElements())}};
-  for (size_t I = 0; I < S.NumParams; ++I) {
-    const UnaryParam &P = S.Params[I];
-    C.Args.push_back(
-        P.K == UnaryParam::Kind::Float
-            ? KernelArg::f(N.getFloat(P.Attr, P.Default))
-            : KernelArg::i(N.getInt(P.Attr, static_cast<int64_t>(P.Default))));
-  }
-  Calls.push_back(std::move(C));
+  Calls.push_back(kabi::XYNGroup{.Kernel = S.Kernel,
+                                 .x = N.input(0),
+                                 .y = N.output(0),
+                                 .n = N.output(0)->numElements()}
+                      .call());
+  return llvm::Error::success();
+}
+
+/// A kernel of (x, y, n, parameters...): Params(N) gives its typed builder
+/// with the parameters set from N's attributes; x, y and n are set here.
+template <auto Params>
+llvm::Error lowerUnaryWith(const Node &N, std::vector<KernelCall> &Calls) {
+  auto K = Params(N);
+  K.x = N.input(0);
+  K.y = N.output(0);
+  K.n = N.output(0)->numElements();
+  Calls.push_back(K.call());
   return llvm::Error::success();
 }
 

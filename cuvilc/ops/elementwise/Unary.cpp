@@ -1,11 +1,22 @@
 //===- Unary.cpp - Element-wise activations: Relu, Clip, Sigmoid, Tanh ----===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
 
 #include <limits>
 
 namespace cuvil {
+namespace {
+
+// Clip's bounds before opset 11 (then inputs 1 and 2).
+#define CLIP_ATTRS(X)                                                          \
+  X(Min, "min", Float, -std::numeric_limits<float>::infinity())                \
+  X(Max, "max", Float, std::numeric_limits<float>::infinity())
+CUVIL_OP_ATTRS(ClipAttrs, CLIP_ATTRS)
+
+} // namespace
 
 /// Clip's bounds: inputs 1 and 2 (opset >= 11, must be constants) or the
 /// min/max attributes (older opsets). Shared with the fusion pass.
@@ -13,8 +24,9 @@ llvm::Expected<std::pair<float, float>> clipBounds(const Node &N) {
   float Inf = std::numeric_limits<float>::infinity();
   std::pair<float, float> B{-Inf, Inf};
   if (N.opset() < 11) {
-    B.first = N.getFloat("min", -Inf);
-    B.second = N.getFloat("max", Inf);
+    const ClipAttrs A(N);
+    B.first = A.Min;
+    B.second = A.Max;
     return B;
   }
   for (size_t I = 1; I <= 2; ++I) {
@@ -80,33 +92,36 @@ llvm::Error verifyClip(const Node &N) {
 
 template <const char *Kernel>
 llvm::Error lowerPlain(const Node &N, std::vector<KernelCall> &Calls) {
-  Calls.push_back({Kernel,
-                   {KernelArg::tensor(N.input(0)),
-                    KernelArg::tensor(N.output(0)),
-                    KernelArg::i(N.output(0)->numElements())}});
+  Calls.push_back(kabi::XYNGroup{.Kernel = Kernel,
+                                 .x = N.input(0),
+                                 .y = N.output(0),
+                                 .n = N.output(0)->numElements()}
+                      .call());
   return llvm::Error::success();
 }
 
 llvm::Error lowerClip(const Node &N, std::vector<KernelCall> &Calls) {
   if (clipAtRunTime(N)) {
-    auto Bound = [&](size_t I) {
-      return N.input(I) ? KernelArg::tensor(N.input(I)) : KernelArg::null();
-    };
     Calls.push_back(
-        {fmt::format("cuvil_k_clip_rt_{}", dtypeName(N.input(0)->dtype())),
-         {KernelArg::tensor(N.input(0)), Bound(1), Bound(2),
-          KernelArg::tensor(N.output(0)),
-          KernelArg::i(N.output(0)->numElements())}});
+        kabi::ClipRtGroup{.Kernel = fmt::format("cuvil_k_clip_rt_{}",
+                                                dtypeName(N.input(0)->dtype())),
+                          .x = N.input(0),
+                          .lo = N.input(1),
+                          .hi = N.input(2),
+                          .y = N.output(0),
+                          .n = N.output(0)->numElements()}
+            .call());
     return llvm::Error::success();
   }
   auto B = clipBounds(N);
   if (!B)
     return B.takeError();
-  Calls.push_back({"cuvil_k_clip_f32",
-                   {KernelArg::tensor(N.input(0)),
-                    KernelArg::tensor(N.output(0)),
-                    KernelArg::i(N.output(0)->numElements()),
-                    KernelArg::f(B->first), KernelArg::f(B->second)}});
+  Calls.push_back(kabi::ClipF32{.x = N.input(0),
+                                .y = N.output(0),
+                                .n = N.output(0)->numElements(),
+                                .lo = B->first,
+                                .hi = B->second}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -156,6 +171,7 @@ extern const OpDef ClipOp = {.Name = "Clip",
                              .Macs = noMacs,
                              .Traits = ElementWise | InPlace,
                              .ActivationClamp = clipClamp,
-                             .Shape = shapeSameAsInput};
+                             .Shape = shapeSameAsInput,
+                             .Attrs = ClipAttrs::Specs};
 
 } // namespace cuvil

@@ -10,7 +10,10 @@
 namespace cuvil {
 namespace {
 
-using K = UnaryParam::Kind;
+#define ISINF_ATTRS(X)                                                         \
+  X(DetectNegative, "detect_negative", Int, 1)                                 \
+  X(DetectPositive, "detect_positive", Int, 1)
+CUVIL_OP_ATTRS(IsInfAttrs, ISINF_ATTRS)
 
 constexpr UnarySpec AbsS{"cuvil_k_abs_f32"};
 constexpr UnarySpec AcosS{"cuvil_k_acos_f32"};
@@ -25,12 +28,7 @@ constexpr UnarySpec CoshS{"cuvil_k_cosh_f32"};
 constexpr UnarySpec ErfS{"cuvil_k_erf_f32"};
 constexpr UnarySpec ExpS{"cuvil_k_exp_f32"};
 constexpr UnarySpec FloorS{"cuvil_k_floor_f32"};
-constexpr UnarySpec IsInfS{"cuvil_k_isinf_f32",
-                           DType::F32,
-                           DType::Bool,
-                           {{{"detect_negative", K::Int, 1},
-                             {"detect_positive", K::Int, 1}}},
-                           2};
+constexpr UnarySpec IsInfS{"cuvil_k_isinf_f32", DType::F32, DType::Bool};
 constexpr UnarySpec IsNaNS{"cuvil_k_isnan_f32", DType::F32, DType::Bool};
 constexpr UnarySpec LogS{"cuvil_k_log_f32"};
 constexpr UnarySpec NegS{"cuvil_k_neg_f32"};
@@ -42,6 +40,12 @@ constexpr UnarySpec SinS{"cuvil_k_sin_f32"};
 constexpr UnarySpec SinhS{"cuvil_k_sinh_f32"};
 constexpr UnarySpec SqrtS{"cuvil_k_sqrt_f32"};
 constexpr UnarySpec TanS{"cuvil_k_tan_f32"};
+
+kabi::IsinfF32 isInfParams(const Node &N) {
+  const IsInfAttrs A(N);
+  return {.detect_negative = A.DetectNegative,
+          .detect_positive = A.DetectPositive};
+}
 
 } // namespace
 
@@ -71,7 +75,12 @@ CUVIL_UNARY_OP_HOOKS(Erf, ErfS, InPlace, shapeSameAsInput, nullptr)
 CUVIL_UNARY_OP_HOOKS(Exp, ExpS, InPlace, shapeSameAsInput, nullptr)
 CUVIL_UNARY_OP(Floor, FloorS, InPlace)
 // Bool outputs are narrower than their f32 inputs: never in place.
-CUVIL_UNARY_OP(IsInf, IsInfS, NoTraits)
+extern const OpDef IsInfOp = {.Name = "IsInf",
+                              .Verify = verifyUnary<IsInfS>,
+                              .Lower = lowerUnaryWith<isInfParams>,
+                              .Macs = noMacs,
+                              .Traits = ElementWise,
+                              .Attrs = IsInfAttrs::Specs};
 CUVIL_UNARY_OP(IsNaN, IsNaNS, NoTraits)
 CUVIL_UNARY_OP_HOOKS(Log, LogS, InPlace, shapeSameAsInput, nullptr)
 CUVIL_UNARY_OP_HOOKS(Neg, NegS, InPlace, shapeSameAsInput,

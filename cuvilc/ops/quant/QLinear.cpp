@@ -9,18 +9,31 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
-#include "ops/linalg/MatMulShape.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
-#include "ops/quant/Quant.h"
+#include "ops/linalg/MatMulShape.h"
 #include "ops/nn/Spatial.h"
+#include "ops/quant/Quant.h"
 
 #include <cuvil/kernels.h>
 
 namespace cuvil {
 namespace {
 
-KernelArg typeArg(const Value *V) {
-  return KernelArg::i(*quantTypeCode(V->dtype()));
+int64_t typeArg(const Value *V) { return *quantTypeCode(V->dtype()); }
+
+/// Kern (cuvil_k_matmul_integer or cuvil_k_qlinear_matmul) with the
+/// product's extents and batch walk D set, which both take as
+/// cuvil_k_matmul_f32 does.
+template <typename K> KernelCall withDims(K Kern, const MatMulDims &D) {
+  Kern.m = D.M;
+  Kern.n = D.N;
+  Kern.k = D.K;
+  Kern.batch_shape = D.Batch;
+  Kern.a_bstride = D.AStride;
+  Kern.b_bstride = D.BStride;
+  return Kern.call();
 }
 
 int64_t batchCount(const MatMulDims &D) {
@@ -76,15 +89,16 @@ llvm::Error lowerMatMulInteger(const Node &N, std::vector<KernelCall> &Calls) {
   auto Z = matmulIntegerZps(N, *D);
   if (!Z)
     return Z.takeError();
-  Calls.push_back(
-      {"cuvil_k_matmul_integer",
-       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-        optionalTensor(N.input(2)), optionalTensor(N.input(3)),
-        KernelArg::tensor(N.output(0)), KernelArg::i(D->M),
-        KernelArg::i(D->N), KernelArg::i(D->K), KernelArg::array(D->Batch),
-        KernelArg::array(D->AStride), KernelArg::array(D->BStride),
-        typeArg(N.input(0)), typeArg(N.input(1)), KernelArg::i(Z->APerRow),
-        KernelArg::i(Z->BPerCol)}});
+  Calls.push_back(withDims(kabi::MatmulInteger{.a = N.input(0),
+                                               .b = N.input(1),
+                                               .a_zp = N.input(2),
+                                               .b_zp = N.input(3),
+                                               .y = N.output(0),
+                                               .a_type = typeArg(N.input(0)),
+                                               .b_type = typeArg(N.input(1)),
+                                               .a_zp_per_row = Z->APerRow,
+                                               .b_zp_per_col = Z->BPerCol},
+                           *D));
   return llvm::Error::success();
 }
 
@@ -139,17 +153,20 @@ llvm::Error lowerQLinearMatMul(const Node &N, std::vector<KernelCall> &Calls) {
   auto PerCol = qlinearMatMulParams(N, *D);
   if (!PerCol)
     return PerCol.takeError();
-  Calls.push_back(
-      {"cuvil_k_qlinear_matmul",
-       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-        optionalTensor(N.input(2)), KernelArg::tensor(N.input(3)),
-        KernelArg::tensor(N.input(4)), optionalTensor(N.input(5)),
-        KernelArg::tensor(N.input(6)), optionalTensor(N.input(7)),
-        KernelArg::tensor(N.output(0)), KernelArg::i(D->M),
-        KernelArg::i(D->N), KernelArg::i(D->K), KernelArg::array(D->Batch),
-        KernelArg::array(D->AStride), KernelArg::array(D->BStride),
-        typeArg(N.input(0)), typeArg(N.input(3)), typeArg(N.output(0)),
-        KernelArg::i(*PerCol)}});
+  Calls.push_back(withDims(kabi::QlinearMatmul{.a = N.input(0),
+                                               .a_scale = N.input(1),
+                                               .a_zp = N.input(2),
+                                               .b = N.input(3),
+                                               .b_scale = N.input(4),
+                                               .b_zp = N.input(5),
+                                               .y_scale = N.input(6),
+                                               .y_zp = N.input(7),
+                                               .y = N.output(0),
+                                               .a_type = typeArg(N.input(0)),
+                                               .b_type = typeArg(N.input(3)),
+                                               .y_type = typeArg(N.output(0)),
+                                               .b_per_col = *PerCol},
+                           *D));
   return llvm::Error::success();
 }
 
@@ -189,6 +206,17 @@ qconvGeometry(const Node &N, const Value *X, std::vector<int64_t> Kernel,
 
 namespace {
 
+// ConvInteger's and QLinearConv's attributes: the window (read by
+// computeWindow) and the group count.
+#define QCONVOLUTION_ATTRS(X)                                                  \
+  X(AutoPad, "auto_pad", String, "NOTSET")                                     \
+  X(Dilations, "dilations", Ints, {})                                          \
+  X(Group, "group", Int, 1)                                                    \
+  X(KernelShape, "kernel_shape", Ints, {})                                     \
+  X(Pads, "pads", Ints, {})                                                    \
+  X(Strides, "strides", Ints, {})
+CUVIL_OP_ATTRS(QConvolutionAttrs, QCONVOLUTION_ATTRS)
+
 /// The geometry array of cuvil_k_conv_integer / cuvil_k_qlinear_conv for
 /// input X and weight W; rejects what the float Conv would reject.
 llvm::Expected<std::vector<int64_t>> convGeometry(const Node &N,
@@ -198,7 +226,7 @@ llvm::Expected<std::vector<int64_t>> convGeometry(const Node &N,
     return E;
   return qconvGeometry(
       N, X, std::vector<int64_t>(W->shape().begin() + 2, W->shape().end()),
-      W->shape()[0], N.getInt("group", 1));
+      W->shape()[0], QConvolutionAttrs(N).Group);
 }
 
 int64_t convMacs(const Node &N, const Value *W) {
@@ -238,12 +266,16 @@ llvm::Error lowerConvInteger(const Node &N, std::vector<KernelCall> &Calls) {
   auto PerChannel = convIntegerWPerChannel(N);
   if (!PerChannel)
     return PerChannel.takeError();
-  Calls.push_back({"cuvil_k_conv_integer",
-                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-                    optionalTensor(N.input(2)), optionalTensor(N.input(3)),
-                    KernelArg::tensor(N.output(0)), KernelArg::array(*G),
-                    typeArg(N.input(0)), typeArg(N.input(1)),
-                    KernelArg::i(*PerChannel)}});
+  Calls.push_back(kabi::ConvInteger{.x = N.input(0),
+                                    .w = N.input(1),
+                                    .x_zp = N.input(2),
+                                    .w_zp = N.input(3),
+                                    .y = N.output(0),
+                                    .geom = std::move(*G),
+                                    .x_type = typeArg(N.input(0)),
+                                    .w_type = typeArg(N.input(1)),
+                                    .w_zp_per_channel = *PerChannel}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -291,15 +323,22 @@ llvm::Error lowerQLinearConv(const Node &N, std::vector<KernelCall> &Calls) {
   auto PerChannel = qlinearConvParams(N);
   if (!PerChannel)
     return PerChannel.takeError();
-  Calls.push_back(
-      {"cuvil_k_qlinear_conv",
-       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-        optionalTensor(N.input(2)), KernelArg::tensor(N.input(3)),
-        KernelArg::tensor(N.input(4)), optionalTensor(N.input(5)),
-        KernelArg::tensor(N.input(6)), optionalTensor(N.input(7)),
-        optionalTensor(N.input(8)), KernelArg::tensor(N.output(0)),
-        KernelArg::array(*G), typeArg(N.input(0)), typeArg(N.input(3)),
-        typeArg(N.output(0)), KernelArg::i(*PerChannel)}});
+  Calls.push_back(kabi::QlinearConv{.x = N.input(0),
+                                    .x_scale = N.input(1),
+                                    .x_zp = N.input(2),
+                                    .w = N.input(3),
+                                    .w_scale = N.input(4),
+                                    .w_zp = N.input(5),
+                                    .y_scale = N.input(6),
+                                    .y_zp = N.input(7),
+                                    .bias = N.input(8),
+                                    .y = N.output(0),
+                                    .geom = std::move(*G),
+                                    .x_type = typeArg(N.input(0)),
+                                    .w_type = typeArg(N.input(3)),
+                                    .y_type = typeArg(N.output(0)),
+                                    .w_per_channel = *PerChannel}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -323,9 +362,12 @@ std::optional<ProductForm> productQLinearMatMul(const Node &) {
 
 } // namespace
 
-extern const OpDef ConvIntegerOp = {"ConvInteger", verifyConvInteger,
-                                    lowerConvInteger, macsConvInteger,
-                                    NoTraits};
+extern const OpDef ConvIntegerOp = {.Name = "ConvInteger",
+                                    .Verify = verifyConvInteger,
+                                    .Lower = lowerConvInteger,
+                                    .Macs = macsConvInteger,
+                                    .Traits = NoTraits,
+                                    .Attrs = QConvolutionAttrs::Specs};
 extern const OpDef MatMulIntegerOp = {"MatMulInteger", verifyMatMulInteger,
                                       lowerMatMulInteger, macsMatMulInteger,
                                       NoTraits};
@@ -334,7 +376,8 @@ extern const OpDef QLinearConvOp = {.Name = "QLinearConv",
                                     .Lower = lowerQLinearConv,
                                     .Macs = macsQLinearConv,
                                     .Traits = NoTraits,
-                                    .Product = productQLinearConv};
+                                    .Product = productQLinearConv,
+                                    .Attrs = QConvolutionAttrs::Specs};
 extern const OpDef QLinearMatMulOp = {.Name = "QLinearMatMul",
                                       .Verify = verifyQLinearMatMul,
                                       .Lower = lowerQLinearMatMul,

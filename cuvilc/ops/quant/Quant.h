@@ -10,6 +10,7 @@
 #define CUVIL_OPS_QUANT_H
 
 #include "ir/Graph.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 
 #include <llvm/Support/Error.h>
@@ -17,14 +18,17 @@
 
 namespace cuvil {
 
+// QuantizeLinear's and DequantizeLinear's attributes, read by their
+// records and by lower-qdq (saturate and output_dtype do not change what
+// cuvil supports).
+#define QDQ_ATTRS(X)                                                           \
+  X(Axis, "axis", Int, 1)                                                      \
+  X(BlockSize, "block_size", Int, 0)
+CUVIL_OP_ATTRS(QdqAttrs, QDQ_ATTRS)
+
 /// The CUVIL_Q_* code of an 8-bit quantized type (and of int32 when
 /// AllowI32), or nullopt for every other type.
 std::optional<int64_t> quantTypeCode(DType T, bool AllowI32 = false);
-
-/// A tensor argument for an optional input, null when it is absent.
-inline KernelArg optionalTensor(const Value *V) {
-  return V ? KernelArg::tensor(V) : KernelArg::null();
-}
 
 /// Requires V (named What, e.g. "input 'x'") to be uint8 or int8.
 llvm::Error requireQuant8(const Node &N, const Value *V, const char *What);

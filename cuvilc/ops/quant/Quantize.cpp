@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/quant/Quant.h"
 
@@ -87,11 +89,13 @@ struct AxisSplit {
 /// the shape of input 0 around the axis when they are per axis.
 llvm::Expected<AxisSplit> splitAxis(const Node &N, DType QType) {
   const Value *X = N.input(0);
-  if (N.getInt("block_size", 0) != 0)
-    return nodeError(N, "blocked quantization (block_size={}) is not "
-                        "supported",
-                     N.getInt("block_size", 0));
-  auto Axis = normalizeAxis(N, N.getInt("axis", 1), X->rank());
+  const QdqAttrs A(N);
+  if (A.BlockSize != 0)
+    return nodeError(N,
+                     "blocked quantization (block_size={}) is not "
+                     "supported",
+                     A.BlockSize);
+  auto Axis = normalizeAxis(N, A.Axis, X->rank());
   // Opset 10 has no axis: its parameters are always scalars.
   int64_t Channels = Axis && X->rank() > 0 ? X->shape()[*Axis] : 0;
   if (!Axis)
@@ -115,6 +119,20 @@ llvm::Expected<AxisSplit> splitAxis(const Node &N, DType QType) {
   return S;
 }
 
+/// Kern (cuvil_k_quantize_f32 or cuvil_k_dequantize_f32) with N's operands
+/// and the split S set, which both take alike.
+template <typename K>
+KernelCall withOperands(K Kern, const Node &N, const AxisSplit &S) {
+  Kern.x = N.input(0);
+  Kern.scale = N.input(1);
+  Kern.zp = N.input(2);
+  Kern.y = N.output(0);
+  Kern.outer = S.Outer;
+  Kern.axis_dim = S.AxisDim;
+  Kern.inner = S.Inner;
+  return Kern.call();
+}
+
 llvm::Error verifyQuantize(const Node &N) {
   const Value *X = N.input(0), *Y = N.output(0);
   if (!X || X->dtype() != DType::F32)
@@ -131,13 +149,9 @@ llvm::Error lowerQuantize(const Node &N, std::vector<KernelCall> &Calls) {
   auto S = splitAxis(N, N.output(0)->dtype());
   if (!S)
     return S.takeError();
-  Calls.push_back(
-      {"cuvil_k_quantize_f32",
-       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-        optionalTensor(N.input(2)), KernelArg::tensor(N.output(0)),
-        KernelArg::i(S->Outer), KernelArg::i(S->AxisDim),
-        KernelArg::i(S->Inner),
-        KernelArg::i(*quantTypeCode(N.output(0)->dtype()))}});
+  Calls.push_back(withOperands(
+      kabi::QuantizeF32{.y_type = *quantTypeCode(N.output(0)->dtype())}, N,
+      *S));
   return llvm::Error::success();
 }
 
@@ -157,13 +171,9 @@ llvm::Error lowerDequantize(const Node &N, std::vector<KernelCall> &Calls) {
   auto S = splitAxis(N, N.input(0)->dtype());
   if (!S)
     return S.takeError();
-  Calls.push_back(
-      {"cuvil_k_dequantize_f32",
-       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-        optionalTensor(N.input(2)), KernelArg::tensor(N.output(0)),
-        KernelArg::i(S->Outer), KernelArg::i(S->AxisDim),
-        KernelArg::i(S->Inner),
-        KernelArg::i(*quantTypeCode(N.input(0)->dtype(), true))}});
+  Calls.push_back(withOperands(
+      kabi::DequantizeF32{.x_type = *quantTypeCode(N.input(0)->dtype(), true)},
+      N, *S));
   return llvm::Error::success();
 }
 
@@ -184,23 +194,29 @@ llvm::Error verifyDynamic(const Node &N) {
 }
 
 llvm::Error lowerDynamic(const Node &N, std::vector<KernelCall> &Calls) {
-  Calls.push_back({"cuvil_k_dynamic_quantize_f32_u8",
-                   {KernelArg::tensor(N.input(0)),
-                    KernelArg::tensor(N.output(0)),
-                    KernelArg::tensor(N.output(1)),
-                    KernelArg::tensor(N.output(2)),
-                    KernelArg::i(N.input(0)->numElements())}});
+  Calls.push_back(kabi::DynamicQuantizeF32U8{.x = N.input(0),
+                                             .y = N.output(0),
+                                             .y_scale = N.output(1),
+                                             .y_zero_point = N.output(2),
+                                             .n = N.input(0)->numElements()}
+                      .call());
   return llvm::Error::success();
 }
 
 } // namespace
 
-extern const OpDef QuantizeLinearOp = {"QuantizeLinear", verifyQuantize,
-                                       lowerQuantize, noMacs,
-                                       Quantizes};
-extern const OpDef DequantizeLinearOp = {"DequantizeLinear", verifyDequantize,
-                                         lowerDequantize, noMacs,
-                                         Dequantizes};
+extern const OpDef QuantizeLinearOp = {.Name = "QuantizeLinear",
+                                       .Verify = verifyQuantize,
+                                       .Lower = lowerQuantize,
+                                       .Macs = noMacs,
+                                       .Traits = Quantizes,
+                                       .Attrs = QdqAttrs::Specs};
+extern const OpDef DequantizeLinearOp = {.Name = "DequantizeLinear",
+                                         .Verify = verifyDequantize,
+                                         .Lower = lowerDequantize,
+                                         .Macs = noMacs,
+                                         .Traits = Dequantizes,
+                                         .Attrs = QdqAttrs::Specs};
 extern const OpDef DynamicQuantizeLinearOp = {"DynamicQuantizeLinear",
                                               verifyDynamic, lowerDynamic,
                                               noMacs, NoTraits};

@@ -8,15 +8,24 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 
 namespace cuvil {
 namespace {
 
-/// The inputs holding branch Attr's results, one per output of N.
-llvm::Expected<std::vector<const Value *>> branch(const Node &N,
-                                                  const char *Attr) {
-  std::vector<int64_t> Where = N.getInts(Attr);
+// Each branch (a graph attribute in ONNX) as the importer inlined it:
+// {first input, count}.
+#define IF_ATTRS(X)                                                            \
+  X(ThenBranch, "then_branch", Ints, {})                                       \
+  X(ElseBranch, "else_branch", Ints, {})
+CUVIL_OP_ATTRS(IfAttrs, IF_ATTRS)
+
+/// The inputs holding the results of branch Attr (its {first input,
+/// count} is Where), one per output of N.
+llvm::Expected<std::vector<const Value *>>
+branch(const Node &N, const char *Attr, const std::vector<int64_t> &Where) {
   if (Where.size() != 2)
     return nodeError(N, "the {} subgraph was not inlined (a subgraph with "
                         "formal inputs is not supported)",
@@ -42,30 +51,37 @@ llvm::Error verify(const Node &N) {
   const Value *Cond = N.input(0);
   if (!Cond || Cond->dtype() != DType::Bool || Cond->numElements() != 1)
     return nodeError(N, "the condition must be a single bool");
-  if (auto T = branch(N, "then_branch"); !T)
+  const IfAttrs A(N);
+  if (auto T = branch(N, "then_branch", A.ThenBranch); !T)
     return T.takeError();
-  return branch(N, "else_branch").takeError();
+  return branch(N, "else_branch", A.ElseBranch).takeError();
 }
 
 llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
-  auto Then = branch(N, "then_branch");
+  const IfAttrs A(N);
+  auto Then = branch(N, "then_branch", A.ThenBranch);
   if (!Then)
     return Then.takeError();
-  auto Else = branch(N, "else_branch");
+  auto Else = branch(N, "else_branch", A.ElseBranch);
   if (!Else)
     return Else.takeError();
   for (size_t I = 0; I < N.outputs().size(); ++I)
-    Calls.push_back({"cuvil_k_select_bytes",
-                     {KernelArg::tensor(N.input(0)),
-                      KernelArg::tensor((*Then)[I]),
-                      KernelArg::tensor((*Else)[I]),
-                      KernelArg::tensor(N.output(I)),
-                      KernelArg::i(N.output(I)->byteSize())}});
+    Calls.push_back(kabi::SelectBytes{.cond = N.input(0),
+                                      .a = (*Then)[I],
+                                      .b = (*Else)[I],
+                                      .y = N.output(I),
+                                      .n = N.output(I)->byteSize()}
+                        .call());
   return llvm::Error::success();
 }
 
 } // namespace
 
-extern const OpDef IfOp = {"If", verify, lower, noMacs, NoTraits};
+extern const OpDef IfOp = {.Name = "If",
+                           .Verify = verify,
+                           .Lower = lower,
+                           .Macs = noMacs,
+                           .Traits = NoTraits,
+                           .Attrs = IfAttrs::Specs};
 
 } // namespace cuvil

@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
 
@@ -22,6 +24,21 @@
 
 namespace cuvil {
 namespace {
+
+// The attributes of the three ops (linear_before_reset is GRU's,
+// input_forget LSTM's). hidden_size defaults to R's last dimension and
+// clip to none: both are read only when present.
+#define RECURRENT_ATTRS(X)                                                     \
+  X(ActivationAlpha, "activation_alpha", Floats, {})                           \
+  X(ActivationBeta, "activation_beta", Floats, {})                             \
+  X(Activations, "activations", Strings, {})                                   \
+  X(Clip, "clip", Float, 0.0f)                                                 \
+  X(Direction, "direction", String, "forward")                                 \
+  X(HiddenSize, "hidden_size", Int, 0)                                         \
+  X(Layout, "layout", Int, 0)                                                  \
+  X(LinearBeforeReset, "linear_before_reset", Int, 0)                          \
+  X(InputForget, "input_forget", Int, 0)
+CUVIL_OP_ATTRS(RecurrentAttrs, RECURRENT_ATTRS)
 
 /// What distinguishes the three ops.
 struct Cell {
@@ -81,15 +98,16 @@ llvm::Expected<Dims> dims(const Node &N) {
   if (!X || !W || !R || X->rank() != 3 || W->rank() != 3 || R->rank() != 3)
     return nodeError(N, "X, W and R must be present and of rank 3");
   const Cell &C = cellOf(N);
+  const RecurrentAttrs A(N);
   Dims D;
-  D.Layout = N.getInt("layout", 0);
+  D.Layout = A.Layout;
   if (D.Layout != 0 && D.Layout != 1)
     return nodeError(N, "layout={} is not supported", D.Layout);
   D.T = X->shape()[D.Layout ? 1 : 0];
   D.B = X->shape()[D.Layout ? 0 : 1];
   D.I = X->shape()[2];
-  D.H = N.getInt("hidden_size", R->shape()[2]);
-  std::string Dir = N.getString("direction", "forward");
+  D.H = N.hasAttr("hidden_size") ? A.HiddenSize : R->shape()[2];
+  const std::string &Dir = A.Direction;
   if (Dir != "forward" && Dir != "reverse" && Dir != "bidirectional")
     return nodeError(N, "direction '{}' is not supported", Dir);
   D.D = Dir == "bidirectional" ? 2 : 1;
@@ -128,7 +146,8 @@ llvm::Expected<Dims> dims(const Node &N) {
 llvm::Expected<std::vector<int64_t>> activations(const Node &N,
                                                  const Dims &D) {
   const Cell &C = cellOf(N);
-  std::vector<std::string> Names = N.getStrings("activations");
+  const RecurrentAttrs A(N);
+  std::vector<std::string> Names = A.Activations;
   if (Names.empty())
     for (int64_t Dir = 0; Dir < D.D; ++Dir)
       Names.insert(Names.end(), C.Acts, C.Acts + C.NumActs);
@@ -137,33 +156,26 @@ llvm::Expected<std::vector<int64_t>> activations(const Node &N,
                      Names.size(), D.D * C.NumActs, C.NumActs);
   // activation_alpha/beta are consumed in order by the activations that
   // take the parameter.
-  std::vector<float> Alphas, Betas;
-  if (N.hasAttr("activation_alpha"))
-    if (const auto *A = std::get_if<std::vector<float>>(
-            &N.attrs().at("activation_alpha")))
-      Alphas = *A;
-  if (N.hasAttr("activation_beta"))
-    if (const auto *B = std::get_if<std::vector<float>>(
-            &N.attrs().at("activation_beta")))
-      Betas = *B;
+  const std::vector<float> &Alphas = A.ActivationAlpha,
+                           &Betas = A.ActivationBeta;
   size_t NextAlpha = 0, NextBeta = 0;
   std::vector<int64_t> Acts(D.D * 9, 0);
   for (size_t K = 0; K < Names.size(); ++K) {
     std::string Lower = Names[K];
     std::transform(Lower.begin(), Lower.end(), Lower.begin(),
                    [](unsigned char Ch) { return std::tolower(Ch); });
-    const Activation *A = std::find_if(
-        std::begin(Activations), std::end(Activations),
-        [&](const Activation &X) { return Lower == X.Name; });
-    if (A == std::end(Activations))
+    const Activation *Act =
+        std::find_if(std::begin(Activations), std::end(Activations),
+                     [&](const Activation &X) { return Lower == X.Name; });
+    if (Act == std::end(Activations))
       return nodeError(N, "activation '{}' is not supported", Names[K]);
-    float Alpha = A->Alpha, Beta = A->Beta;
-    if (A->TakesAlpha && NextAlpha < Alphas.size())
+    float Alpha = Act->Alpha, Beta = Act->Beta;
+    if (Act->TakesAlpha && NextAlpha < Alphas.size())
       Alpha = Alphas[NextAlpha++];
-    if (A->TakesBeta && NextBeta < Betas.size())
+    if (Act->TakesBeta && NextBeta < Betas.size())
       Beta = Betas[NextBeta++];
     size_t Slot = (K / C.NumActs) * 9 + (K % C.NumActs) * 3;
-    Acts[Slot] = A->Code;
+    Acts[Slot] = Act->Code;
     Acts[Slot + 1] = floatBits(Alpha);
     Acts[Slot + 2] = floatBits(Beta);
   }
@@ -191,15 +203,15 @@ llvm::Error verify(const Node &N) {
   auto D = dims(N);
   if (!D)
     return D.takeError();
-  if (C.Code == GruCell.Code && N.getInt("linear_before_reset", 0) > 1)
+  const RecurrentAttrs A(N);
+  if (C.Code == GruCell.Code && A.LinearBeforeReset > 1)
     return nodeError(N, "linear_before_reset={} is not supported",
-                     N.getInt("linear_before_reset", 0));
-  if (C.Code == LstmCell.Code && N.getInt("input_forget", 0) > 1)
-    return nodeError(N, "input_forget={} is not supported",
-                     N.getInt("input_forget", 0));
-  if (N.hasAttr("clip") && !(N.getFloat("clip", 0) > 0))
+                     A.LinearBeforeReset);
+  if (C.Code == LstmCell.Code && A.InputForget > 1)
+    return nodeError(N, "input_forget={} is not supported", A.InputForget);
+  if (N.hasAttr("clip") && !(A.Clip > 0))
     return nodeError(N, "clip={} is not supported (it must be positive)",
-                     N.getFloat("clip", 0));
+                     A.Clip);
   // The state outputs and the workspace exist whether or not the model
   // names them (ScratchOutputs).
   for (unsigned P = 1; P <= C.Outputs; ++P)
@@ -217,25 +229,33 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   if (!Acts)
     return Acts.takeError();
   const Cell &C = cellOf(N);
-  auto Opt = [](const Value *V) {
-    return V ? KernelArg::tensor(V) : KernelArg::null();
-  };
+  const RecurrentAttrs A(N);
   bool Lstm = C.Code == LstmCell.Code;
-  Calls.push_back(
-      {"cuvil_k_recurrent_f32",
-       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-        KernelArg::tensor(N.input(2)), Opt(N.input(3)), Opt(N.input(4)),
-        Opt(N.input(5)), Lstm ? Opt(N.input(6)) : KernelArg::null(),
-        Lstm ? Opt(N.input(7)) : KernelArg::null(), Opt(N.outputAt(0)),
-        KernelArg::tensor(N.outputAt(1)),
-        Lstm ? KernelArg::tensor(N.outputAt(2)) : KernelArg::null(),
-        KernelArg::tensor(N.outputAt(C.Outputs)), KernelArg::i(C.Code),
-        KernelArg::i(D->T), KernelArg::i(D->B), KernelArg::i(D->I),
-        KernelArg::i(D->H), KernelArg::i(D->D), KernelArg::i(D->Reverse),
-        KernelArg::i(D->Layout), KernelArg::array(std::move(*Acts)),
-        KernelArg::f(N.getFloat("clip", 0.0f)),
-        KernelArg::i(N.getInt("linear_before_reset", 0)),
-        KernelArg::i(N.getInt("input_forget", 0))}});
+  Calls.push_back(kabi::RecurrentF32{.x = N.input(0),
+                                     .w = N.input(1),
+                                     .r = N.input(2),
+                                     .b = N.input(3),
+                                     .seq_lens = N.input(4),
+                                     .init_h = N.input(5),
+                                     .init_c = Lstm ? N.input(6) : nullptr,
+                                     .p = Lstm ? N.input(7) : nullptr,
+                                     .y = N.outputAt(0),
+                                     .y_h = N.outputAt(1),
+                                     .y_c = Lstm ? N.outputAt(2) : nullptr,
+                                     .work = N.outputAt(C.Outputs),
+                                     .cell = C.Code,
+                                     .seq_len = D->T,
+                                     .n_batch = D->B,
+                                     .n_in = D->I,
+                                     .n_hid = D->H,
+                                     .n_dir = D->D,
+                                     .reverse = D->Reverse,
+                                     .layout = D->Layout,
+                                     .acts = std::move(*Acts),
+                                     .clip = A.Clip,
+                                     .linear_before_reset = A.LinearBeforeReset,
+                                     .input_forget = A.InputForget}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -277,20 +297,23 @@ extern const OpDef GRUOp = {.Name = "GRU",
                             .Macs = macs,
                             .Traits = NoTraits,
                             .ScratchOutputs = 0b110,
-                            .Shape = recurrentShapes};
+                            .Shape = recurrentShapes,
+                            .Attrs = RecurrentAttrs::Specs};
 extern const OpDef LSTMOp = {.Name = "LSTM",
                              .Verify = verify,
                              .Lower = lower,
                              .Macs = macs,
                              .Traits = NoTraits,
                              .ScratchOutputs = 0b1110,
-                             .Shape = recurrentShapes};
+                             .Shape = recurrentShapes,
+                             .Attrs = RecurrentAttrs::Specs};
 extern const OpDef RNNOp = {.Name = "RNN",
                             .Verify = verify,
                             .Lower = lower,
                             .Macs = macs,
                             .Traits = NoTraits,
                             .ScratchOutputs = 0b110,
-                            .Shape = recurrentShapes};
+                            .Shape = recurrentShapes,
+                            .Attrs = RecurrentAttrs::Specs};
 
 } // namespace cuvil

@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
 
@@ -24,11 +26,26 @@ namespace {
 
 bool isInt(DType T) { return T == DType::I32 || T == DType::I64; }
 
-/// The output of a generator op must be float32 and output_datatype says so.
-llvm::Error requireF32Output(const Node &N) {
+// The windows' attributes; MelWeightMatrix has output_datatype alone.
+#define WINDOW_ATTRS(X)                                                        \
+  X(OutputDatatype, "output_datatype", Int, static_cast<int64_t>(DType::F32))  \
+  X(Periodic, "periodic", Int, 1)
+CUVIL_OP_ATTRS(WindowAttrs, WINDOW_ATTRS)
+#define MEL_ATTRS(X)                                                           \
+  X(OutputDatatype, "output_datatype", Int, static_cast<int64_t>(DType::F32))
+CUVIL_OP_ATTRS(MelAttrs, MEL_ATTRS)
+// DFT's axis is an input from opset 20 on.
+#define DFT_ATTRS(X)                                                           \
+  X(Axis, "axis", Int, 1)                                                      \
+  X(Inverse, "inverse", Int, 0)                                                \
+  X(Onesided, "onesided", Int, 0)
+CUVIL_OP_ATTRS(DftAttrs, DFT_ATTRS)
+
+/// The output of a generator op must be float32 and its output_datatype
+/// (OutputDatatype) says so.
+llvm::Error requireF32Output(const Node &N, int64_t OutputDatatype) {
   const Value *Y = N.output(0);
-  if (N.getInt("output_datatype", static_cast<int64_t>(DType::F32)) !=
-          static_cast<int64_t>(DType::F32) ||
+  if (OutputDatatype != static_cast<int64_t>(DType::F32) ||
       Y->dtype() != DType::F32)
     return nodeError(N, "output_datatype {} is not supported (only float32)",
                      dtypeName(Y->dtype()));
@@ -53,7 +70,7 @@ template <const WindowCoefs &C>
 llvm::Error verifyWindow(const Node &N) {
   if (auto E = requireIntScalar(N, 0, "size"))
     return E;
-  if (auto E = requireF32Output(N))
+  if (auto E = requireF32Output(N, WindowAttrs(N).OutputDatatype))
     return E;
   const Value *Y = N.output(0);
   if (Y->rank() != 1 || !Y->hasStaticShape())
@@ -73,11 +90,14 @@ llvm::Error verifyWindow(const Node &N) {
 template <const WindowCoefs &C>
 llvm::Error lowerWindow(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *Y = N.output(0);
-  Calls.push_back({"cuvil_k_cosine_window_f32",
-                   {KernelArg::tensor(Y), KernelArg::i(Y->numElements()),
-                    KernelArg::i(N.getInt("periodic", 1) != 0),
-                    KernelArg::f(C.A0), KernelArg::f(C.A1),
-                    KernelArg::f(C.A2)}});
+  Calls.push_back(
+      kabi::CosineWindowF32{.y = Y,
+                            .n = Y->numElements(),
+                            .periodic = WindowAttrs(N).Periodic != 0,
+                            .a0 = C.A0,
+                            .a1 = C.A1,
+                            .a2 = C.A2}
+          .call());
   return llvm::Error::success();
 }
 
@@ -100,21 +120,22 @@ llvm::Expected<DftParams> dftParams(const Node &N) {
   if (R < 2 || (X->shape()[R - 1] != 1 && X->shape()[R - 1] != 2))
     return nodeError(N, "the input's last dimension must be 1 (real) or 2 "
                         "(complex)");
-  int64_t Axis = N.getInt("axis", 1);
+  const DftAttrs A(N);
+  int64_t Axis = A.Axis;
   if (N.opset() >= 20) {
     Axis = -2;
     if (N.input(2)) {
-      auto A = constInts(N, 2, "axis");
-      if (!A)
-        return A.takeError();
-      Axis = (*A)[0];
+      auto In = constInts(N, 2, "axis");
+      if (!In)
+        return In.takeError();
+      Axis = (*In)[0];
     }
   }
   if (Axis < 0)
     Axis += R;
   if (Axis < 0 || Axis >= static_cast<int64_t>(R) - 1)
-    return nodeError(N, "axis {} is out of range for a rank-{} input",
-                     N.getInt("axis", 1), R);
+    return nodeError(N, "axis {} is out of range for a rank-{} input", A.Axis,
+                     R);
   DftParams P;
   P.NIn = X->shape()[Axis];
   P.NFft = P.NIn;
@@ -126,8 +147,8 @@ llvm::Expected<DftParams> dftParams(const Node &N) {
   }
   if (P.NFft < 1)
     return nodeError(N, "dft_length {} is not positive", P.NFft);
-  bool Onesided = N.getInt("onesided", 0) != 0;
-  bool Inverse = N.getInt("inverse", 0) != 0;
+  bool Onesided = A.Onesided != 0;
+  bool Inverse = A.Inverse != 0;
   if (Onesided && Inverse)
     return nodeError(N, "onesided together with inverse is not supported");
   P.NOut = Onesided ? P.NFft / 2 + 1 : P.NFft;
@@ -151,12 +172,16 @@ llvm::Error lowerDft(const Node &N, std::vector<KernelCall> &Calls) {
   auto P = dftParams(N);
   if (!P)
     return P.takeError();
-  Calls.push_back(
-      {"cuvil_k_dft_f32",
-       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.output(0)),
-        KernelArg::i(P->Outer), KernelArg::i(P->NIn), KernelArg::i(P->Inner),
-        KernelArg::i(P->Complex), KernelArg::i(P->NFft),
-        KernelArg::i(P->NOut), KernelArg::i(N.getInt("inverse", 0) != 0)}});
+  Calls.push_back(kabi::DftF32{.x = N.input(0),
+                               .y = N.output(0),
+                               .outer = P->Outer,
+                               .n_in = P->NIn,
+                               .inner = P->Inner,
+                               .complex_in = P->Complex,
+                               .n_fft = P->NFft,
+                               .n_out = P->NOut,
+                               .inverse = DftAttrs(N).Inverse != 0}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -195,17 +220,20 @@ llvm::Error verifyStft(const Node &N) {
 llvm::Error lowerStft(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0), *W = N.input(2), *Len = N.input(3),
               *Y = N.output(0);
-  auto OrNull = [](const Value *V) {
-    return V ? KernelArg::tensor(V) : KernelArg::null();
-  };
   Calls.push_back(
-      {"cuvil_k_stft_f32",
-       {KernelArg::tensor(X), KernelArg::tensor(N.input(1)), OrNull(Len),
-        OrNull(W), KernelArg::tensor(Y), KernelArg::i(X->shape()[0]),
-        KernelArg::i(X->shape()[1]), KernelArg::i(X->shape()[2] == 2),
-        KernelArg::i(Y->shape()[1]), KernelArg::i(Y->shape()[2]),
-        KernelArg::i(W ? W->shape()[0] : 0),
-        KernelArg::i(N.input(1)->dtype() == DType::I64)}});
+      kabi::StftF32{.x = X,
+                    .frame_step = N.input(1),
+                    .frame_length = Len,
+                    .window = W,
+                    .y = Y,
+                    .batch = X->shape()[0],
+                    .sig_len = X->shape()[1],
+                    .complex_in = X->shape()[2] == 2,
+                    .frames = Y->shape()[1],
+                    .bins = Y->shape()[2],
+                    .window_len = W ? W->shape()[0] : 0,
+                    .int64_scalars = N.input(1)->dtype() == DType::I64}
+          .call());
   return llvm::Error::success();
 }
 
@@ -224,7 +252,7 @@ llvm::Error verifyMel(const Node &N) {
         N.input(I)->numElements() != 1)
       return nodeError(N, "only float32 scalar edge frequencies are "
                           "supported");
-  if (auto E = requireF32Output(N))
+  if (auto E = requireF32Output(N, MelAttrs(N).OutputDatatype))
     return E;
   if (N.output(0)->rank() != 2)
     return nodeError(N, "the output must be 2-D");
@@ -233,34 +261,48 @@ llvm::Error verifyMel(const Node &N) {
 
 llvm::Error lowerMel(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *Y = N.output(0);
-  std::vector<KernelArg> Args;
-  for (size_t I = 0; I < 5; ++I)
-    Args.push_back(KernelArg::tensor(N.input(I)));
-  Args.push_back(KernelArg::tensor(Y));
-  Args.push_back(KernelArg::i(Y->shape()[0]));
-  Args.push_back(KernelArg::i(Y->shape()[1]));
-  Args.push_back(KernelArg::i(N.input(0)->dtype() == DType::I64));
-  Calls.push_back({"cuvil_k_mel_weight_matrix_f32", std::move(Args)});
+  Calls.push_back(kabi::MelWeightMatrixF32{
+      .num_mel_bins = N.input(0),
+      .dft_length = N.input(1),
+      .sample_rate = N.input(2),
+      .lower_edge_hertz = N.input(3),
+      .upper_edge_hertz = N.input(4),
+      .y = Y,
+      .bins = Y->shape()[0],
+      .mels = Y->shape()[1],
+      .int64_inputs = N.input(0)->dtype() == DType::I64}
+                      .call());
   return llvm::Error::success();
 }
 
 } // namespace
 
-extern const OpDef HannWindowOp = {"HannWindow", verifyWindow<Hann>,
-                                   lowerWindow<Hann>, noMacs,
-                                   NoTraits};
-extern const OpDef HammingWindowOp = {"HammingWindow", verifyWindow<Hamming>,
-                                      lowerWindow<Hamming>, noMacs,
-                                      NoTraits};
-extern const OpDef BlackmanWindowOp = {"BlackmanWindow",
-                                       verifyWindow<Blackman>,
-                                       lowerWindow<Blackman>, noMacs,
-                                       NoTraits};
-extern const OpDef DFTOp = {"DFT", verifyDft, lowerDft, dftMacs,
-                            NoTraits};
+/// Window op X of coefficients C.
+#define CUVIL_WINDOW_OP(X, C)                                                  \
+  extern const OpDef X##Op = {.Name = #X,                                      \
+                              .Verify = verifyWindow<C>,                       \
+                              .Lower = lowerWindow<C>,                         \
+                              .Macs = noMacs,                                  \
+                              .Traits = NoTraits,                              \
+                              .Attrs = WindowAttrs::Specs};
+CUVIL_WINDOW_OP(HannWindow, Hann)
+CUVIL_WINDOW_OP(HammingWindow, Hamming)
+CUVIL_WINDOW_OP(BlackmanWindow, Blackman)
+#undef CUVIL_WINDOW_OP
+
+extern const OpDef DFTOp = {.Name = "DFT",
+                            .Verify = verifyDft,
+                            .Lower = lowerDft,
+                            .Macs = dftMacs,
+                            .Traits = NoTraits,
+                            .Attrs = DftAttrs::Specs};
 extern const OpDef STFTOp = {"STFT", verifyStft, lowerStft, noMacs,
                              NoTraits};
-extern const OpDef MelWeightMatrixOp = {"MelWeightMatrix", verifyMel, lowerMel,
-                                        noMacs, NoTraits};
+extern const OpDef MelWeightMatrixOp = {.Name = "MelWeightMatrix",
+                                        .Verify = verifyMel,
+                                        .Lower = lowerMel,
+                                        .Macs = noMacs,
+                                        .Traits = NoTraits,
+                                        .Attrs = MelAttrs::Specs};
 
 } // namespace cuvil

@@ -8,13 +8,28 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 
 #include <cstring>
-#include <variant>
 
 namespace cuvil {
 namespace {
+
+// pool_strings is declared so that its kind is checked, then refused;
+// weights are optional (read only when present).
+#define TFIDF_ATTRS(X)                                                         \
+  X(MaxGramLength, "max_gram_length", Int, 0)                                  \
+  X(MaxSkipCount, "max_skip_count", Int, 0)                                    \
+  X(MinGramLength, "min_gram_length", Int, 0)                                  \
+  X(Mode, "mode", String, "")                                                  \
+  X(NgramCounts, "ngram_counts", Ints, {})                                     \
+  X(NgramIndexes, "ngram_indexes", Ints, {})                                   \
+  X(PoolInt64s, "pool_int64s", Ints, {})                                       \
+  X(PoolStrings, "pool_strings", Strings, {})                                  \
+  X(Weights, "weights", Floats, {})
+CUVIL_OP_ATTRS(TfIdfAttrs, TFIDF_ATTRS)
 
 struct TfIdfParams {
   int64_t Rows = 1, Len = 0, MinN = 0, MaxN = 0, MaxSkip = 0, Mode = 0;
@@ -38,16 +53,17 @@ llvm::Expected<TfIdfParams> params(const Node &N) {
   } else {
     return nodeError(N, "the input must be [C] or [N, C]");
   }
-  std::string Mode = N.getString("mode", "");
+  const TfIdfAttrs A(N);
+  const std::string &Mode = A.Mode;
   P.Mode = Mode == "TF" ? 0 : Mode == "IDF" ? 1 : Mode == "TFIDF" ? 2 : -1;
   if (P.Mode < 0)
     return nodeError(N, "mode '{}' is not supported", Mode);
-  P.MinN = N.getInt("min_gram_length", 0);
-  P.MaxN = N.getInt("max_gram_length", 0);
-  P.MaxSkip = N.getInt("max_skip_count", 0);
-  std::vector<int64_t> Counts = N.getInts("ngram_counts");
-  P.Pool = N.getInts("pool_int64s");
-  P.OutIndex = N.getInts("ngram_indexes");
+  P.MinN = A.MinGramLength;
+  P.MaxN = A.MaxGramLength;
+  P.MaxSkip = A.MaxSkipCount;
+  const std::vector<int64_t> &Counts = A.NgramCounts;
+  P.Pool = A.PoolInt64s;
+  P.OutIndex = A.NgramIndexes;
   int64_t Levels = Counts.size();
   if (P.MinN < 1 || P.MaxN < P.MinN || P.MaxN > Levels || P.MaxSkip < 0)
     return nodeError(N, "gram lengths {}..{} do not fit the {} levels of "
@@ -80,16 +96,15 @@ llvm::Expected<TfIdfParams> params(const Node &N) {
   if (Y->shape() != Want)
     return nodeError(N, "output '{}' must be [{}{}]", Y->name(),
                      X->rank() == 2 ? "N, " : "", "max(ngram_indexes) + 1");
-  auto It = N.attrs().find("weights");
-  if (It != N.attrs().end()) {
-    const auto *W = std::get_if<std::vector<float>>(&It->second);
-    if (!W || W->size() != P.OutIndex.size())
+  if (N.hasAttr("weights")) {
+    const std::vector<float> &W = A.Weights;
+    if (W.size() != P.OutIndex.size())
       return nodeError(N, "weights must hold one float per n-gram");
     std::vector<int64_t> Bits(NOut, 0x3f800000); // 1.0f
     std::vector<bool> Set(NOut, false);
-    for (size_t G = 0; G < W->size(); ++G) {
+    for (size_t G = 0; G < W.size(); ++G) {
       uint32_t B;
-      std::memcpy(&B, &(*W)[G], 4);
+      std::memcpy(&B, &W[G], 4);
       int64_t O = P.OutIndex[G];
       if (Set[O] && Bits[O] != B)
         return nodeError(N, "n-grams counted into one output with different "
@@ -109,22 +124,34 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   if (!P)
     return P.takeError();
   const Value *Y = N.output(0);
-  Calls.push_back(
-      {fmt::format("cuvil_k_tfidf_{}", dtypeName(N.input(0)->dtype())),
-       {KernelArg::tensor(N.input(0)), KernelArg::tensor(Y),
-        KernelArg::i(P->Rows), KernelArg::i(P->Len), KernelArg::i(P->MinN),
-        KernelArg::i(P->MaxN), KernelArg::i(P->MaxSkip), KernelArg::i(P->Mode),
-        KernelArg::array(P->LevelStart), KernelArg::array(P->LevelFirst),
-        KernelArg::array(P->Pool), KernelArg::array(P->OutIndex),
-        KernelArg::i(Y->shape().back()),
-        P->WeightBits.empty() ? KernelArg::null()
-                              : KernelArg::array(P->WeightBits)}});
+  Calls.push_back(kabi::TfidfGroup{
+      .Kernel = fmt::format("cuvil_k_tfidf_{}", dtypeName(N.input(0)->dtype())),
+      .x = N.input(0),
+      .y = Y,
+      .rows = P->Rows,
+      .len = P->Len,
+      .min_n = P->MinN,
+      .max_n = P->MaxN,
+      .max_skip = P->MaxSkip,
+      .mode = P->Mode,
+      .level_start = P->LevelStart,
+      .level_first = P->LevelFirst,
+      .pool = P->Pool,
+      .out_index = P->OutIndex,
+      .n_out = Y->shape().back(),
+      .weight_bits =
+          P->WeightBits.empty() ? kabi::PtrArg() : kabi::PtrArg(P->WeightBits)}
+                      .call());
   return llvm::Error::success();
 }
 
 } // namespace
 
-extern const OpDef TfIdfVectorizerOp = {"TfIdfVectorizer", verify, lower,
-                                        noMacs, NoTraits};
+extern const OpDef TfIdfVectorizerOp = {.Name = "TfIdfVectorizer",
+                                        .Verify = verify,
+                                        .Lower = lower,
+                                        .Macs = noMacs,
+                                        .Traits = NoTraits,
+                                        .Attrs = TfIdfAttrs::Specs};
 
 } // namespace cuvil

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TestGraphs.h"
+#include "lowering/KernelAbi.h"
 #include "passes/Pass.h"
 
 #include <gtest/gtest.h>
@@ -102,8 +103,9 @@ TEST(InternalOps, ReluBecomesTheClampOfAFusedConv) {
   auto Calls = lower(N);
   ASSERT_EQ(Calls.size(), 1u);
   EXPECT_EQ(Calls[0].Kernel, "cuvil_k_conv2d_f32");
-  EXPECT_EQ(Calls[0].Args.back().F, Inf);
-  EXPECT_EQ(Calls[0].Args[Calls[0].Args.size() - 2].F, 0.0f);
+  auto K = kabi::Conv2dF32::from(Calls[0]);
+  EXPECT_EQ(K.act_hi, Inf);
+  EXPECT_EQ(K.act_lo, 0.0f);
   EXPECT_NE(G->print().find("= cuvil.FusedConv(%x, %conv.w) {clamp_hi=inf, "
                             "clamp_lo=0.0, group=1,"),
             std::string::npos)
@@ -288,5 +290,5 @@ TEST(InternalOps, OnlyAPackedConvTakesAResidual) {
   EXPECT_EQ(P.opType(), "cuvil.PackedConv");
   EXPECT_EQ(P.input(3), X2);
   EXPECT_EQ(P.origin().str(), "pc#0, add#1");
-  EXPECT_EQ(lower(P)[0].Args[3].V, X2);
+  EXPECT_EQ(kabi::Conv2dPackedF32::from(lower(P)[0]).res.V, X2);
 }

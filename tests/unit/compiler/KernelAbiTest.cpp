@@ -138,7 +138,7 @@ TEST(KernelAbi, BuildersAndDecoders) {
 
   // Absent optional operands are null pointers.
   KernelCall Gemm = kabi::GemmF32{.a = X, .b = X, .c = nullptr, .y = Y}.call();
-  EXPECT_EQ(Gemm.Args[2].K, KernelArg::Kind::Null);
+  EXPECT_EQ(kabi::GemmF32::from(Gemm).c.K, KernelArg::Kind::Null);
   // What does not fit a prototype is reported.
   Gemm.Args.pop_back();
   EXPECT_EQ(llvm::toString(kabi::checkKernelCall(Gemm)),

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TestGraphs.h"
+#include "lowering/KernelAbi.h"
 
 #include <gtest/gtest.h>
 
@@ -38,6 +39,22 @@ Node *unaryNode(Graph &G, const std::string &Op, DType In = DType::F32,
   Value *X = G.addValue("x", In, {2, 3}, ValueKind::Input);
   Value *Y = G.addValue("y", Out, {2, 3}, ValueKind::Intermediate);
   return test::addOp(G, Op, "n", {X}, {Y}, 0);
+}
+
+/// The float parameters an activation's kernel takes after (x, y, n).
+std::vector<float> activationParams(const KernelCall &C) {
+  if (kabi::XYNAlphaGroup::contains(C.Kernel))
+    return {kabi::XYNAlphaGroup::from(C).alpha};
+  if (C.Kernel == kabi::SeluF32::Name) {
+    auto K = kabi::SeluF32::from(C);
+    return {K.alpha, K.gamma};
+  }
+  if (C.Kernel == kabi::HardSigmoidF32::Name) {
+    auto K = kabi::HardSigmoidF32::from(C);
+    return {K.alpha, K.beta};
+  }
+  ADD_FAILURE() << C.Kernel << " is not an activation with parameters";
+  return {};
 }
 
 } // namespace
@@ -77,8 +94,7 @@ TEST(UnaryOps, EveryOpLowersToItsKernel) {
     ASSERT_EQ(L.Error, "") << Op;
     ASSERT_EQ(L.Calls.size(), 1u) << Op;
     EXPECT_EQ(L.Calls[0].Kernel, Kernel);
-    ASSERT_EQ(L.Calls[0].Args.size(), 3u) << Op;
-    EXPECT_EQ(L.Calls[0].Args[2].I, 6) << Op;
+    EXPECT_EQ(kabi::XYNGroup::from(L.Calls[0]).n, 6) << Op;
     EXPECT_EQ(N->def()->place(), Placement::InPlace) << Op;
   }
 }
@@ -107,12 +123,10 @@ TEST(UnaryOps, ActivationAttributesAndDefaults) {
       N->setAttr(Name, V);
     Lowered L = verifyAndLower(N);
     ASSERT_EQ(L.Error, "") << C.Op;
-    const auto &Args = L.Calls.at(0).Args;
-    ASSERT_EQ(Args.size(), 3 + C.Want.size()) << C.Op;
-    for (size_t I = 0; I < C.Want.size(); ++I) {
-      EXPECT_EQ(Args[3 + I].K, KernelArg::Kind::Float) << C.Op;
-      EXPECT_EQ(Args[3 + I].F, C.Want[I]) << C.Op << " parameter " << I;
-    }
+    std::vector<float> Params = activationParams(L.Calls.at(0));
+    ASSERT_EQ(Params.size(), C.Want.size()) << C.Op;
+    for (size_t I = 0; I < C.Want.size(); ++I)
+      EXPECT_EQ(Params[I], C.Want[I]) << C.Op << " parameter " << I;
   }
 }
 
@@ -123,9 +137,9 @@ TEST(UnaryOps, BoolResultsAndNot) {
   Lowered L = verifyAndLower(IsInf);
   ASSERT_EQ(L.Error, "");
   EXPECT_EQ(L.Calls[0].Kernel, "cuvil_k_isinf_f32");
-  ASSERT_EQ(L.Calls[0].Args.size(), 5u);
-  EXPECT_EQ(L.Calls[0].Args[3].I, 1); // detect_negative (default)
-  EXPECT_EQ(L.Calls[0].Args[4].I, 0); // detect_positive
+  auto K = kabi::IsinfF32::from(L.Calls[0]);
+  EXPECT_EQ(K.detect_negative, 1); // the default
+  EXPECT_EQ(K.detect_positive, 0);
   EXPECT_EQ(IsInf->def()->place(), Placement::Fresh);
 
   Graph G2("g2");
@@ -187,12 +201,12 @@ TEST(UnaryOps, PReluBroadcastsTheSlope) {
   ASSERT_EQ(L.Error, "");
   const KernelCall &C = L.Calls.at(0);
   EXPECT_EQ(C.Kernel, "cuvil_k_prelu_f32");
-  ASSERT_EQ(C.Args.size(), 6u);
-  EXPECT_EQ(C.Args[0].V, X);
-  EXPECT_EQ(C.Args[1].V, S);
-  EXPECT_EQ(C.Args[2].V, Y);
+  auto K = kabi::PreluF32::from(C);
+  EXPECT_EQ(K.x.V, X);
+  EXPECT_EQ(K.slope.V, S);
+  EXPECT_EQ(K.y.V, Y);
   // The slope walks dimension 1 and is broadcast over 0 and 2.
-  const auto &Shape = C.Args[3].Array, &SStr = C.Args[5].Array;
+  const auto &Shape = K.shape.Array, &SStr = K.slope_str.Array;
   int64_t Elements = 1;
   for (size_t D = 0; D < Shape.size(); ++D) {
     Elements *= Shape[D];
@@ -222,10 +236,10 @@ TEST(UnaryOps, PReluBeforeOpset7AppliesA1DSlopePerChannel) {
   N->setOpset(6);
   Lowered L = verifyAndLower(N);
   ASSERT_EQ(L.Error, "");
-  const KernelCall &C = L.Calls.at(0);
-  EXPECT_EQ(C.Args[3].Array, (std::vector<int64_t>{1, 1, 1, 2, 3, 20}));
-  EXPECT_EQ(C.Args[4].Array, (std::vector<int64_t>{0, 0, 0, 60, 20, 1}));
-  EXPECT_EQ(C.Args[5].Array, (std::vector<int64_t>{0, 0, 0, 0, 1, 0}));
+  auto K = kabi::PreluF32::from(L.Calls.at(0));
+  EXPECT_EQ(K.shape.Array, (std::vector<int64_t>{1, 1, 1, 2, 3, 20}));
+  EXPECT_EQ(K.x_str.Array, (std::vector<int64_t>{0, 0, 0, 60, 20, 1}));
+  EXPECT_EQ(K.slope_str.Array, (std::vector<int64_t>{0, 0, 0, 0, 1, 0}));
   // From opset 7 on, the same slope broadcasts numpy-style: against the
   // last dimension (5), which it does not match.
   N->setOpset(7);

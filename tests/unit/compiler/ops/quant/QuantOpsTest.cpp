@@ -1,5 +1,6 @@
 //===- QuantOpsTest.cpp - Quantization ops: verify and lower --------------===//
 #include "TestGraphs.h"
+#include "lowering/KernelAbi.h"
 
 #include <gtest/gtest.h>
 
@@ -34,10 +35,11 @@ TEST(QuantOps, QuantizeLinearPerAxisSplitsAroundTheAxis) {
   ASSERT_FALSE(bool(N->def()->Lower(*N, Calls)));
   ASSERT_EQ(Calls.size(), 1u);
   EXPECT_EQ(Calls[0].Kernel, "cuvil_k_quantize_f32");
-  EXPECT_EQ(Calls[0].Args[4].I, 6);  // outer
-  EXPECT_EQ(Calls[0].Args[5].I, 4);  // axis
-  EXPECT_EQ(Calls[0].Args[6].I, 5);  // inner
-  EXPECT_EQ(Calls[0].Args[7].I, CUVIL_Q_I8);
+  auto K = kabi::QuantizeF32::from(Calls[0]);
+  EXPECT_EQ(K.outer, 6);
+  EXPECT_EQ(K.axis_dim, 4);
+  EXPECT_EQ(K.inner, 5);
+  EXPECT_EQ(K.y_type, CUVIL_Q_I8);
 }
 
 TEST(QuantOps, RejectsWhatTheKernelsCannotCompute) {
