@@ -205,19 +205,18 @@ llvm::Error lowerReduce(const Node &N, std::vector<KernelCall> &Calls) {
     return L.takeError();
   const Value *X = N.input(0), *Y = N.output(0);
   if (const Value *A = L->RuntimeAxes) {
-    Calls.push_back(
-        kabi::ReduceRtGroup{
-            .Kernel = fmt::format("cuvil_k_reduce_rt_{}_{}",
-                                  specOf(N).KernelStem, dtypeName(X->dtype())),
-            .x = X,
-            .y = Y,
-            .axes = A,
-            .naxes = A->numElements(),
-            .rank = static_cast<int64_t>(X->rank()),
-            .shape = X->shape(),
-            .noop_with_empty_axes = ReduceAttrs(N).NoopWithEmptyAxes,
-            .out_count = Y->numElements()}
-            .call());
+    Calls.push_back(kabi::ReduceRtGroup{
+        .Kernel = fmt::format("cuvil_k_reduce_rt_{}_{}", specOf(N).KernelStem,
+                              dtypeName(X->dtype())),
+        .x = X,
+        .y = Y,
+        .axes = A,
+        .naxes = A->numElements(),
+        .rank = static_cast<int64_t>(X->rank()),
+        .shape = X->shape(),
+        .noop_with_empty_axes = ReduceAttrs(N).NoopWithEmptyAxes,
+        .out_count = Y->numElements()}
+                        .call());
     return llvm::Error::success();
   }
   if (L->Identity) {
@@ -227,17 +226,16 @@ llvm::Error lowerReduce(const Node &N, std::vector<KernelCall> &Calls) {
     Calls.push_back(std::move(C));
     return llvm::Error::success();
   }
-  Calls.push_back(
-      kabi::XYOutShapeOutStrRedShapeRedStrGroup{
-          .Kernel = fmt::format("cuvil_k_reduce_{}_{}", specOf(N).KernelStem,
-                                dtypeName(X->dtype())),
-          .x = X,
-          .y = Y,
-          .out_shape = L->OutShape,
-          .out_str = L->OutStr,
-          .red_shape = L->RedShape,
-          .red_str = L->RedStr}
-          .call());
+  Calls.push_back(kabi::XYOutShapeOutStrRedShapeRedStrGroup{
+      .Kernel = fmt::format("cuvil_k_reduce_{}_{}", specOf(N).KernelStem,
+                            dtypeName(X->dtype())),
+      .x = X,
+      .y = Y,
+      .out_shape = L->OutShape,
+      .out_str = L->OutStr,
+      .red_shape = L->RedShape,
+      .red_str = L->RedStr}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -289,17 +287,16 @@ llvm::Error lowerArg(const Node &N, std::vector<KernelCall> &Calls) {
   auto E = argExtents(N);
   if (!E)
     return E.takeError();
-  Calls.push_back(
-      kabi::XYOuterNInnerSelectLastGroup{
-          .Kernel = fmt::format("cuvil_k_{}_{}", Stem,
-                                dtypeName(N.input(0)->dtype())),
-          .x = N.input(0),
-          .y = N.output(0),
-          .outer = E->Outer,
-          .n = E->N,
-          .inner = E->Inner,
-          .select_last = ArgAttrs(N).SelectLastIndex != 0}
-          .call());
+  Calls.push_back(kabi::XYOuterNInnerSelectLastGroup{
+      .Kernel =
+          fmt::format("cuvil_k_{}_{}", Stem, dtypeName(N.input(0)->dtype())),
+      .x = N.input(0),
+      .y = N.output(0),
+      .outer = E->Outer,
+      .n = E->N,
+      .inner = E->Inner,
+      .select_last = ArgAttrs(N).SelectLastIndex != 0}
+                      .call());
   return llvm::Error::success();
 }
 

@@ -7,11 +7,11 @@
 // (cuvil_k_strided_copy_b<bits>), fills and gathers.
 //
 //===----------------------------------------------------------------------===//
+#include "ops/tensor/DataMovement.h"
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
-#include "ops/tensor/DataMovement.h"
 
 #include <cstring>
 #include <cuvil/kernels.h>
@@ -82,15 +82,14 @@ llvm::Error emitCopy(const Node &N, const Value *Y, Copy C,
   if (!Calls)
     return llvm::Error::success();
   int64_t ES = dtypeSize(Y->dtype());
-  Calls->push_back(
-      kabi::StridedCopyGroup{
-          .Kernel = fmt::format("cuvil_k_strided_copy_b{}", ES * 8),
-          .x = KernelArg::tensor(C.X, C.XOff * ES),
-          .y = KernelArg::tensor(Y, C.YOff * ES),
-          .shape = C.Shape,
-          .x_str = C.XStr,
-          .y_str = C.YStr}
-          .call());
+  Calls->push_back(kabi::StridedCopyGroup{
+      .Kernel = fmt::format("cuvil_k_strided_copy_b{}", ES * 8),
+      .x = KernelArg::tensor(C.X, C.XOff * ES),
+      .y = KernelArg::tensor(Y, C.YOff * ES),
+      .shape = C.Shape,
+      .x_str = C.XStr,
+      .y_str = C.YStr}
+                       .call());
   return llvm::Error::success();
 }
 
@@ -321,20 +320,19 @@ llvm::Error runPadAtRunTime(const Node &N, const std::string &Mode,
     return S;
   };
   int64_t NAxes = Axes ? Axes->numElements() : X->rank();
-  Calls->push_back(
-      kabi::PadGroup{
-          .Kernel = fmt::format("cuvil_k_pad_b{}", dtypeSize(Y->dtype()) * 8),
-          .x = X,
-          .y = Y,
-          .in_shape = Pad(X->shape()),
-          .out_shape = Pad(Y->shape()),
-          .pads = P,
-          .axes = Axes,
-          .n_axes = NAxes,
-          .rank = static_cast<int64_t>(X->rank()),
-          .mode = ModeId,
-          .value = C}
-          .call());
+  Calls->push_back(kabi::PadGroup{
+      .Kernel = fmt::format("cuvil_k_pad_b{}", dtypeSize(Y->dtype()) * 8),
+      .x = X,
+      .y = Y,
+      .in_shape = Pad(X->shape()),
+      .out_shape = Pad(Y->shape()),
+      .pads = P,
+      .axes = Axes,
+      .n_axes = NAxes,
+      .rank = static_cast<int64_t>(X->rank()),
+      .mode = ModeId,
+      .value = C}
+                       .call());
   return llvm::Error::success();
 }
 
@@ -380,14 +378,12 @@ llvm::Error runPad(const Node &N, std::vector<KernelCall> *Calls) {
     return padBorders(N, C, Pads->data(), Keep, OutShape, Mode == "reflect",
                       Calls);
   if (Calls && KeepCount < Y->numElements())
-    Calls->push_back(
-        kabi::FillGroup{
-            .Kernel =
-                fmt::format("cuvil_k_fill_b{}", dtypeSize(Y->dtype()) * 8),
-            .y = Y,
-            .n = Y->numElements(),
-            .bits = *Bits}
-            .call());
+    Calls->push_back(kabi::FillGroup{
+        .Kernel = fmt::format("cuvil_k_fill_b{}", dtypeSize(Y->dtype()) * 8),
+        .y = Y,
+        .n = Y->numElements(),
+        .bits = *Bits}
+                         .call());
   if (KeepCount <= 0)
     return llvm::Error::success();
   return emitCopy(N, Y, C, Calls);
@@ -474,20 +470,19 @@ llvm::Error runSlice(const Node &N, std::vector<KernelCall> *Calls) {
     S.insert(S.begin(), CUVIL_MAX_RANK - S.size(), 1);
     return S;
   };
-  Calls->push_back(
-      kabi::SliceGroup{.Kernel = fmt::format("cuvil_k_slice_b{}_{}",
-                                             dtypeSize(X->dtype()) * 8,
-                                             dtypeName(IT)),
-                       .x = X,
-                       .y = Y,
-                       .in_shape = Pad(X->shape()),
-                       .out_shape = Pad(Y->shape()),
-                       .starts = N.input(1),
-                       .axes = N.input(3),
-                       .steps = N.input(4),
-                       .count = N.input(1)->numElements(),
-                       .rank = static_cast<int64_t>(X->rank())}
-          .call());
+  Calls->push_back(kabi::SliceGroup{
+      .Kernel = fmt::format("cuvil_k_slice_b{}_{}", dtypeSize(X->dtype()) * 8,
+                            dtypeName(IT)),
+      .x = X,
+      .y = Y,
+      .in_shape = Pad(X->shape()),
+      .out_shape = Pad(Y->shape()),
+      .starts = N.input(1),
+      .axes = N.input(3),
+      .steps = N.input(4),
+      .count = N.input(1)->numElements(),
+      .rank = static_cast<int64_t>(X->rank())}
+                       .call());
   return llvm::Error::success();
 }
 llvm::Error verifySlice(const Node &N) { return runSlice(N, nullptr); }

@@ -11,9 +11,9 @@
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"
-#include "ops/tensor/Indexing.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
+#include "ops/tensor/Indexing.h"
 
 #include <cuvil/kernels.h>
 
@@ -123,18 +123,17 @@ llvm::Error runGatherElements(const Node &N, std::vector<KernelCall> *Calls) {
     return nodeError(N, "the output must have the indices' shape");
   if (!Calls || Y->numElements() == 0)
     return llvm::Error::success();
-  Calls->push_back(
-      kabi::GatherElementsGroup{
-          .Kernel = fmt::format("cuvil_k_gather_elements_b{}_{}",
-                                dtypeSize(X->dtype()) * 8, *Sfx),
-          .x = X,
-          .idx = Idx,
-          .y = Y,
-          .shape = L->Shape,
-          .x_str = L->Str,
-          .axis_dim = L->AxisDim,
-          .axis_str = L->AxisStr}
-          .call());
+  Calls->push_back(kabi::GatherElementsGroup{
+      .Kernel = fmt::format("cuvil_k_gather_elements_b{}_{}",
+                            dtypeSize(X->dtype()) * 8, *Sfx),
+      .x = X,
+      .idx = Idx,
+      .y = Y,
+      .shape = L->Shape,
+      .x_str = L->Str,
+      .axis_dim = L->AxisDim,
+      .axis_str = L->AxisStr}
+                       .call());
   return llvm::Error::success();
 }
 
@@ -192,17 +191,16 @@ llvm::Error runScatterElements(const Node &N, std::vector<KernelCall> *Calls) {
   copyData(X, Y, *Calls);
   if (Idx->numElements() == 0)
     return llvm::Error::success();
-  Calls->push_back(
-      kabi::ScatterElementsGroup{
-          .Kernel = fmt::format("cuvil_k_scatter_elements_{}_{}", Red, Sfx),
-          .y = Y,
-          .idx = Idx,
-          .upd = U,
-          .shape = L->Shape,
-          .y_str = L->Str,
-          .axis_dim = L->AxisDim,
-          .axis_str = L->AxisStr}
-          .call());
+  Calls->push_back(kabi::ScatterElementsGroup{
+      .Kernel = fmt::format("cuvil_k_scatter_elements_{}_{}", Red, Sfx),
+      .y = Y,
+      .idx = Idx,
+      .upd = U,
+      .shape = L->Shape,
+      .y_str = L->Str,
+      .axis_dim = L->AxisDim,
+      .axis_str = L->AxisStr}
+                       .call());
   return llvm::Error::success();
 }
 
@@ -292,30 +290,28 @@ llvm::Error runScatterND(const Node &N, std::vector<KernelCall> *Calls) {
   if (U->numElements() == 0)
     return llvm::Error::success();
   std::vector<int64_t> Str = denseStrides(XS);
-  Calls->push_back(
-      kabi::ScatterNdGroup{
-          .Kernel = fmt::format("cuvil_k_scatter_nd_{}", Red),
-          .y = Y,
-          .idx = Idx,
-          .upd = U,
-          .n_tuples = product(IS, 0, IS.size() - 1),
-          .k = static_cast<int64_t>(*K),
-          .dims = std::vector<int64_t>(XS.begin(), XS.begin() + *K),
-          .str = std::vector<int64_t>(Str.begin(), Str.begin() + *K),
-          .slice = product(XS, *K, XS.size())}
-          .call());
+  Calls->push_back(kabi::ScatterNdGroup{
+      .Kernel = fmt::format("cuvil_k_scatter_nd_{}", Red),
+      .y = Y,
+      .idx = Idx,
+      .upd = U,
+      .n_tuples = product(IS, 0, IS.size() - 1),
+      .k = static_cast<int64_t>(*K),
+      .dims = std::vector<int64_t>(XS.begin(), XS.begin() + *K),
+      .str = std::vector<int64_t>(Str.begin(), Str.begin() + *K),
+      .slice = product(XS, *K, XS.size())}
+                       .call());
   return llvm::Error::success();
 }
 
 } // namespace
 
-extern const OpDef GatherElementsOp = {
-    .Name = "GatherElements",
-    .Verify = verifyWith<runGatherElements>,
-    .Lower = lowerWith<runGatherElements>,
-    .Macs = noMacs,
-    .Traits = NoTraits,
-    .Attrs = GatherElementsAttrs::Specs};
+extern const OpDef GatherElementsOp = {.Name = "GatherElements",
+                                       .Verify = verifyWith<runGatherElements>,
+                                       .Lower = lowerWith<runGatherElements>,
+                                       .Macs = noMacs,
+                                       .Traits = NoTraits,
+                                       .Attrs = GatherElementsAttrs::Specs};
 extern const OpDef GatherNDOp = {.Name = "GatherND",
                                  .Verify = verifyWith<runGatherND>,
                                  .Lower = lowerWith<runGatherND>,
@@ -323,13 +319,13 @@ extern const OpDef GatherNDOp = {.Name = "GatherND",
                                  .Traits = NoTraits,
                                  .Attrs = GatherNDAttrs::Specs};
 // Fresh, not in place: the updates or indices could be the data itself.
-extern const OpDef ScatterElementsOp = {
-    .Name = "ScatterElements",
-    .Verify = verifyWith<runScatterElements>,
-    .Lower = lowerWith<runScatterElements>,
-    .Macs = noMacs,
-    .Traits = NoTraits,
-    .Attrs = ScatterElementsAttrs::Specs};
+extern const OpDef ScatterElementsOp = {.Name = "ScatterElements",
+                                        .Verify =
+                                            verifyWith<runScatterElements>,
+                                        .Lower = lowerWith<runScatterElements>,
+                                        .Macs = noMacs,
+                                        .Traits = NoTraits,
+                                        .Attrs = ScatterElementsAttrs::Specs};
 // The deprecated Scatter has ScatterElements' axis but no reduction.
 extern const OpDef ScatterOp = {.Name = "Scatter",
                                 .Verify = verifyWith<runScatterElements>,

@@ -40,13 +40,12 @@ llvm::Error lowerConstantOfShape(const Node &N, std::vector<KernelCall> &Calls) 
   const Value *Y = N.output(0);
   if (Y->numElements() == 0)
     return llvm::Error::success();
-  Calls.push_back(
-      kabi::FillGroup{
-          .Kernel = fmt::format("cuvil_k_fill_b{}", dtypeSize(Y->dtype()) * 8),
-          .y = Y,
-          .n = Y->numElements(),
-          .bits = ConstantOfShapeAttrs(N).ValueBits[0]}
-          .call());
+  Calls.push_back(kabi::FillGroup{
+      .Kernel = fmt::format("cuvil_k_fill_b{}", dtypeSize(Y->dtype()) * 8),
+      .y = Y,
+      .n = Y->numElements(),
+      .bits = ConstantOfShapeAttrs(N).ValueBits[0]}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -74,14 +73,13 @@ llvm::Error lowerRange(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *Y = N.output(0);
   if (Y->numElements() == 0)
     return llvm::Error::success();
-  Calls.push_back(
-      kabi::RangeGroup{
-          .Kernel = fmt::format("cuvil_k_range_{}", dtypeName(Y->dtype())),
-          .start = N.input(0),
-          .delta = N.input(2),
-          .y = Y,
-          .n = Y->numElements()}
-          .call());
+  Calls.push_back(kabi::RangeGroup{
+      .Kernel = fmt::format("cuvil_k_range_{}", dtypeName(Y->dtype())),
+      .start = N.input(0),
+      .delta = N.input(2),
+      .y = Y,
+      .n = Y->numElements()}
+                      .call());
   return llvm::Error::success();
 }
 

@@ -12,9 +12,9 @@
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"
-#include "ops/tensor/Indexing.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
+#include "ops/tensor/Indexing.h"
 
 #include <cstring>
 #include <optional>
@@ -171,18 +171,17 @@ llvm::Error runTrilu(const Node &N, std::vector<KernelCall> *Calls) {
     return llvm::Error::success();
   const std::vector<int64_t> &S = X->shape();
   std::optional<int64_t> KC = K ? constScalar(K) : std::optional<int64_t>(0);
-  Calls->push_back(
-      kabi::TriluGroup{
-          .Kernel = fmt::format("cuvil_k_trilu_b{}", dtypeSize(X->dtype()) * 8),
-          .x = X,
-          .y = Y,
-          .k = KC ? nullptr : K,
-          .k_default = KC.value_or(0),
-          .batch = product(S, 0, S.size() - 2),
-          .n = S[S.size() - 2],
-          .m = S.back(),
-          .upper = TriluAttrs(N).Upper != 0}
-          .call());
+  Calls->push_back(kabi::TriluGroup{
+      .Kernel = fmt::format("cuvil_k_trilu_b{}", dtypeSize(X->dtype()) * 8),
+      .x = X,
+      .y = Y,
+      .k = KC ? nullptr : K,
+      .k_default = KC.value_or(0),
+      .batch = product(S, 0, S.size() - 2),
+      .n = S[S.size() - 2],
+      .m = S.back(),
+      .upper = TriluAttrs(N).Upper != 0}
+                       .call());
   return llvm::Error::success();
 }
 
@@ -219,15 +218,14 @@ llvm::Error runEyeLike(const Node &N, std::vector<KernelCall> *Calls) {
     return E;
   if (!Calls || Y->numElements() == 0)
     return llvm::Error::success();
-  Calls->push_back(
-      kabi::EyeGroup{
-          .Kernel = fmt::format("cuvil_k_eye_b{}", dtypeSize(Y->dtype()) * 8),
-          .y = Y,
-          .rows = Y->shape()[0],
-          .cols = Y->shape()[1],
-          .k = EyeLikeAttrs(N).K,
-          .one = oneBits(Y->dtype())}
-          .call());
+  Calls->push_back(kabi::EyeGroup{
+      .Kernel = fmt::format("cuvil_k_eye_b{}", dtypeSize(Y->dtype()) * 8),
+      .y = Y,
+      .rows = Y->shape()[0],
+      .cols = Y->shape()[1],
+      .k = EyeLikeAttrs(N).K,
+      .one = oneBits(Y->dtype())}
+                       .call());
   return llvm::Error::success();
 }
 
@@ -251,19 +249,18 @@ llvm::Error runReverseSequence(const Node &N, std::vector<KernelCall> *Calls) {
   if (!Calls || Y->numElements() == 0)
     return llvm::Error::success();
   std::vector<int64_t> Str = denseStrides(S);
-  Calls->push_back(
-      kabi::ReverseSequenceGroup{
-          .Kernel = fmt::format("cuvil_k_reverse_sequence_b{}",
-                                dtypeSize(X->dtype()) * 8),
-          .x = X,
-          .lens = Lens,
-          .y = Y,
-          .batch = S[BA],
-          .time = S[TA],
-          .inner = product(S, 2, S.size()),
-          .batch_str = Str[BA],
-          .time_str = Str[TA]}
-          .call());
+  Calls->push_back(kabi::ReverseSequenceGroup{
+      .Kernel = fmt::format("cuvil_k_reverse_sequence_b{}",
+                            dtypeSize(X->dtype()) * 8),
+      .x = X,
+      .lens = Lens,
+      .y = Y,
+      .batch = S[BA],
+      .time = S[TA],
+      .inner = product(S, 2, S.size()),
+      .batch_str = Str[BA],
+      .time_str = Str[TA]}
+                       .call());
   return llvm::Error::success();
 }
 
@@ -301,18 +298,18 @@ llvm::Error runCumSum(const Node &N, std::vector<KernelCall> *Calls) {
   int64_t Rank = Shape.size();
   Shape.insert(Shape.begin(), CUVIL_MAX_RANK - Shape.size(), 1);
   CumSumAttrs At(N);
-  Calls->push_back(
-      kabi::CumsumGroup{.Kernel = fmt::format("cuvil_k_cumsum_{}", dtypeName(T)),
-                        .x = X,
-                        .y = Y,
-                        .shape = Shape,
-                        .rank = Rank,
-                        .axis = Axis ? nullptr : A,
-                        .axis_is_i32 = A->dtype() == DType::I32,
-                        .axis_default = Axis.value_or(0),
-                        .exclusive = At.Exclusive != 0,
-                        .reverse = At.Reverse != 0}
-          .call());
+  Calls->push_back(kabi::CumsumGroup{
+      .Kernel = fmt::format("cuvil_k_cumsum_{}", dtypeName(T)),
+      .x = X,
+      .y = Y,
+      .shape = Shape,
+      .rank = Rank,
+      .axis = Axis ? nullptr : A,
+      .axis_is_i32 = A->dtype() == DType::I32,
+      .axis_default = Axis.value_or(0),
+      .exclusive = At.Exclusive != 0,
+      .reverse = At.Reverse != 0}
+                       .call());
   return llvm::Error::success();
 }
 
@@ -350,12 +347,12 @@ extern const OpDef CumSumOp = {.Name = "CumSum",
                                .Macs = noMacs,
                                .Traits = InPlace,
                                .Attrs = CumSumAttrs::Specs};
-extern const OpDef ReverseSequenceOp = {
-    .Name = "ReverseSequence",
-    .Verify = verifyWith<runReverseSequence>,
-    .Lower = lowerWith<runReverseSequence>,
-    .Macs = noMacs,
-    .Traits = NoTraits,
-    .Attrs = ReverseSequenceAttrs::Specs};
+extern const OpDef ReverseSequenceOp = {.Name = "ReverseSequence",
+                                        .Verify =
+                                            verifyWith<runReverseSequence>,
+                                        .Lower = lowerWith<runReverseSequence>,
+                                        .Macs = noMacs,
+                                        .Traits = NoTraits,
+                                        .Attrs = ReverseSequenceAttrs::Specs};
 
 } // namespace cuvil

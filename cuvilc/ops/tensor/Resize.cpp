@@ -84,9 +84,9 @@ llvm::Error readAttributes(const Node &N, ResizePlan &P) {
                   {"half_pixel", "pytorch_half_pixel", "align_corners",
                    "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize",
                    "half_pixel_symmetric"});
-  auto Nearest = pick(N, "nearest_mode", At.NearestMode,
-                      {"round_prefer_floor", "round_prefer_ceil", "floor",
-                       "ceil"});
+  auto Nearest =
+      pick(N, "nearest_mode", At.NearestMode,
+           {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
   if (!Mode)
     return Mode.takeError();
   if (!Ctm)
@@ -307,25 +307,24 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   if (!P)
     return P.takeError();
   const Value *X = N.input(0), *Y = N.output(0);
-  Calls.push_back(
-      kabi::ResizeF32{.x = X,
-                      .roi = P->Roi,
-                      .scales = P->Scales,
-                      .y = Y,
-                      .rank = static_cast<int64_t>(X->rank()),
-                      .in_dims = X->shape(),
-                      .out_dims = Y->shape(),
-                      .slot = P->Slot,
-                      .n_slots = P->NSlots,
-                      .static_scale = P->StaticScale,
-                      .mode = P->Mode,
-                      .ctm = P->Ctm,
-                      .nearest_mode = P->NearestMode,
-                      .cubic_a = P->CubicA,
-                      .exclude_outside = P->ExcludeOutside,
-                      .antialias = P->Antialias,
-                      .extrapolation_value = P->Extrapolation}
-          .call());
+  Calls.push_back(kabi::ResizeF32{.x = X,
+                                  .roi = P->Roi,
+                                  .scales = P->Scales,
+                                  .y = Y,
+                                  .rank = static_cast<int64_t>(X->rank()),
+                                  .in_dims = X->shape(),
+                                  .out_dims = Y->shape(),
+                                  .slot = P->Slot,
+                                  .n_slots = P->NSlots,
+                                  .static_scale = P->StaticScale,
+                                  .mode = P->Mode,
+                                  .ctm = P->Ctm,
+                                  .nearest_mode = P->NearestMode,
+                                  .cubic_a = P->CubicA,
+                                  .exclude_outside = P->ExcludeOutside,
+                                  .antialias = P->Antialias,
+                                  .extrapolation_value = P->Extrapolation}
+                      .call());
   return llvm::Error::success();
 }
 

@@ -157,7 +157,7 @@ llvm::Error lowerRoi(const Node &N, std::vector<KernelCall> &Calls) {
   // behaved as output_half_pixel.
   RoiAlignAttrs At(N);
   std::string Ctm = N.hasAttr("coordinate_transformation_mode") ? At.Ctm
-                    : N.opset() >= 16 ? "half_pixel"
+                    : N.opset() >= 16                           ? "half_pixel"
                                       : "output_half_pixel";
   Calls.push_back(kabi::RoiAlignF32{.x = N.input(0),
                                     .rois = N.input(1),

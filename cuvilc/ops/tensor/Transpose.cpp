@@ -48,10 +48,8 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     Shape[CUVIL_MAX_RANK - R + I] = X->shape()[P[I]];
     Str[CUVIL_MAX_RANK - R + I] = InStride[P[I]];
   }
-  Calls.push_back(kabi::TransposeB32{.x = X,
-                                     .y = N.output(0),
-                                     .out_shape = Shape,
-                                     .in_str = Str}
+  Calls.push_back(kabi::TransposeB32{
+      .x = X, .y = N.output(0), .out_shape = Shape, .in_str = Str}
                       .call());
   return llvm::Error::success();
 }

@@ -9,11 +9,11 @@
 // training-dropout pass: it computes y (in place) with cuvil_k_dropout_f32.
 //
 //===----------------------------------------------------------------------===//
+#include "ops/tensor/Views.h"
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/HostTensor.h"
 #include "ops/OpRegistry.h"
-#include "ops/tensor/Views.h"
 
 #include <algorithm>
 
@@ -75,9 +75,8 @@ llvm::Error lowerDropout(const Node &N, std::vector<KernelCall> &Calls) {
                         "training_mode was not given its training kernel by "
                         "the training-dropout pass");
   if (N.outputs().size() > 1)
-    Calls.push_back(kabi::FillB8{.y = N.output(1),
-                                 .n = N.output(1)->numElements(),
-                                 .bits = 1}
+    Calls.push_back(kabi::FillB8{
+        .y = N.output(1), .n = N.output(1)->numElements(), .bits = 1}
                         .call());
   return llvm::Error::success();
 }
