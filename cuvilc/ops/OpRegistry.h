@@ -242,6 +242,9 @@ llvm::Expected<std::pair<float, float>> clipBounds(const Node &N);
 /// True when Dropout N provably keeps every element (no training_mode, a
 /// constant false one, or a constant ratio of 0): its output is a view.
 bool dropoutIsIdentity(const Node &N);
+/// The axis attribute of an op with the ConcatOfInputs trait, as written
+/// (possibly negative).
+int64_t concatAxis(const Node &N);
 /// A Transpose's permutation: its perm attribute, or the reversal of the
 /// input's axes (the ONNX default).
 std::vector<int64_t> transposePerm(const Node &N);

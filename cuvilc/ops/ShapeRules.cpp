@@ -3,6 +3,8 @@
 
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
+#include "ops/tensor/DataMovement.h"
+#include "ops/tensor/Views.h"
 
 #include <algorithm>
 #include <cstring>
@@ -27,7 +29,7 @@ int64_t product(const std::vector<int64_t> &S, size_t From = 0,
 /// Axes of Squeeze/Unsqueeze: attribute before opset 13, input 1 since.
 llvm::Expected<std::vector<int64_t>> squeezeAxes(const Node &N) {
   if (N.opset() < 13 || !N.input(1))
-    return N.getInts("axes");
+    return SqueezeAttrs(N).Axes;
   return constInts(N, 1, "axes");
 }
 } // namespace
@@ -78,9 +80,10 @@ llvm::Expected<StridedAccess> sliceAccess(const Node &N,
       Steps = *St;
     }
   } else {
-    Starts = N.getInts("starts");
-    Ends = N.getInts("ends");
-    Axes = N.getInts("axes");
+    SliceAttrs At(N);
+    Starts = At.Starts;
+    Ends = At.Ends;
+    Axes = At.Axes;
   }
   if (Axes.empty()) {
     Axes.resize(Starts.size());
@@ -185,16 +188,17 @@ llvm::Expected<StridedAccess> tileAccess(const Node &N,
 
 llvm::Expected<std::vector<int64_t>>
 reshapeShape(const Node &N, const std::vector<int64_t> &In) {
+  ReshapeAttrs At(N);
   std::vector<int64_t> Target;
   if (N.opset() < 5) {
-    Target = N.getInts("shape");
+    Target = At.Shape;
   } else {
     auto S = constInts(N, 1, "shape");
     if (!S)
       return S.takeError();
     Target = *S;
   }
-  bool AllowZero = N.getInt("allowzero", 0) != 0;
+  bool AllowZero = At.AllowZero != 0;
   int64_t Known = 1, Infer = -1;
   for (size_t I = 0; I < Target.size(); ++I) {
     int64_t &D = Target[I];
@@ -278,7 +282,7 @@ unsqueezeShape(const Node &N, const std::vector<int64_t> &In) {
 
 llvm::Expected<std::vector<int64_t>>
 flattenShape(const Node &N, const std::vector<int64_t> &In) {
-  int64_t R = In.size(), Axis = N.getInt("axis", 1);
+  int64_t R = In.size(), Axis = FlattenAttrs(N).Axis;
   if (Axis < -R || Axis > R)
     return nodeError(N, "axis {} is out of range for rank {}", Axis, R);
   if (Axis < 0)
@@ -296,7 +300,7 @@ splitSizes(const Node &N, int64_t Axis, const std::vector<int64_t> &In) {
       return S.takeError();
     Sizes = *S;
   } else if (N.opset() < 13) {
-    Sizes = N.getInts("split");
+    Sizes = SplitAttrs(N).Split;
   }
   if (Sizes.empty()) {
     int64_t Each = (D + Count - 1) / std::max<int64_t>(Count, 1);
@@ -325,7 +329,8 @@ llvm::Expected<std::vector<int64_t>> padAmounts(const Node &N,
       return P.takeError();
     Pads = *P;
   } else {
-    Pads = N.getInts(N.opset() < 2 ? "paddings" : "pads");
+    PadAttrs At(N);
+    Pads = N.opset() < 2 ? At.Paddings : At.Pads;
   }
   std::vector<int64_t> Axes(R);
   std::iota(Axes.begin(), Axes.end(), 0);
@@ -357,7 +362,7 @@ llvm::Expected<std::vector<int64_t>> padAmounts(const Node &N,
 llvm::Expected<GatherParams> gatherParams(const Node &N,
                                           const std::vector<int64_t> &In) {
   GatherParams P;
-  auto Ax = normalizeAxis(N, N.getInt("axis", 0), In.size());
+  auto Ax = normalizeAxis(N, GatherAttrs(N).Axis, In.size());
   if (!Ax)
     return Ax.takeError();
   P.Axis = *Ax;

@@ -113,7 +113,7 @@ void Liveness::concatInPlace(const Node &N) {
   if (!N.def()->has(OpTrait::ConcatOfInputs) || !inArena(Y) ||
       Y->rank() == 0)
     return;
-  int64_t Axis = N.getInt("axis", 0);
+  int64_t Axis = concatAxis(N);
   if (Axis < 0)
     Axis += Y->rank();
   for (int64_t D = 0; D < Axis; ++D)

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/reduce/ReduceLoops.h"
 
@@ -15,6 +17,15 @@
 
 namespace cuvil {
 namespace {
+
+// axes is an attribute before AxesInputOpset (below), input 1 since.
+#define REDUCE_ATTRS(X)                                                        \
+  X(Axes, "axes", Ints, {})                                                    \
+  X(NoopWithEmptyAxes, "noop_with_empty_axes", Int, 0)
+CUVIL_OP_ATTRS(ReduceAttrs, REDUCE_ATTRS)
+#define ARG_ATTRS(X)                                                           \
+  X(Axis, "axis", Int, 0) X(SelectLastIndex, "select_last_index", Int, 0)
+CUVIL_OP_ATTRS(ArgAttrs, ARG_ATTRS)
 
 struct ReduceSpec {
   const char *OnnxName;
@@ -115,6 +126,7 @@ llvm::Expected<ReduceLoops> loops(const Node &N) {
   const Value *X = N.input(0);
   if (!X)
     return nodeError(N, "missing input");
+  ReduceAttrs At(N);
   std::vector<int64_t> Axes;
   bool AxesInput = N.opset() >= S.AxesInputOpset;
   if (AxesInput) {
@@ -137,9 +149,9 @@ llvm::Expected<ReduceLoops> loops(const Node &N) {
     if (N.input(1))
       return nodeError(N, "opset {} takes axes as an attribute, not an input",
                        N.opset());
-    Axes = N.getInts("axes");
+    Axes = At.Axes;
   }
-  if (Axes.empty() && AxesInput && N.getInt("noop_with_empty_axes", 0)) {
+  if (Axes.empty() && AxesInput && At.NoopWithEmptyAxes) {
     ReduceLoops L;
     L.Identity = true;
     return L;
@@ -193,31 +205,37 @@ llvm::Error lowerReduce(const Node &N, std::vector<KernelCall> &Calls) {
     return L.takeError();
   const Value *X = N.input(0), *Y = N.output(0);
   if (const Value *A = L->RuntimeAxes) {
-    Calls.push_back(
-        {fmt::format("cuvil_k_reduce_rt_{}_{}", specOf(N).KernelStem,
-                     dtypeName(X->dtype())),
-         {KernelArg::tensor(X), KernelArg::tensor(Y), KernelArg::tensor(A),
-          KernelArg::i(A->numElements()),
-          KernelArg::i(static_cast<int64_t>(X->rank())),
-          KernelArg::array(X->shape()),
-          KernelArg::i(N.getInt("noop_with_empty_axes", 0)),
-          KernelArg::i(Y->numElements())}});
+    Calls.push_back(kabi::ReduceRtGroup{
+        .Kernel = fmt::format("cuvil_k_reduce_rt_{}_{}", specOf(N).KernelStem,
+                              dtypeName(X->dtype())),
+        .x = X,
+        .y = Y,
+        .axes = A,
+        .naxes = A->numElements(),
+        .rank = static_cast<int64_t>(X->rank()),
+        .shape = X->shape(),
+        .noop_with_empty_axes = ReduceAttrs(N).NoopWithEmptyAxes,
+        .out_count = Y->numElements()}
+                        .call());
     return llvm::Error::success();
   }
   if (L->Identity) {
-    KernelCall C{"cuvil_k_copy",
-                 {KernelArg::tensor(X), KernelArg::tensor(Y),
-                  KernelArg::i(X->byteSize())}};
+    KernelCall C =
+        kabi::Copy{.src = X, .dst = Y, .nbytes = X->byteSize()}.call();
     C.IsCopy = true;
     Calls.push_back(std::move(C));
     return llvm::Error::success();
   }
-  Calls.push_back(
-      {fmt::format("cuvil_k_reduce_{}_{}", specOf(N).KernelStem,
-                   dtypeName(X->dtype())),
-       {KernelArg::tensor(X), KernelArg::tensor(Y),
-        KernelArg::array(L->OutShape), KernelArg::array(L->OutStr),
-        KernelArg::array(L->RedShape), KernelArg::array(L->RedStr)}});
+  Calls.push_back(kabi::XYOutShapeOutStrRedShapeRedStrGroup{
+      .Kernel = fmt::format("cuvil_k_reduce_{}_{}", specOf(N).KernelStem,
+                            dtypeName(X->dtype())),
+      .x = X,
+      .y = Y,
+      .out_shape = L->OutShape,
+      .out_str = L->OutStr,
+      .red_shape = L->RedShape,
+      .red_str = L->RedStr}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -231,7 +249,7 @@ llvm::Expected<ArgExtents> argExtents(const Node &Nd) {
   const Value *X = Nd.input(0);
   if (!X)
     return nodeError(Nd, "missing input");
-  auto Axis = normalizeAxis(Nd, Nd.getInt("axis", 0), X->rank());
+  auto Axis = normalizeAxis(Nd, ArgAttrs(Nd).Axis, X->rank());
   if (!Axis)
     return Axis.takeError();
   ArgExtents E;
@@ -269,11 +287,16 @@ llvm::Error lowerArg(const Node &N, std::vector<KernelCall> &Calls) {
   auto E = argExtents(N);
   if (!E)
     return E.takeError();
-  Calls.push_back(
-      {fmt::format("cuvil_k_{}_{}", Stem, dtypeName(N.input(0)->dtype())),
-       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.output(0)),
-        KernelArg::i(E->Outer), KernelArg::i(E->N), KernelArg::i(E->Inner),
-        KernelArg::i(N.getInt("select_last_index", 0) != 0)}});
+  Calls.push_back(kabi::XYOuterNInnerSelectLastGroup{
+      .Kernel =
+          fmt::format("cuvil_k_{}_{}", Stem, dtypeName(N.input(0)->dtype())),
+      .x = N.input(0),
+      .y = N.output(0),
+      .outer = E->Outer,
+      .n = E->N,
+      .inner = E->Inner,
+      .select_last = ArgAttrs(N).SelectLastIndex != 0}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -282,9 +305,13 @@ constexpr char ArgMinStem[] = "argmin";
 
 } // namespace
 
-#define CUVIL_REDUCE_OP(Name)                                                  \
-  extern const OpDef Name##Op = {#Name, verifyReduce, lowerReduce, noMacs,     \
-                                 NoTraits};
+#define CUVIL_REDUCE_OP(R)                                                     \
+  extern const OpDef R##Op = {.Name = #R,                                      \
+                              .Verify = verifyReduce,                          \
+                              .Lower = lowerReduce,                            \
+                              .Macs = noMacs,                                  \
+                              .Traits = NoTraits,                              \
+                              .Attrs = ReduceAttrs::Specs};
 CUVIL_REDUCE_OP(ReduceSum)
 CUVIL_REDUCE_OP(ReduceMean)
 CUVIL_REDUCE_OP(ReduceMax)
@@ -297,9 +324,17 @@ CUVIL_REDUCE_OP(ReduceLogSum)
 CUVIL_REDUCE_OP(ReduceLogSumExp)
 #undef CUVIL_REDUCE_OP
 
-extern const OpDef ArgMaxOp = {"ArgMax", verifyArg, lowerArg<ArgMaxStem>,
-                               noMacs, NoTraits};
-extern const OpDef ArgMinOp = {"ArgMin", verifyArg, lowerArg<ArgMinStem>,
-                               noMacs, NoTraits};
+extern const OpDef ArgMaxOp = {.Name = "ArgMax",
+                               .Verify = verifyArg,
+                               .Lower = lowerArg<ArgMaxStem>,
+                               .Macs = noMacs,
+                               .Traits = NoTraits,
+                               .Attrs = ArgAttrs::Specs};
+extern const OpDef ArgMinOp = {.Name = "ArgMin",
+                               .Verify = verifyArg,
+                               .Lower = lowerArg<ArgMinStem>,
+                               .Macs = noMacs,
+                               .Traits = NoTraits,
+                               .Attrs = ArgAttrs::Specs};
 
 } // namespace cuvil

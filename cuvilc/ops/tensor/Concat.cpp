@@ -1,5 +1,6 @@
 //===- Concat.cpp - ONNX Concat --------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"
 #include "ops/HostTensor.h"
 #include "ops/OpRegistry.h"
@@ -44,11 +45,15 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     int64_t Row = X->shape()[Axis] * Inner;
     if (Row == 0)
       continue;
-    Calls.push_back({"cuvil_k_copy_rows",
-                     {KernelArg::tensor(X), KernelArg::tensor(Y, Offset),
-                      KernelArg::i(Outer), KernelArg::i(Row), KernelArg::i(Row),
-                      KernelArg::i(DstRow)},
-                     /*IsCopy=*/true});
+    KernelCall C = kabi::CopyRows{.src = X,
+                                  .dst = KernelArg::tensor(Y, Offset),
+                                  .rows = Outer,
+                                  .row_bytes = Row,
+                                  .src_stride = Row,
+                                  .dst_stride = DstRow}
+                       .call();
+    C.IsCopy = true;
+    Calls.push_back(std::move(C));
     Offset += Row;
   }
   return llvm::Error::success();
@@ -97,6 +102,8 @@ llvm::Expected<bool> foldConcat(const Node &N, const HostInputs &In,
 }
 
 } // namespace
+
+int64_t concatAxis(const Node &N) { return ConcatAttrs(N).Axis; }
 
 extern const OpDef ConcatOp = {.Name = "Concat",
                                .Verify = verify,

@@ -7,10 +7,11 @@
 // (cuvil_k_strided_copy_b<bits>), fills and gathers.
 //
 //===----------------------------------------------------------------------===//
+#include "ops/tensor/DataMovement.h"
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
-#include "ops/tensor/DataMovement.h"
 
 #include <cstring>
 #include <cuvil/kernels.h>
@@ -81,11 +82,14 @@ llvm::Error emitCopy(const Node &N, const Value *Y, Copy C,
   if (!Calls)
     return llvm::Error::success();
   int64_t ES = dtypeSize(Y->dtype());
-  Calls->push_back({fmt::format("cuvil_k_strided_copy_b{}", ES * 8),
-                    {KernelArg::tensor(C.X, C.XOff * ES),
-                     KernelArg::tensor(Y, C.YOff * ES),
-                     KernelArg::array(C.Shape), KernelArg::array(C.XStr),
-                     KernelArg::array(C.YStr)}});
+  Calls->push_back(kabi::StridedCopyGroup{
+      .Kernel = fmt::format("cuvil_k_strided_copy_b{}", ES * 8),
+      .x = KernelArg::tensor(C.X, C.XOff * ES),
+      .y = KernelArg::tensor(Y, C.YOff * ES),
+      .shape = C.Shape,
+      .x_str = C.XStr,
+      .y_str = C.YStr}
+                       .call());
   return llvm::Error::success();
 }
 
@@ -316,14 +320,19 @@ llvm::Error runPadAtRunTime(const Node &N, const std::string &Mode,
     return S;
   };
   int64_t NAxes = Axes ? Axes->numElements() : X->rank();
-  Calls->push_back({fmt::format("cuvil_k_pad_b{}", dtypeSize(Y->dtype()) * 8),
-                    {KernelArg::tensor(X), KernelArg::tensor(Y),
-                     KernelArg::array(Pad(X->shape())),
-                     KernelArg::array(Pad(Y->shape())), KernelArg::tensor(P),
-                     Axes ? KernelArg::tensor(Axes) : KernelArg::null(),
-                     KernelArg::i(NAxes), KernelArg::i(X->rank()),
-                     KernelArg::i(ModeId),
-                     C ? KernelArg::tensor(C) : KernelArg::null()}});
+  Calls->push_back(kabi::PadGroup{
+      .Kernel = fmt::format("cuvil_k_pad_b{}", dtypeSize(Y->dtype()) * 8),
+      .x = X,
+      .y = Y,
+      .in_shape = Pad(X->shape()),
+      .out_shape = Pad(Y->shape()),
+      .pads = P,
+      .axes = Axes,
+      .n_axes = NAxes,
+      .rank = static_cast<int64_t>(X->rank()),
+      .mode = ModeId,
+      .value = C}
+                       .call());
   return llvm::Error::success();
 }
 
@@ -369,9 +378,12 @@ llvm::Error runPad(const Node &N, std::vector<KernelCall> *Calls) {
     return padBorders(N, C, Pads->data(), Keep, OutShape, Mode == "reflect",
                       Calls);
   if (Calls && KeepCount < Y->numElements())
-    Calls->push_back({fmt::format("cuvil_k_fill_b{}", dtypeSize(Y->dtype()) * 8),
-                      {KernelArg::tensor(Y), KernelArg::i(Y->numElements()),
-                       KernelArg::i(*Bits)}});
+    Calls->push_back(kabi::FillGroup{
+        .Kernel = fmt::format("cuvil_k_fill_b{}", dtypeSize(Y->dtype()) * 8),
+        .y = Y,
+        .n = Y->numElements(),
+        .bits = *Bits}
+                         .call());
   if (KeepCount <= 0)
     return llvm::Error::success();
   return emitCopy(N, Y, C, Calls);
@@ -392,13 +404,13 @@ llvm::Error runGather(const Node &N, std::vector<KernelCall> *Calls) {
   auto Axis = normalizeAxis(N, GatherAttrs(N).Axis, X->rank());
   if (!Axis)
     return Axis.takeError();
-  KernelArg IdxArg = KernelArg::tensor(Idx);
+  kabi::PtrArg IdxArg = Idx;
   std::string Kernel = "cuvil_k_gather_i64";
   if (Idx->isConstant()) {
     auto P = gatherParams(N, X->shape());
     if (!P)
       return P.takeError();
-    IdxArg = KernelArg::array(std::move(P->Indices));
+    IdxArg = std::move(P->Indices);
   } else if (Idx->dtype() == DType::I32) {
     Kernel = "cuvil_k_gather_i32";
   } else if (Idx->dtype() != DType::I64) {
@@ -416,10 +428,15 @@ llvm::Error runGather(const Node &N, std::vector<KernelCall> *Calls) {
     Outer *= X->shape()[D];
   for (size_t D = *Axis + 1; D < X->rank(); ++D)
     Inner *= X->shape()[D];
-  Calls->push_back({Kernel,
-                    {KernelArg::tensor(X), KernelArg::tensor(Y), IdxArg,
-                     KernelArg::i(Outer), KernelArg::i(Idx->numElements()),
-                     KernelArg::i(X->shape()[*Axis]), KernelArg::i(Inner)}});
+  Calls->push_back(kabi::GatherGroup{.Kernel = Kernel,
+                                     .x = X,
+                                     .y = Y,
+                                     .idx = IdxArg,
+                                     .outer = Outer,
+                                     .n_idx = Idx->numElements(),
+                                     .axis_dim = X->shape()[*Axis],
+                                     .inner_bytes = Inner}
+                       .call());
   return llvm::Error::success();
 }
 llvm::Error verifyGather(const Node &N) { return runGather(N, nullptr); }
@@ -453,17 +470,19 @@ llvm::Error runSlice(const Node &N, std::vector<KernelCall> *Calls) {
     S.insert(S.begin(), CUVIL_MAX_RANK - S.size(), 1);
     return S;
   };
-  auto Opt = [&](size_t I) {
-    return N.input(I) ? KernelArg::tensor(N.input(I)) : KernelArg::null();
-  };
-  Calls->push_back({fmt::format("cuvil_k_slice_b{}_{}",
-                                dtypeSize(X->dtype()) * 8, dtypeName(IT)),
-                    {KernelArg::tensor(X), KernelArg::tensor(Y),
-                     KernelArg::array(Pad(X->shape())),
-                     KernelArg::array(Pad(Y->shape())),
-                     KernelArg::tensor(N.input(1)), Opt(3), Opt(4),
-                     KernelArg::i(N.input(1)->numElements()),
-                     KernelArg::i(X->rank())}});
+  Calls->push_back(kabi::SliceGroup{
+      .Kernel = fmt::format("cuvil_k_slice_b{}_{}", dtypeSize(X->dtype()) * 8,
+                            dtypeName(IT)),
+      .x = X,
+      .y = Y,
+      .in_shape = Pad(X->shape()),
+      .out_shape = Pad(Y->shape()),
+      .starts = N.input(1),
+      .axes = N.input(3),
+      .steps = N.input(4),
+      .count = N.input(1)->numElements(),
+      .rank = static_cast<int64_t>(X->rank())}
+                       .call());
   return llvm::Error::success();
 }
 llvm::Error verifySlice(const Node &N) { return runSlice(N, nullptr); }

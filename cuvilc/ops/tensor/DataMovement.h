@@ -14,8 +14,9 @@
 
 namespace cuvil {
 
-// The attributes each op reads (the constant-input forms of opset >= 10/11
-// are read by ops/ShapeRules.cpp).
+// The attributes each op reads; the shape rules of ops/ShapeRules.cpp read
+// them too (Slice's, Split's and Pad's parameters were attributes before
+// opset 10, 13 and 11, inputs since).
 #define SLICE_ATTRS(X)                                                         \
   X(Starts, "starts", Ints, {}) X(Ends, "ends", Ints, {})                      \
   X(Axes, "axes", Ints, {})

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
@@ -91,10 +92,14 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
                         "dimensions",
                      CUVIL_MAX_RANK);
   int64_t Bits = dtypeSize(N.input(0)->dtype()) * 8;
-  Calls.push_back({fmt::format("cuvil_k_strided_copy_b{}", Bits),
-                   {KernelArg::tensor(N.input(0)),
-                    KernelArg::tensor(N.output(0)), KernelArg::array(A->Shape),
-                    KernelArg::array(A->XStr), KernelArg::array(YStr)}});
+  Calls.push_back(kabi::StridedCopyGroup{
+      .Kernel = fmt::format("cuvil_k_strided_copy_b{}", Bits),
+      .x = N.input(0),
+      .y = N.output(0),
+      .shape = A->Shape,
+      .x_str = A->XStr,
+      .y_str = YStr}
+                      .call());
   return llvm::Error::success();
 }
 

@@ -9,9 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
-#include "ops/tensor/Indexing.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
+#include "ops/tensor/Indexing.h"
 
 #include <cuvil/kernels.h>
 
@@ -19,6 +21,16 @@ namespace cuvil {
 namespace {
 
 using namespace indexing;
+
+#define GATHERELEMENTS_ATTRS(X) X(Axis, "axis", Int, 0)
+CUVIL_OP_ATTRS(GatherElementsAttrs, GATHERELEMENTS_ATTRS)
+#define SCATTERELEMENTS_ATTRS(X)                                               \
+  X(Axis, "axis", Int, 0) X(Reduction, "reduction", String, "none")
+CUVIL_OP_ATTRS(ScatterElementsAttrs, SCATTERELEMENTS_ATTRS)
+#define GATHERND_ATTRS(X) X(BatchDims, "batch_dims", Int, 0)
+CUVIL_OP_ATTRS(GatherNDAttrs, GATHERND_ATTRS)
+#define SCATTERND_ATTRS(X) X(Reduction, "reduction", String, "none")
+CUVIL_OP_ATTRS(ScatterNDAttrs, SCATTERND_ATTRS)
 
 /// Elements of 1, 2, 4 or 8 bytes, the same type in Data and Y.
 llvm::Error checkElements(const Node &N, const Value *Data, const Value *Y) {
@@ -43,7 +55,9 @@ llvm::Expected<std::string_view> indexSuffix(const Node &N, const Value *Idx,
 
 /// The kernel name part of a reduction: "none_b<bits>" or "<op>_<type>".
 llvm::Expected<std::string> reductionKernel(const Node &N, DType T) {
-  std::string R = N.getString("reduction", "none");
+  // ScatterElements declares the same reduction; the deprecated Scatter
+  // has none and reads the default.
+  std::string R = ScatterNDAttrs(N).Reduction;
   if (R == "none")
     return fmt::format("none_b{}", dtypeSize(T) * 8);
   if (R != "add" && R != "mul" && R != "max" && R != "min")
@@ -66,7 +80,8 @@ llvm::Expected<ElementsLayout> elementsLayout(const Node &N, const Value *Data,
   size_t R = Data->rank();
   if (R == 0 || Idx->rank() != R)
     return nodeError(N, "data and indices must have the same rank (not 0)");
-  auto Axis = normalizeAxis(N, N.getInt("axis", 0), R);
+  // GatherElements, ScatterElements and Scatter declare the same axis.
+  auto Axis = normalizeAxis(N, GatherElementsAttrs(N).Axis, R);
   if (!Axis)
     return Axis.takeError();
   for (size_t D = 0; D < R; ++D)
@@ -108,21 +123,25 @@ llvm::Error runGatherElements(const Node &N, std::vector<KernelCall> *Calls) {
     return nodeError(N, "the output must have the indices' shape");
   if (!Calls || Y->numElements() == 0)
     return llvm::Error::success();
-  Calls->push_back({fmt::format("cuvil_k_gather_elements_b{}_{}",
-                                dtypeSize(X->dtype()) * 8, *Sfx),
-                    {KernelArg::tensor(X), KernelArg::tensor(Idx),
-                     KernelArg::tensor(Y), KernelArg::array(L->Shape),
-                     KernelArg::array(L->Str), KernelArg::i(L->AxisDim),
-                     KernelArg::i(L->AxisStr)}});
+  Calls->push_back(kabi::GatherElementsGroup{
+      .Kernel = fmt::format("cuvil_k_gather_elements_b{}_{}",
+                            dtypeSize(X->dtype()) * 8, *Sfx),
+      .x = X,
+      .idx = Idx,
+      .y = Y,
+      .shape = L->Shape,
+      .x_str = L->Str,
+      .axis_dim = L->AxisDim,
+      .axis_str = L->AxisStr}
+                       .call());
   return llvm::Error::success();
 }
 
 /// Y = copy of Data (dropped when the planner shares their bytes).
 void copyData(const Value *Data, const Value *Y,
               std::vector<KernelCall> &Calls) {
-  KernelCall C{"cuvil_k_copy",
-               {KernelArg::tensor(Data), KernelArg::tensor(Y),
-                KernelArg::i(Y->byteSize())}};
+  KernelCall C =
+      kabi::Copy{.src = Data, .dst = Y, .nbytes = Y->byteSize()}.call();
   C.IsCopy = true;
   Calls.push_back(std::move(C));
 }
@@ -172,11 +191,16 @@ llvm::Error runScatterElements(const Node &N, std::vector<KernelCall> *Calls) {
   copyData(X, Y, *Calls);
   if (Idx->numElements() == 0)
     return llvm::Error::success();
-  Calls->push_back({fmt::format("cuvil_k_scatter_elements_{}_{}", Red, Sfx),
-                    {KernelArg::tensor(Y), KernelArg::tensor(Idx),
-                     KernelArg::tensor(U), KernelArg::array(L->Shape),
-                     KernelArg::array(L->Str), KernelArg::i(L->AxisDim),
-                     KernelArg::i(L->AxisStr)}});
+  Calls->push_back(kabi::ScatterElementsGroup{
+      .Kernel = fmt::format("cuvil_k_scatter_elements_{}_{}", Red, Sfx),
+      .y = Y,
+      .idx = Idx,
+      .upd = U,
+      .shape = L->Shape,
+      .y_str = L->Str,
+      .axis_dim = L->AxisDim,
+      .axis_str = L->AxisStr}
+                       .call());
   return llvm::Error::success();
 }
 
@@ -211,7 +235,7 @@ llvm::Error runGatherND(const Node &N, std::vector<KernelCall> *Calls) {
     return E;
   if (auto S = indexSuffix(N, Idx, false); !S)
     return S.takeError();
-  int64_t B = N.getInt("batch_dims", 0);
+  int64_t B = GatherNDAttrs(N).BatchDims;
   if (B < 0)
     return nodeError(N, "batch_dims {} is not supported", B);
   auto K = tupleLength(N, X, Idx, B);
@@ -232,13 +256,17 @@ llvm::Error runGatherND(const Node &N, std::vector<KernelCall> *Calls) {
     StrBytes.push_back(Str[D] * ES);
   }
   Calls->push_back(
-      {"cuvil_k_gather_nd_i64",
-       {KernelArg::tensor(X), KernelArg::tensor(Idx), KernelArg::tensor(Y),
-        KernelArg::i(product(XS, 0, B)),
-        KernelArg::i(product(IS, B, IS.size() - 1)), KernelArg::i(*K),
-        KernelArg::array(Dims), KernelArg::array(StrBytes),
-        KernelArg::i(product(XS, B + *K, XS.size()) * ES),
-        KernelArg::i(product(XS, B, XS.size()) * ES)}});
+      kabi::GatherNdI64{.x = X,
+                        .idx = Idx,
+                        .y = Y,
+                        .batch = product(XS, 0, B),
+                        .n_tuples = product(IS, B, IS.size() - 1),
+                        .k = static_cast<int64_t>(*K),
+                        .dims = Dims,
+                        .str_bytes = StrBytes,
+                        .slice_bytes = product(XS, B + *K, XS.size()) * ES,
+                        .x_batch_bytes = product(XS, B, XS.size()) * ES}
+          .call());
   return llvm::Error::success();
 }
 
@@ -262,33 +290,54 @@ llvm::Error runScatterND(const Node &N, std::vector<KernelCall> *Calls) {
   if (U->numElements() == 0)
     return llvm::Error::success();
   std::vector<int64_t> Str = denseStrides(XS);
-  Calls->push_back(
-      {fmt::format("cuvil_k_scatter_nd_{}", Red),
-       {KernelArg::tensor(Y), KernelArg::tensor(Idx), KernelArg::tensor(U),
-        KernelArg::i(product(IS, 0, IS.size() - 1)), KernelArg::i(*K),
-        KernelArg::array({XS.begin(), XS.begin() + *K}),
-        KernelArg::array({Str.begin(), Str.begin() + *K}),
-        KernelArg::i(product(XS, *K, XS.size()))}});
+  Calls->push_back(kabi::ScatterNdGroup{
+      .Kernel = fmt::format("cuvil_k_scatter_nd_{}", Red),
+      .y = Y,
+      .idx = Idx,
+      .upd = U,
+      .n_tuples = product(IS, 0, IS.size() - 1),
+      .k = static_cast<int64_t>(*K),
+      .dims = std::vector<int64_t>(XS.begin(), XS.begin() + *K),
+      .str = std::vector<int64_t>(Str.begin(), Str.begin() + *K),
+      .slice = product(XS, *K, XS.size())}
+                       .call());
   return llvm::Error::success();
 }
 
 } // namespace
 
-extern const OpDef GatherElementsOp = {
-    "GatherElements", verifyWith<runGatherElements>,
-    lowerWith<runGatherElements>, noMacs, NoTraits};
-extern const OpDef GatherNDOp = {"GatherND", verifyWith<runGatherND>,
-                                 lowerWith<runGatherND>, noMacs,
-                                 NoTraits};
+extern const OpDef GatherElementsOp = {.Name = "GatherElements",
+                                       .Verify = verifyWith<runGatherElements>,
+                                       .Lower = lowerWith<runGatherElements>,
+                                       .Macs = noMacs,
+                                       .Traits = NoTraits,
+                                       .Attrs = GatherElementsAttrs::Specs};
+extern const OpDef GatherNDOp = {.Name = "GatherND",
+                                 .Verify = verifyWith<runGatherND>,
+                                 .Lower = lowerWith<runGatherND>,
+                                 .Macs = noMacs,
+                                 .Traits = NoTraits,
+                                 .Attrs = GatherNDAttrs::Specs};
 // Fresh, not in place: the updates or indices could be the data itself.
-extern const OpDef ScatterElementsOp = {
-    "ScatterElements", verifyWith<runScatterElements>,
-    lowerWith<runScatterElements>, noMacs, NoTraits};
-extern const OpDef ScatterOp = {"Scatter", verifyWith<runScatterElements>,
-                                lowerWith<runScatterElements>, noMacs,
-                                NoTraits};
-extern const OpDef ScatterNDOp = {"ScatterND", verifyWith<runScatterND>,
-                                  lowerWith<runScatterND>, noMacs,
-                                  NoTraits};
+extern const OpDef ScatterElementsOp = {.Name = "ScatterElements",
+                                        .Verify =
+                                            verifyWith<runScatterElements>,
+                                        .Lower = lowerWith<runScatterElements>,
+                                        .Macs = noMacs,
+                                        .Traits = NoTraits,
+                                        .Attrs = ScatterElementsAttrs::Specs};
+// The deprecated Scatter has ScatterElements' axis but no reduction.
+extern const OpDef ScatterOp = {.Name = "Scatter",
+                                .Verify = verifyWith<runScatterElements>,
+                                .Lower = lowerWith<runScatterElements>,
+                                .Macs = noMacs,
+                                .Traits = NoTraits,
+                                .Attrs = GatherElementsAttrs::Specs};
+extern const OpDef ScatterNDOp = {.Name = "ScatterND",
+                                  .Verify = verifyWith<runScatterND>,
+                                  .Lower = lowerWith<runScatterND>,
+                                  .Macs = noMacs,
+                                  .Traits = NoTraits,
+                                  .Attrs = ScatterNDAttrs::Specs};
 
 } // namespace cuvil

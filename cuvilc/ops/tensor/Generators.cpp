@@ -8,11 +8,20 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/HostTensor.h"
 #include "ops/OpRegistry.h"
 
 namespace cuvil {
 namespace {
+
+// The importer gives the tensor attribute value as its element type and
+// bits (value.dtype, value.bits: see OnnxImporter); absent, it is one f32 0.
+#define CONSTANTOFSHAPE_ATTRS(X)                                               \
+  X(ValueBits, "value.bits", Ints, {0})                                        \
+  X(ValueType, "value.dtype", Int, static_cast<int64_t>(DType::F32))
+CUVIL_OP_ATTRS(ConstantOfShapeAttrs, CONSTANTOFSHAPE_ATTRS)
 
 llvm::Error verifyConstantOfShape(const Node &N) {
   const Value *Y = N.output(0);
@@ -20,9 +29,9 @@ llvm::Error verifyConstantOfShape(const Node &N) {
   if (S != 1 && S != 2 && S != 4 && S != 8)
     return nodeError(N, "element type {} is not supported",
                      dtypeName(Y->dtype()));
-  if (N.getInts("value.bits", {0}).size() != 1 ||
-      N.getInt("value.dtype", static_cast<int64_t>(DType::F32)) !=
-          static_cast<int64_t>(Y->dtype()))
+  ConstantOfShapeAttrs At(N);
+  if (At.ValueBits.size() != 1 ||
+      At.ValueType != static_cast<int64_t>(Y->dtype()))
     return nodeError(N, "value must be one element of the output's type");
   return llvm::Error::success();
 }
@@ -31,9 +40,12 @@ llvm::Error lowerConstantOfShape(const Node &N, std::vector<KernelCall> &Calls) 
   const Value *Y = N.output(0);
   if (Y->numElements() == 0)
     return llvm::Error::success();
-  Calls.push_back({fmt::format("cuvil_k_fill_b{}", dtypeSize(Y->dtype()) * 8),
-                   {KernelArg::tensor(Y), KernelArg::i(Y->numElements()),
-                    KernelArg::i(N.getInts("value.bits", {0})[0])}});
+  Calls.push_back(kabi::FillGroup{
+      .Kernel = fmt::format("cuvil_k_fill_b{}", dtypeSize(Y->dtype()) * 8),
+      .y = Y,
+      .n = Y->numElements(),
+      .bits = ConstantOfShapeAttrs(N).ValueBits[0]}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -61,9 +73,13 @@ llvm::Error lowerRange(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *Y = N.output(0);
   if (Y->numElements() == 0)
     return llvm::Error::success();
-  Calls.push_back({fmt::format("cuvil_k_range_{}", dtypeName(Y->dtype())),
-                   {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(2)),
-                    KernelArg::tensor(Y), KernelArg::i(Y->numElements())}});
+  Calls.push_back(kabi::RangeGroup{
+      .Kernel = fmt::format("cuvil_k_range_{}", dtypeName(Y->dtype())),
+      .start = N.input(0),
+      .delta = N.input(2),
+      .y = Y,
+      .n = Y->numElements()}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -79,11 +95,11 @@ llvm::Expected<bool> foldConstantOfShape(const Node &N, const HostInputs &,
   if (Y.count() > MaxFoldElements)
     return false;
   Y.allocate();
-  std::vector<int64_t> Bits = N.getInts("value.bits", {0});
+  ConstantOfShapeAttrs At(N);
+  std::vector<int64_t> &Bits = At.ValueBits;
   if (Bits.size() != 1)
     return nodeError(N, "value must hold one element");
-  if (N.getInt("value.dtype", static_cast<int64_t>(DType::F32)) !=
-      static_cast<int64_t>(Y.Ty))
+  if (At.ValueType != static_cast<int64_t>(Y.Ty))
     return false;
   unsigned ES = dtypeSize(Y.Ty);
   for (int64_t I = 0; I < Y.count(); ++I)
@@ -137,7 +153,8 @@ extern const OpDef ConstantOfShapeOp = {.Name = "ConstantOfShape",
                                         .Lower = lowerConstantOfShape,
                                         .Macs = noMacs,
                                         .Traits = NoTraits,
-                                        .Fold = foldConstantOfShape};
+                                        .Fold = foldConstantOfShape,
+                                        .Attrs = ConstantOfShapeAttrs::Specs};
 extern const OpDef RangeOp = {.Name = "Range",
                               .Verify = verifyRange,
                               .Lower = lowerRange,

@@ -10,9 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
-#include "ops/tensor/Indexing.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
+#include "ops/tensor/Indexing.h"
 
 #include <cstring>
 #include <optional>
@@ -22,6 +24,22 @@ namespace cuvil {
 namespace {
 
 using namespace indexing;
+
+#define TOPK_ATTRS(X)                                                          \
+  X(Axis, "axis", Int, -1) X(K, "k", Int, -1) X(Largest, "largest", Int, 1)
+CUVIL_OP_ATTRS(TopKAttrs, TOPK_ATTRS)
+#define ONEHOT_ATTRS(X) X(Axis, "axis", Int, -1)
+CUVIL_OP_ATTRS(OneHotAttrs, ONEHOT_ATTRS)
+#define TRILU_ATTRS(X) X(Upper, "upper", Int, 1)
+CUVIL_OP_ATTRS(TriluAttrs, TRILU_ATTRS)
+#define EYELIKE_ATTRS(X) X(K, "k", Int, 0)
+CUVIL_OP_ATTRS(EyeLikeAttrs, EYELIKE_ATTRS)
+#define REVERSESEQUENCE_ATTRS(X)                                               \
+  X(BatchAxis, "batch_axis", Int, 1) X(TimeAxis, "time_axis", Int, 0)
+CUVIL_OP_ATTRS(ReverseSequenceAttrs, REVERSESEQUENCE_ATTRS)
+#define CUMSUM_ATTRS(X)                                                        \
+  X(Exclusive, "exclusive", Int, 0) X(Reverse, "reverse", Int, 0)
+CUVIL_OP_ATTRS(CumSumAttrs, CUMSUM_ATTRS)
 
 /// The single value of constant scalar V (integer or float, truncated).
 std::optional<int64_t> constScalar(const Value *V) {
@@ -48,7 +66,8 @@ llvm::Error runTopK(const Node &N, std::vector<KernelCall> *Calls) {
     return nodeError(N, "outputs must be the input's type and int64");
   if (X->rank() == 0)
     return nodeError(N, "a scalar input is not supported");
-  auto Axis = normalizeAxis(N, N.getInt("axis", -1), X->rank());
+  TopKAttrs At(N);
+  auto Axis = normalizeAxis(N, At.Axis, X->rank());
   if (!Axis)
     return Axis.takeError();
   if (V->shape() != I->shape() || V->rank() != X->rank())
@@ -56,7 +75,7 @@ llvm::Error runTopK(const Node &N, std::vector<KernelCall> *Calls) {
   int64_t K = V->shape()[*Axis];
   std::optional<int64_t> Given;
   if (N.opset() < 10)
-    Given = N.getInt("k", -1);
+    Given = At.K;
   else if (const Value *KV = N.input(1)) {
     if (KV->dtype() != DType::I64 || KV->numElements() != 1)
       return nodeError(N, "k must be one int64");
@@ -73,13 +92,17 @@ llvm::Error runTopK(const Node &N, std::vector<KernelCall> *Calls) {
   if (!Calls || V->numElements() == 0)
     return llvm::Error::success();
   const std::vector<int64_t> &S = X->shape();
-  Calls->push_back({fmt::format("cuvil_k_topk_{}", dtypeName(T)),
-                    {KernelArg::tensor(X), KernelArg::tensor(V),
-                     KernelArg::tensor(I), KernelArg::i(product(S, 0, *Axis)),
-                     KernelArg::i(S[*Axis]),
-                     KernelArg::i(product(S, *Axis + 1, S.size())),
-                     KernelArg::i(K),
-                     KernelArg::i(N.getInt("largest", 1) != 0)}});
+  Calls->push_back(
+      kabi::TopkGroup{.Kernel = fmt::format("cuvil_k_topk_{}", dtypeName(T)),
+                      .x = X,
+                      .values = V,
+                      .indices = I,
+                      .outer = product(S, 0, *Axis),
+                      .n = S[*Axis],
+                      .inner = product(S, *Axis + 1, S.size()),
+                      .k = K,
+                      .largest = At.Largest != 0}
+          .call());
   return llvm::Error::success();
 }
 
@@ -102,7 +125,7 @@ llvm::Error runOneHot(const Node &N, std::vector<KernelCall> *Calls) {
     return nodeError(N, "values must be [off, on] of the output's type");
   if (Depth->numElements() != 1)
     return nodeError(N, "depth must be a scalar");
-  auto Axis = normalizeAxis(N, N.getInt("axis", -1), Idx->rank() + 1);
+  auto Axis = normalizeAxis(N, OneHotAttrs(N).Axis, Idx->rank() + 1);
   if (!Axis)
     return Axis.takeError();
   if (Y->rank() != Idx->rank() + 1)
@@ -118,11 +141,16 @@ llvm::Error runOneHot(const Node &N, std::vector<KernelCall> *Calls) {
   if (!Calls || Y->numElements() == 0)
     return llvm::Error::success();
   const std::vector<int64_t> &S = Idx->shape();
-  Calls->push_back({fmt::format("cuvil_k_onehot_{}_b{}", ISfx,
-                                dtypeSize(Y->dtype()) * 8),
-                    {KernelArg::tensor(Idx), KernelArg::tensor(Vals),
-                     KernelArg::tensor(Y), KernelArg::i(product(S, 0, *Axis)),
-                     KernelArg::i(D), KernelArg::i(product(S, *Axis, S.size()))}});
+  Calls->push_back(
+      kabi::OnehotGroup{.Kernel = fmt::format("cuvil_k_onehot_{}_b{}", ISfx,
+                                              dtypeSize(Y->dtype()) * 8),
+                        .idx = Idx,
+                        .values = Vals,
+                        .y = Y,
+                        .outer = product(S, 0, *Axis),
+                        .depth = D,
+                        .inner = product(S, *Axis, S.size())}
+          .call());
   return llvm::Error::success();
 }
 
@@ -143,13 +171,17 @@ llvm::Error runTrilu(const Node &N, std::vector<KernelCall> *Calls) {
     return llvm::Error::success();
   const std::vector<int64_t> &S = X->shape();
   std::optional<int64_t> KC = K ? constScalar(K) : std::optional<int64_t>(0);
-  Calls->push_back({fmt::format("cuvil_k_trilu_b{}", dtypeSize(X->dtype()) * 8),
-                    {KernelArg::tensor(X), KernelArg::tensor(Y),
-                     KC ? KernelArg::null() : KernelArg::tensor(K),
-                     KernelArg::i(KC.value_or(0)),
-                     KernelArg::i(product(S, 0, S.size() - 2)),
-                     KernelArg::i(S[S.size() - 2]), KernelArg::i(S.back()),
-                     KernelArg::i(N.getInt("upper", 1) != 0)}});
+  Calls->push_back(kabi::TriluGroup{
+      .Kernel = fmt::format("cuvil_k_trilu_b{}", dtypeSize(X->dtype()) * 8),
+      .x = X,
+      .y = Y,
+      .k = KC ? nullptr : K,
+      .k_default = KC.value_or(0),
+      .batch = product(S, 0, S.size() - 2),
+      .n = S[S.size() - 2],
+      .m = S.back(),
+      .upper = TriluAttrs(N).Upper != 0}
+                       .call());
   return llvm::Error::success();
 }
 
@@ -186,11 +218,14 @@ llvm::Error runEyeLike(const Node &N, std::vector<KernelCall> *Calls) {
     return E;
   if (!Calls || Y->numElements() == 0)
     return llvm::Error::success();
-  Calls->push_back({fmt::format("cuvil_k_eye_b{}", dtypeSize(Y->dtype()) * 8),
-                    {KernelArg::tensor(Y), KernelArg::i(Y->shape()[0]),
-                     KernelArg::i(Y->shape()[1]),
-                     KernelArg::i(N.getInt("k", 0)),
-                     KernelArg::i(oneBits(Y->dtype()))}});
+  Calls->push_back(kabi::EyeGroup{
+      .Kernel = fmt::format("cuvil_k_eye_b{}", dtypeSize(Y->dtype()) * 8),
+      .y = Y,
+      .rows = Y->shape()[0],
+      .cols = Y->shape()[1],
+      .k = EyeLikeAttrs(N).K,
+      .one = oneBits(Y->dtype())}
+                       .call());
   return llvm::Error::success();
 }
 
@@ -202,7 +237,8 @@ llvm::Error runReverseSequence(const Node &N, std::vector<KernelCall> *Calls) {
     return E;
   if (Y->dtype() != X->dtype() || Y->shape() != X->shape())
     return nodeError(N, "the output must have the input's type and shape");
-  int64_t BA = N.getInt("batch_axis", 1), TA = N.getInt("time_axis", 0);
+  ReverseSequenceAttrs At(N);
+  int64_t BA = At.BatchAxis, TA = At.TimeAxis;
   if (X->rank() < 2 || BA < 0 || BA > 1 || TA < 0 || TA > 1 || BA == TA)
     return nodeError(N, "batch_axis {} and time_axis {} on rank {} are not "
                         "supported (they must be 0 and 1)",
@@ -213,12 +249,18 @@ llvm::Error runReverseSequence(const Node &N, std::vector<KernelCall> *Calls) {
   if (!Calls || Y->numElements() == 0)
     return llvm::Error::success();
   std::vector<int64_t> Str = denseStrides(S);
-  Calls->push_back(
-      {fmt::format("cuvil_k_reverse_sequence_b{}", dtypeSize(X->dtype()) * 8),
-       {KernelArg::tensor(X), KernelArg::tensor(Lens), KernelArg::tensor(Y),
-        KernelArg::i(S[BA]), KernelArg::i(S[TA]),
-        KernelArg::i(product(S, 2, S.size())), KernelArg::i(Str[BA]),
-        KernelArg::i(Str[TA])}});
+  Calls->push_back(kabi::ReverseSequenceGroup{
+      .Kernel = fmt::format("cuvil_k_reverse_sequence_b{}",
+                            dtypeSize(X->dtype()) * 8),
+      .x = X,
+      .lens = Lens,
+      .y = Y,
+      .batch = S[BA],
+      .time = S[TA],
+      .inner = product(S, 2, S.size()),
+      .batch_str = Str[BA],
+      .time_str = Str[TA]}
+                       .call());
   return llvm::Error::success();
 }
 
@@ -255,35 +297,62 @@ llvm::Error runCumSum(const Node &N, std::vector<KernelCall> *Calls) {
     return llvm::Error::success();
   int64_t Rank = Shape.size();
   Shape.insert(Shape.begin(), CUVIL_MAX_RANK - Shape.size(), 1);
-  Calls->push_back({fmt::format("cuvil_k_cumsum_{}", dtypeName(T)),
-                    {KernelArg::tensor(X), KernelArg::tensor(Y),
-                     KernelArg::array(Shape), KernelArg::i(Rank),
-                     Axis ? KernelArg::null() : KernelArg::tensor(A),
-                     KernelArg::i(A->dtype() == DType::I32),
-                     KernelArg::i(Axis.value_or(0)),
-                     KernelArg::i(N.getInt("exclusive", 0) != 0),
-                     KernelArg::i(N.getInt("reverse", 0) != 0)}});
+  CumSumAttrs At(N);
+  Calls->push_back(kabi::CumsumGroup{
+      .Kernel = fmt::format("cuvil_k_cumsum_{}", dtypeName(T)),
+      .x = X,
+      .y = Y,
+      .shape = Shape,
+      .rank = Rank,
+      .axis = Axis ? nullptr : A,
+      .axis_is_i32 = A->dtype() == DType::I32,
+      .axis_default = Axis.value_or(0),
+      .exclusive = At.Exclusive != 0,
+      .reverse = At.Reverse != 0}
+                       .call());
   return llvm::Error::success();
 }
 
 } // namespace
 
-extern const OpDef TopKOp = {"TopK", verifyWith<runTopK>, lowerWith<runTopK>,
-                             noMacs, NoTraits};
-extern const OpDef OneHotOp = {"OneHot", verifyWith<runOneHot>,
-                               lowerWith<runOneHot>, noMacs, NoTraits};
+extern const OpDef TopKOp = {.Name = "TopK",
+                             .Verify = verifyWith<runTopK>,
+                             .Lower = lowerWith<runTopK>,
+                             .Macs = noMacs,
+                             .Traits = NoTraits,
+                             .Attrs = TopKAttrs::Specs};
+extern const OpDef OneHotOp = {.Name = "OneHot",
+                               .Verify = verifyWith<runOneHot>,
+                               .Lower = lowerWith<runOneHot>,
+                               .Macs = noMacs,
+                               .Traits = NoTraits,
+                               .Attrs = OneHotAttrs::Specs};
 // Element-wise in position: the output may take the input's buffer.
-extern const OpDef TriluOp = {"Trilu", verifyWith<runTrilu>,
-                              lowerWith<runTrilu>, noMacs, InPlace};
-extern const OpDef EyeLikeOp = {"EyeLike", verifyWith<runEyeLike>,
-                                lowerWith<runEyeLike>, noMacs,
-                                NoTraits};
+extern const OpDef TriluOp = {.Name = "Trilu",
+                              .Verify = verifyWith<runTrilu>,
+                              .Lower = lowerWith<runTrilu>,
+                              .Macs = noMacs,
+                              .Traits = InPlace,
+                              .Attrs = TriluAttrs::Specs};
+extern const OpDef EyeLikeOp = {.Name = "EyeLike",
+                                .Verify = verifyWith<runEyeLike>,
+                                .Lower = lowerWith<runEyeLike>,
+                                .Macs = noMacs,
+                                .Traits = NoTraits,
+                                .Attrs = EyeLikeAttrs::Specs};
 // A prefix sum in place reads each element before writing it.
-extern const OpDef CumSumOp = {"CumSum", verifyWith<runCumSum>,
-                               lowerWith<runCumSum>, noMacs,
-                               InPlace};
-extern const OpDef ReverseSequenceOp = {
-    "ReverseSequence", verifyWith<runReverseSequence>,
-    lowerWith<runReverseSequence>, noMacs, NoTraits};
+extern const OpDef CumSumOp = {.Name = "CumSum",
+                               .Verify = verifyWith<runCumSum>,
+                               .Lower = lowerWith<runCumSum>,
+                               .Macs = noMacs,
+                               .Traits = InPlace,
+                               .Attrs = CumSumAttrs::Specs};
+extern const OpDef ReverseSequenceOp = {.Name = "ReverseSequence",
+                                        .Verify =
+                                            verifyWith<runReverseSequence>,
+                                        .Lower = lowerWith<runReverseSequence>,
+                                        .Macs = noMacs,
+                                        .Traits = NoTraits,
+                                        .Attrs = ReverseSequenceAttrs::Specs};
 
 } // namespace cuvil

@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 
 #include <cmath>
@@ -18,6 +20,23 @@
 
 namespace cuvil {
 namespace {
+
+// Resize-10 reads only mode; axes (opset 18) matters only when given.
+#define RESIZE_ATTRS(X)                                                        \
+  X(Mode, "mode", String, "nearest")                                           \
+  X(Ctm, "coordinate_transformation_mode", String, "half_pixel")               \
+  X(NearestMode, "nearest_mode", String, "round_prefer_floor")                 \
+  X(CubicA, "cubic_coeff_a", Float, -0.75f)                                    \
+  X(ExcludeOutside, "exclude_outside", Int, 0)                                 \
+  X(Antialias, "antialias", Int, 0)                                            \
+  X(Extrapolation, "extrapolation_value", Float, 0.0f)                         \
+  X(KeepAspectRatioPolicy, "keep_aspect_ratio_policy", String, "stretch")      \
+  X(Axes, "axes", Ints, {})
+CUVIL_OP_ATTRS(ResizeAttrs, RESIZE_ATTRS)
+// scales is an attribute before opset 9, input 1 since.
+#define UPSAMPLE_ATTRS(X)                                                      \
+  X(Mode, "mode", String, "nearest") X(Scales, "scales", Floats, {})
+CUVIL_OP_ATTRS(UpsampleAttrs, UPSAMPLE_ATTRS)
 
 struct ResizePlan {
   const Value *Roi = nullptr;    ///< Read by tf_crop_and_resize only.
@@ -59,17 +78,15 @@ const Value *given(const Node &N, size_t I) {
 
 /// The attributes of Resize-11 and later.
 llvm::Error readAttributes(const Node &N, ResizePlan &P) {
-  auto Mode = pick(N, "mode", N.getString("mode", "nearest"),
-                   {"nearest", "linear", "cubic"});
-  auto Ctm = pick(N, "coordinate_transformation_mode",
-                  N.getString("coordinate_transformation_mode", "half_pixel"),
+  ResizeAttrs At(N);
+  auto Mode = pick(N, "mode", At.Mode, {"nearest", "linear", "cubic"});
+  auto Ctm = pick(N, "coordinate_transformation_mode", At.Ctm,
                   {"half_pixel", "pytorch_half_pixel", "align_corners",
                    "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize",
                    "half_pixel_symmetric"});
-  auto Nearest = pick(N, "nearest_mode",
-                      N.getString("nearest_mode", "round_prefer_floor"),
-                      {"round_prefer_floor", "round_prefer_ceil", "floor",
-                       "ceil"});
+  auto Nearest =
+      pick(N, "nearest_mode", At.NearestMode,
+           {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
   if (!Mode)
     return Mode.takeError();
   if (!Ctm)
@@ -79,10 +96,10 @@ llvm::Error readAttributes(const Node &N, ResizePlan &P) {
   P.Mode = *Mode;
   P.Ctm = *Ctm;
   P.NearestMode = *Nearest;
-  P.CubicA = N.getFloat("cubic_coeff_a", -0.75f);
-  P.ExcludeOutside = N.getInt("exclude_outside", 0) != 0;
-  P.Antialias = N.getInt("antialias", 0) != 0;
-  P.Extrapolation = N.getFloat("extrapolation_value", 0.0f);
+  P.CubicA = At.CubicA;
+  P.ExcludeOutside = At.ExcludeOutside != 0;
+  P.Antialias = At.Antialias != 0;
+  P.Extrapolation = At.Extrapolation;
   return llvm::Error::success();
 }
 
@@ -118,7 +135,7 @@ llvm::Error constantScales(const Node &N, ResizePlan &P,
 /// Sizes (constant or run-time): the scale of each axis.
 llvm::Error sizesScales(const Node &N, ResizePlan &P, const Value *Sizes) {
   const Value *X = N.input(0), *Y = N.output(0);
-  std::string Policy = N.getString("keep_aspect_ratio_policy", "stretch");
+  std::string Policy = ResizeAttrs(N).KeepAspectRatioPolicy;
   if (Sizes->dtype() != DType::I64)
     return nodeError(N, "sizes must be int64");
   std::vector<int64_t> Want(P.NSlots);
@@ -184,8 +201,8 @@ llvm::Expected<ResizePlan> plan(const Node &N) {
   } else {
     // Upsample and Resize-10: asymmetric coordinates, nearest rounds down
     // (integral scales repeat each element).
-    auto Mode = pick(N, "mode", N.getString("mode", "nearest"),
-                     {"nearest", "linear"});
+    // (Resize's mode is Upsample's.)
+    auto Mode = pick(N, "mode", UpsampleAttrs(N).Mode, {"nearest", "linear"});
     if (!Mode)
       return Mode.takeError();
     P.Mode = *Mode;
@@ -198,7 +215,7 @@ llvm::Expected<ResizePlan> plan(const Node &N) {
     Axes.push_back(static_cast<int64_t>(D));
   if (Modern && N.hasAttr("axes")) {
     Axes.clear();
-    for (int64_t A : N.getInts("axes")) {
+    for (int64_t A : ResizeAttrs(N).Axes) {
       auto Ax = normalizeAxis(N, A, R);
       if (!Ax)
         return Ax.takeError();
@@ -233,10 +250,7 @@ llvm::Expected<ResizePlan> plan(const Node &N) {
     Scales = given(N, 2);
     Sizes = given(N, 3);
   } else if (N.opType() == "Upsample" && N.opset() < 9) {
-    auto It = N.attrs().find("scales");
-    if (It != N.attrs().end())
-      if (auto *F = std::get_if<std::vector<float>>(&It->second))
-        AttrScales = *F;
+    AttrScales = UpsampleAttrs(N).Scales;
     if (AttrScales.size() != R)
       return nodeError(N, "the scales attribute must have {} values", R);
   } else {
@@ -293,19 +307,24 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   if (!P)
     return P.takeError();
   const Value *X = N.input(0), *Y = N.output(0);
-  auto Opt = [](const Value *V) {
-    return V ? KernelArg::tensor(V) : KernelArg::null();
-  };
-  Calls.push_back(
-      {"cuvil_k_resize_f32",
-       {KernelArg::tensor(X), Opt(P->Roi), Opt(P->Scales),
-        KernelArg::tensor(Y), KernelArg::i(static_cast<int64_t>(X->rank())),
-        KernelArg::array(X->shape()), KernelArg::array(Y->shape()),
-        KernelArg::array(P->Slot), KernelArg::i(P->NSlots),
-        KernelArg::array(P->StaticScale), KernelArg::i(P->Mode),
-        KernelArg::i(P->Ctm), KernelArg::i(P->NearestMode),
-        KernelArg::f(P->CubicA), KernelArg::i(P->ExcludeOutside),
-        KernelArg::i(P->Antialias), KernelArg::f(P->Extrapolation)}});
+  Calls.push_back(kabi::ResizeF32{.x = X,
+                                  .roi = P->Roi,
+                                  .scales = P->Scales,
+                                  .y = Y,
+                                  .rank = static_cast<int64_t>(X->rank()),
+                                  .in_dims = X->shape(),
+                                  .out_dims = Y->shape(),
+                                  .slot = P->Slot,
+                                  .n_slots = P->NSlots,
+                                  .static_scale = P->StaticScale,
+                                  .mode = P->Mode,
+                                  .ctm = P->Ctm,
+                                  .nearest_mode = P->NearestMode,
+                                  .cubic_a = P->CubicA,
+                                  .exclude_outside = P->ExcludeOutside,
+                                  .antialias = P->Antialias,
+                                  .extrapolation_value = P->Extrapolation}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -313,7 +332,7 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 int64_t macs(const Node &N) {
   const Value *X = N.input(0), *Y = N.output(0);
   int64_t Taps = 1;
-  std::string Mode = N.getString("mode", "nearest");
+  std::string Mode = UpsampleAttrs(N).Mode; // Resize's too
   int64_t PerAxis = Mode == "cubic" ? 4 : Mode == "nearest" ? 1 : 2;
   for (size_t D = 0; D < X->rank() && D < Y->rank(); ++D)
     if (X->shape()[D] != Y->shape()[D])
@@ -323,9 +342,17 @@ int64_t macs(const Node &N) {
 
 } // namespace
 
-extern const OpDef ResizeOp = {"Resize", verify, lower, macs,
-                               NoTraits};
-extern const OpDef UpsampleOp = {"Upsample", verify, lower, macs,
-                                 NoTraits};
+extern const OpDef ResizeOp = {.Name = "Resize",
+                               .Verify = verify,
+                               .Lower = lower,
+                               .Macs = macs,
+                               .Traits = NoTraits,
+                               .Attrs = ResizeAttrs::Specs};
+extern const OpDef UpsampleOp = {.Name = "Upsample",
+                                 .Verify = verify,
+                                 .Lower = lower,
+                                 .Macs = macs,
+                                 .Traits = NoTraits,
+                                 .Attrs = UpsampleAttrs::Specs};
 
 } // namespace cuvil

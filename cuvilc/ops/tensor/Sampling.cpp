@@ -6,12 +6,30 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 
 #include <cuvil/kernels.h>
 
 namespace cuvil {
 namespace {
+
+#define GRIDSAMPLE_ATTRS(X)                                                    \
+  X(Mode, "mode", String, "bilinear")                                          \
+  X(PaddingMode, "padding_mode", String, "zeros")                              \
+  X(AlignCorners, "align_corners", Int, 0)
+CUVIL_OP_ATTRS(GridSampleAttrs, GRIDSAMPLE_ATTRS)
+// coordinate_transformation_mode's default depends on the opset when
+// lowering (see lowerRoi).
+#define ROIALIGN_ATTRS(X)                                                      \
+  X(Mode, "mode", String, "avg")                                               \
+  X(Ctm, "coordinate_transformation_mode", String, "half_pixel")               \
+  X(OutputHeight, "output_height", Int, 1)                                     \
+  X(OutputWidth, "output_width", Int, 1)                                       \
+  X(SamplingRatio, "sampling_ratio", Int, 0)                                   \
+  X(SpatialScale, "spatial_scale", Float, 1.0f)
+CUVIL_OP_ATTRS(RoiAlignAttrs, ROIALIGN_ATTRS)
 
 struct GridPlan {
   int64_t Mode, Padding, AlignCorners;
@@ -32,8 +50,9 @@ llvm::Expected<GridPlan> gridPlan(const Node &N) {
                                          G->shape()[2]})
     return nodeError(N, "output '{}' has an unexpected shape", Y->name());
   GridPlan P;
+  GridSampleAttrs At(N);
   // Opset 20 renamed bilinear/bicubic to linear/cubic.
-  std::string Mode = N.getString("mode", "bilinear");
+  std::string Mode = At.Mode;
   if (Mode == "bilinear" || Mode == "linear")
     P.Mode = CUVIL_GRID_LINEAR;
   else if (Mode == "nearest")
@@ -42,7 +61,7 @@ llvm::Expected<GridPlan> gridPlan(const Node &N) {
     P.Mode = CUVIL_GRID_CUBIC;
   else
     return nodeError(N, "mode '{}' is not supported", Mode);
-  std::string Pad = N.getString("padding_mode", "zeros");
+  std::string Pad = At.PaddingMode;
   if (Pad == "zeros")
     P.Padding = CUVIL_GRID_PAD_ZEROS;
   else if (Pad == "border")
@@ -51,7 +70,7 @@ llvm::Expected<GridPlan> gridPlan(const Node &N) {
     P.Padding = CUVIL_GRID_PAD_REFLECTION;
   else
     return nodeError(N, "padding_mode '{}' is not supported", Pad);
-  P.AlignCorners = N.getInt("align_corners", 0) != 0;
+  P.AlignCorners = At.AlignCorners != 0;
   return P;
 }
 
@@ -66,19 +85,24 @@ llvm::Error lowerGrid(const Node &N, std::vector<KernelCall> &Calls) {
     return P.takeError();
   const auto &XS = N.input(0)->shape();
   const auto &YS = N.output(0)->shape();
-  Calls.push_back({"cuvil_k_grid_sample_f32",
-                   {KernelArg::tensor(N.input(0)),
-                    KernelArg::tensor(N.input(1)),
-                    KernelArg::tensor(N.output(0)), KernelArg::i(XS[0]),
-                    KernelArg::i(XS[1]), KernelArg::i(XS[2]),
-                    KernelArg::i(XS[3]), KernelArg::i(YS[2]),
-                    KernelArg::i(YS[3]), KernelArg::i(P->Mode),
-                    KernelArg::i(P->Padding), KernelArg::i(P->AlignCorners)}});
+  Calls.push_back(kabi::GridSampleF32{.x = N.input(0),
+                                      .grid = N.input(1),
+                                      .y = N.output(0),
+                                      .n = XS[0],
+                                      .c = XS[1],
+                                      .h = XS[2],
+                                      .w = XS[3],
+                                      .oh = YS[2],
+                                      .ow = YS[3],
+                                      .mode = P->Mode,
+                                      .padding = P->Padding,
+                                      .align_corners = P->AlignCorners}
+                      .call());
   return llvm::Error::success();
 }
 
 int64_t gridMacs(const Node &N) {
-  std::string Mode = N.getString("mode", "bilinear");
+  std::string Mode = GridSampleAttrs(N).Mode;
   int64_t Taps = Mode == "nearest" ? 1 : Mode.find("cubic") == 0 ? 16 : 4;
   return N.output(0)->numElements() * Taps;
 }
@@ -100,7 +124,8 @@ llvm::Error verifyRoi(const Node &N) {
       B->shape()[0] != R->shape()[0])
     return nodeError(N, "rois must be [num_rois, 4] and batch_indices "
                         "[num_rois]");
-  std::string Mode = N.getString("mode", "avg");
+  RoiAlignAttrs At(N);
+  std::string Mode = At.Mode;
   // ONNX Runtime's max mode (the largest weighted corner of any sample,
   // which ORT itself flags as wrong) and the plain max of the samples
   // disagree, and no test settles it: refuse rather than guess.
@@ -108,14 +133,13 @@ llvm::Error verifyRoi(const Node &N) {
     return nodeError(N, "mode '{}' is not supported (only 'avg' is "
                         "supported)",
                      Mode);
-  std::string Ctm =
-      N.getString("coordinate_transformation_mode", "half_pixel");
+  std::string Ctm = At.Ctm;
   if (Ctm != "half_pixel" && Ctm != "output_half_pixel")
     return nodeError(N, "coordinate_transformation_mode '{}' is not "
                         "supported",
                      Ctm);
-  int64_t OH = N.getInt("output_height", 1), OW = N.getInt("output_width", 1);
-  if (OH <= 0 || OW <= 0 || N.getInt("sampling_ratio", 0) < 0)
+  int64_t OH = At.OutputHeight, OW = At.OutputWidth;
+  if (OH <= 0 || OW <= 0 || At.SamplingRatio < 0)
     return nodeError(N, "output_height, output_width and sampling_ratio "
                         "must be positive");
   if (Y->shape() !=
@@ -131,26 +155,41 @@ llvm::Error lowerRoi(const Node &N, std::vector<KernelCall> &Calls) {
   const auto &YS = N.output(0)->shape();
   // Before opset 16 RoiAlign had no coordinate_transformation_mode and
   // behaved as output_half_pixel.
-  std::string Ctm = N.getString("coordinate_transformation_mode",
-                                N.opset() >= 16 ? "half_pixel"
-                                                : "output_half_pixel");
-  Calls.push_back(
-      {"cuvil_k_roi_align_f32",
-       {KernelArg::tensor(N.input(0)), KernelArg::tensor(N.input(1)),
-        KernelArg::tensor(N.input(2)), KernelArg::tensor(N.output(0)),
-        KernelArg::i(XS[0]), KernelArg::i(XS[1]), KernelArg::i(XS[2]),
-        KernelArg::i(XS[3]), KernelArg::i(YS[0]), KernelArg::i(YS[2]),
-        KernelArg::i(YS[3]), KernelArg::i(N.getInt("sampling_ratio", 0)),
-        KernelArg::f(N.getFloat("spatial_scale", 1.0f)),
-        KernelArg::i(Ctm == "half_pixel")}});
+  RoiAlignAttrs At(N);
+  std::string Ctm = N.hasAttr("coordinate_transformation_mode") ? At.Ctm
+                    : N.opset() >= 16                           ? "half_pixel"
+                                      : "output_half_pixel";
+  Calls.push_back(kabi::RoiAlignF32{.x = N.input(0),
+                                    .rois = N.input(1),
+                                    .batch_indices = N.input(2),
+                                    .y = N.output(0),
+                                    .n = XS[0],
+                                    .c = XS[1],
+                                    .h = XS[2],
+                                    .w = XS[3],
+                                    .num_rois = YS[0],
+                                    .oh = YS[2],
+                                    .ow = YS[3],
+                                    .sampling_ratio = At.SamplingRatio,
+                                    .spatial_scale = At.SpatialScale,
+                                    .half_pixel = Ctm == "half_pixel"}
+                      .call());
   return llvm::Error::success();
 }
 
 } // namespace
 
-extern const OpDef GridSampleOp = {"GridSample", verifyGrid, lowerGrid,
-                                   gridMacs, NoTraits};
-extern const OpDef RoiAlignOp = {"RoiAlign", verifyRoi, lowerRoi, noMacs,
-                                 NoTraits};
+extern const OpDef GridSampleOp = {.Name = "GridSample",
+                                   .Verify = verifyGrid,
+                                   .Lower = lowerGrid,
+                                   .Macs = gridMacs,
+                                   .Traits = NoTraits,
+                                   .Attrs = GridSampleAttrs::Specs};
+extern const OpDef RoiAlignOp = {.Name = "RoiAlign",
+                                 .Verify = verifyRoi,
+                                 .Lower = lowerRoi,
+                                 .Macs = noMacs,
+                                 .Traits = NoTraits,
+                                 .Attrs = RoiAlignAttrs::Specs};
 
 } // namespace cuvil

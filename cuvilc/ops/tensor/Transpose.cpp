@@ -1,5 +1,6 @@
 //===- Transpose.cpp - ONNX Transpose --------------------------------------===//
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
@@ -47,9 +48,9 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     Shape[CUVIL_MAX_RANK - R + I] = X->shape()[P[I]];
     Str[CUVIL_MAX_RANK - R + I] = InStride[P[I]];
   }
-  Calls.push_back({"cuvil_k_transpose_b32",
-                   {KernelArg::tensor(X), KernelArg::tensor(N.output(0)),
-                    KernelArg::array(Shape), KernelArg::array(Str)}});
+  Calls.push_back(kabi::TransposeB32{
+      .x = X, .y = N.output(0), .out_shape = Shape, .in_str = Str}
+                      .call());
   return llvm::Error::success();
 }
 

@@ -9,7 +9,9 @@
 // specialize-ops pass: it computes y (in place) with cuvil_k_dropout_f32.
 //
 //===----------------------------------------------------------------------===//
+#include "ops/tensor/Views.h"
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
 #include "ops/HostTensor.h"
 #include "ops/OpRegistry.h"
 
@@ -17,6 +19,9 @@
 
 namespace cuvil {
 namespace {
+
+#define DROPOUT_ATTRS(X) X(Seed, "seed", Int, 0)
+CUVIL_OP_ATTRS(DropoutAttrs, DROPOUT_ATTRS)
 
 llvm::Error verifyView(const Node &N) {
   const Value *X = N.input(0), *Y = N.output(0);
@@ -51,13 +56,14 @@ llvm::Error lowerTrainingDropout(const Node &N,
                                  std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0), *Y = N.output(0);
   const Value *Mask = N.outputs().size() > 1 ? N.output(1) : nullptr;
-  Calls.push_back(
-        {"cuvil_k_dropout_f32",
-         {KernelArg::tensor(X),
-          N.input(1) ? KernelArg::tensor(N.input(1)) : KernelArg::null(),
-          KernelArg::tensor(N.input(2)), KernelArg::tensor(Y),
-          Mask ? KernelArg::tensor(Mask) : KernelArg::null(),
-          KernelArg::i(X->numElements()), KernelArg::i(N.getInt("seed", 0))}});
+  Calls.push_back(kabi::DropoutF32{.x = X,
+                                   .ratio = N.input(1),
+                                   .training = N.input(2),
+                                   .y = Y,
+                                   .mask = Mask,
+                                   .n = X->numElements(),
+                                   .seed = DropoutAttrs(N).Seed}
+                      .call());
   return llvm::Error::success();
 }
 
@@ -69,10 +75,9 @@ llvm::Error lowerDropout(const Node &N, std::vector<KernelCall> &Calls) {
                         "training_mode was not given its training kernel by "
                         "the specialize-ops pass");
   if (N.outputs().size() > 1)
-    Calls.push_back({"cuvil_k_fill_b8",
-                     {KernelArg::tensor(N.output(1)),
-                      KernelArg::i(N.output(1)->numElements()),
-                      KernelArg::i(1)}});
+    Calls.push_back(kabi::FillB8{
+        .y = N.output(1), .n = N.output(1)->numElements(), .bits = 1}
+                        .call());
   return llvm::Error::success();
 }
 
@@ -114,28 +119,32 @@ extern const OpDef ReshapeOp = {.Name = "Reshape",
                                 .Macs = noMacs,
                                 .Traits = View,
                                 .Shape = shapeFromInput0<reshapeShape>,
-                                .Fold = foldRelabel<reshapeShape>};
+                                .Fold = foldRelabel<reshapeShape>,
+                                .Attrs = ReshapeAttrs::Specs};
 extern const OpDef FlattenOp = {.Name = "Flatten",
                                 .Verify = verifyView,
                                 .Lower = nullptr,
                                 .Macs = noMacs,
                                 .Traits = View,
                                 .Shape = shapeFromInput0<flattenShape>,
-                                .Fold = foldRelabel<flattenShape>};
+                                .Fold = foldRelabel<flattenShape>,
+                                .Attrs = FlattenAttrs::Specs};
 extern const OpDef SqueezeOp = {.Name = "Squeeze",
                                 .Verify = verifyView,
                                 .Lower = nullptr,
                                 .Macs = noMacs,
                                 .Traits = View,
                                 .Shape = shapeFromInput0<squeezeShape>,
-                                .Fold = foldRelabel<squeezeShape>};
+                                .Fold = foldRelabel<squeezeShape>,
+                                .Attrs = SqueezeAttrs::Specs};
 extern const OpDef UnsqueezeOp = {.Name = "Unsqueeze",
                                   .Verify = verifyView,
                                   .Lower = nullptr,
                                   .Macs = noMacs,
                                   .Traits = View,
                                   .Shape = shapeFromInput0<unsqueezeShape>,
-                                  .Fold = foldRelabel<unsqueezeShape>};
+                                  .Fold = foldRelabel<unsqueezeShape>,
+                                  .Attrs = SqueezeAttrs::Specs};
 extern const OpDef IdentityOp = {.Name = "Identity",
                                  .Verify = verifyView,
                                  .Lower = nullptr,
@@ -158,7 +167,8 @@ extern const OpDef DropoutOp = {.Name = "Dropout",
                                 .Macs = noMacs,
                                 .Traits = View,
                                 .Specialize = specializeDropout,
-                                .Shape = shapeSameAsInput};
+                                .Shape = shapeSameAsInput,
+                                .Attrs = DropoutAttrs::Specs};
 // Not in Ops.def: the specialize-ops pass gives it to the Dropout nodes
 // that need it (DropoutOp's Specialize hook).
 extern const OpDef DropoutTrainingOp = {.Name = "Dropout",
@@ -166,6 +176,7 @@ extern const OpDef DropoutTrainingOp = {.Name = "Dropout",
                                         .Lower = lowerTrainingDropout,
                                         .Macs = noMacs,
                                         .Traits = InPlace,
-                                        .Shape = shapeSameAsInput};
+                                        .Shape = shapeSameAsInput,
+                                        .Attrs = DropoutAttrs::Specs};
 
 } // namespace cuvil

@@ -1,5 +1,6 @@
 //===- ReduceOpsTest.cpp - Reductions and broadcast ops: verify, lower ----===//
 #include "TestGraphs.h"
+#include "lowering/KernelAbi.h"
 
 #include <gtest/gtest.h>
 
@@ -39,11 +40,12 @@ TEST(ReduceOps, AxesInputSplitsKeptAndReducedLoops) {
   Node *N = test::addOp(G, "ReduceSum", "rs", {X, A}, {Y}, 0);
   auto Calls = lowerOk(*N);
   ASSERT_EQ(Calls.size(), 1u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_reduce_sum_f32");
-  EXPECT_EQ(Calls[0].Args[2].Array, (std::vector<int64_t>{1, 1, 3}));
-  EXPECT_EQ(Calls[0].Args[3].Array, (std::vector<int64_t>{0, 0, 4}));
-  EXPECT_EQ(Calls[0].Args[4].Array, (std::vector<int64_t>{1, 2, 4}));
-  EXPECT_EQ(Calls[0].Args[5].Array, (std::vector<int64_t>{0, 12, 1}));
+  auto K = kabi::XYOutShapeOutStrRedShapeRedStrGroup::from(Calls[0]);
+  EXPECT_EQ(K.Kernel, "cuvil_k_reduce_sum_f32");
+  EXPECT_EQ(K.out_shape.Array, (std::vector<int64_t>{1, 1, 3}));
+  EXPECT_EQ(K.out_str.Array, (std::vector<int64_t>{0, 0, 4}));
+  EXPECT_EQ(K.red_shape.Array, (std::vector<int64_t>{1, 2, 4}));
+  EXPECT_EQ(K.red_str.Array, (std::vector<int64_t>{0, 12, 1}));
 }
 
 TEST(ReduceOps, ContiguousReducedAxesMerge) {
@@ -55,11 +57,12 @@ TEST(ReduceOps, ContiguousReducedAxesMerge) {
   N->setAttr("keepdims", int64_t(0));
   auto Calls = lowerOk(*N);
   ASSERT_EQ(Calls.size(), 1u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_reduce_mean_f32");
-  EXPECT_EQ(Calls[0].Args[2].Array, (std::vector<int64_t>{1, 1, 2}));
-  EXPECT_EQ(Calls[0].Args[3].Array, (std::vector<int64_t>{0, 0, 12}));
-  EXPECT_EQ(Calls[0].Args[4].Array, (std::vector<int64_t>{1, 1, 12}));
-  EXPECT_EQ(Calls[0].Args[5].Array, (std::vector<int64_t>{0, 0, 1}));
+  auto K = kabi::XYOutShapeOutStrRedShapeRedStrGroup::from(Calls[0]);
+  EXPECT_EQ(K.Kernel, "cuvil_k_reduce_mean_f32");
+  EXPECT_EQ(K.out_shape.Array, (std::vector<int64_t>{1, 1, 2}));
+  EXPECT_EQ(K.out_str.Array, (std::vector<int64_t>{0, 0, 12}));
+  EXPECT_EQ(K.red_shape.Array, (std::vector<int64_t>{1, 1, 12}));
+  EXPECT_EQ(K.red_str.Array, (std::vector<int64_t>{0, 0, 1}));
 }
 
 TEST(ReduceOps, EmptyAxesAreANoOpOnlyWhenAsked) {
@@ -92,11 +95,12 @@ TEST(ReduceOps, RuntimeAxesAreReadByTheKernel) {
   N->setAttr("keepdims", int64_t(0));
   auto Calls = lowerOk(*N);
   ASSERT_EQ(Calls.size(), 1u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_reduce_rt_sum_f32");
-  EXPECT_EQ(Calls[0].Args[2].V, A);
-  EXPECT_EQ(Calls[0].Args[3].I, 1);                                // naxes
-  EXPECT_EQ(Calls[0].Args[5].Array, (std::vector<int64_t>{3, 2, 2})); // shape
-  EXPECT_EQ(Calls[0].Args[7].I, 6);                              // out_count
+  auto K = kabi::ReduceRtGroup::from(Calls[0]);
+  EXPECT_EQ(K.Kernel, "cuvil_k_reduce_rt_sum_f32");
+  EXPECT_EQ(K.axes.V, A);
+  EXPECT_EQ(K.naxes, 1);
+  EXPECT_EQ(K.shape.Array, (std::vector<int64_t>{3, 2, 2}));
+  EXPECT_EQ(K.out_count, 6);
 
   // A run-time axes input of static length 0 is the empty list.
   Value *E = G.addValue("none", DType::I64, {0}, ValueKind::Input);
@@ -133,11 +137,13 @@ TEST(BroadcastOps, VariadicSumChainsIntoTheOutput) {
   Node *N = test::addOp(G, "Sum", "s", {A, B, C}, {Y}, 0);
   auto Calls = lowerOk(*N);
   ASSERT_EQ(Calls.size(), 2u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_add_i32");
-  EXPECT_EQ(Calls[0].Args[0].V, A);
-  EXPECT_EQ(Calls[1].Args[0].V, Y); // y = y + c
-  EXPECT_EQ(Calls[1].Args[1].V, C);
-  EXPECT_EQ(Calls[1].Args[2].V, Y);
+  auto First = kabi::ABYShapeAStrBStrGroup::from(Calls[0]);
+  auto Second = kabi::ABYShapeAStrBStrGroup::from(Calls[1]);
+  EXPECT_EQ(First.Kernel, "cuvil_k_add_i32");
+  EXPECT_EQ(First.a.V, A);
+  EXPECT_EQ(Second.a.V, Y); // y = y + c
+  EXPECT_EQ(Second.b.V, C);
+  EXPECT_EQ(Second.y.V, Y);
 }
 
 TEST(BroadcastOps, KernelNamesFollowTypesAndAttributes) {

@@ -1,5 +1,6 @@
 //===- IndexingOpsTest.cpp - Verification and lowering of indexing ops ----===//
 #include "TestGraphs.h"
+#include "lowering/KernelAbi.h"
 
 #include <gtest/gtest.h>
 
@@ -38,12 +39,12 @@ TEST(IndexingOps, GatherElementsMergesDimensionsBeyondTheKernelRank) {
   ASSERT_FALSE(bool(N->def()->Verify(*N)));
   auto Calls = lower(N);
   ASSERT_EQ(Calls.size(), 1u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_gather_elements_b32_i64");
-  EXPECT_EQ(Calls[0].Args[3].Array,
-            (std::vector<int64_t>{1, 1, 1, 1, 2, 32}));
-  EXPECT_EQ(Calls[0].Args[4].Array, (std::vector<int64_t>{0, 0, 0, 0, 96, 1}));
-  EXPECT_EQ(Calls[0].Args[5].I, 3);  // axis extent
-  EXPECT_EQ(Calls[0].Args[6].I, 32); // axis stride
+  auto K = kabi::GatherElementsGroup::from(Calls[0]);
+  EXPECT_EQ(K.Kernel, "cuvil_k_gather_elements_b32_i64");
+  EXPECT_EQ(K.shape.Array, (std::vector<int64_t>{1, 1, 1, 1, 2, 32}));
+  EXPECT_EQ(K.x_str.Array, (std::vector<int64_t>{0, 0, 0, 0, 96, 1}));
+  EXPECT_EQ(K.axis_dim, 3);
+  EXPECT_EQ(K.axis_str, 32);
 }
 
 TEST(IndexingOps, ScatterRefusesWhatItCannotCompute) {
@@ -88,8 +89,9 @@ TEST(IndexingOps, TopKTakesKFromTheOutputAndChecksAConstantOne) {
   ASSERT_FALSE(bool(M->def()->Verify(*M)));
   auto Calls = lower(M);
   ASSERT_EQ(Calls.size(), 1u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_topk_f32");
-  EXPECT_EQ(Calls[0].Args[6].I, 3); // k
+  auto Top = kabi::TopkGroup::from(Calls[0]);
+  EXPECT_EQ(Top.Kernel, "cuvil_k_topk_f32");
+  EXPECT_EQ(Top.k, 3);
 }
 
 TEST(IndexingOps, TriluAndCumSumFoldConstantParameters) {
@@ -100,17 +102,19 @@ TEST(IndexingOps, TriluAndCumSumFoldConstantParameters) {
   Node *T = test::addOp(G, "Trilu", "t", {X, K}, {Y}, 0);
   auto Calls = lower(T);
   ASSERT_EQ(Calls.size(), 1u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_trilu_b64");
-  EXPECT_EQ(Calls[0].Args[2].K, KernelArg::Kind::Null);
-  EXPECT_EQ(Calls[0].Args[3].I, -1);
+  auto Tr = kabi::TriluGroup::from(Calls[0]);
+  EXPECT_EQ(Tr.Kernel, "cuvil_k_trilu_b64");
+  EXPECT_EQ(Tr.k.K, KernelArg::Kind::Null);
+  EXPECT_EQ(Tr.k_default, -1);
   Value *A = constI64(G, "a", {}, {-2});
   Value *Z = out(G, "z", DType::I64, {2, 3, 4});
   Node *C = test::addOp(G, "CumSum", "c", {X, A}, {Z}, 1);
   Calls = lower(C);
   ASSERT_EQ(Calls.size(), 1u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_cumsum_i64");
-  EXPECT_EQ(Calls[0].Args[2].Array, (std::vector<int64_t>{1, 1, 1, 2, 3, 4}));
-  EXPECT_EQ(Calls[0].Args[3].I, 3); // rank of [outer, n, inner]
-  EXPECT_EQ(Calls[0].Args[4].K, KernelArg::Kind::Null);
-  EXPECT_EQ(Calls[0].Args[6].I, 1); // the axis in [outer, n, inner]
+  auto Cs = kabi::CumsumGroup::from(Calls[0]);
+  EXPECT_EQ(Cs.Kernel, "cuvil_k_cumsum_i64");
+  EXPECT_EQ(Cs.shape.Array, (std::vector<int64_t>{1, 1, 1, 2, 3, 4}));
+  EXPECT_EQ(Cs.rank, 3); // rank of [outer, n, inner]
+  EXPECT_EQ(Cs.axis.K, KernelArg::Kind::Null);
+  EXPECT_EQ(Cs.axis_default, 1); // the axis in [outer, n, inner]
 }

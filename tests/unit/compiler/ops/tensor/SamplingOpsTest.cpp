@@ -1,5 +1,6 @@
 //===- SamplingOpsTest.cpp - Resize, GridSample, RoiAlign, DepthToSpace ---===//
 #include "TestGraphs.h"
+#include "lowering/KernelAbi.h"
 
 #include <cuvil/kernels.h>
 #include <gtest/gtest.h>
@@ -33,10 +34,10 @@ TEST(SamplingOps, ResizeBakesConstantScalesAndChecksTheShape) {
   std::vector<KernelCall> Calls;
   ASSERT_FALSE(bool(N->def()->Lower(*N, Calls)));
   ASSERT_EQ(Calls.size(), 1u);
-  EXPECT_EQ(Calls[0].Kernel, "cuvil_k_resize_f32");
-  EXPECT_EQ(Calls[0].Args[2].K, KernelArg::Kind::Null); // no run-time scales
-  EXPECT_EQ(doubleOf(Calls[0].Args[9].Array[3]), double(2.5f));
-  EXPECT_EQ(Calls[0].Args[10].I, CUVIL_RESIZE_LINEAR);
+  auto K = kabi::ResizeF32::from(Calls[0]);
+  EXPECT_EQ(K.scales.K, KernelArg::Kind::Null); // no run-time scales
+  EXPECT_EQ(doubleOf(K.static_scale.Array[3]), double(2.5f));
+  EXPECT_EQ(K.mode, CUVIL_RESIZE_LINEAR);
   // floor(5 * 2.5) = 12, not 13.
   Y->setShape({1, 1, 2, 13});
   std::string Msg = verifyMessage(*N);
