@@ -45,7 +45,7 @@ llvm::Error lowerConv(const Node &N, ConvKernel Kernel,
     return Wd.takeError();
   const Value *X = N.input(0), *W = N.input(1), *B = N.input(2);
   auto [Lo, Hi] = Clamp;
-  int64_t Group = N.getInt("group", 1);
+  int64_t Group = ConvAttrs(N).Group;
   if (!Wd->fits2D()) {
     Calls.push_back(withWindowNd(*Wd, kabi::Conv3dF32{.x = X,
                                                       .w = W,
@@ -144,6 +144,7 @@ extern const OpDef ConvOp = {.Name = "Conv",
                              .Traits = NoTraits,
                              .PackWeights = packConvWeights,
                              .WithClamp = &FusedConvOp,
-                             .FoldChannelAffine = foldConvChannelAffine};
+                             .FoldChannelAffine = foldConvChannelAffine,
+                             .Attrs = ConvAttrs::Specs};
 
 } // namespace cuvil
