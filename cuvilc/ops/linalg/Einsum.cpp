@@ -28,8 +28,8 @@
 #include <cuvil/kernels.h>
 
 #include <algorithm>
-#include <iterator>
 #include <fmt/ranges.h>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -391,22 +391,23 @@ llvm::Error verify(const Node &N) {
   const Value *Y = N.output(0);
   std::string Equation = printable(EinsumAttrs(N).Equation);
   if (Y->shape() != C->OutShape)
-    return nodeError(N, "output '{}' has shape [{}] but equation '{}' gives "
-                        "[{}]",
+    return nodeError(N,
+                     "output '{}' has shape [{}] but equation '{}' gives "
+                     "[{}]",
                      Y->name(), fmt::join(Y->shape(), ", "), Equation,
                      fmt::join(C->OutShape, ", "));
   if (!checkedElementCount(C->Extent))
-    return nodeError(N, "equation '{}' sums more than 2^63 products",
-                     Equation);
+    return nodeError(N, "equation '{}' sums more than 2^63 products", Equation);
   if (gemmPlan(N, *C))
     return llvm::Error::success();
   if (N.numInputs() > CUVIL_EINSUM_MAX_INPUTS)
     return nodeError(N, "{} operands; at most {} are supported",
                      N.numInputs(), CUVIL_EINSUM_MAX_INPUTS);
   if (C->Extent.size() > CUVIL_EINSUM_MAX_LABELS)
-    return nodeError(N, "equation '{}' has {} distinct labels (each "
-                        "dimension of '...' counts as one); at most {} are "
-                        "supported",
+    return nodeError(N,
+                     "equation '{}' has {} distinct labels (each "
+                     "dimension of '...' counts as one); at most {} are "
+                     "supported",
                      Equation, C->Extent.size(), CUVIL_EINSUM_MAX_LABELS);
   return llvm::Error::success();
 }

@@ -80,9 +80,8 @@ llvm::Error lowerGemm(const Node &N, bool Packed, std::pair<float, float> Clamp,
     Calls.push_back(Common(kabi::GemmPackedF32{.bp = N.input(1)}));
     return llvm::Error::success();
   }
-  Calls.push_back(Common(kabi::GemmF32{.b = N.input(1),
-                                       .trans_b = Attr.TransB,
-                                       .alpha = Attr.Alpha}));
+  Calls.push_back(Common(kabi::GemmF32{
+      .b = N.input(1), .trans_b = Attr.TransB, .alpha = Attr.Alpha}));
   return llvm::Error::success();
 }
 

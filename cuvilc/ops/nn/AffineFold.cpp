@@ -89,8 +89,7 @@ bool foldGemmChannelAffine(Graph &G, Node &P, const std::vector<float> &S,
   int64_t C = S.size();
   Value *W = P.input(1), *B = P.input(2);
   GemmAttrs A(P);
-  if (A.TransA || !isFloatConst(W, W ? W->numElements() : 0) ||
-      A.Alpha != 1.0f)
+  if (A.TransA || !isFloatConst(W, W ? W->numElements() : 0) || A.Alpha != 1.0f)
     return false;
   if (B && (!isFloatConst(B, C) || B->rank() != 1 || A.Beta != 1.0f))
     return false;

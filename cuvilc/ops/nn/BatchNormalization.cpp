@@ -66,21 +66,21 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     return llvm::Error::success();
   }
   bool Running = N.outputs().size() == 3;
-  Calls.push_back(kabi::BatchNormTrainF32{
-      .x = X,
-      .scale = N.input(1),
-      .bias = N.input(2),
-      .mean = N.input(3),
-      .var = N.input(4),
-      .y = N.output(0),
-      .running_mean = Running ? N.output(1) : nullptr,
-      .running_var = Running ? N.output(2) : nullptr,
-      .n = B,
-      .c = C,
-      .spatial = Spatial,
-      .eps = Eps,
-      .momentum = A.Momentum}
-                      .call());
+  Calls.push_back(
+      kabi::BatchNormTrainF32{.x = X,
+                              .scale = N.input(1),
+                              .bias = N.input(2),
+                              .mean = N.input(3),
+                              .var = N.input(4),
+                              .y = N.output(0),
+                              .running_mean = Running ? N.output(1) : nullptr,
+                              .running_var = Running ? N.output(2) : nullptr,
+                              .n = B,
+                              .c = C,
+                              .spatial = Spatial,
+                              .eps = Eps,
+                              .momentum = A.Momentum}
+          .call());
   return llvm::Error::success();
 }
 
@@ -114,13 +114,12 @@ bool channelAffine(const Node &N, std::vector<float> &S,
 
 } // namespace
 
-extern const OpDef BatchNormalizationOp = {
-    .Name = "BatchNormalization",
-    .Verify = verify,
-    .Lower = lower,
-    .Macs = noMacs,
-    .Traits = InPlace,
-    .ChannelAffine = channelAffine,
-    .Attrs = BatchNormAttrs::Specs};
+extern const OpDef BatchNormalizationOp = {.Name = "BatchNormalization",
+                                           .Verify = verify,
+                                           .Lower = lower,
+                                           .Macs = noMacs,
+                                           .Traits = InPlace,
+                                           .ChannelAffine = channelAffine,
+                                           .Attrs = BatchNormAttrs::Specs};
 
 } // namespace cuvil

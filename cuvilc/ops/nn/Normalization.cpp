@@ -176,14 +176,14 @@ llvm::Error verifyInstanceNorm(const Node &N) {
 }
 
 llvm::Error lowerInstanceNorm(const Node &N, std::vector<KernelCall> &Calls) {
-  Calls.push_back(withNCS(*N.input(0),
-                          kabi::InstanceNormF32{
-                              .x = N.input(0),
-                              .scale = N.input(1),
-                              .bias = N.input(2),
-                              .y = N.output(0),
-                              .eps = InstanceNormAttrs(N).Epsilon})
-                      .call());
+  Calls.push_back(
+      withNCS(*N.input(0),
+              kabi::InstanceNormF32{.x = N.input(0),
+                                    .scale = N.input(1),
+                                    .bias = N.input(2),
+                                    .y = N.output(0),
+                                    .eps = InstanceNormAttrs(N).Epsilon})
+          .call());
   return llvm::Error::success();
 }
 

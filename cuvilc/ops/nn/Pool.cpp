@@ -65,15 +65,15 @@ llvm::Error lowerMax(const Node &N, std::vector<KernelCall> &Calls) {
     return llvm::Error::success();
   }
   Calls.push_back(
-      withWindowNd(*Wd, kabi::Maxpool3dGroup{
-                            .Kernel = fmt::format("cuvil_k_maxpool3d_{}",
-                                                  dtypeName(X->dtype())),
-                            .x = X,
-                            .y = Y,
-                            .indices = I,
-                            .nc = nc(N),
-                            .storage_order =
-                                MaxPoolAttrs(N).StorageOrder != 0})
+      withWindowNd(*Wd,
+                   kabi::Maxpool3dGroup{
+                       .Kernel = fmt::format("cuvil_k_maxpool3d_{}",
+                                             dtypeName(X->dtype())),
+                       .x = X,
+                       .y = Y,
+                       .indices = I,
+                       .nc = nc(N),
+                       .storage_order = MaxPoolAttrs(N).StorageOrder != 0})
           .call());
   return llvm::Error::success();
 }

@@ -22,8 +22,7 @@ struct Extents {
 llvm::Expected<Extents> extents(const Node &Nd) {
   const Value *X = Nd.input(0);
   bool Coerce2D = Nd.opset() < 13;
-  int64_t Given =
-      Coerce2D && !Nd.hasAttr("axis") ? 1 : SoftmaxAttrs(Nd).Axis;
+  int64_t Given = Coerce2D && !Nd.hasAttr("axis") ? 1 : SoftmaxAttrs(Nd).Axis;
   auto Axis = normalizeAxis(Nd, Given, X->rank());
   if (!Axis)
     return Axis.takeError();

@@ -17,8 +17,7 @@ llvm::Expected<size_t> spatialDims(const Node &N, const Value &X) {
 std::vector<int64_t> givenOr(const Node &N, const char *Name,
                              std::vector<int64_t> Given, size_t Count,
                              int64_t Fill) {
-  return N.hasAttr(Name) ? std::move(Given)
-                         : std::vector<int64_t>(Count, Fill);
+  return N.hasAttr(Name) ? std::move(Given) : std::vector<int64_t>(Count, Fill);
 }
 
 llvm::Expected<WindowAttrs> readWindowAttrs(const Node &N, size_t S,

@@ -55,9 +55,8 @@ TEST(EinsumOps, MatrixProductCallsGemm) {
   EXPECT_EQ(operand(K.a), "x0");
   EXPECT_EQ(operand(K.b), "x1");
   EXPECT_EQ(operand(K.c), "null");
-  EXPECT_EQ(
-      (std::vector<int64_t>{K.m, K.n, K.k, K.trans_a, K.trans_b}),
-      (std::vector<int64_t>{3, 5, 4, 0, 0}));
+  EXPECT_EQ((std::vector<int64_t>{K.m, K.n, K.k, K.trans_a, K.trans_b}),
+            (std::vector<int64_t>{3, 5, 4, 0, 0}));
   EXPECT_EQ(N->def()->Macs(*N), 3 * 4 * 5);
 }
 
@@ -94,9 +93,8 @@ TEST(EinsumOps, AttentionScoresCallTheTransposedBatchedProduct) {
   auto K = kabi::EinsumBmmF32::from(C);
   EXPECT_EQ(operand(K.a), "x0");
   // m = q, n = k, k = d
-  EXPECT_EQ(
-      (std::vector<int64_t>{K.m, K.n, K.k, K.trans_a, K.trans_b}),
-      (std::vector<int64_t>{4, 6, 8, 0, 1}));
+  EXPECT_EQ((std::vector<int64_t>{K.m, K.n, K.k, K.trans_a, K.trans_b}),
+            (std::vector<int64_t>{4, 6, 8, 0, 1}));
   EXPECT_EQ(K.batch_shape.Array, (std::vector<int64_t>{1, 1, 2, 3}));
   EXPECT_EQ(K.a_bstride.Array, (std::vector<int64_t>{0, 0, 96, 32}));
   EXPECT_EQ(K.b_bstride.Array, (std::vector<int64_t>{0, 0, 144, 48}));
@@ -112,9 +110,8 @@ TEST(EinsumOps, TransposedOutputSwapsTheOperands) {
   auto K = kabi::EinsumBmmF32::from(C);
   EXPECT_EQ(operand(K.a), "x1");
   EXPECT_EQ(operand(K.b), "x0");
-  EXPECT_EQ(
-      (std::vector<int64_t>{K.m, K.n, K.k, K.trans_a, K.trans_b}),
-      (std::vector<int64_t>{5, 4, 3, 1, 0}));
+  EXPECT_EQ((std::vector<int64_t>{K.m, K.n, K.k, K.trans_a, K.trans_b}),
+            (std::vector<int64_t>{5, 4, 3, 1, 0}));
 }
 
 TEST(EinsumOps, TransposeAndDiagonalUseTheStridedKernel) {
