@@ -20,6 +20,8 @@
 //===----------------------------------------------------------------------===//
 #include "ir/CheckedMath.h"
 #include "ir/Diagnostic.h"
+#include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
 
@@ -27,6 +29,7 @@
 
 #include <algorithm>
 #include <fmt/ranges.h>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -241,6 +244,9 @@ llvm::Expected<Contraction> bindShapes(const std::string &Eq,
   return C;
 }
 
+#define EINSUM_ATTRS(X) X(Equation, "equation", String, "")
+CUVIL_OP_ATTRS(EinsumAttrs, EINSUM_ATTRS)
+
 /// N's equation bound to its inputs; errors name the node.
 llvm::Expected<Contraction> bind(const Node &N) {
   if (!N.hasAttr("equation"))
@@ -253,7 +259,7 @@ llvm::Expected<Contraction> bind(const Node &N) {
     In.push_back(N.input(P)->shape());
     Names.push_back(N.input(P)->name());
   }
-  auto C = bindShapes(N.getString("equation", ""), In, Names);
+  auto C = bindShapes(EinsumAttrs(N).Equation, In, Names);
   if (!C)
     return nodeError(N, "{}", llvm::toString(C.takeError()));
   return C;
@@ -383,25 +389,26 @@ llvm::Error verify(const Node &N) {
   if (!C)
     return C.takeError();
   const Value *Y = N.output(0);
+  std::string Equation = printable(EinsumAttrs(N).Equation);
   if (Y->shape() != C->OutShape)
-    return nodeError(N, "output '{}' has shape [{}] but equation '{}' gives "
-                        "[{}]",
-                     Y->name(), fmt::join(Y->shape(), ", "), printable(N.getString("equation", "")),
+    return nodeError(N,
+                     "output '{}' has shape [{}] but equation '{}' gives "
+                     "[{}]",
+                     Y->name(), fmt::join(Y->shape(), ", "), Equation,
                      fmt::join(C->OutShape, ", "));
   if (!checkedElementCount(C->Extent))
-    return nodeError(N, "equation '{}' sums more than 2^63 products",
-                     printable(N.getString("equation", "")));
+    return nodeError(N, "equation '{}' sums more than 2^63 products", Equation);
   if (gemmPlan(N, *C))
     return llvm::Error::success();
   if (N.numInputs() > CUVIL_EINSUM_MAX_INPUTS)
     return nodeError(N, "{} operands; at most {} are supported",
                      N.numInputs(), CUVIL_EINSUM_MAX_INPUTS);
   if (C->Extent.size() > CUVIL_EINSUM_MAX_LABELS)
-    return nodeError(N, "equation '{}' has {} distinct labels (each "
-                        "dimension of '...' counts as one); at most {} are "
-                        "supported",
-                     printable(N.getString("equation", "")), C->Extent.size(),
-                     CUVIL_EINSUM_MAX_LABELS);
+    return nodeError(N,
+                     "equation '{}' has {} distinct labels (each "
+                     "dimension of '...' counts as one); at most {} are "
+                     "supported",
+                     Equation, C->Extent.size(), CUVIL_EINSUM_MAX_LABELS);
   return llvm::Error::success();
 }
 
@@ -412,56 +419,69 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *Y = N.output(0);
   if (auto G = gemmPlan(N, *C)) {
     constexpr float Inf = std::numeric_limits<float>::infinity();
-    KernelArg A = KernelArg::tensor(N.input(G->Swap ? 1 : 0));
-    KernelArg B = KernelArg::tensor(N.input(G->Swap ? 0 : 1));
-    if (G->NumBatch == 0)
-      Calls.push_back({"cuvil_k_gemm_f32",
-                       {A, B, KernelArg::null(), KernelArg::tensor(Y),
-                        KernelArg::i(G->M), KernelArg::i(G->N),
-                        KernelArg::i(G->K), KernelArg::i(G->TransA),
-                        KernelArg::i(G->TransB), KernelArg::f(1.0f),
-                        KernelArg::f(0.0f), KernelArg::i(0), KernelArg::i(0),
-                        KernelArg::f(-Inf), KernelArg::f(Inf)}});
-    else if (!G->TransA && !G->TransB)
-      Calls.push_back({"cuvil_k_matmul_f32",
-                       {A, B, KernelArg::tensor(Y), KernelArg::i(G->M),
-                        KernelArg::i(G->N), KernelArg::i(G->K),
-                        KernelArg::array(G->Batch),
-                        KernelArg::array(G->AStride),
-                        KernelArg::array(G->BStride)}});
+    const Value *A = N.input(G->Swap ? 1 : 0), *B = N.input(G->Swap ? 0 : 1);
+    if (G->NumBatch == 0) {
+      // No C operand (beta 0, no strides) and no clamp.
+      Calls.push_back(kabi::GemmF32{.a = A,
+                                    .b = B,
+                                    .c = nullptr,
+                                    .y = Y,
+                                    .m = G->M,
+                                    .n = G->N,
+                                    .k = G->K,
+                                    .trans_a = G->TransA,
+                                    .trans_b = G->TransB,
+                                    .alpha = 1.0f,
+                                    .beta = 0.0f,
+                                    .c_rs = 0,
+                                    .c_cs = 0,
+                                    .act_lo = -Inf,
+                                    .act_hi = Inf}
+                          .call());
+      return llvm::Error::success();
+    }
+    // The batched kernels share all but the transpositions.
+    auto Batched = [&](auto K) {
+      K.a = A;
+      K.b = B;
+      K.y = Y;
+      K.m = G->M;
+      K.n = G->N;
+      K.k = G->K;
+      K.batch_shape = G->Batch;
+      K.a_bstride = G->AStride;
+      K.b_bstride = G->BStride;
+      return K.call();
+    };
+    if (!G->TransA && !G->TransB)
+      Calls.push_back(Batched(kabi::MatmulF32{}));
     else
-      Calls.push_back({"cuvil_k_einsum_bmm_f32",
-                       {A, B, KernelArg::tensor(Y), KernelArg::i(G->M),
-                        KernelArg::i(G->N), KernelArg::i(G->K),
-                        KernelArg::i(G->TransA), KernelArg::i(G->TransB),
-                        KernelArg::array(G->Batch),
-                        KernelArg::array(G->AStride),
-                        KernelArg::array(G->BStride)}});
+      Calls.push_back(Batched(
+          kabi::EinsumBmmF32{.trans_a = G->TransA, .trans_b = G->TransB}));
     return llvm::Error::success();
   }
   std::vector<int64_t> Extent(CUVIL_EINSUM_MAX_LABELS, 1);
   std::copy(C->Extent.begin(), C->Extent.end(), Extent.begin());
   std::vector<int64_t> Strides(
       CUVIL_EINSUM_MAX_INPUTS * CUVIL_EINSUM_MAX_LABELS, 0);
-  KernelCall Call{Y->dtype() == DType::F64 ? "cuvil_k_einsum_f64"
-                                           : "cuvil_k_einsum_f32",
-                  {}};
-  for (size_t P = 0; P < CUVIL_EINSUM_MAX_INPUTS; ++P) {
-    if (P >= C->Strides.size()) {
-      Call.Args.push_back(KernelArg::null());
-      continue;
-    }
-    Call.Args.push_back(KernelArg::tensor(N.input(P)));
+  kabi::EinsumGroup K{.Kernel = Y->dtype() == DType::F64
+                                    ? "cuvil_k_einsum_f64"
+                                    : "cuvil_k_einsum_f32"};
+  // The operand slots in order; those past the last operand stay null.
+  kabi::PtrArg *Slots[] = {&K.x0, &K.x1, &K.x2, &K.x3};
+  static_assert(std::size(Slots) == CUVIL_EINSUM_MAX_INPUTS);
+  for (size_t P = 0; P < C->Strides.size(); ++P) {
+    *Slots[P] = N.input(P);
     std::copy(C->Strides[P].begin(), C->Strides[P].end(),
               Strides.begin() + P * CUVIL_EINSUM_MAX_LABELS);
   }
-  Call.Args.push_back(KernelArg::tensor(Y));
-  Call.Args.push_back(KernelArg::i(C->Strides.size()));
-  Call.Args.push_back(KernelArg::i(C->NumOut));
-  Call.Args.push_back(KernelArg::i(C->Extent.size()));
-  Call.Args.push_back(KernelArg::array(std::move(Extent)));
-  Call.Args.push_back(KernelArg::array(std::move(Strides)));
-  Calls.push_back(std::move(Call));
+  K.y = Y;
+  K.n_inputs = C->Strides.size();
+  K.n_out = C->NumOut;
+  K.n_labels = C->Extent.size();
+  K.extent = std::move(Extent);
+  K.strides = std::move(Strides);
+  Calls.push_back(K.call());
   return llvm::Error::success();
 }
 
@@ -501,6 +521,7 @@ extern const OpDef EinsumOp = {.Name = "Einsum",
                                .Lower = lower,
                                .Macs = macs,
                                .Traits = NoTraits,
-                               .Shape = einsumShapes};
+                               .Shape = einsumShapes,
+                               .Attrs = EinsumAttrs::Specs};
 
 } // namespace cuvil

@@ -25,6 +25,7 @@ extern const OpDef FusedGemmOp = {.Name = "cuvil.FusedGemm",
                                   .Macs = gemmMacs,
                                   .Traits = NoTraits,
                                   .PackWeights = packGemmWeights,
-                                  .WithClamp = &FusedGemmOp};
+                                  .WithClamp = &FusedGemmOp,
+                                  .Attrs = GemmAttrs::Specs};
 
 } // namespace cuvil

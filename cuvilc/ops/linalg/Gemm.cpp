@@ -17,7 +17,8 @@ llvm::Expected<GemmDims> dims(const Node &Nd) {
   const Value *A = Nd.input(0), *B = Nd.input(1), *C = Nd.input(2);
   if (!A || !B || A->rank() != 2 || B->rank() != 2)
     return nodeError(Nd, "A and B must be matrices");
-  bool TA = Nd.getInt("transA", 0), TB = Nd.getInt("transB", 0);
+  GemmAttrs Attr(Nd);
+  bool TA = Attr.TransA, TB = Attr.TransB;
   GemmDims D;
   D.M = A->shape()[TA ? 1 : 0];
   D.K = A->shape()[TA ? 0 : 1];
@@ -56,6 +57,7 @@ llvm::Error lowerGemm(const Node &N, bool Packed, std::pair<float, float> Clamp,
   if (!D)
     return D.takeError();
   const Value *C = N.input(2);
+  GemmAttrs Attr(N);
   auto [Lo, Hi] = Clamp;
   // The parameters of both kernels but B, trans_b and alpha.
   auto Common = [&](auto K) {
@@ -65,8 +67,8 @@ llvm::Error lowerGemm(const Node &N, bool Packed, std::pair<float, float> Clamp,
     K.m = D->M;
     K.n = D->N;
     K.k = D->K;
-    K.trans_a = N.getInt("transA", 0);
-    K.beta = C ? N.getFloat("beta", 1.0f) : 0.0f;
+    K.trans_a = Attr.TransA;
+    K.beta = C ? Attr.Beta : 0.0f;
     K.c_rs = D->CRowStride;
     K.c_cs = D->CColStride;
     K.act_lo = Lo;
@@ -78,9 +80,8 @@ llvm::Error lowerGemm(const Node &N, bool Packed, std::pair<float, float> Clamp,
     Calls.push_back(Common(kabi::GemmPackedF32{.bp = N.input(1)}));
     return llvm::Error::success();
   }
-  Calls.push_back(Common(kabi::GemmF32{.b = N.input(1),
-                                       .trans_b = N.getInt("transB", 0),
-                                       .alpha = N.getFloat("alpha", 1.0f)}));
+  Calls.push_back(Common(kabi::GemmF32{
+      .b = N.input(1), .trans_b = Attr.TransB, .alpha = Attr.Alpha}));
   return llvm::Error::success();
 }
 
@@ -107,17 +108,18 @@ namespace {
 // alpha * (x . w) + beta * C, w transposed by transB; a product form only
 // with x untransposed and C (if any) one value per output column.
 std::optional<ProductForm> gemmProduct(const Node &N) {
-  const bool TB = N.getInt("transB", 0) != 0;
+  const GemmAttrs A(N);
+  const bool TB = A.TransB != 0;
   const Value *B = N.input(1), *C = N.input(2);
-  if (N.getInt("transA", 0) || !B || B->rank() != 2)
+  if (A.TransA != 0 || !B || B->rank() != 2)
     return std::nullopt;
   if (C && (C->rank() == 0 || C->shape().back() != B->shape()[TB ? 0 : 1]))
     return std::nullopt;
   return ProductForm{.K = ProductForm::Kind::Gemm,
                      .ChannelAxis = TB ? 0 : 1,
                      .BiasInput = 2,
-                     .Alpha = N.getFloat("alpha", 1.0f),
-                     .Beta = N.getFloat("beta", 1.0f)};
+                     .Alpha = A.Alpha,
+                     .Beta = A.Beta};
 }
 } // namespace
 
@@ -129,6 +131,7 @@ extern const OpDef GemmOp = {.Name = "Gemm",
                              .PackWeights = packGemmWeights,
                              .WithClamp = &FusedGemmOp,
                              .FoldChannelAffine = foldGemmChannelAffine,
-                             .Product = gemmProduct};
+                             .Product = gemmProduct,
+                             .Attrs = GemmAttrs::Specs};
 
 } // namespace cuvil

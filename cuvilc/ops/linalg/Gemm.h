@@ -8,9 +8,18 @@
 #ifndef CUVIL_OPS_LINALG_GEMM_H
 #define CUVIL_OPS_LINALG_GEMM_H
 
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 
 namespace cuvil {
+
+/// The attributes of Gemm and of its internal forms.
+#define CUVIL_GEMM_ATTRS(X)                                                    \
+  X(TransA, "transA", Int, 0)                                                  \
+  X(TransB, "transB", Int, 0)                                                  \
+  X(Alpha, "alpha", Float, 1.0f)                                               \
+  X(Beta, "beta", Float, 1.0f)
+CUVIL_OP_ATTRS(GemmAttrs, CUVIL_GEMM_ATTRS)
 
 /// Checks the operands' shapes (the ONNX Gemm's rules).
 llvm::Error verifyGemm(const Node &N);

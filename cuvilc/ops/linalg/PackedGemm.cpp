@@ -14,10 +14,13 @@
 namespace cuvil {
 namespace {
 
+#define PACKED_GEMM_ATTRS(X) CUVIL_GEMM_ATTRS(X) CUVIL_PANEL_ATTRS(X)
+CUVIL_OP_ATTRS(PackedGemmAttrs, PACKED_GEMM_ATTRS)
+
 llvm::Error verify(const Node &N) {
   if (auto E = verifyGemm(N))
     return E;
-  if (N.getInt(PanelAttr, 0) <= 0 || !N.input(1)->isConstant())
+  if (PackedGemmAttrs(N).Panel <= 0 || !N.input(1)->isConstant())
     return nodeError(N, "internal error: the packed kernel needs a constant B "
                         "in panels");
   return llvm::Error::success();
@@ -34,6 +37,7 @@ extern const OpDef PackedGemmOp = {.Name = "cuvil.PackedGemm",
                                    .Lower = lower,
                                    .Macs = gemmMacs,
                                    .Traits = NoTraits,
-                                   .WithClamp = &PackedGemmOp};
+                                   .WithClamp = &PackedGemmOp,
+                                   .Attrs = PackedGemmAttrs::Specs};
 
 } // namespace cuvil

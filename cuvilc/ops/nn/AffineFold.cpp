@@ -2,6 +2,7 @@
 #include "ops/nn/AffineFold.h"
 
 #include "ir/Diagnostic.h"
+#include "ops/linalg/Gemm.h"
 
 #include <cstring>
 
@@ -87,14 +88,13 @@ bool foldGemmChannelAffine(Graph &G, Node &P, const std::vector<float> &S,
   // Output channel = column of Y = row of B^T.
   int64_t C = S.size();
   Value *W = P.input(1), *B = P.input(2);
-  if (P.getInt("transA", 0) || !isFloatConst(W, W ? W->numElements() : 0) ||
-      P.getFloat("alpha", 1.0f) != 1.0f)
+  GemmAttrs A(P);
+  if (A.TransA || !isFloatConst(W, W ? W->numElements() : 0) || A.Alpha != 1.0f)
     return false;
-  if (B && (!isFloatConst(B, C) || B->rank() != 1 ||
-            P.getFloat("beta", 1.0f) != 1.0f))
+  if (B && (!isFloatConst(B, C) || B->rank() != 1 || A.Beta != 1.0f))
     return false;
   std::vector<float> NW = floatsOf(*W);
-  bool TB = P.getInt("transB", 0);
+  bool TB = A.TransB;
   int64_t Rows = W->shape()[0], Cols = W->shape()[1];
   if ((TB ? Rows : Cols) != C)
     return false;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/nn/AffineFold.h"
 
@@ -18,7 +19,13 @@
 namespace cuvil {
 namespace {
 
-bool training(const Node &N) { return N.getInt("training_mode", 0) != 0; }
+#define BATCH_NORM_ATTRS(X)                                                    \
+  X(Epsilon, "epsilon", Float, 1e-5f)                                          \
+  X(Momentum, "momentum", Float, 0.9f)                                         \
+  X(TrainingMode, "training_mode", Int, 0)
+CUVIL_OP_ATTRS(BatchNormAttrs, BATCH_NORM_ATTRS)
+
+bool training(const Node &N) { return BatchNormAttrs(N).TrainingMode != 0; }
 
 llvm::Error verify(const Node &N) {
   if (auto E = requireF32(N))
@@ -42,7 +49,8 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0);
   int64_t B = X->shape()[0], C = X->shape()[1];
   int64_t Spatial = X->numElements() / (B * C);
-  float Eps = N.getFloat("epsilon", 1e-5f);
+  BatchNormAttrs A(N);
+  float Eps = A.Epsilon;
   if (!training(N)) {
     Calls.push_back(kabi::BatchNormF32{.x = X,
                                        .scale = N.input(1),
@@ -58,21 +66,21 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     return llvm::Error::success();
   }
   bool Running = N.outputs().size() == 3;
-  Calls.push_back(kabi::BatchNormTrainF32{
-      .x = X,
-      .scale = N.input(1),
-      .bias = N.input(2),
-      .mean = N.input(3),
-      .var = N.input(4),
-      .y = N.output(0),
-      .running_mean = Running ? N.output(1) : nullptr,
-      .running_var = Running ? N.output(2) : nullptr,
-      .n = B,
-      .c = C,
-      .spatial = Spatial,
-      .eps = Eps,
-      .momentum = N.getFloat("momentum", 0.9f)}
-                      .call());
+  Calls.push_back(
+      kabi::BatchNormTrainF32{.x = X,
+                              .scale = N.input(1),
+                              .bias = N.input(2),
+                              .mean = N.input(3),
+                              .var = N.input(4),
+                              .y = N.output(0),
+                              .running_mean = Running ? N.output(1) : nullptr,
+                              .running_var = Running ? N.output(2) : nullptr,
+                              .n = B,
+                              .c = C,
+                              .spatial = Spatial,
+                              .eps = Eps,
+                              .momentum = A.Momentum}
+          .call());
   return llvm::Error::success();
 }
 
@@ -94,7 +102,7 @@ bool channelAffine(const Node &N, std::vector<float> &S,
   for (const Value *P : {Scale, Bias, Mean, Var})
     if (!isF32Constant(P, C))
       return false;
-  float Eps = N.getFloat("epsilon", 1e-5f);
+  float Eps = BatchNormAttrs(N).Epsilon;
   S.resize(C);
   T.resize(C);
   for (int64_t I = 0; I < C; ++I) {
@@ -106,12 +114,12 @@ bool channelAffine(const Node &N, std::vector<float> &S,
 
 } // namespace
 
-extern const OpDef BatchNormalizationOp = {
-    .Name = "BatchNormalization",
-    .Verify = verify,
-    .Lower = lower,
-    .Macs = noMacs,
-    .Traits = InPlace,
-    .ChannelAffine = channelAffine};
+extern const OpDef BatchNormalizationOp = {.Name = "BatchNormalization",
+                                           .Verify = verify,
+                                           .Lower = lower,
+                                           .Macs = noMacs,
+                                           .Traits = InPlace,
+                                           .ChannelAffine = channelAffine,
+                                           .Attrs = BatchNormAttrs::Specs};
 
 } // namespace cuvil

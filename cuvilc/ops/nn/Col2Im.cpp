@@ -10,11 +10,18 @@
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/OpRegistry.h"
+#include "ops/nn/Spatial.h"
 
 #include <cuvil/kernels.h>
 
 namespace cuvil {
 namespace {
+
+#define COL2IM_ATTRS(X)                                                        \
+  X(Strides, "strides", Ints, {})                                              \
+  X(Dilations, "dilations", Ints, {})                                          \
+  X(Pads, "pads", Ints, {})
+CUVIL_OP_ATTRS(Col2ImAttrs, COL2IM_ATTRS)
 
 struct Col2ImGeometry {
   int64_t N = 0, C = 0;
@@ -44,9 +51,10 @@ llvm::Expected<Col2ImGeometry> geometry(const Node &N) {
   if (S < 1 || S > 3 || G.Block.size() != S)
     return nodeError(N, "image_shape and block_shape must have 1 to 3 "
                         "entries each, the same number");
-  G.Strides = N.getInts("strides", std::vector<int64_t>(S, 1));
-  G.Dils = N.getInts("dilations", std::vector<int64_t>(S, 1));
-  std::vector<int64_t> Pads = N.getInts("pads", std::vector<int64_t>(2 * S, 0));
+  Col2ImAttrs A(N);
+  G.Strides = givenOr(N, "strides", std::move(A.Strides), S, 1);
+  G.Dils = givenOr(N, "dilations", std::move(A.Dilations), S, 1);
+  std::vector<int64_t> Pads = givenOr(N, "pads", std::move(A.Pads), 2 * S, 0);
   if (G.Strides.size() != S || G.Dils.size() != S || Pads.size() != 2 * S)
     return nodeError(N, "strides, dilations and pads must match the {} "
                         "spatial dimensions",
@@ -126,7 +134,11 @@ llvm::Error lowerCol2Im(const Node &N, std::vector<KernelCall> &Calls) {
 
 } // namespace
 
-extern const OpDef Col2ImOp = {"Col2Im", verifyCol2Im, lowerCol2Im, noMacs,
-                               NoTraits};
+extern const OpDef Col2ImOp = {.Name = "Col2Im",
+                               .Verify = verifyCol2Im,
+                               .Lower = lowerCol2Im,
+                               .Macs = noMacs,
+                               .Traits = NoTraits,
+                               .Attrs = Col2ImAttrs::Specs};
 
 } // namespace cuvil

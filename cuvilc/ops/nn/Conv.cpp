@@ -45,7 +45,7 @@ llvm::Error lowerConv(const Node &N, ConvKernel Kernel,
     return Wd.takeError();
   const Value *X = N.input(0), *W = N.input(1), *B = N.input(2);
   auto [Lo, Hi] = Clamp;
-  int64_t Group = N.getInt("group", 1);
+  int64_t Group = ConvAttrs(N).Group;
   if (!Wd->fits2D()) {
     Calls.push_back(withWindowNd(*Wd, kabi::Conv3dF32{.x = X,
                                                       .w = W,
@@ -155,6 +155,7 @@ extern const OpDef ConvOp = {.Name = "Conv",
                              .PackWeights = packConvWeights,
                              .WithClamp = &FusedConvOp,
                              .FoldChannelAffine = foldConvChannelAffine,
-                             .Product = convProduct};
+                             .Product = convProduct,
+                             .Attrs = ConvAttrs::Specs};
 
 } // namespace cuvil

@@ -7,6 +7,12 @@
 namespace cuvil {
 namespace {
 
+#define CONV_TRANSPOSE_ATTRS(X)                                                \
+  CUVIL_CONV_ATTRS(X)                                                          \
+  X(OutputPadding, "output_padding", Ints, {})                                 \
+  X(OutputShape, "output_shape", Ints, {})
+CUVIL_OP_ATTRS(ConvTransposeAttrs, CONV_TRANSPOSE_ATTRS)
+
 /// The window of a ConvTranspose node: In is X's spatial extent, Out is Y's,
 /// PadBegin/PadEnd are the amounts cropped from the full transposed output.
 llvm::Expected<Window> window(const Node &N) {
@@ -16,17 +22,19 @@ llvm::Expected<Window> window(const Node &N) {
     return Dims.takeError();
   size_t S = *Dims;
   std::vector<int64_t> K(W.shape().begin() + 2, W.shape().end());
-  if (N.hasAttr("kernel_shape") && N.getInts("kernel_shape") != K)
+  ConvTransposeAttrs Attr(N);
+  if (N.hasAttr("kernel_shape") && Attr.KernelShape != K)
     return nodeError(N, "kernel_shape disagrees with the weight's shape");
   auto A = readWindowAttrs(N, S, K);
   if (!A)
     return A.takeError();
-  auto OutPad = N.getInts("output_padding", std::vector<int64_t>(S, 0));
+  auto OutPad =
+      givenOr(N, "output_padding", std::move(Attr.OutputPadding), S, 0);
   if (OutPad.size() != S)
     return nodeError(N, "output_padding has {} entries, expected {}",
                      OutPad.size(), S);
   // output_shape may list only the spatial dimensions or all of them.
-  auto Shape = N.getInts("output_shape", {});
+  auto Shape = std::move(Attr.OutputShape);
   if (Shape.size() == S + 2)
     Shape.erase(Shape.begin(), Shape.begin() + 2);
   if (!Shape.empty() && Shape.size() != S)
@@ -79,7 +87,7 @@ llvm::Error verify(const Node &N) {
     return nodeError(N, "input '{}', weight '{}' and output '{}' must have "
                         "the same rank, at least 3",
                      X->name(), W->name(), Y->name());
-  int64_t Group = N.getInt("group", 1);
+  int64_t Group = ConvTransposeAttrs(N).Group;
   int64_t C = X->shape()[1], M = W->shape()[1] * Group;
   if (Group < 1 || C % Group || W->shape()[0] != C)
     return nodeError(N, "group={} does not divide {} input channels "
@@ -98,7 +106,7 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   if (!Wd)
     return Wd.takeError();
   const Value *X = N.input(0), *W = N.input(1), *B = N.input(2);
-  int64_t Group = N.getInt("group", 1);
+  int64_t Group = ConvTransposeAttrs(N).Group;
   Calls.push_back(withWindowNd(*Wd, kabi::Convtranspose3dF32{
                                         .x = X,
                                         .w = W,
@@ -120,7 +128,11 @@ int64_t macs(const Node &N) {
 
 } // namespace
 
-extern const OpDef ConvTransposeOp = {"ConvTranspose", verify, lower, macs,
-                                      NoTraits};
+extern const OpDef ConvTransposeOp = {.Name = "ConvTranspose",
+                                      .Verify = verify,
+                                      .Lower = lower,
+                                      .Macs = macs,
+                                      .Traits = NoTraits,
+                                      .Attrs = ConvTransposeAttrs::Specs};
 
 } // namespace cuvil

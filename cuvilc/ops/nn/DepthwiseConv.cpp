@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
 #include "ops/nn/Conv.h"
+#include "ops/nn/Spatial.h"
 
 namespace cuvil {
 namespace {
@@ -17,7 +18,7 @@ llvm::Error verify(const Node &N) {
   if (auto E = verifyConv(N, 3))
     return E;
   const Value *W = N.input(1);
-  int64_t Group = N.getInt("group", 1);
+  int64_t Group = ConvAttrs(N).Group;
   if (W->rank() < 3 || W->rank() > 4 || Group != W->shape()[0] ||
       W->shape()[1] != 1 || Group != N.input(0)->shape()[1])
     return nodeError(N, "internal error: the depthwise kernel needs a 1-D or "
@@ -36,6 +37,7 @@ extern const OpDef DepthwiseConvOp = {.Name = "cuvil.DepthwiseConv",
                                       .Lower = lower,
                                       .Macs = convMacs,
                                       .Traits = NoTraits,
-                                      .WithClamp = &DepthwiseConvOp};
+                                      .WithClamp = &DepthwiseConvOp,
+                                      .Attrs = ConvAttrs::Specs};
 
 } // namespace cuvil

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "ops/nn/Conv.h"
 #include "ops/nn/Packing.h"
+#include "ops/nn/Spatial.h"
 
 namespace cuvil {
 namespace {
@@ -28,6 +29,7 @@ extern const OpDef FusedConvOp = {.Name = "cuvil.FusedConv",
                                   .Macs = convMacs,
                                   .Traits = NoTraits,
                                   .PackWeights = packConvWeights,
-                                  .WithClamp = &FusedConvOp};
+                                  .WithClamp = &FusedConvOp,
+                                  .Attrs = ConvAttrs::Specs};
 
 } // namespace cuvil

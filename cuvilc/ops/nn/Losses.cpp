@@ -9,12 +9,19 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 
 #include <cuvil/kernels.h>
 
 namespace cuvil {
 namespace {
+
+// ignore_index has no neutral value: whether it is given matters.
+#define LOSS_ATTRS(X)                                                          \
+  X(Reduction, "reduction", String, "mean")                                    \
+  X(IgnoreIndex, "ignore_index", Int, 0)
+CUVIL_OP_ATTRS(LossAttrs, LOSS_ATTRS)
 
 struct LossShape {
   int64_t N = 1, C = 1, D = 1;
@@ -52,7 +59,8 @@ llvm::Expected<LossShape> lossShape(const Node &Nd) {
             W->rank() != 1))
     return nodeError(Nd, "weight '{}' must be an f32 tensor of {} elements",
                      W->name(), S.C);
-  std::string R = Nd.getString("reduction", "mean");
+  LossAttrs A(Nd);
+  const std::string &R = A.Reduction;
   if (R == "none")
     S.Reduction = CUVIL_LOSS_NONE;
   else if (R == "sum")
@@ -90,7 +98,7 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
                                    Softmax ? "sce" : "nll",
                                    dtypeName(T->dtype()));
   bool HasIgnore = N.hasAttr("ignore_index");
-  int64_t Ignore = HasIgnore ? N.getInt("ignore_index", 0) : int64_t(0);
+  int64_t Ignore = HasIgnore ? LossAttrs(N).IgnoreIndex : int64_t(0);
   // The parameters the two kernels share.
   auto Common = [&](auto K) {
     K.x = N.input(0);
@@ -117,10 +125,18 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 } // namespace
 
 extern const OpDef NegativeLogLikelihoodLossOp = {
-    "NegativeLogLikelihoodLoss", verify<false>, lower<false>, noMacs,
-    NoTraits};
+    .Name = "NegativeLogLikelihoodLoss",
+    .Verify = verify<false>,
+    .Lower = lower<false>,
+    .Macs = noMacs,
+    .Traits = NoTraits,
+    .Attrs = LossAttrs::Specs};
 extern const OpDef SoftmaxCrossEntropyLossOp = {
-    "SoftmaxCrossEntropyLoss", verify<true>, lower<true>, noMacs,
-    NoTraits};
+    .Name = "SoftmaxCrossEntropyLoss",
+    .Verify = verify<true>,
+    .Lower = lower<true>,
+    .Macs = noMacs,
+    .Traits = NoTraits,
+    .Attrs = LossAttrs::Specs};
 
 } // namespace cuvil

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/reduce/ReduceLoops.h"
 
@@ -15,6 +16,32 @@
 
 namespace cuvil {
 namespace {
+
+#define LAYER_NORM_ATTRS(X)                                                    \
+  X(Axis, "axis", Int, -1)                                                     \
+  X(Epsilon, "epsilon", Float, 1e-5f)                                          \
+  X(StashType, "stash_type", Int, 1)
+CUVIL_OP_ATTRS(LayerNormAttrs, LAYER_NORM_ATTRS)
+#define INSTANCE_NORM_ATTRS(X) X(Epsilon, "epsilon", Float, 1e-5f)
+CUVIL_OP_ATTRS(InstanceNormAttrs, INSTANCE_NORM_ATTRS)
+// num_groups is required: verification refuses the default 0, so lowering
+// never sees it.
+#define GROUP_NORM_ATTRS(X)                                                    \
+  X(NumGroups, "num_groups", Int, 0)                                           \
+  X(Epsilon, "epsilon", Float, 1e-5f)                                          \
+  X(StashType, "stash_type", Int, 1)
+CUVIL_OP_ATTRS(GroupNormAttrs, GROUP_NORM_ATTRS)
+// size is required: verification refuses the default 0.
+#define LRN_ATTRS(X)                                                           \
+  X(Size, "size", Int, 0)                                                      \
+  X(Alpha, "alpha", Float, 1e-4f)                                              \
+  X(Beta, "beta", Float, 0.75f)                                                \
+  X(Bias, "bias", Float, 1.0f)
+CUVIL_OP_ATTRS(LRNAttrs, LRN_ATTRS)
+#define MVN_ATTRS(X) X(Axes, "axes", Ints, (std::vector<int64_t>{0, 2, 3}))
+CUVIL_OP_ATTRS(MVNAttrs, MVN_ATTRS)
+#define LP_NORM_ATTRS(X) X(Axis, "axis", Int, -1) X(P, "p", Int, 2)
+CUVIL_OP_ATTRS(LpNormAttrs, LP_NORM_ATTRS)
 
 int64_t product(const std::vector<int64_t> &Shape, size_t From, size_t To) {
   int64_t P = 1;
@@ -56,7 +83,7 @@ llvm::Expected<LayerNormGeometry> layerNormGeometry(const Node &N) {
   const Value *X = N.input(0), *Scale = N.input(1), *Bias = N.input(2);
   if (!X || !Scale)
     return nodeError(N, "inputs X and Scale are required");
-  auto Axis = normalizeAxis(N, N.getInt("axis", -1), X->rank());
+  auto Axis = normalizeAxis(N, LayerNormAttrs(N).Axis, X->rank());
   if (!Axis)
     return Axis.takeError();
   const std::vector<int64_t> &Shape = X->shape();
@@ -79,7 +106,7 @@ llvm::Expected<LayerNormGeometry> layerNormGeometry(const Node &N) {
 llvm::Error verifyLayerNorm(const Node &N) {
   if (auto E = requireF32(N))
     return E;
-  if (int64_t Stash = N.getInt("stash_type", 1); Stash != 1)
+  if (int64_t Stash = LayerNormAttrs(N).StashType; Stash != 1)
     return nodeError(N, "stash_type={} is not supported (only 1, float)",
                      Stash);
   // The importer drops an omitted optional output and shifts the later
@@ -107,7 +134,7 @@ llvm::Error lowerLayerNorm(const Node &N, std::vector<KernelCall> &Calls) {
                                      .n = G->N,
                                      .scale_period = G->ScalePeriod,
                                      .bias_period = G->BiasPeriod,
-                                     .eps = N.getFloat("epsilon", 1e-5f)}
+                                     .eps = LayerNormAttrs(N).Epsilon}
                       .call());
   return llvm::Error::success();
 }
@@ -149,14 +176,14 @@ llvm::Error verifyInstanceNorm(const Node &N) {
 }
 
 llvm::Error lowerInstanceNorm(const Node &N, std::vector<KernelCall> &Calls) {
-  Calls.push_back(withNCS(*N.input(0),
-                          kabi::InstanceNormF32{
-                              .x = N.input(0),
-                              .scale = N.input(1),
-                              .bias = N.input(2),
-                              .y = N.output(0),
-                              .eps = N.getFloat("epsilon", 1e-5f)})
-                      .call());
+  Calls.push_back(
+      withNCS(*N.input(0),
+              kabi::InstanceNormF32{.x = N.input(0),
+                                    .scale = N.input(1),
+                                    .bias = N.input(2),
+                                    .y = N.output(0),
+                                    .eps = InstanceNormAttrs(N).Epsilon})
+          .call());
   return llvm::Error::success();
 }
 
@@ -169,13 +196,14 @@ llvm::Error verifyGroupNorm(const Node &N) {
   if (!X || X->rank() < 2 || N.inputs().size() != 3 || !N.input(1) ||
       !N.input(2))
     return nodeError(N, "expects X ([N, C, ...]), scale and bias");
-  int64_t Groups = N.getInt("num_groups", 0), C = X->shape()[1];
+  GroupNormAttrs A(N);
+  int64_t Groups = A.NumGroups, C = X->shape()[1];
   if (Groups <= 0 || C % Groups != 0)
     return nodeError(N, "num_groups {} does not divide the {} channels",
                      Groups, C);
-  if (N.getInt("stash_type", 1) != 1)
+  if (A.StashType != 1)
     return nodeError(N, "stash_type {} is not supported (only 1: float)",
-                     N.getInt("stash_type", 1));
+                     A.StashType);
   int64_t Want = N.opset() >= 21 ? C : Groups;
   for (size_t I = 1; I < 3; ++I)
     if (N.input(I)->numElements() != Want)
@@ -188,7 +216,8 @@ llvm::Error verifyGroupNorm(const Node &N) {
 
 llvm::Error lowerGroupNorm(const Node &N, std::vector<KernelCall> &Calls) {
   const std::vector<int64_t> &S = N.input(0)->shape();
-  int64_t Groups = N.getInt("num_groups", 1);
+  GroupNormAttrs A(N);
+  int64_t Groups = A.NumGroups;
   Calls.push_back(kabi::GroupNormF32{.x = N.input(0),
                                      .scale = N.input(1),
                                      .bias = N.input(2),
@@ -198,7 +227,7 @@ llvm::Error lowerGroupNorm(const Node &N, std::vector<KernelCall> &Calls) {
                                      .cpg = S[1] / Groups,
                                      .spatial = product(S, 2, S.size()),
                                      .per_channel = N.opset() >= 21,
-                                     .eps = N.getFloat("epsilon", 1e-5f)}
+                                     .eps = A.Epsilon}
                       .call());
   return llvm::Error::success();
 }
@@ -206,19 +235,19 @@ llvm::Error lowerGroupNorm(const Node &N, std::vector<KernelCall> &Calls) {
 llvm::Error verifyLRN(const Node &N) {
   if (auto E = verifyChannels(N, 1))
     return E;
-  if (N.getInt("size", 0) < 1)
+  if (LRNAttrs(N).Size < 1)
     return nodeError(N, "attribute size must be >= 1");
   return llvm::Error::success();
 }
 
 llvm::Error lowerLRN(const Node &N, std::vector<KernelCall> &Calls) {
-  Calls.push_back(withNCS(*N.input(0),
-                          kabi::LrnF32{.x = N.input(0),
-                                       .y = N.output(0),
-                                       .size = N.getInt("size", 1),
-                                       .alpha = N.getFloat("alpha", 1e-4f),
-                                       .beta = N.getFloat("beta", 0.75f),
-                                       .bias = N.getFloat("bias", 1.0f)})
+  LRNAttrs A(N);
+  Calls.push_back(withNCS(*N.input(0), kabi::LrnF32{.x = N.input(0),
+                                                    .y = N.output(0),
+                                                    .size = A.Size,
+                                                    .alpha = A.Alpha,
+                                                    .beta = A.Beta,
+                                                    .bias = A.Bias})
                       .call());
   return llvm::Error::success();
 }
@@ -229,9 +258,7 @@ llvm::Expected<ReduceLoops> mvnLoops(const Node &N) {
   const Value *X = N.input(0);
   if (!X)
     return nodeError(N, "missing input");
-  std::vector<int64_t> Axes =
-      N.hasAttr("axes") ? N.getInts("axes") : std::vector<int64_t>{0, 2, 3};
-  return axesLoops(N, X->shape(), Axes, CUVIL_REDUCE_RANK);
+  return axesLoops(N, X->shape(), MVNAttrs(N).Axes, CUVIL_REDUCE_RANK);
 }
 
 llvm::Error verifyMVN(const Node &N) {
@@ -259,17 +286,18 @@ llvm::Error lowerMVN(const Node &N, std::vector<KernelCall> &Calls) {
 llvm::Error verifyLpNorm(const Node &N) {
   if (auto E = requireF32(N))
     return E;
-  if (int64_t P = N.getInt("p", 2); P != 1 && P != 2)
-    return nodeError(N, "p={} is not supported (only 1 and 2)", P);
+  LpNormAttrs A(N);
+  if (A.P != 1 && A.P != 2)
+    return nodeError(N, "p={} is not supported (only 1 and 2)", A.P);
   if (!N.input(0))
     return nodeError(N, "missing input");
-  return normalizeAxis(N, N.getInt("axis", -1), N.input(0)->rank())
-      .takeError();
+  return normalizeAxis(N, A.Axis, N.input(0)->rank()).takeError();
 }
 
 llvm::Error lowerLpNorm(const Node &N, std::vector<KernelCall> &Calls) {
   const std::vector<int64_t> &S = N.input(0)->shape();
-  auto Axis = normalizeAxis(N, N.getInt("axis", -1), S.size());
+  LpNormAttrs A(N);
+  auto Axis = normalizeAxis(N, A.Axis, S.size());
   if (!Axis)
     return Axis.takeError();
   Calls.push_back(kabi::LpNormF32{.x = N.input(0),
@@ -277,32 +305,53 @@ llvm::Error lowerLpNorm(const Node &N, std::vector<KernelCall> &Calls) {
                                   .outer = product(S, 0, *Axis),
                                   .n = S[*Axis],
                                   .inner = product(S, *Axis + 1, S.size()),
-                                  .p = N.getInt("p", 2)}
+                                  .p = A.P}
                       .call());
   return llvm::Error::success();
 }
 
 } // namespace
 
-extern const OpDef LayerNormalizationOp = {
-    "LayerNormalization", verifyLayerNorm, lowerLayerNorm, noMacs,
-    NoTraits};
+extern const OpDef LayerNormalizationOp = {.Name = "LayerNormalization",
+                                           .Verify = verifyLayerNorm,
+                                           .Lower = lowerLayerNorm,
+                                           .Macs = noMacs,
+                                           .Traits = NoTraits,
+                                           .Attrs = LayerNormAttrs::Specs};
 // Each (n, c) row is read in full before it is written: safe in place.
 extern const OpDef InstanceNormalizationOp = {
-    "InstanceNormalization", verifyInstanceNorm, lowerInstanceNorm, noMacs,
-    InPlace};
+    .Name = "InstanceNormalization",
+    .Verify = verifyInstanceNorm,
+    .Lower = lowerInstanceNorm,
+    .Macs = noMacs,
+    .Traits = InPlace,
+    .Attrs = InstanceNormAttrs::Specs};
 // Each (n, group) block is read in full before it is written.
-extern const OpDef GroupNormalizationOp = {
-    "GroupNormalization", verifyGroupNorm, lowerGroupNorm, noMacs,
-    InPlace};
+extern const OpDef GroupNormalizationOp = {.Name = "GroupNormalization",
+                                           .Verify = verifyGroupNorm,
+                                           .Lower = lowerGroupNorm,
+                                           .Macs = noMacs,
+                                           .Traits = InPlace,
+                                           .Attrs = GroupNormAttrs::Specs};
 // Reads neighbouring channels of what it writes: never in place.
-extern const OpDef LRNOp = {"LRN", verifyLRN, lowerLRN, noMacs,
-                            NoTraits};
-extern const OpDef LpNormalizationOp = {"LpNormalization", verifyLpNorm,
-                                        lowerLpNorm, noMacs,
-                                        InPlace};
+extern const OpDef LRNOp = {.Name = "LRN",
+                            .Verify = verifyLRN,
+                            .Lower = lowerLRN,
+                            .Macs = noMacs,
+                            .Traits = NoTraits,
+                            .Attrs = LRNAttrs::Specs};
+extern const OpDef LpNormalizationOp = {.Name = "LpNormalization",
+                                        .Verify = verifyLpNorm,
+                                        .Lower = lowerLpNorm,
+                                        .Macs = noMacs,
+                                        .Traits = InPlace,
+                                        .Attrs = LpNormAttrs::Specs};
 extern const OpDef MeanVarianceNormalizationOp = {
-    "MeanVarianceNormalization", verifyMVN, lowerMVN, noMacs,
-    InPlace};
+    .Name = "MeanVarianceNormalization",
+    .Verify = verifyMVN,
+    .Lower = lowerMVN,
+    .Macs = noMacs,
+    .Traits = InPlace,
+    .Attrs = MVNAttrs::Specs};
 
 } // namespace cuvil

@@ -12,16 +12,20 @@
 #include "ir/Diagnostic.h"
 #include "ops/nn/Conv.h"
 #include "ops/nn/Packing.h"
+#include "ops/nn/Spatial.h"
 
 namespace cuvil {
 namespace {
+
+#define PACKED_CONV_ATTRS(X) CUVIL_CONV_ATTRS(X) CUVIL_PANEL_ATTRS(X)
+CUVIL_OP_ATTRS(PackedConvAttrs, PACKED_CONV_ATTRS)
 
 llvm::Error verify(const Node &N) {
   if (auto E = verifyConv(N, 4))
     return E;
   const Value *W = N.input(1);
-  if (W->rank() < 3 || W->rank() > 4 || N.getInt("group", 1) != 1 ||
-      N.getInt(PanelAttr, 0) <= 0)
+  PackedConvAttrs A(N);
+  if (W->rank() < 3 || W->rank() > 4 || A.Group != 1 || A.Panel <= 0)
     return nodeError(N, "internal error: the packed kernel needs a 1-D or "
                         "2-D group-1 convolution with weights in panels");
   if (const Value *R = N.input(3))
@@ -44,6 +48,7 @@ extern const OpDef PackedConvOp = {.Name = "cuvil.PackedConv",
                                    .Macs = convMacs,
                                    .Traits = NoTraits,
                                    .WithClamp = &PackedConvOp,
-                                   .TakesResidual = true};
+                                   .TakesResidual = true,
+                                   .Attrs = PackedConvAttrs::Specs};
 
 } // namespace cuvil

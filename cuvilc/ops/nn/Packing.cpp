@@ -1,6 +1,8 @@
 //===- Packing.cpp - Weights in the register-blocked kernels' order -------===//
 #include "ops/nn/Packing.h"
 #include "ops/OpRegistry.h"
+#include "ops/linalg/Gemm.h"
+#include "ops/nn/Spatial.h"
 
 #include <algorithm>
 #include <cstring>
@@ -51,7 +53,7 @@ Node *packConvWeights(Graph &G, Node &N, int64_t Panel) {
   if (!W || W->rank() < 3 || W->rank() > 4 ||
       N.output(0)->dtype() != DType::F32)
     return nullptr;
-  int64_t Group = N.getInt("group", 1);
+  int64_t Group = ConvAttrs(N).Group;
   if (Group > 1 && Group == W->shape()[0] && W->shape()[1] == 1) {
     // Depthwise: [C, 1, KH, KW] already is the depthwise kernel's order.
     return rebuildAs(G, N, DepthwiseConvOp);
@@ -71,9 +73,10 @@ Node *packGemmWeights(Graph &G, Node &N, int64_t Panel) {
   if (!isFloatConstant(B) || B->rank() != 2 ||
       N.output(0)->dtype() != DType::F32)
     return nullptr;
-  bool TB = N.getInt("transB", 0);
+  GemmAttrs A(N);
+  bool TB = A.TransB;
   int64_t K = B->shape()[TB ? 1 : 0], Cols = B->shape()[TB ? 0 : 1];
-  float Alpha = N.getFloat("alpha", 1.0f);
+  float Alpha = A.Alpha;
   const float *Src = B->f32();
   // Rows of the panels are the output columns j; taps are the reduction p.
   return replaceWeight(G, N, panels(Cols, K, Panel, [&](int64_t J, int64_t P) {

@@ -18,11 +18,14 @@
 #define CUVIL_OPS_PACKING_H
 
 #include "ir/Graph.h"
+#include "ops/Attrs.h"
 
 namespace cuvil {
 
 /// The name of the packed ops' attribute that holds P.
 inline constexpr const char *PanelAttr = "panel";
+/// The packed ops' own attribute, for their attribute lists (ops/Attrs.h).
+#define CUVIL_PANEL_ATTRS(X) X(Panel, PanelAttr, Int, 0)
 
 /// Conv with group 1 and a constant float32 weight becomes
 /// cuvil.PackedConv; a depthwise Conv (one filter per channel) becomes

@@ -9,6 +9,13 @@
 namespace cuvil {
 namespace {
 
+#define MAX_POOL_ATTRS(X)                                                      \
+  CUVIL_POOL_WINDOW_ATTRS(X) X(StorageOrder, "storage_order", Int, 0)
+CUVIL_OP_ATTRS(MaxPoolAttrs, MAX_POOL_ATTRS)
+#define AVERAGE_POOL_ATTRS(X)                                                  \
+  CUVIL_POOL_WINDOW_ATTRS(X) X(CountIncludePad, "count_include_pad", Int, 0)
+CUVIL_OP_ATTRS(AveragePoolAttrs, AVERAGE_POOL_ATTRS)
+
 int64_t nc(const Node &N) {
   return N.input(0)->shape()[0] * N.input(0)->shape()[1];
 }
@@ -58,15 +65,15 @@ llvm::Error lowerMax(const Node &N, std::vector<KernelCall> &Calls) {
     return llvm::Error::success();
   }
   Calls.push_back(
-      withWindowNd(*Wd, kabi::Maxpool3dGroup{
-                            .Kernel = fmt::format("cuvil_k_maxpool3d_{}",
-                                                  dtypeName(X->dtype())),
-                            .x = X,
-                            .y = Y,
-                            .indices = I,
-                            .nc = nc(N),
-                            .storage_order =
-                                N.getInt("storage_order", 0) != 0})
+      withWindowNd(*Wd,
+                   kabi::Maxpool3dGroup{
+                       .Kernel = fmt::format("cuvil_k_maxpool3d_{}",
+                                             dtypeName(X->dtype())),
+                       .x = X,
+                       .y = Y,
+                       .indices = I,
+                       .nc = nc(N),
+                       .storage_order = MaxPoolAttrs(N).StorageOrder != 0})
           .call());
   return llvm::Error::success();
 }
@@ -90,7 +97,7 @@ llvm::Error lowerAvg(const Node &N, std::vector<KernelCall> &Calls) {
   auto Wd = window(N);
   if (!Wd)
     return Wd.takeError();
-  int64_t IncludePad = N.getInt("count_include_pad", 0);
+  int64_t IncludePad = AveragePoolAttrs(N).CountIncludePad;
   const Value *X = N.input(0), *Y = N.output(0);
   // The three kernels share these parameters; the window fills the rest.
   auto Params = [&](auto K) {
@@ -112,7 +119,8 @@ llvm::Error lowerAvg(const Node &N, std::vector<KernelCall> &Calls) {
 
 // ---- LpPool ------------------------------------------------------------------
 
-/// The order p: a float attribute at opset 1, an integer since 2.
+/// The order p: a float attribute at opset 1, an integer since 2, so it is
+/// read here and not declared with one kind among LpPool's attributes.
 llvm::Expected<int64_t> lpOrder(const Node &N) {
   auto It = N.attrs().find("p");
   if (It == N.attrs().end())
@@ -263,19 +271,36 @@ llvm::Error lowerUnpool(const Node &N, std::vector<KernelCall> &Calls) {
 
 } // namespace
 
-extern const OpDef MaxPoolOp = {"MaxPool", verifyMax, lowerMax, noMacs,
-                                SelectsValues};
-extern const OpDef AveragePoolOp = {"AveragePool", verifyAvg, lowerAvg, noMacs,
-                                    NoTraits};
-extern const OpDef LpPoolOp = {"LpPool", verifyLp, lowerLp, noMacs,
-                               NoTraits};
+extern const OpDef MaxPoolOp = {.Name = "MaxPool",
+                                .Verify = verifyMax,
+                                .Lower = lowerMax,
+                                .Macs = noMacs,
+                                .Traits = SelectsValues,
+                                .Attrs = MaxPoolAttrs::Specs};
+extern const OpDef AveragePoolOp = {.Name = "AveragePool",
+                                    .Verify = verifyAvg,
+                                    .Lower = lowerAvg,
+                                    .Macs = noMacs,
+                                    .Traits = NoTraits,
+                                    .Attrs = AveragePoolAttrs::Specs};
+extern const OpDef LpPoolOp = {.Name = "LpPool",
+                               .Verify = verifyLp,
+                               .Lower = lowerLp,
+                               .Macs = noMacs,
+                               .Traits = NoTraits,
+                               .Attrs = PoolWindowAttrs::Specs};
 extern const OpDef GlobalAveragePoolOp = {"GlobalAveragePool", verifyGlobal,
                                           lowerGlobal<GlobalAvgKernel>, noMacs,
                                           GlobalMean};
 extern const OpDef GlobalMaxPoolOp = {"GlobalMaxPool", verifyGlobal,
                                       lowerGlobal<GlobalMaxKernel>, noMacs,
                                       SelectsValues};
-extern const OpDef MaxUnpoolOp = {"MaxUnpool", verifyUnpool, lowerUnpool,
-                                  noMacs, NoTraits};
+// MaxUnpool reads kernel_shape, strides and pads through readWindowAttrs.
+extern const OpDef MaxUnpoolOp = {.Name = "MaxUnpool",
+                                  .Verify = verifyUnpool,
+                                  .Lower = lowerUnpool,
+                                  .Macs = noMacs,
+                                  .Traits = NoTraits,
+                                  .Attrs = PoolWindowAttrs::Specs};
 
 } // namespace cuvil

@@ -1,11 +1,17 @@
 //===- Softmax.cpp - Softmax, LogSoftmax, Hardmax -------------------------===//
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
+#include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
 
 namespace cuvil {
 namespace {
+
+// The default axis depends on the opset (see extents): -1 here is that of
+// opset >= 13, the older one is taken when the attribute is absent.
+#define SOFTMAX_ATTRS(X) X(Axis, "axis", Int, -1)
+CUVIL_OP_ATTRS(SoftmaxAttrs, SOFTMAX_ATTRS)
 
 struct Extents {
   int64_t Outer, N, Inner;
@@ -16,8 +22,8 @@ struct Extents {
 llvm::Expected<Extents> extents(const Node &Nd) {
   const Value *X = Nd.input(0);
   bool Coerce2D = Nd.opset() < 13;
-  auto Axis =
-      normalizeAxis(Nd, Nd.getInt("axis", Coerce2D ? 1 : -1), X->rank());
+  int64_t Given = Coerce2D && !Nd.hasAttr("axis") ? 1 : SoftmaxAttrs(Nd).Axis;
+  auto Axis = normalizeAxis(Nd, Given, X->rank());
   if (!Axis)
     return Axis.takeError();
   Extents E{1, 1, 1};
@@ -66,10 +72,19 @@ extern const OpDef SoftmaxOp = {.Name = "Softmax",
                                 .Lower = lower<SoftmaxK>,
                                 .Macs = noMacs,
                                 .Traits = NoTraits,
-                                .Shape = shapeSameAsInput};
-extern const OpDef LogSoftmaxOp = {"LogSoftmax", verify, lower<LogSoftmaxK>,
-                                   noMacs, NoTraits};
-extern const OpDef HardmaxOp = {"Hardmax", verify, lower<HardmaxK>, noMacs,
-                                NoTraits};
+                                .Shape = shapeSameAsInput,
+                                .Attrs = SoftmaxAttrs::Specs};
+extern const OpDef LogSoftmaxOp = {.Name = "LogSoftmax",
+                                   .Verify = verify,
+                                   .Lower = lower<LogSoftmaxK>,
+                                   .Macs = noMacs,
+                                   .Traits = NoTraits,
+                                   .Attrs = SoftmaxAttrs::Specs};
+extern const OpDef HardmaxOp = {.Name = "Hardmax",
+                                .Verify = verify,
+                                .Lower = lower<HardmaxK>,
+                                .Macs = noMacs,
+                                .Traits = NoTraits,
+                                .Attrs = SoftmaxAttrs::Specs};
 
 } // namespace cuvil

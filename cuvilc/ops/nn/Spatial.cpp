@@ -14,16 +14,23 @@ llvm::Expected<size_t> spatialDims(const Node &N, const Value &X) {
   return Rank - 2;
 }
 
+std::vector<int64_t> givenOr(const Node &N, const char *Name,
+                             std::vector<int64_t> Given, size_t Count,
+                             int64_t Fill) {
+  return N.hasAttr(Name) ? std::move(Given) : std::vector<int64_t>(Count, Fill);
+}
+
 llvm::Expected<WindowAttrs> readWindowAttrs(const Node &N, size_t S,
                                             std::vector<int64_t> Kernel) {
+  PoolWindowAttrs Given(N);
   WindowAttrs A;
-  A.Kernel = Kernel.empty() ? N.getInts("kernel_shape") : std::move(Kernel);
+  A.Kernel = Kernel.empty() ? std::move(Given.KernelShape) : std::move(Kernel);
   if (A.Kernel.size() != S)
     return nodeError(N, "kernel_shape has {} dimensions, expected {}",
                      A.Kernel.size(), S);
-  A.Strides = N.getInts("strides", std::vector<int64_t>(S, 1));
-  A.Dils = N.getInts("dilations", std::vector<int64_t>(S, 1));
-  A.Pads = N.getInts("pads", std::vector<int64_t>(2 * S, 0));
+  A.Strides = givenOr(N, "strides", std::move(Given.Strides), S, 1);
+  A.Dils = givenOr(N, "dilations", std::move(Given.Dilations), S, 1);
+  A.Pads = givenOr(N, "pads", std::move(Given.Pads), 2 * S, 0);
   if (A.Strides.size() != S || A.Dils.size() != S || A.Pads.size() != 2 * S)
     return nodeError(N, "strides/dilations/pads do not match {} spatial "
                         "dimensions",
@@ -31,7 +38,7 @@ llvm::Expected<WindowAttrs> readWindowAttrs(const Node &N, size_t S,
   for (size_t I = 0; I < S; ++I)
     if (A.Strides[I] < 1 || A.Dils[I] < 1 || A.Kernel[I] < 1)
       return nodeError(N, "kernel, strides and dilations must be positive");
-  A.AutoPad = N.getString("auto_pad", "NOTSET");
+  A.AutoPad = std::move(Given.AutoPad);
   if (A.AutoPad != "NOTSET" && A.AutoPad != "VALID" &&
       A.AutoPad != "SAME_UPPER" && A.AutoPad != "SAME_LOWER")
     return nodeError(N, "unsupported auto_pad '{}'", A.AutoPad);
@@ -70,7 +77,7 @@ llvm::Expected<Window> computeWindowNd(const Node &N, const Value &X,
   auto A = readWindowAttrs(N, S, std::move(Kernel));
   if (!A)
     return A.takeError();
-  int64_t CeilMode = N.getInt("ceil_mode", 0);
+  int64_t CeilMode = PoolWindowAttrs(N).CeilMode;
   if (CeilMode && !AllowCeilMode)
     return nodeError(N, "ceil_mode=1 is not supported");
 
@@ -147,7 +154,7 @@ llvm::Error verifyConvChannels(const Node &N, const Value &X,
   if (W.rank() != X.rank())
     return nodeError(N, "weight rank {} differs from input rank {}", W.rank(),
                      X.rank());
-  int64_t Group = N.getInt("group", 1);
+  int64_t Group = ConvAttrs(N).Group;
   int64_t C = X.shape()[1], M = W.shape()[0];
   if (Group < 1 || C % Group || M % Group || W.shape()[1] * Group != C)
     return nodeError(N, "group={} does not divide {} input / {} output "

@@ -3,6 +3,7 @@
 #define CUVIL_OPS_SPATIAL_H
 
 #include "ir/Graph.h"
+#include "ops/Attrs.h"
 
 #include <llvm/Support/Error.h>
 
@@ -38,8 +39,25 @@ struct Window {
   }
 };
 
-/// The number of spatial dimensions of X (rank 3 to 5: 1 to 3), or an error
-/// naming the unsupported rank.
+/// The window attributes of Conv, ConvTranspose and the pooling ops, as the
+/// model gives them. Strides, dilations and pads default to values that
+/// depend on the number of spatial dimensions: readWindowAttrs fills those
+/// in when the attribute is absent.
+#define CUVIL_WINDOW_ATTRS(X)                                                  \
+  X(KernelShape, "kernel_shape", Ints, {})                                     \
+  X(Strides, "strides", Ints, {})                                              \
+  X(Dilations, "dilations", Ints, {})                                          \
+  X(Pads, "pads", Ints, {})                                                    \
+  X(AutoPad, "auto_pad", String, "NOTSET")
+/// The window attributes and ceil_mode, which computeWindowNd reads of
+/// every op (an op without it, such as Conv, has the default 0).
+#define CUVIL_POOL_WINDOW_ATTRS(X)                                             \
+  CUVIL_WINDOW_ATTRS(X) X(CeilMode, "ceil_mode", Int, 0)
+CUVIL_OP_ATTRS(PoolWindowAttrs, CUVIL_POOL_WINDOW_ATTRS)
+/// The attributes of Conv and of its internal forms (cuvil.FusedConv, ...).
+#define CUVIL_CONV_ATTRS(X) CUVIL_WINDOW_ATTRS(X) X(Group, "group", Int, 1)
+CUVIL_OP_ATTRS(ConvAttrs, CUVIL_CONV_ATTRS)
+
 /// Sets the window parameters of an N-d kernel builder K (kabi::*3d*):
 /// in, out, k, stride, and dil and pad (or pad_begin and pad_end) where the
 /// kernel has them.
@@ -86,7 +104,17 @@ KernelT withWindow2D(const Window &Wd, KernelT K) {
   return K;
 }
 
+/// The number of spatial dimensions of X (rank 3 to 5: 1 to 3), or an error
+/// naming the unsupported rank.
 llvm::Expected<size_t> spatialDims(const Node &N, const Value &X);
+
+/// Given, the value of N's attribute Name as its typed attributes read it,
+/// when N has that attribute; else Count entries Fill (the default of a
+/// per-dimension attribute). One given empty stays empty, for the caller
+/// to refuse as of the wrong length.
+std::vector<int64_t> givenOr(const Node &N, const char *Name,
+                             std::vector<int64_t> Given, size_t Count,
+                             int64_t Fill);
 
 /// The window attributes of N for S spatial dimensions, checked for length
 /// and sign. Kernel comes from kernel_shape unless the caller passes it (Conv

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
+#include "ops/nn/Spatial.h"
 #include "ops/quant/QInt.h"
 
 #include <cmath>
@@ -58,11 +59,6 @@ int32_t quantizeScalar(float V, float Scale, int32_t Zp, DType Type) {
 
 namespace {
 
-// What is read of a convolution's Product (a Conv or QLinearConv node,
-// both of which declare group so); its window attributes are copied whole.
-#define PRODUCT_ATTRS(X) X(Group, "group", Int, 1)
-CUVIL_OP_ATTRS(ProductAttrs, PRODUCT_ATTRS)
-
 template <typename T> T at(const std::vector<T> &V, int64_t C) {
   return V.size() == 1 ? V[0] : V[C];
 }
@@ -86,7 +82,7 @@ struct Layout {
 Layout layoutOf(const QuantizedProduct &P) {
   const auto &S = P.W->shape();
   if (P.K == QuantizedProduct::Kind::Conv)
-    return {S[0], P.W->numElements() / S[0], ProductAttrs(*P.Product).Group};
+    return {S[0], P.W->numElements() / S[0], ConvAttrs(*P.Product).Group};
   return P.WTransposed ? Layout{S[0], S[1], 1} : Layout{S[1], S[0], 1};
 }
 

@@ -1,5 +1,6 @@
 //===- EinsumOpsTest.cpp - Einsum: equations, shapes, kernels, errors -----===//
 #include "TestGraphs.h"
+#include "lowering/KernelAbi.h"
 #include "ops/ShapeRules.h"
 
 #include <cuvil/kernels.h>
@@ -38,14 +39,6 @@ std::string verifyError(const Node &N) {
   return llvm::toString(N.def()->Verify(N));
 }
 
-/// The scalar integer arguments From..To-1 of C.
-std::vector<int64_t> ints(const KernelCall &C, size_t From, size_t To) {
-  std::vector<int64_t> V;
-  for (size_t I = From; I < To && I < C.Args.size(); ++I)
-    V.push_back(C.Args[I].I);
-  return V;
-}
-
 /// The tensor argument's value name, or "null".
 std::string operand(const KernelArg &A) {
   return A.K == KernelArg::Kind::Tensor ? A.V->name() : "null";
@@ -57,12 +50,13 @@ TEST(EinsumOps, MatrixProductCallsGemm) {
   Graph G("g");
   Node *N = einsum(G, "ij,jk->ik", {{3, 4}, {4, 5}}, {3, 5});
   KernelCall C = lowerOne(*N);
-  EXPECT_EQ(C.Kernel, "cuvil_k_gemm_f32");
-  EXPECT_EQ(operand(C.Args[0]), "x0");
-  EXPECT_EQ(operand(C.Args[1]), "x1");
-  EXPECT_EQ(operand(C.Args[2]), "null");
-  // m, n, k, trans_a, trans_b
-  EXPECT_EQ(ints(C, 4, 9), (std::vector<int64_t>{3, 5, 4, 0, 0}));
+  ASSERT_EQ(C.Kernel, "cuvil_k_gemm_f32");
+  auto K = kabi::GemmF32::from(C);
+  EXPECT_EQ(operand(K.a), "x0");
+  EXPECT_EQ(operand(K.b), "x1");
+  EXPECT_EQ(operand(K.c), "null");
+  EXPECT_EQ((std::vector<int64_t>{K.m, K.n, K.k, K.trans_a, K.trans_b}),
+            (std::vector<int64_t>{3, 5, 4, 0, 0}));
   EXPECT_EQ(N->def()->Macs(*N), 3 * 4 * 5);
 }
 
@@ -70,8 +64,10 @@ TEST(EinsumOps, InnerProductIsAOneByOneGemm) {
   Graph G("g");
   Node *N = einsum(G, "i, i", {{7}, {7}}, {});
   KernelCall C = lowerOne(*N);
-  EXPECT_EQ(C.Kernel, "cuvil_k_gemm_f32");
-  EXPECT_EQ(ints(C, 4, 7), (std::vector<int64_t>{1, 1, 7}));
+  ASSERT_EQ(C.Kernel, "cuvil_k_gemm_f32");
+  auto K = kabi::GemmF32::from(C);
+  EXPECT_EQ((std::vector<int64_t>{K.m, K.n, K.k}),
+            (std::vector<int64_t>{1, 1, 7}));
 }
 
 TEST(EinsumOps, BatchedProductCallsMatMul) {
@@ -79,11 +75,13 @@ TEST(EinsumOps, BatchedProductCallsMatMul) {
   // b of x0 broadcasts: stride 0.
   Node *N = einsum(G, "bij,bjk->bik", {{1, 3, 4}, {2, 4, 5}}, {2, 3, 5});
   KernelCall C = lowerOne(*N);
-  EXPECT_EQ(C.Kernel, "cuvil_k_matmul_f32");
-  EXPECT_EQ(ints(C, 3, 6), (std::vector<int64_t>{3, 5, 4}));
-  EXPECT_EQ(C.Args[6].Array, (std::vector<int64_t>{1, 1, 1, 2}));
-  EXPECT_EQ(C.Args[7].Array, (std::vector<int64_t>{0, 0, 0, 0}));
-  EXPECT_EQ(C.Args[8].Array, (std::vector<int64_t>{0, 0, 0, 20}));
+  ASSERT_EQ(C.Kernel, "cuvil_k_matmul_f32");
+  auto K = kabi::MatmulF32::from(C);
+  EXPECT_EQ((std::vector<int64_t>{K.m, K.n, K.k}),
+            (std::vector<int64_t>{3, 5, 4}));
+  EXPECT_EQ(K.batch_shape.Array, (std::vector<int64_t>{1, 1, 1, 2}));
+  EXPECT_EQ(K.a_bstride.Array, (std::vector<int64_t>{0, 0, 0, 0}));
+  EXPECT_EQ(K.b_bstride.Array, (std::vector<int64_t>{0, 0, 0, 20}));
 }
 
 TEST(EinsumOps, AttentionScoresCallTheTransposedBatchedProduct) {
@@ -91,13 +89,15 @@ TEST(EinsumOps, AttentionScoresCallTheTransposedBatchedProduct) {
   Node *N = einsum(G, "bhqd,bhkd->bhqk", {{2, 3, 4, 8}, {2, 3, 6, 8}},
                    {2, 3, 4, 6});
   KernelCall C = lowerOne(*N);
-  EXPECT_EQ(C.Kernel, "cuvil_k_einsum_bmm_f32");
-  EXPECT_EQ(operand(C.Args[0]), "x0");
-  // m = q, n = k, k = d, trans_a, trans_b
-  EXPECT_EQ(ints(C, 3, 8), (std::vector<int64_t>{4, 6, 8, 0, 1}));
-  EXPECT_EQ(C.Args[8].Array, (std::vector<int64_t>{1, 1, 2, 3}));
-  EXPECT_EQ(C.Args[9].Array, (std::vector<int64_t>{0, 0, 96, 32}));
-  EXPECT_EQ(C.Args[10].Array, (std::vector<int64_t>{0, 0, 144, 48}));
+  ASSERT_EQ(C.Kernel, "cuvil_k_einsum_bmm_f32");
+  auto K = kabi::EinsumBmmF32::from(C);
+  EXPECT_EQ(operand(K.a), "x0");
+  // m = q, n = k, k = d
+  EXPECT_EQ((std::vector<int64_t>{K.m, K.n, K.k, K.trans_a, K.trans_b}),
+            (std::vector<int64_t>{4, 6, 8, 0, 1}));
+  EXPECT_EQ(K.batch_shape.Array, (std::vector<int64_t>{1, 1, 2, 3}));
+  EXPECT_EQ(K.a_bstride.Array, (std::vector<int64_t>{0, 0, 96, 32}));
+  EXPECT_EQ(K.b_bstride.Array, (std::vector<int64_t>{0, 0, 144, 48}));
   EXPECT_EQ(N->def()->Macs(*N), 2 * 3 * 4 * 6 * 8);
 }
 
@@ -106,44 +106,47 @@ TEST(EinsumOps, TransposedOutputSwapsTheOperands) {
   // y[b, j, k] = sum_i x0[b, i, k] x1[b, i, j]: A = x1 stored [K, M].
   Node *N = einsum(G, "bik,bij->bjk", {{2, 3, 4}, {2, 3, 5}}, {2, 5, 4});
   KernelCall C = lowerOne(*N);
-  EXPECT_EQ(C.Kernel, "cuvil_k_einsum_bmm_f32");
-  EXPECT_EQ(operand(C.Args[0]), "x1");
-  EXPECT_EQ(operand(C.Args[1]), "x0");
-  EXPECT_EQ(ints(C, 3, 8), (std::vector<int64_t>{5, 4, 3, 1, 0}));
+  ASSERT_EQ(C.Kernel, "cuvil_k_einsum_bmm_f32");
+  auto K = kabi::EinsumBmmF32::from(C);
+  EXPECT_EQ(operand(K.a), "x1");
+  EXPECT_EQ(operand(K.b), "x0");
+  EXPECT_EQ((std::vector<int64_t>{K.m, K.n, K.k, K.trans_a, K.trans_b}),
+            (std::vector<int64_t>{5, 4, 3, 1, 0}));
 }
 
 TEST(EinsumOps, TransposeAndDiagonalUseTheStridedKernel) {
   Graph G("g");
   Node *T = einsum(G, "ij->ji", {{3, 4}}, {4, 3});
-  KernelCall C = lowerOne(*T);
-  EXPECT_EQ(C.Kernel, "cuvil_k_einsum_f32");
-  EXPECT_EQ(operand(C.Args[1]), "null");
-  // n_inputs, n_out, n_labels
-  EXPECT_EQ(ints(C, 5, 8), (std::vector<int64_t>{1, 2, 2}));
-  ASSERT_EQ(C.Args[8].Array.size(), size_t(CUVIL_EINSUM_MAX_LABELS));
-  EXPECT_EQ(C.Args[8].Array[0], 4);
-  EXPECT_EQ(C.Args[8].Array[1], 3);
-  EXPECT_EQ(C.Args[9].Array[0], 1); // j
-  EXPECT_EQ(C.Args[9].Array[1], 4); // i
+  auto K = kabi::EinsumGroup::from(lowerOne(*T));
+  EXPECT_EQ(K.Kernel, "cuvil_k_einsum_f32");
+  EXPECT_EQ(operand(K.x1), "null");
+  EXPECT_EQ((std::vector<int64_t>{K.n_inputs, K.n_out, K.n_labels}),
+            (std::vector<int64_t>{1, 2, 2}));
+  ASSERT_EQ(K.extent.Array.size(), size_t(CUVIL_EINSUM_MAX_LABELS));
+  EXPECT_EQ(K.extent.Array[0], 4);
+  EXPECT_EQ(K.extent.Array[1], 3);
+  EXPECT_EQ(K.strides.Array[0], 1); // j
+  EXPECT_EQ(K.strides.Array[1], 4); // i
   EXPECT_EQ(T->def()->Macs(*T), 0);
 
   Graph G2("g2");
   Node *D = einsum(G2, "...ii ->...i", {{3, 5, 5}}, {3, 5}, DType::F64);
-  C = lowerOne(*D);
-  EXPECT_EQ(C.Kernel, "cuvil_k_einsum_f64");
-  EXPECT_EQ(C.Args[9].Array[0], 25);    // the '...' dimension
-  EXPECT_EQ(C.Args[9].Array[1], 5 + 1); // i twice: the diagonal
+  K = kabi::EinsumGroup::from(lowerOne(*D));
+  EXPECT_EQ(K.Kernel, "cuvil_k_einsum_f64");
+  EXPECT_EQ(K.strides.Array[0], 25);    // the '...' dimension
+  EXPECT_EQ(K.strides.Array[1], 5 + 1); // i twice: the diagonal
 }
 
 TEST(EinsumOps, ThreeOperandsAndSummedLabels) {
   Graph G("g");
   Node *N = einsum(G, "bn,anm,bm->ba", {{2, 3}, {4, 3, 5}, {2, 5}}, {2, 4});
-  KernelCall C = lowerOne(*N);
-  EXPECT_EQ(C.Kernel, "cuvil_k_einsum_f32");
-  EXPECT_EQ(operand(C.Args[2]), "x2");
-  EXPECT_EQ(operand(C.Args[3]), "null");
+  auto K = kabi::EinsumGroup::from(lowerOne(*N));
+  EXPECT_EQ(K.Kernel, "cuvil_k_einsum_f32");
+  EXPECT_EQ(operand(K.x2), "x2");
+  EXPECT_EQ(operand(K.x3), "null");
   // Labels b, a, then n, m.
-  EXPECT_EQ(ints(C, 5, 8), (std::vector<int64_t>{3, 2, 4}));
+  EXPECT_EQ((std::vector<int64_t>{K.n_inputs, K.n_out, K.n_labels}),
+            (std::vector<int64_t>{3, 2, 4}));
   EXPECT_EQ(N->def()->Macs(*N), 2 * (2 * 4 * 3 * 5));
 }
 
