@@ -58,13 +58,11 @@ test: build sanitize
 	ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) || status=1; \
 	exit $$status
 
-# The sources clang-format keeps (.clang-format); the format_check test
-# (tests/CMakeLists.txt) fails when one of them is not formatted.
-FORMAT_FILES = $(shell git ls-files 'cuvilc/*.cpp' 'cuvilc/*.h' 'runtime-baremetal/*.c' \
-  'runtime-baremetal/*.h' 'tests/*.cpp' 'tests/*.h' 'tests/*.c' 'examples/*.c' 'examples/*.h')
-
+# The sources clang-format keeps (.clang-format) are listed once, in
+# tests/lint/check_format.py; the format_check test fails when one of them
+# is not formatted.
 format: deps
-	clang-format-19 -i $(FORMAT_FILES)
+	python3 tests/lint/check_format.py --fix .
 
 tidy: build
 	git ls-files 'cuvilc/*.cpp' | xargs -P $(JOBS) -n 8 clang-tidy-19 -p $(BUILD) --quiet

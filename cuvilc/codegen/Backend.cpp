@@ -38,8 +38,9 @@ createTargetMachine(const TargetInfo &T) {
   else if (T.CodeModel == "small")
     CM = llvm::CodeModel::Small;
   auto RM = T.PIC ? llvm::Reloc::PIC_ : llvm::Reloc::Static;
-  std::unique_ptr<llvm::TargetMachine> TM(LT->createTargetMachine(
-      T.Triple, T.CPU, T.Features, TO, RM, CM, llvm::CodeGenOptLevel::Aggressive));
+  std::unique_ptr<llvm::TargetMachine> TM(
+      LT->createTargetMachine(T.Triple, T.CPU, T.Features, TO, RM, CM,
+                              llvm::CodeGenOptLevel::Aggressive));
   if (!TM)
     return makeError("target '{}': cannot create an LLVM target machine for "
                      "{} / {}",

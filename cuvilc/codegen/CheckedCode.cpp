@@ -12,8 +12,8 @@ std::vector<Guard> guardsOf(const MemoryPlan &Plan) {
   std::vector<Guard> Gs;
   for (const ArenaBuffer &B : Plan.Buffers)
     if (B.Size > B.Bytes)
-      Gs.push_back({B.Arena, B.Offset + B.Bytes, B.Size - B.Bytes, B.First,
-                    B.Last});
+      Gs.push_back(
+          {B.Arena, B.Offset + B.Bytes, B.Size - B.Bytes, B.First, B.Last});
   return Gs;
 }
 
@@ -25,8 +25,8 @@ llvm::Function *newInternal(llvm::Module &M, const std::string &Name,
   auto *FT = llvm::FunctionType::get(
       Ret, {llvm::PointerType::get(Ctx, 0), llvm::Type::getInt64Ty(Ctx)},
       false);
-  auto *F = llvm::Function::Create(FT, llvm::GlobalValue::InternalLinkage,
-                                   Name, M);
+  auto *F =
+      llvm::Function::Create(FT, llvm::GlobalValue::InternalLinkage, Name, M);
   // One copy, called from every step: keeps run_v small.
   F->addFnAttr(llvm::Attribute::NoInline);
   F->addFnAttr(llvm::Attribute::NoUnwind);
@@ -82,8 +82,8 @@ llvm::Function *buildStepName(llvm::Module &M, const std::string &Name,
     auto *Init = llvm::ConstantDataArray::getString(
         Ctx, I < Names.size() ? Names[I] : "", true);
     auto *GV = new llvm::GlobalVariable(M, Init->getType(), true,
-                                        llvm::GlobalValue::PrivateLinkage,
-                                        Init, Name + ".str");
+                                        llvm::GlobalValue::PrivateLinkage, Init,
+                                        Name + ".str");
     GV->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
     Strings.push_back(GV);
   }
@@ -98,9 +98,9 @@ llvm::Function *buildStepName(llvm::Module &M, const std::string &Name,
   F->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::IRBuilder<> B(llvm::BasicBlock::Create(Ctx, "entry", F));
   // Unsigned compare: a negative step is out of range too.
-  llvm::Value *Index = B.CreateSelect(
-      B.CreateICmpULT(F->getArg(0), B.getInt32(Names.size())), F->getArg(0),
-      B.getInt32(Names.size()));
+  llvm::Value *Index =
+      B.CreateSelect(B.CreateICmpULT(F->getArg(0), B.getInt32(Names.size())),
+                     F->getArg(0), B.getInt32(Names.size()));
   llvm::Value *Slot = B.CreateInBoundsGEP(
       TableTy, Table, {B.getInt32(0), B.CreateZExt(Index, B.getInt64Ty())});
   B.CreateRet(B.CreateLoad(PtrTy, Slot));
@@ -131,8 +131,7 @@ void GuardChecks::paint(llvm::IRBuilder<> &B, unsigned NodeIndex) {
                     B.getInt64(Gd.Bytes)});
 }
 
-void GuardChecks::check(llvm::IRBuilder<> &B, unsigned NodeIndex,
-                        size_t Step) {
+void GuardChecks::check(llvm::IRBuilder<> &B, unsigned NodeIndex, size_t Step) {
   for (const Guard &Gd : Guards) {
     if (Gd.First > NodeIndex || Gd.Last < NodeIndex)
       continue;
@@ -160,9 +159,10 @@ llvm::Error checkOperandRegion(const Graph &G, const MemoryPlan &Plan,
   }
   int64_t Start = L.Offset + Extra, End = L.Offset + V->byteSize();
   if (L.Offset < 0 || Start < L.Offset || Start > End || End > Region)
-    return nodeError(N, "internal error: --checked: operand '{}' at bytes "
-                        "[{}, {}) (access from {}) lies outside its region "
-                        "of {} bytes",
+    return nodeError(N,
+                     "internal error: --checked: operand '{}' at bytes "
+                     "[{}, {}) (access from {}) lies outside its region "
+                     "of {} bytes",
                      V->name(), L.Offset, End, Start, Region);
   return llvm::Error::success();
 }

@@ -9,12 +9,12 @@
 
 namespace cuvil {
 
-llvm::Function *EntryBuilder::newFunction(const std::string &Name,
-                                          llvm::Type *Ret,
-                                          const std::vector<llvm::Type *> &Params) {
+llvm::Function *
+EntryBuilder::newFunction(const std::string &Name, llvm::Type *Ret,
+                          const std::vector<llvm::Type *> &Params) {
   auto *FT = llvm::FunctionType::get(Ret, Params, false);
-  auto *F = llvm::Function::Create(FT, llvm::GlobalValue::ExternalLinkage,
-                                   Name, M);
+  auto *F =
+      llvm::Function::Create(FT, llvm::GlobalValue::ExternalLinkage, Name, M);
   setCodeAttributes(F);
   if (!T.PIC)
     F->setDSOLocal(true);
@@ -65,8 +65,8 @@ void EntryBuilder::buildInit() {
     llvm::BasicBlock *From = B.GetInsertBlock();
     B.CreateCondBr(B.CreateIsNull(UserArenas), Join, Given);
     B.SetInsertPoint(Given);
-    llvm::Value *Slot = B.CreateLoad(
-        PtrTy, B.CreateConstInBoundsGEP1_64(PtrTy, UserArenas, A));
+    llvm::Value *Slot =
+        B.CreateLoad(PtrTy, B.CreateConstInBoundsGEP1_64(PtrTy, UserArenas, A));
     llvm::Value *Pick = B.CreateSelect(B.CreateIsNull(Slot), Arenas[A], Slot);
     B.CreateBr(Join);
     B.SetInsertPoint(Join);
@@ -107,8 +107,8 @@ void EntryBuilder::buildInit() {
                        llvm::ConstantInt::get(I64, 0)),
         StatusBlobAlign, "weights.aligned");
   if (Opts.WeightsDataSize > 0)
-    Check(B.CreateICmpULT(BlobSize, llvm::ConstantInt::get(
-                                        I64, Opts.WeightsDataSize + 12)),
+    Check(B.CreateICmpULT(
+              BlobSize, llvm::ConstantInt::get(I64, Opts.WeightsDataSize + 12)),
           StatusBlobShort, "weights.size.ok");
   llvm::Value *BlobEnd = B.CreateAdd(BlobStart, BlobSize);
   BlobEnd = B.CreateSelect(B.CreateICmpULT(BlobEnd, BlobStart),
@@ -174,8 +174,9 @@ llvm::Expected<llvm::Value *> EntryBuilder::argument(const KernelArg &A,
             (A.K == Kind::Float && Want->isFloatTy()) ||
             (A.K != Kind::Int && A.K != Kind::Float && WantPtr);
   if (!Ok)
-    return nodeError(N, "internal error: argument kind does not match the "
-                        "signature of kernel {}",
+    return nodeError(N,
+                     "internal error: argument kind does not match the "
+                     "signature of kernel {}",
                      K);
   if (Opts.Checked && A.K == Kind::Tensor)
     if (auto E = checkOperandRegion(G, Plan, N, A.V, A.ByteOffset))
@@ -184,16 +185,17 @@ llvm::Expected<llvm::Value *> EntryBuilder::argument(const KernelArg &A,
   case Kind::Tensor: return pointerTo(A.V, A.ByteOffset);
   case Kind::Null: return llvm::ConstantPointerNull::get(PtrTy);
   case Kind::Int:
-    return llvm::ConstantInt::getSigned(llvm::cast<llvm::IntegerType>(Want), A.I);
+    return llvm::ConstantInt::getSigned(llvm::cast<llvm::IntegerType>(Want),
+                                        A.I);
   case Kind::Float: return llvm::ConstantFP::get(F32, A.F);
   case Kind::IntArray: {
     // One constant per distinct array, so that equal nodes stay equal.
     auto [Slot, New] = IntArrays.try_emplace(A.Array, nullptr);
     if (!New)
       return Slot->second;
-    auto *Init = llvm::ConstantDataArray::get(Ctx, llvm::ArrayRef(
-                                                       reinterpret_cast<const uint64_t *>(A.Array.data()),
-                                                       A.Array.size()));
+    auto *Init = llvm::ConstantDataArray::get(
+        Ctx, llvm::ArrayRef(reinterpret_cast<const uint64_t *>(A.Array.data()),
+                            A.Array.size()));
     auto *GV = new llvm::GlobalVariable(
         M, Init->getType(), true, llvm::GlobalValue::PrivateLinkage, Init,
         sym("dims." + std::to_string(ArrayCount++)));
@@ -221,15 +223,15 @@ llvm::Error EntryBuilder::buildRunV() {
   auto *Check = llvm::BasicBlock::Create(Ctx, "check", RunV, Body);
   B.CreateCondBr(B.CreateIsNull(State), Bad, Check);
   B.SetInsertPoint(Check);
-  llvm::Value *Ready = B.CreateICmpEQ(
-      B.CreateLoad(I32, B.CreateStructGEP(StateTy, State, 1)),
-      llvm::ConstantInt::get(I32, ReadyMagic));
+  llvm::Value *Ready =
+      B.CreateICmpEQ(B.CreateLoad(I32, B.CreateStructGEP(StateTy, State, 1)),
+                     llvm::ConstantInt::get(I32, ReadyMagic));
   B.CreateCondBr(Ready, Body, Bad);
 
   B.SetInsertPoint(Body);
   for (size_t A = 0; A < NumArenas; ++A)
-    ArenaBases.push_back(B.CreateLoad(PtrTy, arenaSlot(State, A),
-                                      "arena" + std::to_string(A)));
+    ArenaBases.push_back(
+        B.CreateLoad(PtrTy, arenaSlot(State, A), "arena" + std::to_string(A)));
   WeightsBase =
       B.CreateLoad(PtrTy, B.CreateStructGEP(StateTy, State, 0), "weights");
   for (unsigned I = 0; I < G.inputs().size(); ++I)
@@ -265,8 +267,7 @@ llvm::Error EntryBuilder::buildRunV() {
     ++Step;
   }
   if (Opts.Checked) {
-    llvm::Function *Names =
-        buildStepName(M, sym("step_name"), StepNames);
+    llvm::Function *Names = buildStepName(M, sym("step_name"), StepNames);
     setCodeAttributes(Names);
     if (!T.PIC)
       Names->setDSOLocal(true);
@@ -302,12 +303,14 @@ llvm::Error EntryBuilder::buildNode(const Node &N,
       continue;
     llvm::Function *K = M.getFunction(C.Kernel);
     if (!K || (K->isDeclaration() && !FirmwareKernels.count(K)))
-      return nodeError(N, "internal error: kernel {} is missing from the "
-                          "{} kernel library",
+      return nodeError(N,
+                       "internal error: kernel {} is missing from the "
+                       "{} kernel library",
                        C.Kernel, T.Name);
     if (K->arg_size() != C.Args.size())
-      return nodeError(N, "internal error: kernel {} takes {} arguments, "
-                          "lowering passed {}",
+      return nodeError(N,
+                       "internal error: kernel {} takes {} arguments, "
+                       "lowering passed {}",
                        C.Kernel, K->arg_size(), C.Args.size());
     std::vector<llvm::Value *> Args;
     for (size_t I = 0; I < C.Args.size(); ++I) {
@@ -402,7 +405,7 @@ llvm::Error EntryBuilder::declareFirmwareKernels() {
     for (FirmwareKernel::Param P : FK.Params)
       Params.push_back(P == FirmwareKernel::Param::Pointer ? PtrTy
                        : P == FirmwareKernel::Param::Int64 ? I64
-                                                          : F32);
+                                                           : F32);
     auto *F = llvm::Function::Create(
         llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx), Params, false),
         llvm::GlobalValue::ExternalLinkage, FK.Name, M);
@@ -433,21 +436,22 @@ llvm::Error EntryBuilder::build() {
     auto *GV = new llvm::GlobalVariable(
         M, Ty, false, llvm::GlobalValue::ExternalLinkage, nullptr, Name);
     GV->setAlignment(llvm::Align(Plan.Alignment));
-    M.appendModuleInlineAsm(fmt::format(
-        "  .section .cuvil.{0}.arena.{1},\"aw\",%nobits\n"
-        "  .balign {2}\n"
-        "  .globl {3}\n"
-        "  .type {3},%object\n"
-        "  .size {3}, {4}\n"
-        "{3}:\n"
-        "  .zero {4}\n"
-        "  .text",
-        Opts.ModelName, Region, Plan.Alignment, Name, Bytes));
+    M.appendModuleInlineAsm(
+        fmt::format("  .section .cuvil.{0}.arena.{1},\"aw\",%nobits\n"
+                    "  .balign {2}\n"
+                    "  .globl {3}\n"
+                    "  .type {3},%object\n"
+                    "  .size {3}, {4}\n"
+                    "{3}:\n"
+                    "  .zero {4}\n"
+                    "  .text",
+                    Opts.ModelName, Region, Plan.Alignment, Name, Bytes));
     Exported.insert(Name);
     Arenas.push_back(GV);
   }
   if (!Opts.EmbeddedBlob.empty()) {
-    auto *Init = llvm::ConstantDataArray::get(Ctx, llvm::ArrayRef(Opts.EmbeddedBlob));
+    auto *Init =
+        llvm::ConstantDataArray::get(Ctx, llvm::ArrayRef(Opts.EmbeddedBlob));
     Blob = new llvm::GlobalVariable(M, Init->getType(), true,
                                     llvm::GlobalValue::ExternalLinkage, Init,
                                     sym("weights"));

@@ -78,8 +78,8 @@ private:
   void buildRun();
   llvm::Value *pointerTo(const Value *V, int64_t ExtraOffset);
   llvm::Expected<llvm::Value *> argument(const KernelArg &A,
-                                         llvm::Type *Expected,
-                                         const Node &N, const std::string &K);
+                                         llvm::Type *Expected, const Node &N,
+                                         const std::string &K);
 
   llvm::Module &M;
   llvm::LLVMContext &Ctx;

@@ -112,11 +112,9 @@ llvm::Error materializeReachable(llvm::Module &M,
 
 } // namespace
 
-llvm::Expected<CodegenResult> generateObject(const Graph &G,
-                                             const GraphLowering &L,
-                                             const MemoryPlan &Plan,
-                                             const TargetInfo &T,
-                                             const CodegenOptions &Opts) {
+llvm::Expected<CodegenResult>
+generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
+               const TargetInfo &T, const CodegenOptions &Opts) {
   auto Bitcode = kernelBitcode(T.Kernels);
   if (!Bitcode)
     return makeError("target '{}': this cuvilc has no kernel library '{}' "
@@ -186,7 +184,8 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
   // Code generation may rewrite the IR: emit assembly from a copy.
   if (Opts.WantAsm) {
     std::unique_ptr<llvm::Module> Copy = llvm::CloneModule(*M);
-    if (auto E = emitFile(*Copy, **TM, llvm::CodeGenFileType::AssemblyFile, T.Name, R.Asm))
+    if (auto E = emitFile(*Copy, **TM, llvm::CodeGenFileType::AssemblyFile,
+                          T.Name, R.Asm))
       return E;
   }
   FrameSizes Frames;
@@ -195,8 +194,8 @@ llvm::Expected<CodegenResult> generateObject(const Graph &G,
     return E;
   std::vector<std::string> Helpers(std::begin(WeakRuntimeSymbols),
                                    std::end(WeakRuntimeSymbols));
-  R.InitStack = entryStackBound(*M, T.Triple, "cuvil_" + Opts.ModelName + "_init",
-                                Frames, Helpers);
+  R.InitStack = entryStackBound(
+      *M, T.Triple, "cuvil_" + Opts.ModelName + "_init", Frames, Helpers);
   // run_v's bound too: it is an entry point of its own.
   R.RunStack = entryStackBound(*M, T.Triple, "cuvil_" + Opts.ModelName + "_run",
                                Frames, Helpers);

@@ -25,8 +25,8 @@ struct FirmwareKernel {
 };
 
 struct CodegenOptions {
-  std::string ModelName;       ///< C symbol prefix.
-  uint64_t GraphHash = 0;      ///< Must match the weight blob's.
+  std::string ModelName;  ///< C symbol prefix.
+  uint64_t GraphHash = 0; ///< Must match the weight blob's.
   uint64_t WeightsDataSize = 0;
   /// The FlatBuffers weight blob to embed; empty for external weights.
   std::vector<uint8_t> EmbeddedBlob;
@@ -54,11 +54,9 @@ struct CodegenResult {
 /// of each node's lowering L (see lowerGraph in ops/LowerGraph.h), links the
 /// target's kernel bitcode, internalises, optimises for the target and emits
 /// an ELF relocatable object.
-llvm::Expected<CodegenResult> generateObject(const Graph &G,
-                                             const GraphLowering &L,
-                                             const MemoryPlan &Plan,
-                                             const TargetInfo &T,
-                                             const CodegenOptions &Opts);
+llvm::Expected<CodegenResult>
+generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
+               const TargetInfo &T, const CodegenOptions &Opts);
 
 /// Symbol of a model's static arena in a region: cuvil_<model>_arena_<region>.
 std::string arenaSymbol(const std::string &Model, const std::string &Region);

@@ -52,10 +52,8 @@ bool isMemIntrinsic(const llvm::Function &F) {
   switch (F.getIntrinsicID()) {
   case llvm::Intrinsic::memcpy:
   case llvm::Intrinsic::memmove:
-  case llvm::Intrinsic::memset:
-    return true;
-  default:
-    return false;
+  case llvm::Intrinsic::memset: return true;
+  default: return false;
   }
 }
 
@@ -153,12 +151,11 @@ StackBound stackBound(const llvm::Module &M, const std::string &Entry,
     auto [It, New] = Calls.try_emplace(F);
     if (New) {
       if (F->isDeclaration()) {
-        R.Reason = fmt::format("'{}' calls '{}', which is not defined in the "
-                               "object",
-                               Work.size() > 1
-                                   ? Work[Work.size() - 2].F->getName().str()
-                                   : Entry,
-                               F->getName().str());
+        R.Reason = fmt::format(
+            "'{}' calls '{}', which is not defined in the "
+            "object",
+            Work.size() > 1 ? Work[Work.size() - 2].F->getName().str() : Entry,
+            F->getName().str());
         return R;
       }
       It->second = callsOf(*F, Helpers);

@@ -1,4 +1,5 @@
-//===- StackUsage.h - Worst-case stack depth of the entry points -*- C++ -*-===//
+//===- StackUsage.h - Worst-case stack depth of the entry points -*- C++
+//-*-===//
 //
 // The stack an entry point (init, run) may need, from the code LLVM emits:
 // the frame size of every function as the prologue/epilogue inserter fixed
@@ -43,9 +44,9 @@ private:
 /// The worst-case stack depth of one entry point.
 struct StackBound {
   bool Known = false;
-  uint64_t Bytes = 0;             ///< When Known.
-  std::string Reason;             ///< When not Known: why.
-  std::vector<std::string> Path;  ///< The deepest call chain, entry first.
+  uint64_t Bytes = 0;            ///< When Known.
+  std::string Reason;            ///< When not Known: why.
+  std::vector<std::string> Path; ///< The deepest call chain, entry first.
 };
 
 /// Deepest call chain from Entry in M, each function costing its frame

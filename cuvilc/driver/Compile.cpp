@@ -43,11 +43,10 @@ void firmwareKernels(const Graph &G, CodegenOptions &CO, HeaderInfo &HI) {
     FirmwareKernel K;
     K.Name = C->Kernel;
     for (const CustomParam &P : C->Params)
-      K.Params.push_back(P.K == CustomParam::Kind::FloatAttr
-                             ? FirmwareKernel::Param::Float
-                         : P.K == CustomParam::Kind::Int
-                             ? FirmwareKernel::Param::Int64
-                             : FirmwareKernel::Param::Pointer);
+      K.Params.push_back(
+          P.K == CustomParam::Kind::FloatAttr ? FirmwareKernel::Param::Float
+          : P.K == CustomParam::Kind::Int     ? FirmwareKernel::Param::Int64
+                                              : FirmwareKernel::Param::Pointer);
     CO.FirmwareKernels.push_back(std::move(K));
     HI.FirmwareKernels.push_back(C->prototype());
   }
@@ -83,14 +82,14 @@ optimizeModel(llvm::Expected<std::unique_ptr<Graph>> G,
     return G.takeError();
   // The pipeline verifies the graph once constants are folded and shapes
   // resolved (see Pass::VerifyAfter).
-  if (auto E = runPipeline(**G, DumpIR,
-                           [&](std::string_view Pass, const Graph &Gr) {
-                             IRPrintOptions O;
-                             O.FullData = DumpData;
-                             Log << "// IR after " << Pass << "\n"
-                                 << Gr.print(O);
-                           },
-                           PO))
+  if (auto E = runPipeline(
+          **G, DumpIR,
+          [&](std::string_view Pass, const Graph &Gr) {
+            IRPrintOptions O;
+            O.FullData = DumpData;
+            Log << "// IR after " << Pass << "\n" << Gr.print(O);
+          },
+          PO))
     return E;
   // Passes rewrite nodes: check again what codegen will see.
   if (auto E = verifyGraph(**G))

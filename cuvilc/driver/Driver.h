@@ -38,7 +38,7 @@ struct QuantizeOptions {
   std::string Report;    ///< JSON report path; empty: none.
   std::string Method = "minmax"; ///< minmax, percentile, entropy.
   double Percentile = 99.99;
-  std::vector<std::string> KeepFloat; ///< Node names.
+  std::vector<std::string> KeepFloat;    ///< Node names.
   std::optional<double> MaxAccuracyDrop; ///< Top-1 agreement lost, 0-1.
   std::map<std::string, int64_t> Dims;
 };
@@ -49,23 +49,23 @@ struct QuantizeResult {
 };
 
 struct BuildOptions {
-  std::string Model;          ///< Input .onnx path.
-  std::string Target;         ///< Target name.
-  std::string Out;            ///< Object path.
-  std::string Header;         ///< Default: Out with .h.
-  std::string LinkerScript;   ///< Default: Out with .ld.
-  std::string Report;         ///< JSON report path; empty: none.
-  std::string Name;           ///< C prefix; default from the model file name.
+  std::string Model;           ///< Input .onnx path.
+  std::string Target;          ///< Target name.
+  std::string Out;             ///< Object path.
+  std::string Header;          ///< Default: Out with .h.
+  std::string LinkerScript;    ///< Default: Out with .ld.
+  std::string Report;          ///< JSON report path; empty: none.
+  std::string Name;            ///< C prefix; default from the model file name.
   std::string ExternalWeights; ///< .cuvw path; empty: embed.
   std::string WeightsRegion;   ///< Default: the target's weights_region.
   std::vector<std::string> ArenaRegions; ///< Default: the target's.
-  std::vector<std::string> Emit;    ///< "llvm", "asm".
-  std::vector<std::string> DumpIR;  ///< Pass names, or "all".
-  bool DumpIRData = false; ///< Dumps print every constant's data.
+  std::vector<std::string> Emit;         ///< "llvm", "asm".
+  std::vector<std::string> DumpIR;       ///< Pass names, or "all".
+  bool DumpIRData = false;               ///< Dumps print every constant's data.
   std::map<std::string, int64_t> Dims;
   bool PortableKernels = false; ///< Reference kernels only (--kernels).
-  bool Checked = false; ///< --checked: guard gaps and bounds checks.
-  std::string CustomOps; ///< --custom-ops: the user's op declarations.
+  bool Checked = false;         ///< --checked: guard gaps and bounds checks.
+  std::string CustomOps;        ///< --custom-ops: the user's op declarations.
   /// --quantize int8: quantize the float model first (Quant: calibration
   /// and the other quantize options; its Model and Dims are this build's).
   bool Quantize = false;
@@ -90,7 +90,8 @@ std::vector<std::string> dumpStageNames();
 /// The planner options for target T: its DMA alignment, its arena regions
 /// (or ArenaRegions, if not empty: names checked) and its spill policy.
 llvm::Expected<PlanOptions>
-planOptionsFor(const TargetInfo &T, const std::vector<std::string> &ArenaRegions);
+planOptionsFor(const TargetInfo &T,
+               const std::vector<std::string> &ArenaRegions);
 
 /// The model at Model imported, verified and optimised by the pass
 /// pipeline (IR dumps after the passes named in DumpIR go to Log).
@@ -101,8 +102,8 @@ planOptionsFor(const TargetInfo &T, const std::vector<std::string> &ArenaRegions
 llvm::Expected<std::unique_ptr<Graph>>
 loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
           const std::vector<std::string> &DumpIR, std::ostream &Log,
-          const PipelineOptions &PO = {},
-          const RuntimeOps *CustomOps = nullptr, bool DumpData = false);
+          const PipelineOptions &PO = {}, const RuntimeOps *CustomOps = nullptr,
+          bool DumpData = false);
 
 /// The declarations of a --custom-ops file (null for an empty path); a
 /// bad file is a usage error naming its line, op and field.
@@ -121,8 +122,8 @@ loadModelBytes(std::string_view Bytes,
 llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log);
 
 struct PlanCommandOptions {
-  std::string Model;  ///< Input .onnx path.
-  std::string Target; ///< Target name.
+  std::string Model;                     ///< Input .onnx path.
+  std::string Target;                    ///< Target name.
   std::vector<std::string> ArenaRegions; ///< Default: the target's.
   /// Write PREFIX.<region>.svg, a picture of each arena; empty: none.
   std::string SvgPrefix;

@@ -82,8 +82,7 @@ llvm::Error runInspect(const std::string &Model, const std::string &Target,
     }
     std::string Macs = M ? std::to_string(M) : std::string(1, Mark);
     Line("{:>4}  {:<24} {:<20} {:<28} {:>12}", I, printable(N.name()),
-         printable(N.opType()),
-         fmt::format("{}", fmt::join(Outs, " ")), Macs);
+         printable(N.opType()), fmt::format("{}", fmt::join(Outs, " ")), Macs);
   }
 
   int64_t ParamBytes = 0, ParamCount = 0;

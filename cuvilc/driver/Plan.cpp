@@ -54,10 +54,9 @@ std::string arenaLine(const ArenaPlan &A, const std::string &Schedule) {
 /// The whole text: arenas, baseline, weights, then the tensor table.
 std::string formatPlan(const Graph &G, const MemoryPlan &Plan,
                        const TargetInfo &T, const std::string &ModelFile) {
-  std::string S =
-      fmt::format("plan of {} (graph '{}') for target {}: {} steps\n",
-                  printable(ModelFile), printable(G.name()), T.Name,
-                  G.nodes().size());
+  std::string S = fmt::format(
+      "plan of {} (graph '{}') for target {}: {} steps\n", printable(ModelFile),
+      printable(G.name()), T.Name, G.nodes().size());
   for (const ArenaPlan &A : Plan.Arenas)
     S += arenaLine(A, Plan.Schedule);
   int64_t Total = Plan.arenaSize();

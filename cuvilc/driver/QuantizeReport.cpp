@@ -12,7 +12,8 @@ namespace {
 /// JSON has no infinity: identical outputs report null SQNR with
 /// "identical": true.
 nlohmann::ordered_json number(double V) {
-  return std::isfinite(V) ? nlohmann::ordered_json(V) : nlohmann::ordered_json();
+  return std::isfinite(V) ? nlohmann::ordered_json(V)
+                          : nlohmann::ordered_json();
 }
 
 } // namespace
@@ -55,8 +56,7 @@ std::string quantizeReportText(const QuantizeReport &R) {
 
 std::string quantizeReportJson(const QuantizeReport &R) {
   nlohmann::ordered_json J;
-  J["calibration"] = {{"method", R.Method},
-                      {"samples", R.CalibrationSamples}};
+  J["calibration"] = {{"method", R.Method}, {"samples", R.CalibrationSamples}};
   J["evaluation"] = {{"on", R.EvaluatedOn}, {"samples", R.EvaluationSamples}};
   if (R.MaxAccuracyDrop)
     J["max_accuracy_drop"] = {{"limit", *R.MaxAccuracyDrop},
@@ -64,11 +64,11 @@ std::string quantizeReportJson(const QuantizeReport &R) {
   J["outputs"] = nlohmann::ordered_json::array();
   for (const auto &O : R.Outputs) {
     const quant::OutputAccuracy &A = O.Accuracy;
-    nlohmann::ordered_json X = {{"name", O.Name},
-                                {"sqnr_db", number(A.sqnrDb())},
-                                {"identical", std::isinf(A.sqnrDb()) &&
-                                                  A.sqnrDb() > 0},
-                                {"max_abs_error", number(A.maxAbsError())}};
+    nlohmann::ordered_json X = {
+        {"name", O.Name},
+        {"sqnr_db", number(A.sqnrDb())},
+        {"identical", std::isinf(A.sqnrDb()) && A.sqnrDb() > 0},
+        {"max_abs_error", number(A.maxAbsError())}};
     if (A.hasClasses())
       X["top1_agreement"] = A.top1Agreement();
     J["outputs"].push_back(X);

@@ -1,4 +1,5 @@
-//===- QuantizeReport.h - What cuvilc quantize did, as text and JSON -*- C++ -*-===//
+//===- QuantizeReport.h - What cuvilc quantize did, as text and JSON -*- C++
+//-*-===//
 #ifndef CUVIL_DRIVER_QUANTIZEREPORT_H
 #define CUVIL_DRIVER_QUANTIZEREPORT_H
 
@@ -19,8 +20,8 @@ struct QuantizeReport {
   struct Node {
     std::string Name, Op;
     std::string Precision; ///< "int8" or "float".
-    std::string Reason;    ///< Why float: "--keep-float", "--max-accuracy-drop".
-    double AloneSqnrDb;    ///< With only this node quantized; NaN: not measured.
+    std::string Reason; ///< Why float: "--keep-float", "--max-accuracy-drop".
+    double AloneSqnrDb; ///< With only this node quantized; NaN: not measured.
   };
   std::string Method;
   size_t CalibrationSamples = 0, EvaluationSamples = 0;

@@ -30,7 +30,8 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   };
 
   Line("/* {}.h: C API of the model compiled by cuvilc from {} for target "
-       "{}.", N, cComment(Info.SourceFile), cComment(T.Name));
+       "{}.",
+       N, cComment(Info.SourceFile), cComment(T.Name));
   Line(" * Generated file: do not edit. Link {}.o and INCLUDE {}.ld. */", N, N);
   Line("#ifndef {}", Guard);
   Line("#define {}", Guard);
@@ -41,7 +42,8 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("extern \"C\" {{");
   Line("#endif");
   Line("");
-  Line("/* Status codes (same values as runtime-baremetal's cuvil/status.h). */");
+  Line("/* Status codes (same values as runtime-baremetal's cuvil/status.h). "
+       "*/");
   Line("#ifndef CUVIL_STATUS_CODES_DEFINED");
   Line("#define CUVIL_STATUS_CODES_DEFINED");
   // Read from cuvil/status.h at build time (see cuvilc/CMakeLists.txt).
@@ -70,10 +72,11 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("#define {}GRAPH_HASH 0x{:016x}ull", P, Info.GraphHash);
   Line("");
   Line("/* Stack: the most bytes below the caller's stack pointer that a call");
-  Line(" * of init, and of run or run_v, uses (frames of the emitted code along");
+  Line(" * of init, and of run or run_v, uses (frames of the emitted code "
+       "along");
   Line(" * its deepest call chain). */");
-  for (auto [Entry, Fig] : {std::pair{"INIT", &Info.InitStack},
-                            std::pair{"RUN", &Info.RunStack}}) {
+  for (auto [Entry, Fig] :
+       {std::pair{"INIT", &Info.InitStack}, std::pair{"RUN", &Info.RunStack}}) {
     if (Fig->Known) {
       Line("#define {}{}_STACK_BYTES {}u", P, Entry, Fig->Bytes);
       continue;
@@ -131,26 +134,34 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("}} cuvil_{}_t;", N);
   Line("");
   if (Info.Checked) {
-    Line("/* Built with --checked: after every step run checks the canaries in");
+    Line(
+        "/* Built with --checked: after every step run checks the canaries in");
     Line(" * the guard gaps after the live arena buffers; on a violation it");
-    Line(" * returns CUVIL_ERR_BOUNDS with m->bounds_step set to the step, and");
-    Line(" * cuvil_{}_step_name(step) names its ONNX node (\"\" out of range). */", N);
+    Line(
+        " * returns CUVIL_ERR_BOUNDS with m->bounds_step set to the step, and");
+    Line(" * cuvil_{}_step_name(step) names its ONNX node (\"\" out of range). "
+         "*/",
+         N);
     Line("#define {}CHECKED 1", P);
     Line("const char *cuvil_{}_step_name(int32_t step);", N);
     Line("");
   }
   Line("/* Prepares m. arenas: NULL for the static arenas, or an array of");
-  Line(" * {}NUM_ARENAS pointers, each NULL (static) or to ARENA_<i>_SIZE bytes", P);
+  Line(
+      " * {}NUM_ARENAS pointers, each NULL (static) or to ARENA_<i>_SIZE bytes",
+      P);
   Line(" * aligned to {}ARENA_ALIGN. weights/weights_size: {}", P,
        Info.ExternalWeights
            ? "the .cuvw blob (required: this model was built with external "
              "weights), aligned to ARENA_ALIGN."
            : "NULL/0 for the embedded blob, or a replacement .cuvw blob.");
   Line(" * The blob is checked (identifier, version, graph hash, bounds,");
-  Line(" * alignment, size, checksum), and the arenas (alignment, address range,");
+  Line(" * alignment, size, checksum), and the arenas (alignment, address "
+       "range,");
   Line(" * no overlap with each other or the blob). Returns CUVIL_OK or a");
   Line(" * negative CUVIL_ERR_*. */");
-  Line("int cuvil_{}_init(cuvil_{}_t *m, void *const *arenas, const void *weights,",
+  Line("int cuvil_{}_init(cuvil_{}_t *m, void *const *arenas, const void "
+       "*weights,",
        N, N);
   Line("                  unsigned long weights_size);");
   Line("");
@@ -168,7 +179,8 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
     return Id;
   };
   for (size_t I = 0; I < G.inputs().size(); ++I)
-    Params.push_back(fmt::format("const {} *{}", dtypeCType(G.inputs()[I]->dtype()),
+    Params.push_back(fmt::format("const {} *{}",
+                                 dtypeCType(G.inputs()[I]->dtype()),
                                  ParamName(G.inputs()[I], "input", I)));
   for (size_t I = 0; I < G.outputs().size(); ++I)
     Params.push_back(fmt::format("{} *{}", dtypeCType(G.outputs()[I]->dtype()),
@@ -177,7 +189,8 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line(" * overlap inputs. Returns CUVIL_OK, or CUVIL_ERR_NOT_INIT. */");
   Line("int cuvil_{}_run(cuvil_{}_t *m, {});", N, N, fmt::join(Params, ", "));
   Line("");
-  Line("/* The same, with arrays of {}NUM_INPUTS input and {}NUM_OUTPUTS", P, P);
+  Line("/* The same, with arrays of {}NUM_INPUTS input and {}NUM_OUTPUTS", P,
+       P);
   Line(" * output pointers. */");
   Line("int cuvil_{}_run_v(cuvil_{}_t *m, const void *const *inputs,", N, N);
   Line("                   void *const *outputs);");

@@ -21,9 +21,9 @@ struct StackFigure {
 };
 
 struct HeaderInfo {
-  std::string ModelName;   ///< C prefix.
-  std::string SourceFile;  ///< The ONNX file's base name (for the comment).
-  uint64_t BlobSize = 0;   ///< 0 for external weights.
+  std::string ModelName;  ///< C prefix.
+  std::string SourceFile; ///< The ONNX file's base name (for the comment).
+  uint64_t BlobSize = 0;  ///< 0 for external weights.
   uint64_t GraphHash = 0;
   bool ExternalWeights = false;
   /// Per graph input: false if the model never reads it (empty: all read).
@@ -42,7 +42,6 @@ struct HeaderInfo {
 /// the init/run entry points. Deterministic for the same inputs.
 std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
                         const TargetInfo &T, const HeaderInfo &Info);
-
 
 } // namespace cuvil
 

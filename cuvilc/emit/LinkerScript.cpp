@@ -17,8 +17,9 @@ std::string writeLinkerScript(const std::string &N, const MemoryPlan &Plan,
                    "by cuvilc.\n",
                    N, N, cComment(T.Name));
   for (const ArenaPlan &AP : Plan.Arenas)
-    S += fmt::format(" * Arena in {}: {} bytes (lower bound {}, ratio {:.3f}).\n",
-                     cComment(AP.Region), AP.Size, AP.LowerBound, AP.ratio());
+    S += fmt::format(
+        " * Arena in {}: {} bytes (lower bound {}, ratio {:.3f}).\n",
+        cComment(AP.Region), AP.Size, AP.LowerBound, AP.ratio());
   S += fmt::format(" * Buffers and sizes are multiples of the {}-byte DMA "
                    "alignment. */\n",
                    A);

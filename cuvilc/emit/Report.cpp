@@ -152,7 +152,8 @@ std::string writeReport(const Graph &G, const MemoryPlan &Plan,
   // nlohmann escapes quotes, backslashes and control characters; a name
   // that is not valid UTF-8 gets U+FFFD for its bad bytes (the default
   // handler would abort: there are no exceptions here).
-  return R.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+  return R.dump(2, ' ', false,
+                nlohmann::ordered_json::error_handler_t::replace) +
          "\n";
 }
 

@@ -33,8 +33,9 @@ llvm::Error nodeError(const Node &N, fmt::format_string<Args...> Fmt,
 
 template <typename... Args>
 llvm::Error makeError(fmt::format_string<Args...> Fmt, Args &&...A) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
-                                 fmt::format(Fmt, std::forward<Args>(A)...).c_str());
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(), "%s",
+      fmt::format(Fmt, std::forward<Args>(A)...).c_str());
 }
 
 } // namespace cuvil

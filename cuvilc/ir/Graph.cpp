@@ -181,8 +181,8 @@ Value *Graph::addValue(std::string N, DType Ty, std::vector<int64_t> Shape,
 
 Node *Graph::addNode(std::string OpType, std::string N, const OpDef *Def,
                      std::vector<Value *> Ins, std::vector<Value *> Outs) {
-  Nodes.push_back(
-      std::make_unique<Node>(NextNodeId++, std::move(OpType), std::move(N), Def));
+  Nodes.push_back(std::make_unique<Node>(NextNodeId++, std::move(OpType),
+                                         std::move(N), Def));
   Node *Nd = Nodes.back().get();
   Nd->Inputs = std::move(Ins);
   Nd->Outputs = std::move(Outs);
@@ -257,8 +257,8 @@ Node *Graph::replaceNode(Node *Old, std::string OpType, const OpDef *Def,
   auto It = std::find_if(Nodes.begin(), Nodes.end(),
                          [Old](const auto &P) { return P.get() == Old; });
   assert(It != Nodes.end() && "replacing a node not in the graph");
-  auto New = std::make_unique<Node>(NextNodeId++, std::move(OpType),
-                                    Old->Name, Def);
+  auto New =
+      std::make_unique<Node>(NextNodeId++, std::move(OpType), Old->Name, Def);
   New->Opset = Old->Opset;
   New->Domain = Old->Domain;
   New->Orig = Old->Orig;
@@ -356,7 +356,8 @@ std::string Graph::summary() const {
       As.push_back(fmt::format("{}={}", K, attrStr(A)));
     S += fmt::format("  {} = {}({}){}  # {}\n", fmt::join(Outs, ", "),
                      N->opType(), fmt::join(Ins, ", "),
-                     As.empty() ? "" : fmt::format(" {{{}}}", fmt::join(As, ", ")),
+                     As.empty() ? ""
+                                : fmt::format(" {{{}}}", fmt::join(As, ", ")),
                      N->origin().str());
   }
   std::vector<std::string> Outs;

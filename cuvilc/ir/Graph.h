@@ -148,7 +148,9 @@ public:
   /// out ("") is not here, so after one, output(I) is not ONNX output I:
   /// ops with optional outputs in the middle use outputAt.
   const std::vector<Value *> &outputs() const { return Outputs; }
-  Value *input(size_t I) const { return I < Inputs.size() ? Inputs[I] : nullptr; }
+  Value *input(size_t I) const {
+    return I < Inputs.size() ? Inputs[I] : nullptr;
+  }
   Value *output(size_t I) const { return Outputs[I]; }
   /// ONNX output position of outputs()[I].
   unsigned outputPos(size_t I) const {

@@ -44,7 +44,8 @@ bool Parser::parseType(DType &Ty, std::vector<int64_t> &Shape) {
       Shape.push_back(UnknownRank);
     } else {
       size_t Start = Pos;
-      while (Pos < Src.size() && std::isdigit(static_cast<unsigned char>(Src[Pos])))
+      while (Pos < Src.size() &&
+             std::isdigit(static_cast<unsigned char>(Src[Pos])))
         ++Pos;
       if (Pos == Start || Pos - Start > 18)
         return expected("a dimension (a number, ? or *)");
@@ -97,8 +98,8 @@ bool Parser::parseAttr(std::map<std::string, AttrValue> &Attrs) {
   if (!parseName(Key, "an attribute name") || !expect('=', "after it"))
     return false;
   if (Attrs.count(Key))
-    return fail(At, fmt::format("attribute '{}' is given twice",
-                                printable(Key)));
+    return fail(At,
+                fmt::format("attribute '{}' is given twice", printable(Key)));
   AttrValue &A = Attrs[Key];
   std::string S;
   if (peek() == '"') {
@@ -107,7 +108,8 @@ bool Parser::parseAttr(std::map<std::string, AttrValue> &Attrs) {
     A = S;
     return true;
   }
-  bool Floats = consumeWord("floats"), Strings = !Floats && consumeWord("strings");
+  bool Floats = consumeWord("floats"),
+       Strings = !Floats && consumeWord("strings");
   if (Floats || Strings || peek() == '[') {
     if (!expect('[', "to start the list"))
       return false;
@@ -227,14 +229,14 @@ bool Parser::parseNode() {
     if (Attrs.count(std::string(DomainAttr)))
       return fail(OpAt, "the domain is given twice (prefix and attribute)");
     Attrs[std::string(DomainAttr)] = Domain;
-  } else if (auto It = Attrs.find(std::string(DomainAttr));
-             It != Attrs.end()) {
+  } else if (auto It = Attrs.find(std::string(DomainAttr)); It != Attrs.end()) {
     if (auto *S = std::get_if<std::string>(&It->second))
       Domain = *S;
   }
   std::string Name;
   bool Named = consumeWord("name");
-  if (Named && (!expect('=', "after 'name'") || !parseName(Name, "a node name")))
+  if (Named &&
+      (!expect('=', "after 'name'") || !parseName(Name, "a node name")))
     return false;
   Origin Orig;
   if (consume('#'))

@@ -19,9 +19,8 @@ namespace cuvil {
 
 /// The definition of operator OpType of Domain ("" for the standard one),
 /// or null when there is none (verification then rejects the node).
-using OpLookup =
-    std::function<const OpDef *(std::string_view Domain,
-                                std::string_view OpType)>;
+using OpLookup = std::function<const OpDef *(std::string_view Domain,
+                                             std::string_view OpType)>;
 
 /// Parses Text (named File in errors). Errors say where and what was
 /// expected: "m.cir:3:17: expected ')' after the inputs, found '{'".

@@ -1,4 +1,5 @@
-//===- IRPrinter.cpp - The textual IR: Graph::print ------------------------===//
+//===- IRPrinter.cpp - The textual IR: Graph::print
+//------------------------===//
 //
 // The text reads back with ir/IRParser.h (print -> parse -> print is the
 // identity). One statement per line; `//` starts a comment:
@@ -239,17 +240,17 @@ std::string nodeText(const Node &N, int64_t Opset, const IRPrintOptions &O) {
     if (auto *S = std::get_if<std::string>(&DomIt->second))
       Dom = *S;
   std::string_view Type = N.opType();
-  bool Internal = Dom.empty() && Type.substr(0, InternalPrefix.size()) ==
-                                     InternalPrefix;
-  bool Plain = Internal
-                   ? plainOperator(InternalPrefix.substr(
-                                       0, InternalPrefix.size() - 1),
-                                   Type.substr(InternalPrefix.size()))
-                   : plainOperator(Dom, Type);
+  bool Internal =
+      Dom.empty() && Type.substr(0, InternalPrefix.size()) == InternalPrefix;
+  bool Plain =
+      Internal
+          ? plainOperator(InternalPrefix.substr(0, InternalPrefix.size() - 1),
+                          Type.substr(InternalPrefix.size()))
+          : plainOperator(Dom, Type);
   for (const auto &[K, A] : N.attrs())
     if (!(Plain && !Dom.empty() && K == DomainAttr))
       As.push_back(fmt::format("{}={}", nameText(K), attrText(A)));
-  std::string Op = !Plain          ? quoted(N.opType())
+  std::string Op = !Plain        ? quoted(N.opType())
                    : Dom.empty() ? N.opType()
                                  : Dom + "." + N.opType();
   if (N.opset() != Opset)
@@ -260,9 +261,9 @@ std::string nodeText(const Node &N, int64_t Opset, const IRPrintOptions &O) {
   S += fmt::format("{}({})", Op, fmt::join(Ins, ", "));
   if (!As.empty())
     S += fmt::format(" {{{}}}", fmt::join(As, ", "));
-  if (N.name() != defaultNodeName(N.origin(), N.outputs().empty()
-                                                  ? N.opType()
-                                                  : N.output(0)->name()))
+  if (N.name() !=
+      defaultNodeName(N.origin(),
+                      N.outputs().empty() ? N.opType() : N.output(0)->name()))
     S += fmt::format(" name={}", nameText(N.name()));
   std::vector<std::string> Orig;
   for (size_t I = 0; I < N.origin().Names.size(); ++I)

@@ -1,4 +1,5 @@
-//===- IRSyntax.h - Lexical rules shared by the IR printer and parser -*-C++-*-//
+//===- IRSyntax.h - Lexical rules shared by the IR printer and parser
+//-*-C++-*-//
 //
 // Names (of the graph, values, attributes and origins) stand bare when they
 // are made of [A-Za-z0-9_.:/-], are not empty and do not end in ':' (the

@@ -136,7 +136,8 @@ bool Parser::parseInt(int64_t &Out, std::string_view What) {
   }
   errno = 0;
   Out = std::strtoll(T.c_str(), nullptr, 10);
-  return errno == 0 || fail(At, fmt::format("{} '{}' is out of range", What, T));
+  return errno == 0 ||
+         fail(At, fmt::format("{} '{}' is out of range", What, T));
 }
 
 template <typename T> static void append(std::vector<uint8_t> &Out, T X) {
@@ -175,8 +176,8 @@ bool Parser::parseElement(DType Ty, std::vector<uint8_t> &Out) {
   unsigned Bits = dtypeSize(Ty) * 8;
   if (Signed) {
     long long X = std::strtoll(T.c_str(), &End, 10);
-    if (errno || (Bits < 64 && (X < -(1ll << (Bits - 1)) ||
-                                X >= (1ll << (Bits - 1)))))
+    if (errno ||
+        (Bits < 64 && (X < -(1ll << (Bits - 1)) || X >= (1ll << (Bits - 1)))))
       return fail(At, fmt::format("{} does not fit {}", T, TyName));
     Out.insert(Out.end(), reinterpret_cast<uint8_t *>(&X),
                reinterpret_cast<uint8_t *>(&X) + Bits / 8);
@@ -262,7 +263,8 @@ bool Parser::parseData(Value &V) {
                                   printable(V.name()), V.byteSize(),
                                   V.byteSize() * 2));
     for (size_t I = 0; I < Hex.size(); I += 2)
-      D.push_back(static_cast<uint8_t>(std::stoi(Hex.substr(I, 2), nullptr, 16)));
+      D.push_back(
+          static_cast<uint8_t>(std::stoi(Hex.substr(I, 2), nullptr, 16)));
   } else if (consumeWord("fill")) {
     int64_t Seed;
     if (!expect('<', "after 'fill'") || !parseInt(Seed, "a seed"))

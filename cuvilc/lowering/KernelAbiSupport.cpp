@@ -31,8 +31,8 @@ PtrArg::PtrArg(KernelArg A) : KernelArg(std::move(A)) {
 }
 
 void abiFatal(const std::string &Kernel, const char *Why) {
-  llvm::report_fatal_error(
-      llvm::Twine("internal error: kernel ") + Kernel + " " + Why);
+  llvm::report_fatal_error(llvm::Twine("internal error: kernel ") + Kernel +
+                           " " + Why);
 }
 
 bool isMember(llvm::ArrayRef<const char *> Members, std::string_view Kernel) {

@@ -30,8 +30,9 @@ llvm::Error verifyAttrKinds(const Node &N) {
     for (const AttrSpec *S = N.def()->Attrs; S->Name; ++S) {
       if (Name != S->Name || attrKindOf(Value) == S->Kind)
         continue;
-      return nodeError(N, "attribute '{}' of {} must be of kind {}, but the "
-                          "model gives a {}",
+      return nodeError(N,
+                       "attribute '{}' of {} must be of kind {}, but the "
+                       "model gives a {}",
                        Name, N.opType(), attrKindName(S->Kind),
                        attrKindName(attrKindOf(Value)));
     }

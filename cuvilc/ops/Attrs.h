@@ -98,8 +98,7 @@ template <> struct Reader<AttrKind::Strings> {
 /// Declares struct Struct from the X-macro List (see the file comment).
 #define CUVIL_OP_ATTRS(Struct, List)                                           \
   struct Struct {                                                              \
-    List(CUVIL_ATTR_FIELD)                                                     \
-    Struct() = default;                                                        \
+    List(CUVIL_ATTR_FIELD) Struct() = default;                                 \
     explicit Struct(const Node &N) { List(CUVIL_ATTR_READ) }                   \
     static constexpr AttrSpec Specs[] = {                                      \
         List(CUVIL_ATTR_SPEC){nullptr, AttrKind::Int}};                        \

@@ -22,7 +22,8 @@ double getF(const HostTensor &T, int64_t I) {
   int64_t V = 0;
   switch (T.Ty) {
   case DType::I8: V = Load(int8_t{}); break;
-  case DType::U8: case DType::Bool: V = Load(uint8_t{}); break;
+  case DType::U8:
+  case DType::Bool: V = Load(uint8_t{}); break;
   case DType::I16: V = Load(int16_t{}); break;
   case DType::U16: V = Load(uint16_t{}); break;
   case DType::I32: V = Load(int32_t{}); break;

@@ -22,10 +22,11 @@
 //   - ScratchOutputs: workspace outputs.
 // Passes and the planner never compare op names or records (tests/lint
 // checks it): they ask the record's traits and hooks. They may create
-// nodes of a given record (a pass that rebuilds a node as an internal op). Lowering produces plain data (KernelCall, in
-// lowering/), which the driver hands to codegen (see lowerGraph): ops do
-// not depend on LLVM IR, and codegen does not call the registry (it reads
-// the calls only). docs/ops.md says how to add an op.
+// nodes of a given record (a pass that rebuilds a node as an internal op).
+// Lowering produces plain data (KernelCall, in lowering/), which the driver
+// hands to codegen (see lowerGraph): ops do not depend on LLVM IR, and codegen
+// does not call the registry (it reads the calls only). docs/ops.md says how to
+// add an op.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUVIL_OPS_OPREGISTRY_H

@@ -223,8 +223,9 @@ reshapeShape(const Node &N, const std::vector<int64_t> &In) {
   int64_t Total = product(In);
   if (Infer >= 0) {
     if (Known == 0 || Total % Known != 0)
-      return nodeError(N, "cannot infer the -1 dimension ({} elements into "
-                          "{})",
+      return nodeError(N,
+                       "cannot infer the -1 dimension ({} elements into "
+                       "{})",
                        Total, Known);
     Target[Infer] = Total / Known;
   } else if (Known != Total) {
@@ -313,14 +314,15 @@ splitSizes(const Node &N, int64_t Axis, const std::vector<int64_t> &In) {
   if (static_cast<int64_t>(Sizes.size()) != Count ||
       std::accumulate(Sizes.begin(), Sizes.end(), int64_t(0)) != D ||
       std::any_of(Sizes.begin(), Sizes.end(), [](int64_t S) { return S < 0; }))
-    return nodeError(N, "the split sizes do not partition extent {} into {} "
-                        "outputs",
+    return nodeError(N,
+                     "the split sizes do not partition extent {} into {} "
+                     "outputs",
                      D, Count);
   return Sizes;
 }
 
-llvm::Expected<std::vector<int64_t>> padAmounts(const Node &N,
-                                                const std::vector<int64_t> &In) {
+llvm::Expected<std::vector<int64_t>>
+padAmounts(const Node &N, const std::vector<int64_t> &In) {
   size_t R = In.size();
   std::vector<int64_t> Pads;
   if (N.opset() >= 11) {

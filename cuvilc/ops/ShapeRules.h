@@ -45,8 +45,8 @@ broadcastShapes(const Node &N, const std::vector<int64_t> &A,
 StridedAccess broadcastAccess(const std::vector<int64_t> &In,
                               const std::vector<int64_t> &Out);
 /// Expand: the output shape from the constant shape input.
-llvm::Expected<std::vector<int64_t>> expandShape(const Node &N,
-                                                 const std::vector<int64_t> &In);
+llvm::Expected<std::vector<int64_t>>
+expandShape(const Node &N, const std::vector<int64_t> &In);
 /// Tile: one (repeat, dim) pair of access dimensions per input dimension.
 llvm::Expected<StridedAccess> tileAccess(const Node &N,
                                          const std::vector<int64_t> &In);
@@ -118,8 +118,9 @@ std::vector<uint8_t> applyAccess(const uint8_t *Src, unsigned ElemSize,
 
 /// Drops unit dimensions and merges dimensions that both sides walk
 /// contiguously, then pads on the left to Rank. Returns false if more than
-/// Rank dimensions remain (then left merged, unpadded). DstStrides are the destination's strides per
-/// access dimension (dense ones when the destination is dense).
+/// Rank dimensions remain (then left merged, unpadded). DstStrides are the
+/// destination's strides per access dimension (dense ones when the destination
+/// is dense).
 bool canonicalizeCopy(std::vector<int64_t> &Shape,
                       std::vector<int64_t> &SrcStrides,
                       std::vector<int64_t> &DstStrides, size_t Rank);

@@ -45,8 +45,8 @@ llvm::Expected<bool> tryFold(Graph &G, Node &N, std::vector<Node *> &Dead) {
     bool ShapeOnly = Def->FoldShapeOnly && I == 0;
     if (!V->hasStaticShape() || (!ShapeOnly && !V->isConstant()))
       return false;
-    Ins[I] = {V->dtype(), V->shape(), ShapeOnly ? std::vector<uint8_t>()
-                                                : V->data()};
+    Ins[I] = {V->dtype(), V->shape(),
+              ShapeOnly ? std::vector<uint8_t>() : V->data()};
     In[I] = &Ins[I];
   }
   if (!In[0])
@@ -61,8 +61,9 @@ llvm::Expected<bool> tryFold(Graph &G, Node &N, std::vector<Node *> &Dead) {
     Value *Y = N.output(I);
     if (Y->shape() != std::vector<int64_t>{UnknownRank} &&
         Y->rank() != Outs[I].Shape.size())
-      return nodeError(N, "output '{}' has rank {}, but evaluating the node "
-                          "gives rank {}",
+      return nodeError(N,
+                       "output '{}' has rank {}, but evaluating the node "
+                       "gives rank {}",
                        Y->name(), Y->rank(), Outs[I].Shape.size());
   }
   std::vector<Value *> Old = N.outputs();

@@ -1,10 +1,10 @@
 //===- FuseResidual.cpp - Residual Add into the Conv epilogue -------------===//
 //
-// y = Add(Conv(x), r) (an op with the Sum trait), where the Conv's result has no other use and r has
-// the result's shape, becomes one Conv with r as an extra input (position
-// 3): the packed kernel adds r to each output before its activation, so
-// the sum is never a separate pass over memory and the Conv's own result
-// is never stored. A Relu or Clip after the Add then fuses as the
+// y = Add(Conv(x), r) (an op with the Sum trait), where the Conv's result has
+// no other use and r has the result's shape, becomes one Conv with r as an
+// extra input (position 3): the packed kernel adds r to each output before its
+// activation, so the sum is never a separate pass over memory and the Conv's
+// own result is never stored. A Relu or Clip after the Add then fuses as the
 // activation. The skip connections of ResNets and of MobileNetV2's
 // inverted residuals take this form.
 //

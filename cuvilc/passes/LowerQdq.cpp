@@ -58,8 +58,8 @@ bool isQ8(DType T) { return T == DType::U8 || T == DType::I8; }
 
 /// A scale and zero point of Count values (1: per tensor), constant, for
 /// a tensor of type Type; the zero point may be absent (0).
-bool readParams(const Value *Scale, const Value *Zp, DType Type,
-                int64_t Count, std::vector<float> &S, std::vector<int32_t> &Z) {
+bool readParams(const Value *Scale, const Value *Zp, DType Type, int64_t Count,
+                std::vector<float> &S, std::vector<int32_t> &Z) {
   if (!isConst(Scale) || Scale->dtype() != DType::F32 ||
       Scale->numElements() != Count)
     return false;
@@ -105,8 +105,7 @@ bool matchActivation(const Value *V, QuantizedProduct &P) {
   if (!D)
     return false;
   P.X = D->input(0);
-  return scalarParams(D->input(1), D->input(2), P.X->dtype(), P.XScale,
-                      P.XZp);
+  return scalarParams(D->input(1), D->input(2), P.X->dtype(), P.XScale, P.XZp);
 }
 
 /// The constant quantized weight behind DQ(w), per tensor or per channel
@@ -126,8 +125,8 @@ bool matchWeight(const Value *V, int64_t Axis, QuantizedProduct &P) {
       return false;
   }
   return readParams(Scale, D->input(2), P.W->dtype(),
-                    Scale && Scale->numElements() != 1 ? Channels : 1,
-                    P.WScale, P.WZp);
+                    Scale && Scale->numElements() != 1 ? Channels : 1, P.WScale,
+                    P.WZp);
 }
 
 /// A bias of Channels values: float constant, or DQ(int32 constant).
@@ -244,9 +243,9 @@ bool matchQLinear(Node &N, const ProductForm &F, QuantizedProduct &P) {
   setForm(F, P);
   const int64_t Channels = W->shape()[F.ChannelAxis];
   const Value *WScale = N.input(4);
-  if (!WScale || !readParams(WScale, N.input(5), W->dtype(),
-                             WScale->numElements() == 1 ? 1 : Channels,
-                             P.WScale, P.WZp))
+  if (!WScale ||
+      !readParams(WScale, N.input(5), W->dtype(),
+                  WScale->numElements() == 1 ? 1 : Channels, P.WScale, P.WZp))
     return false;
   if (F.BiasInput < 0 || !N.input(F.BiasInput))
     return true;
@@ -341,8 +340,10 @@ bool lowerAdd(Graph &G, Node &Q) {
   const int Shift = 31 - std::max(EA, EB);
   if (Shift < 1 || Shift > 62)
     return false;
-  const auto AMult = static_cast<int64_t>(std::nearbyint(std::ldexp(MA, Shift)));
-  const auto BMult = static_cast<int64_t>(std::nearbyint(std::ldexp(MB, Shift)));
+  const auto AMult =
+      static_cast<int64_t>(std::nearbyint(std::ldexp(MA, Shift)));
+  const auto BMult =
+      static_cast<int64_t>(std::nearbyint(std::ldexp(MB, Shift)));
   if (AMult >= (int64_t{1} << 31) || BMult >= (int64_t{1} << 31))
     return false;
   Node *N = rebuildQuantizer(G, Q, QAddOp, {A.X, B.X}, P);
@@ -365,13 +366,14 @@ bool lowerGlobalAveragePool(Graph &G, Node &Q) {
   const Value *V = Q.input(0);
   const Node *Op = V->producer();
   if (!peelClamp(G, V, Op, P) || !Op || !Op->def() ||
-      !Op->def()->has(GlobalMean) ||
-      !singleUse(G, V) || !matchActivation(Op->input(0), X) ||
-      X.X->rank() < 3 || Q.output(0)->numElements() == 0)
+      !Op->def()->has(GlobalMean) || !singleUse(G, V) ||
+      !matchActivation(Op->input(0), X) || X.X->rank() < 3 ||
+      Q.output(0)->numElements() == 0)
     return false;
   P.Folded.push_back(Op);
   const int64_t Plane = X.X->numElements() / Q.output(0)->numElements();
-  auto M = fixedPointMultiplier(X.XScale / (P.YScale * static_cast<float>(Plane)));
+  auto M =
+      fixedPointMultiplier(X.XScale / (P.YScale * static_cast<float>(Plane)));
   if (Plane >= (1 << 23) || !M)
     return false;
   Node *N = rebuildQuantizer(G, Q, QGlobalAveragePoolOp, {X.X}, P);
@@ -403,7 +405,7 @@ llvm::Error lowerQdq(Graph &G, const PipelineOptions &O) {
         IsQ ? matchQdq(G, *N, P) : matchQLinear(*N, *productForm(*N), P);
     if (!Found) {
       if (IsQ && (keepInteger(G, *N) || lowerAdd(G, *N) ||
-           lowerGlobalAveragePool(G, *N)))
+                  lowerGlobalAveragePool(G, *N)))
         Changed = true;
       continue;
     }

@@ -63,10 +63,10 @@ const std::vector<Pass> &defaultPipeline();
 /// passes for "all"), calls Dump(passName, graph). Verifies the graph after
 /// the passes marked VerifyAfter (fold-constants: what it could not fold or
 /// resolve is reported there, every offending node at once).
-llvm::Error runPipeline(
-    Graph &G, const std::vector<std::string> &DumpAfter,
-    const std::function<void(std::string_view, const Graph &)> &Dump,
-    const PipelineOptions &O = {});
+llvm::Error
+runPipeline(Graph &G, const std::vector<std::string> &DumpAfter,
+            const std::function<void(std::string_view, const Graph &)> &Dump,
+            const PipelineOptions &O = {});
 
 } // namespace cuvil
 

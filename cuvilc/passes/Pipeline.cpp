@@ -54,10 +54,10 @@ const std::vector<Pass> &defaultPipeline() {
   return P;
 }
 
-llvm::Error runPipeline(
-    Graph &G, const std::vector<std::string> &DumpAfter,
-    const std::function<void(std::string_view, const Graph &)> &Dump,
-    const PipelineOptions &O) {
+llvm::Error
+runPipeline(Graph &G, const std::vector<std::string> &DumpAfter,
+            const std::function<void(std::string_view, const Graph &)> &Dump,
+            const PipelineOptions &O) {
   auto Wanted = [&](std::string_view Name) {
     return std::find(DumpAfter.begin(), DumpAfter.end(), Name) !=
                DumpAfter.end() ||
@@ -74,8 +74,8 @@ llvm::Error runPipeline(
         Known += ", " + std::string(X.Name);
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
-          "--dump-ir: no pass is named '%s' (passes: %s, or all)",
-          Name.c_str(), Known.c_str());
+          "--dump-ir: no pass is named '%s' (passes: %s, or all)", Name.c_str(),
+          Known.c_str());
     }
   }
   if (Wanted("import"))
@@ -101,17 +101,19 @@ llvm::Error verifyGraphNode(const Node &N) {
   if (N.def()) {
     for (const Value *V : N.outputs())
       if (!V->hasStaticShape())
-        return nodeError(N, "the shape of output '{}' could not be "
-                            "determined at compile time",
+        return nodeError(N,
+                         "the shape of output '{}' could not be "
+                         "determined at compile time",
                          V->name());
     return N.def()->Verify(N);
   }
   if (!N.unsupportedReason().empty()) // the frontend knows why
-    return nodeError(N, "operator '{}' is not supported here: {}",
-                     N.opType(), N.unsupportedReason());
+    return nodeError(N, "operator '{}' is not supported here: {}", N.opType(),
+                     N.unsupportedReason());
   if (!N.domain().empty())
-    return nodeError(N, "operator '{}' of domain '{}' is not supported by "
-                        "cuvil",
+    return nodeError(N,
+                     "operator '{}' of domain '{}' is not supported by "
+                     "cuvil",
                      N.opType(), N.domain());
   return nodeError(N, "operator '{}' is not supported by cuvil", N.opType());
 }

@@ -202,7 +202,8 @@ void resolveFromDeclaredShapes(Graph &G) {
     std::vector<int64_t> Shape;
     for (int64_t D : S)
       Shape.push_back(Classes.resolve(D));
-    if (std::all_of(Shape.begin(), Shape.end(), [](int64_t D) { return D >= 0; }))
+    if (std::all_of(Shape.begin(), Shape.end(),
+                    [](int64_t D) { return D >= 0; }))
       const_cast<Value *>(V)->setShape(std::move(Shape));
   }
 }

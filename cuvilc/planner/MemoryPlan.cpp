@@ -110,8 +110,7 @@ bool Liveness::canRunInPlace(const Node &N, unsigned Step) const {
 /// so slices stay aligned.
 void Liveness::concatInPlace(const Node &N) {
   const Value *Y = N.output(0);
-  if (!N.def()->has(OpTrait::ConcatOfInputs) || !inArena(Y) ||
-      Y->rank() == 0)
+  if (!N.def()->has(OpTrait::ConcatOfInputs) || !inArena(Y) || Y->rank() == 0)
     return;
   int64_t Axis = concatAxis(N);
   if (Axis < 0)
@@ -195,9 +194,9 @@ void Liveness::run() {
     bool Direct = A.Root->kind() == ValueKind::Intermediate &&
                   OutputOf.count(A.Root) && OutputOf.at(A.Root) == I &&
                   A.Offset == 0;
-    bool Copied = std::any_of(Plan.OutputCopies.begin(),
-                              Plan.OutputCopies.end(),
-                              [&](const auto &C) { return C.first == I; });
+    bool Copied =
+        std::any_of(Plan.OutputCopies.begin(), Plan.OutputCopies.end(),
+                    [&](const auto &C) { return C.first == I; });
     if (!Direct && !Copied)
       Plan.OutputCopies.push_back({I, O});
   }
@@ -229,7 +228,8 @@ void Liveness::run() {
   auto Extend = [&](const Value *V, unsigned S) {
     auto It = BufferOf.find(aliasOf(V).Root);
     if (It != BufferOf.end())
-      Plan.Buffers[It->second].Last = std::max(Plan.Buffers[It->second].Last, S);
+      Plan.Buffers[It->second].Last =
+          std::max(Plan.Buffers[It->second].Last, S);
   };
   for (unsigned S = 0; S < Nodes.size(); ++S)
     for (const Value *V : Nodes[S]->inputs())
@@ -312,7 +312,8 @@ ArenaPlan packRegion(const Graph &G, MemoryPlan &Plan, const Liveness &L,
   for (size_t I = 0; I < Members.size(); ++I)
     Plan.Buffers[Members[I]].Offset = P.Offsets[I];
   std::vector<int64_t> Live = liveTotals(Bufs, /*Padded=*/false);
-  AP.LowerBound = Live.empty() ? 0 : *std::max_element(Live.begin(), Live.end());
+  AP.LowerBound =
+      Live.empty() ? 0 : *std::max_element(Live.begin(), Live.end());
   return AP;
 }
 
@@ -453,8 +454,8 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
     if (Regions.size() == 1)
       return makeError("the activation arena needs {} bytes (lower bound {}) "
                        "but region {} holds {} bytes",
-                       Plan.Arenas[0].Size, Plan.LowerBound,
-                       Regions[0]->Name, Regions[0]->Length);
+                       Plan.Arenas[0].Size, Plan.LowerBound, Regions[0]->Name,
+                       Regions[0]->Length);
     return makeError("the activation arena needs {} bytes (lower bound {}), "
                      "more than {}: {}",
                      Plan.arenaSize(), Plan.LowerBound,
@@ -470,7 +471,8 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
   for (unsigned I = 0; I < G.outputs().size(); ++I) {
     const Value *O = G.outputs()[I];
     auto It = L.OutputOf.find(O);
-    if (It != L.OutputOf.end() && It->second == I && !Plan.Locations.count(O->id()))
+    if (It != L.OutputOf.end() && It->second == I &&
+        !Plan.Locations.count(O->id()))
       Plan.Locations[O->id()] = {Base::Output, I, 0};
   }
   for (const auto &N : G.nodes())

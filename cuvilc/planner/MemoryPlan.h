@@ -44,22 +44,23 @@ struct Location {
 
 /// One arena buffer: a set of aliased values sharing storage.
 struct ArenaBuffer {
-  const Value *Root = nullptr; ///< The value that owns the storage.
+  const Value *Root = nullptr;       ///< The value that owns the storage.
   std::vector<const Value *> Values; ///< Every value stored in it (Root first).
-  int64_t Bytes = 0;     ///< Unaligned size of the root.
-  int64_t Size = 0;      ///< Bytes rounded up to the alignment, plus the
-                         ///< plan's GuardBytes.
-  int64_t Offset = 0;    ///< Bytes from the start of its arena.
-  unsigned First = 0, Last = 0; ///< Live range: steps (node indices), inclusive.
-  unsigned Arena = 0;    ///< Index into MemoryPlan::Arenas.
+  int64_t Bytes = 0;                 ///< Unaligned size of the root.
+  int64_t Size = 0;   ///< Bytes rounded up to the alignment, plus the
+                      ///< plan's GuardBytes.
+  int64_t Offset = 0; ///< Bytes from the start of its arena.
+  unsigned First = 0,
+           Last = 0;  ///< Live range: steps (node indices), inclusive.
+  unsigned Arena = 0; ///< Index into MemoryPlan::Arenas.
 };
 
 /// The arena of one memory region.
 struct ArenaPlan {
-  std::string Region;       ///< Target region name.
-  int64_t Size = 0;         ///< Bytes (a multiple of the alignment).
-  int64_t LowerBound = 0;   ///< Largest live total of its buffers at a step.
-  std::string Strategy;     ///< Offset-assignment strategy that won.
+  std::string Region;     ///< Target region name.
+  int64_t Size = 0;       ///< Bytes (a multiple of the alignment).
+  int64_t LowerBound = 0; ///< Largest live total of its buffers at a step.
+  std::string Strategy;   ///< Offset-assignment strategy that won.
   /// Pairs of buffers one kernel streams together (an input and an output
   /// of the same node) that share a memory bank; -1 if the region has no
   /// banks. Before: with the compact assignment; after: as placed.

@@ -42,10 +42,11 @@ uint64_t BankModel::banks(int64_t Offset, int64_t Size) const {
   return Mask;
 }
 
-int64_t countSameBankPairs(const std::vector<ArenaBuffer> &Buffers,
-                           const std::vector<int64_t> &Offsets,
-                           const std::vector<std::pair<size_t, size_t>> &Partners,
-                           const BankModel &Banks) {
+int64_t
+countSameBankPairs(const std::vector<ArenaBuffer> &Buffers,
+                   const std::vector<int64_t> &Offsets,
+                   const std::vector<std::pair<size_t, size_t>> &Partners,
+                   const BankModel &Banks) {
   if (!Banks.enabled())
     return -1;
   int64_t N = 0;
@@ -278,7 +279,8 @@ Packing packArena(const std::vector<ArenaBuffer> &Bufs,
   // Live totals per step; the breadth of a buffer is the largest live total
   // during its lifetime, and the largest overall bounds every packing.
   std::vector<int64_t> Live = liveTotals(Bufs, /*Padded=*/true);
-  int64_t Bound = Live.empty() ? 0 : *std::max_element(Live.begin(), Live.end());
+  int64_t Bound =
+      Live.empty() ? 0 : *std::max_element(Live.begin(), Live.end());
   std::vector<int64_t> Breadth(N, 0);
   RangeMax LiveMax(Live);
   for (size_t I = 0; I < N; ++I)
@@ -291,9 +293,8 @@ Packing packArena(const std::vector<ArenaBuffer> &Bufs,
     return O;
   };
   std::vector<std::pair<std::string, std::vector<size_t>>> Orders = {
-      {"greedy-by-size", Sorted([&](size_t A, size_t B) {
-         return Bufs[A].Size > Bufs[B].Size;
-       })},
+      {"greedy-by-size",
+       Sorted([&](size_t A, size_t B) { return Bufs[A].Size > Bufs[B].Size; })},
       {"greedy-by-breadth", Sorted([&](size_t A, size_t B) {
          return Breadth[A] != Breadth[B] ? Breadth[A] > Breadth[B]
                                          : Bufs[A].Size > Bufs[B].Size;
@@ -338,9 +339,8 @@ Packing packArena(const std::vector<ArenaBuffer> &Bufs,
       Packing P = place(Bufs, Order, PartnersOf, Banks, Mode::BankAware, Limit);
       P.Strategy = Name + "+banks";
       P.SameBankPairs = countSameBankPairs(Bufs, P.Offsets, Partners, Banks);
-      if (P.Size <= Limit &&
-          std::make_pair(P.SameBankPairs, P.Size) <
-              std::make_pair(Best.SameBankPairs, Best.Size))
+      if (P.Size <= Limit && std::make_pair(P.SameBankPairs, P.Size) <
+                                 std::make_pair(Best.SameBankPairs, Best.Size))
         Best = std::move(P);
     }
   }

@@ -12,10 +12,10 @@ namespace cuvil {
 
 /// Banks of a region, for counting operand pairs that share one.
 struct BankModel {
-  int64_t Count = 1;      ///< Number of banks; 1: no bank structure.
-  int64_t Granule = 0;    ///< Bytes of consecutive addresses in one bank
-                          ///< (contiguous: bank size; interleaved: stride).
-  int64_t Capacity = 0;   ///< Bytes the region holds (bank-aware limit).
+  int64_t Count = 1;    ///< Number of banks; 1: no bank structure.
+  int64_t Granule = 0;  ///< Bytes of consecutive addresses in one bank
+                        ///< (contiguous: bank size; interleaved: stride).
+  int64_t Capacity = 0; ///< Bytes the region holds (bank-aware limit).
   bool enabled() const { return Count > 1 && Granule > 0; }
   /// Bitmask of the banks [Offset, Offset + Size) touches (Count <= 64).
   uint64_t banks(int64_t Offset, int64_t Size) const;
@@ -45,10 +45,11 @@ std::vector<int64_t> liveTotals(const std::vector<ArenaBuffer> &Buffers,
                                 bool Padded);
 
 /// Same-bank partner pairs of a packing.
-int64_t countSameBankPairs(const std::vector<ArenaBuffer> &Buffers,
-                           const std::vector<int64_t> &Offsets,
-                           const std::vector<std::pair<size_t, size_t>> &Partners,
-                           const BankModel &Banks);
+int64_t
+countSameBankPairs(const std::vector<ArenaBuffer> &Buffers,
+                   const std::vector<int64_t> &Offsets,
+                   const std::vector<std::pair<size_t, size_t>> &Partners,
+                   const BankModel &Banks);
 
 } // namespace cuvil
 

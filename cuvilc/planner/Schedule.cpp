@@ -25,7 +25,7 @@ namespace {
 struct DepGraph {
   size_t N = 0;
   std::vector<std::vector<size_t>> Preds, Succs;
-  std::vector<int64_t> OutBytes;    ///< Arena bytes a node's outputs take.
+  std::vector<int64_t> OutBytes; ///< Arena bytes a node's outputs take.
   /// Per node: (bytes, indices of the nodes that use them) per output.
   std::vector<std::vector<std::pair<int64_t, std::vector<size_t>>>> Outs;
 };
@@ -126,9 +126,8 @@ int64_t freedBy(const DepGraph &D, size_t I, const std::vector<bool> &Done) {
     for (const auto &[Bytes, Users] : D.Outs[P]) {
       if (!Bytes || std::find(Users.begin(), Users.end(), I) == Users.end())
         continue;
-      bool Last = std::all_of(Users.begin(), Users.end(), [&](size_t U) {
-        return U == I || Done[U];
-      });
+      bool Last = std::all_of(Users.begin(), Users.end(),
+                              [&](size_t U) { return U == I || Done[U]; });
       Freed += Last ? Bytes : 0;
     }
   return Freed;

@@ -1,4 +1,5 @@
-//===- Accuracy.cpp - A quantized model's outputs against the float model's ===//
+//===- Accuracy.cpp - A quantized model's outputs against the float model's
+//===//
 #include "quantize/Accuracy.h"
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-//===- Accuracy.h - A quantized model's outputs against the float model's -*- C++ -*-===//
+//===- Accuracy.h - Quantized outputs against the float ones --*- C++ -*-===//
 //
 // The figures of the accuracy report: per output, accumulated over the
 // samples, the signal-to-quantization-noise ratio (float output power over

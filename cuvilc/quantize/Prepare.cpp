@@ -72,7 +72,8 @@ llvm::Expected<int> foldConvBatchNorm(onnx::ModelProto &M) {
   for (int I = 0; I < G.node_size(); ++I) {
     const onnx::NodeProto &BN = G.node(I);
     if (BN.op_type() != "BatchNormalization" || BN.input_size() != 5 ||
-        BN.output_size() != 1 || (!BN.domain().empty() && BN.domain() != "ai.onnx"))
+        BN.output_size() != 1 ||
+        (!BN.domain().empty() && BN.domain() != "ai.onnx"))
       continue;
     auto P = ProducerOf.find(BN.input(0));
     if (P == ProducerOf.end() || Readers[BN.input(0)] != 1 ||

@@ -95,7 +95,7 @@ private:
   llvm::Error activationParams();
   llvm::Error weights(const QuantNode &Q, onnx::NodeProto &Node);
   llvm::Expected<std::vector<float>> floatData(const std::string &Name,
-                                              std::vector<int64_t> &Dims);
+                                               std::vector<int64_t> &Dims);
   void quantDequant(const std::string &From, const std::string &To,
                     const ActParams &A, std::vector<onnx::NodeProto> &Nodes);
 
@@ -237,8 +237,7 @@ void readNames(const onnx::GraphProto &G, std::set<std::string> &Read) {
     Read.insert(O.name());
 }
 
-llvm::Expected<onnx::ModelProto>
-Writer::run(const std::string &Description) {
+llvm::Expected<onnx::ModelProto> Writer::run(const std::string &Description) {
   if (auto E = activationParams())
     return E;
   std::set<std::string> GraphInputs;
@@ -298,7 +297,8 @@ Writer::run(const std::string &Description) {
   readNames(G, Read);
   auto *Inits = G.mutable_initializer();
   for (int I = Inits->size() - 1; I >= 0; --I)
-    if (Replaced.count(Inits->Get(I).name()) && !Read.count(Inits->Get(I).name()))
+    if (Replaced.count(Inits->Get(I).name()) &&
+        !Read.count(Inits->Get(I).name()))
       Inits->DeleteSubrange(I, 1);
   auto *Ins = G.mutable_input();
   for (int I = Ins->size() - 1; I >= 0; --I)

@@ -1,4 +1,5 @@
-//===- QdqWriter.h - The quantized model as a standard QDQ ONNX model -*- C++ -*-===//
+//===- QdqWriter.h - The quantized model as a standard QDQ ONNX model -*- C++
+//-*-===//
 //
 // Writes the plan (QuantPlan.h) into the model as ONNX Runtime's static
 // quantizer does (QuantFormat.QDQ): every quantized activation T gets

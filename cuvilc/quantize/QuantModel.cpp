@@ -37,8 +37,7 @@ llvm::Expected<QuantPlan> QuantModel::plan(const PlanOptions &O) const {
   try {
     return planQuantization(I->M, O);
   } catch (const std::exception &E) {
-    return makeError("cannot analyse the model for quantization: {}",
-                     E.what());
+    return makeError("cannot analyse the model for quantization: {}", E.what());
   }
 }
 

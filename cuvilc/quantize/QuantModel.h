@@ -23,7 +23,8 @@ namespace cuvil::quant {
 class QuantModel {
 public:
   /// Bytes: a .onnx file's contents.
-  static llvm::Expected<std::unique_ptr<QuantModel>> open(std::string_view Bytes);
+  static llvm::Expected<std::unique_ptr<QuantModel>>
+  open(std::string_view Bytes);
   ~QuantModel();
 
   /// The plan when the nodes of O.KeepFloat stay float.

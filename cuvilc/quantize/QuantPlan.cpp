@@ -95,8 +95,7 @@ public:
     if (N.empty() || Inits.count(N))
       return false;
     auto It = Types.find(N);
-    return It != Types.end() &&
-           It->second.Elem == onnx::TensorProto::FLOAT;
+    return It != Types.end() && It->second.Elem == onnx::TensorProto::FLOAT;
   }
   const TensorType *type(const std::string &N) const {
     auto It = Types.find(N);
@@ -275,8 +274,8 @@ llvm::Expected<QuantPlan> planQuantization(const onnx::ModelProto &M,
       continue;
     }
     if (!Why.empty()) {
-      P.Notes.push_back(fmt::format("node '{}' ({}) stays float: {}", Q.Name,
-                                    Q.Op, Why));
+      P.Notes.push_back(
+          fmt::format("node '{}' ({}) stays float: {}", Q.Name, Q.Op, Why));
       continue;
     }
     if (Keep)

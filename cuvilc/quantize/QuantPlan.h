@@ -71,7 +71,7 @@ struct QuantPlan {
   /// Why a node that could have been quantized was not, one line each
   /// ("node 'x' (Gemm): ...").
   std::vector<std::string> Notes;
-  int64_t Opset = 0;       ///< The default domain's.
+  int64_t Opset = 0;      ///< The default domain's.
   bool PerChannel = true; ///< False before opset 13 (no axis attribute).
 };
 

@@ -17,11 +17,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <fmt/ranges.h>
+#include <fstream>
 #include <llvm/TargetParser/Triple.h>
 #include <map>
+#include <sstream>
 #include <toml++/toml.h>
 
 #ifndef CUVIL_SOURCE_TARGETS_DIR
@@ -161,10 +161,10 @@ static llvm::Expected<TargetInfo> targetFromToml(const toml::parse_result &R,
   TI.PIC = T.at_path("llvm.pic").value_or(false);
   TI.AllowSpill = T.at_path("memory.spill").value_or(false);
   std::string NotInt;
-  TI.DmaAlign = intKey(T.at_path("memory.dma_align"), 64, "memory.dma_align",
-                       NotInt);
-  TI.CacheLine = intKey(T.at_path("memory.cache_line"), 64,
-                        "memory.cache_line", NotInt);
+  TI.DmaAlign =
+      intKey(T.at_path("memory.dma_align"), 64, "memory.dma_align", NotInt);
+  TI.CacheLine =
+      intKey(T.at_path("memory.cache_line"), 64, "memory.cache_line", NotInt);
   if (!NotInt.empty())
     return makeError("{}: {} must be an integer", Path, NotInt);
   if (!Missing.empty())
@@ -237,14 +237,14 @@ static llvm::Expected<TargetInfo> targetFromToml(const toml::parse_result &R,
     return makeError("{}: memory.arena_regions is empty", Path);
   for (const std::string &N : TI.ArenaRegions) {
     if (!TI.region(N))
-      return makeError("{}: arena region '{}' is not a [[memory.region]]",
-                       Path, N);
+      return makeError("{}: arena region '{}' is not a [[memory.region]]", Path,
+                       N);
     if (!TI.region(N)->writable())
       return makeError("{}: arena region '{}' is not writable", Path, N);
   }
   if (!TI.region(TI.WeightsRegion))
-    return makeError("{}: weights region '{}' is not a [[memory.region]]",
-                     Path, TI.WeightsRegion);
+    return makeError("{}: weights region '{}' is not a [[memory.region]]", Path,
+                     TI.WeightsRegion);
   return TI;
 }
 

@@ -12,7 +12,7 @@ namespace cuvil {
 
 struct MemoryRegion {
   std::string Name;
-  std::string Kind;   ///< "lim", "sram", "ddr", "flash" (documentation)
+  std::string Kind; ///< "lim", "sram", "ddr", "flash" (documentation)
   uint64_t Origin = 0;
   uint64_t Length = 0;
   std::string Access; ///< "rx", "rw", "rwx"

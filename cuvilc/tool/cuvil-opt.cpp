@@ -48,8 +48,7 @@ int main(int argc, char **argv) {
   std::string Input, Output = "-", PassList;
   int64_t Panel = 0;
   bool VerifyOnly = false, Elide = false, ShowPlacement = false;
-  App.add_option("input", Input, "IR file (.cir), or - for stdin")
-      ->required();
+  App.add_option("input", Input, "IR file (.cir), or - for stdin")->required();
   App.add_option("--passes", PassList,
                  "Comma-separated passes to run in this order: " +
                      knownPasses());
@@ -83,8 +82,7 @@ int main(int argc, char **argv) {
                            [&](const Pass &P) { return P.Name == Name; });
     if (It == All.end()) {
       std::cerr << "cuvil-opt: error: --passes: no pass is named '"
-                << printable(Name) << "' (passes: " << knownPasses()
-                << ")\n";
+                << printable(Name) << "' (passes: " << knownPasses() << ")\n";
       return 2;
     }
     Passes.push_back(&*It);
@@ -106,10 +104,7 @@ int main(int argc, char **argv) {
     }
     Text.assign(std::istreambuf_iterator<char>(In), {});
   }
-  auto G = parseIR(
-      Text,
-      lookupOpInDomain,
-      Input == "-" ? "<stdin>" : Input);
+  auto G = parseIR(Text, lookupOpInDomain, Input == "-" ? "<stdin>" : Input);
   if (!G)
     return report(G.takeError(), "");
 

@@ -26,7 +26,8 @@ std::string printable(const std::string &S) {
   size_t Start = 0;
   for (size_t NL; (NL = S.find('\n', Start)) != std::string::npos;
        Start = NL + 1)
-    Out += cuvil::printable(std::string_view(S).substr(Start, NL - Start)) + "\n";
+    Out +=
+        cuvil::printable(std::string_view(S).substr(Start, NL - Start)) + "\n";
   return Out + cuvil::printable(std::string_view(S).substr(Start));
 }
 
@@ -39,8 +40,7 @@ int report(llvm::Error E, const std::string &File) {
     if (File.empty() || Code == 2)
       std::cerr << "error: " << printable(EI.message()) << "\n";
     else
-      std::cerr << "error: " << File << ": " << printable(EI.message())
-                << "\n";
+      std::cerr << "error: " << File << ": " << printable(EI.message()) << "\n";
   });
   return Code;
 }
@@ -129,11 +129,13 @@ int main(int argc, char **argv) {
   auto *Build = App.add_subcommand(
       "build", "Compile MODEL.onnx into FILE.o, FILE.h and FILE.ld");
   Build->add_option("model", B.Model, "ONNX model file")->required();
-  Build->add_option("--target,-t", B.Target,
-                    "Target name (see `cuvilc targets`)")
+  Build
+      ->add_option("--target,-t", B.Target,
+                   "Target name (see `cuvilc targets`)")
       ->required();
   Build->add_option("--out,-o", B.Out, "Object file to write")->required();
-  Build->add_option("--header", B.Header, "C header to write (default: FILE.h)");
+  Build->add_option("--header", B.Header,
+                    "C header to write (default: FILE.h)");
   Build->add_option("--linker-script", B.LinkerScript,
                     "Linker-script fragment to write (default: FILE.ld)");
   Build->add_option("--name", B.Name,
@@ -143,34 +145,40 @@ int main(int argc, char **argv) {
                     "'embed' (default): weights inside the object; "
                     "'external=FILE.cuvw': a separate blob for weight-only "
                     "updates");
-  Build->add_option("--weights-region", B.WeightsRegion,
-                    "Memory region for the embedded weights (default: the "
-                    "target's, e.g. DDR; FLASH on u74-mc for execute-in-place)");
-  Build->add_option("--arena-regions", B.ArenaRegions,
-                    "Memory regions for the activation arenas, fastest "
-                    "first (default: the target's)")
+  Build->add_option(
+      "--weights-region", B.WeightsRegion,
+      "Memory region for the embedded weights (default: the "
+      "target's, e.g. DDR; FLASH on u74-mc for execute-in-place)");
+  Build
+      ->add_option("--arena-regions", B.ArenaRegions,
+                   "Memory regions for the activation arenas, fastest "
+                   "first (default: the target's)")
       ->delimiter(',');
-  Build->add_option("--emit", B.Emit,
-                    "Also write intermediate forms: llvm (FILE.ll), asm "
-                    "(FILE.s)")
+  Build
+      ->add_option("--emit", B.Emit,
+                   "Also write intermediate forms: llvm (FILE.ll), asm "
+                   "(FILE.s)")
       ->delimiter(',');
-  std::string Passes = fmt::format("{}", fmt::join(cuvil::dumpStageNames(), ", "));
-  Build->add_option("--dump-ir", B.DumpIR,
-                    fmt::format("Print the IR after these passes ({}, or all) "
-                                "to stderr; each node lists the ONNX nodes it "
-                                "came from",
-                                Passes))
+  std::string Passes =
+      fmt::format("{}", fmt::join(cuvil::dumpStageNames(), ", "));
+  Build
+      ->add_option("--dump-ir", B.DumpIR,
+                   fmt::format("Print the IR after these passes ({}, or all) "
+                               "to stderr; each node lists the ONNX nodes it "
+                               "came from",
+                               Passes))
       ->delimiter(',');
   Build->add_flag("--dump-ir-data", B.DumpIRData,
                   "With --dump-ir: print the data of every constant (by "
                   "default those of more than 16 elements are elided), so "
                   "that cuvil-opt can read the dump");
   std::string Kernels = "optimized";
-  Build->add_option("--kernels", Kernels,
-                    "'optimized' (default): register-blocked kernels on "
-                    "weights packed at compile time where an op has them; "
-                    "'portable': the reference kernels only (smaller code, "
-                    "the oracle the optimised ones are tested against)")
+  Build
+      ->add_option("--kernels", Kernels,
+                   "'optimized' (default): register-blocked kernels on "
+                   "weights packed at compile time where an op has them; "
+                   "'portable': the reference kernels only (smaller code, "
+                   "the oracle the optimised ones are tested against)")
       ->check(CLI::IsMember({"optimized", "portable"}));
   Build->add_flag("--checked", B.Checked,
                   "Debug build: a guard gap after every arena buffer whose "
@@ -186,10 +194,11 @@ int main(int argc, char **argv) {
       "kernels the firmware provides (see docs/custom-ops.md)";
   Build->add_option("--custom-ops", B.CustomOps, CustomOpsHelp);
   std::string BuildQuantize, BuildDrop;
-  Build->add_option("--quantize", BuildQuantize,
-                    "'int8': quantize the float model first, as `cuvilc "
-                    "quantize` does (needs --calibrate), then build the "
-                    "integer model")
+  Build
+      ->add_option("--quantize", BuildQuantize,
+                   "'int8': quantize the float model first, as `cuvilc "
+                   "quantize` does (needs --calibrate), then build the "
+                   "integer model")
       ->check(CLI::IsMember({"int8"}));
   addCalibrationOptions(Build, B.Quant, BuildDrop);
 
@@ -243,8 +252,8 @@ int main(int argc, char **argv) {
                    "Value of a symbolic input dimension, NAME=N (repeatable)");
   Plan->add_option("--custom-ops", P.CustomOps, CustomOpsHelp);
 
-  auto *Targets =
-      App.add_subcommand("targets", "List the targets and their memory regions");
+  auto *Targets = App.add_subcommand(
+      "targets", "List the targets and their memory regions");
   for (CLI::App *Sub : {Build, Quantize, Inspect, Plan, Targets})
     Sub->set_version_flag("--version", "cuvilc " CUVIL_VERSION);
 
@@ -261,18 +270,19 @@ int main(int argc, char **argv) {
     if (Weights.rfind("external=", 0) == 0 && Weights.size() > 9)
       B.ExternalWeights = Weights.substr(9);
     else if (Weights != "embed")
-      return report(cuvil::usageError(fmt::format(
-                        "--weights '{}': expected 'embed' or "
-                        "'external=FILE.cuvw'",
-                        Weights)),
-                    "");
+      return report(
+          cuvil::usageError(fmt::format("--weights '{}': expected 'embed' or "
+                                        "'external=FILE.cuvw'",
+                                        Weights)),
+          "");
     B.PortableKernels = Kernels == "portable";
     B.Quantize = BuildQuantize == "int8";
     if (std::string Err = parseDrop(BuildDrop, B.Quant.MaxAccuracyDrop);
         !Err.empty())
       return report(cuvil::usageError(Err), "");
-    if (!B.Quantize && (!B.Quant.Calibrate.empty() || !B.Quant.KeepFloat.empty() ||
-                        B.Quant.MaxAccuracyDrop || !B.Quant.Validate.empty()))
+    if (!B.Quantize &&
+        (!B.Quant.Calibrate.empty() || !B.Quant.KeepFloat.empty() ||
+         B.Quant.MaxAccuracyDrop || !B.Quant.Validate.empty()))
       return report(cuvil::usageError("--calibrate, --validate, --keep-float "
                                       "and --max-accuracy-drop go with "
                                       "--quantize int8"),

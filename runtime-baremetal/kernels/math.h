@@ -194,7 +194,8 @@ CUVIL_MATH_INLINE float cuvil_erff(float x) {
   return __builtin_copysignf(a < 0.875f ? small : large, x);
 }
 
-/* ---- Rounding, log1p, expm1 ------------------------------------------------ */
+/* ---- Rounding, log1p, expm1 ------------------------------------------------
+ */
 
 /* These builtins lower to single instructions (or, on RV64GC, short inline
  * sequences) on every target once -fno-math-errno is given, which the kernel
@@ -230,7 +231,8 @@ CUVIL_MATH_INLINE float cuvil_expm1f(float x) {
   return v == __builtin_inff() ? v : r;
 }
 
-/* ---- Trigonometric functions ----------------------------------------------- */
+/* ---- Trigonometric functions -----------------------------------------------
+ */
 
 /*
  * sin and cos share a reduction: x = n pi/2 + r, |r| <= pi/4, done in double
@@ -365,7 +367,8 @@ CUVIL_MATH_INLINE float cuvil_acosf(float x) {
   return small ? mid : x < 0.0f ? neg : pos;
 }
 
-/* ---- Hyperbolic functions ---------------------------------------------------- */
+/* ---- Hyperbolic functions
+ * ---------------------------------------------------- */
 
 /*
  * sinh, odd, for a = |x|: a + a^3 P(a^2) below 1 (P a degree-3 fit), else

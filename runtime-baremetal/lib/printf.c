@@ -201,18 +201,12 @@ static void put_integer(const struct spec *spec, char conversion,
   if (conversion == 'd' || conversion == 'i') {
     int64_t value;
     switch (spec->length) {
-    case LENGTH_LONG:
-      value = __builtin_va_arg(*args, long);
-      break;
-    case LENGTH_LONG_LONG:
-      value = __builtin_va_arg(*args, long long);
-      break;
+    case LENGTH_LONG: value = __builtin_va_arg(*args, long); break;
+    case LENGTH_LONG_LONG: value = __builtin_va_arg(*args, long long); break;
     case LENGTH_SIZE: /* %zd: the signed type of size_t's width */
       value = __builtin_va_arg(*args, intptr_t);
       break;
-    default:
-      value = __builtin_va_arg(*args, int);
-      break;
+    default: value = __builtin_va_arg(*args, int); break;
     }
     /* Negate in unsigned arithmetic: correct for INT64_MIN too. */
     magnitude = value < 0 ? 0 - (uint64_t)value : (uint64_t)value;
@@ -220,18 +214,12 @@ static void put_integer(const struct spec *spec, char conversion,
       prefix = "-";
   } else {
     switch (spec->length) {
-    case LENGTH_LONG:
-      magnitude = __builtin_va_arg(*args, unsigned long);
-      break;
+    case LENGTH_LONG: magnitude = __builtin_va_arg(*args, unsigned long); break;
     case LENGTH_LONG_LONG:
       magnitude = __builtin_va_arg(*args, unsigned long long);
       break;
-    case LENGTH_SIZE:
-      magnitude = __builtin_va_arg(*args, size_t);
-      break;
-    default:
-      magnitude = __builtin_va_arg(*args, unsigned int);
-      break;
+    case LENGTH_SIZE: magnitude = __builtin_va_arg(*args, size_t); break;
+    default: magnitude = __builtin_va_arg(*args, unsigned int); break;
     }
   }
   char buf[BUFFER_SIZE];
@@ -284,9 +272,7 @@ void cuvil_printf(const char *fmt, ...) {
     case 'i':
     case 'u':
     case 'x':
-    case 'X':
-      put_integer(&spec, conversion, &args);
-      break;
+    case 'X': put_integer(&spec, conversion, &args); break;
     case 'f':
     case 'e':
       put_double(&spec, conversion, __builtin_va_arg(args, double));
@@ -308,14 +294,12 @@ void cuvil_printf(const char *fmt, ...) {
     }
     case 'p': {
       char buf[BUFFER_SIZE];
-      const uintptr_t p = (uintptr_t) __builtin_va_arg(args, void *);
+      const uintptr_t p = (uintptr_t)__builtin_va_arg(args, void *);
       const int length = format_unsigned(buf + sizeof buf, p, 16, 0);
       put_field(&spec, "0x", buf + sizeof buf - length, length);
       break;
     }
-    case '%':
-      cuvil_port_putc('%');
-      break;
+    case '%': cuvil_port_putc('%'); break;
     default:
       /* Unsupported or truncated conversion: print it as written. */
       while (start < fmt)

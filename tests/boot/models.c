@@ -24,8 +24,8 @@
 __attribute__((section(".cuvil.fake.weights"), aligned(64)))
 const uint32_t fake_weights[4] = {0xc0ffee01u, 0xc0ffee02u, 0xc0ffee03u,
                                   0xc0ffee04u};
-__attribute__((section(FAST_ARENA_SECTION), aligned(64)))
-uint32_t fake_arena[ARENA_WORDS];
+__attribute__((section(FAST_ARENA_SECTION),
+               aligned(64))) uint32_t fake_arena[ARENA_WORDS];
 
 /* End of the program's stack (linker script). */
 extern char __cuvil_stack_top[];

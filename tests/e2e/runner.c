@@ -176,8 +176,8 @@ static __attribute__((noinline)) int measured_init(void) {
 
 /* The counters are read by leaf functions without a frame: they do not
  * touch the painted stack. */
-static __attribute__((noinline)) int
-measured_run(const void *const *inputs, void *const *outputs) {
+static __attribute__((noinline)) int measured_run(const void *const *inputs,
+                                                  void *const *outputs) {
   uintptr_t sp = stack_pointer();
   paint_below(sp);
 #ifndef CUVIL_HOST

@@ -17,10 +17,14 @@
 
 #define IO_ALIGN 64
 
-static float mlp_input[CUVIL_MLP_INPUT_0_COUNT] __attribute__((aligned(IO_ALIGN)));
-static float mlp_output[CUVIL_MLP_OUTPUT_0_COUNT] __attribute__((aligned(IO_ALIGN)));
-static float cnn_input[CUVIL_CNN_INPUT_0_COUNT] __attribute__((aligned(IO_ALIGN)));
-static float cnn_output[CUVIL_CNN_OUTPUT_0_COUNT] __attribute__((aligned(IO_ALIGN)));
+static float mlp_input[CUVIL_MLP_INPUT_0_COUNT]
+    __attribute__((aligned(IO_ALIGN)));
+static float mlp_output[CUVIL_MLP_OUTPUT_0_COUNT]
+    __attribute__((aligned(IO_ALIGN)));
+static float cnn_input[CUVIL_CNN_INPUT_0_COUNT]
+    __attribute__((aligned(IO_ALIGN)));
+static float cnn_output[CUVIL_CNN_OUTPUT_0_COUNT]
+    __attribute__((aligned(IO_ALIGN)));
 static cuvil_mlp_t mlp;
 static cuvil_cnn_t cnn;
 

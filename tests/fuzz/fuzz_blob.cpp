@@ -53,8 +53,7 @@ void check(const uint8_t *Blob, size_t Size) {
       fail("accepted, with another data block than FlatBuffers finds");
     // Asking for more data than the blob has must fail.
     const uint8_t *Unused = nullptr;
-    if (cuvil_blob_open(Blob, Size, Hash, Align, Size + 1, &Unused) ==
-        CUVIL_OK)
+    if (cuvil_blob_open(Blob, Size, Hash, Align, Size + 1, &Unused) == CUVIL_OK)
       fail("accepted a data block larger than the blob");
   } else if (Data) {
     fail("rejected, but stored a data pointer");
@@ -63,11 +62,9 @@ void check(const uint8_t *Blob, size_t Size) {
   bool Valid =
       W && H && has(H, fbs::Header::VT_SCHEMA_VERSION) &&
       H->schema_version() == CUVIL_BLOB_SCHEMA_VERSION &&
-      has(H, fbs::Header::VT_GRAPH_HASH) &&
-      has(W, fbs::Weights::VT_DATA) &&
+      has(H, fbs::Header::VT_GRAPH_HASH) && has(W, fbs::Weights::VT_DATA) &&
       (reinterpret_cast<uintptr_t>(W->data()->data()) & (Align - 1)) == 0 &&
-      cuvil_fnv1a64(W->data()->data(), W->data()->size()) ==
-          W->data_checksum();
+      cuvil_fnv1a64(W->data()->data(), W->data()->size()) == W->data_checksum();
   // The runtime is stricter than FlatBuffers' verifier about layout on
   // purpose (a table's fields must lie within the inline size its vtable
   // declares, and that within the blob; FlatBuffers checks only the bytes

@@ -33,9 +33,12 @@ namespace {
 std::unique_ptr<Graph> smallGraph() {
   auto G = std::make_unique<Graph>("fuzz");
   Value *X = G->addValue("x", DType::F32, {1, 16, 8, 8}, ValueKind::Input);
-  Value *A = G->addValue("a", DType::F32, {1, 16, 8, 8}, ValueKind::Intermediate);
-  Value *B = G->addValue("b", DType::F32, {1, 16, 8, 8}, ValueKind::Intermediate);
-  Value *Y = G->addValue("y", DType::F32, {1, 32, 8, 8}, ValueKind::Intermediate);
+  Value *A =
+      G->addValue("a", DType::F32, {1, 16, 8, 8}, ValueKind::Intermediate);
+  Value *B =
+      G->addValue("b", DType::F32, {1, 16, 8, 8}, ValueKind::Intermediate);
+  Value *Y =
+      G->addValue("y", DType::F32, {1, 32, 8, 8}, ValueKind::Intermediate);
   G->inputs().push_back(X);
   G->outputs().push_back(Y);
   int Index = 0;
@@ -55,9 +58,9 @@ std::unique_ptr<Graph> smallGraph() {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
-  auto T = parseTarget(
-      std::string_view(reinterpret_cast<const char *>(Data), Size),
-      "fuzz.toml");
+  auto T =
+      parseTarget(std::string_view(reinterpret_cast<const char *>(Data), Size),
+                  "fuzz.toml");
   if (!T) {
     llvm::consumeError(T.takeError());
     return 0;

@@ -71,19 +71,19 @@ void inferCustom(const CustomOp &C, onnx::InferenceContext &Ctx) {
       S.push_back(D.has_dim_value() ? D.dim_value() : -1);
     Shapes[I] = std::move(S);
   }
-  ShapeExpr::Env Env{
-      [&](unsigned I) -> const std::vector<int64_t> * {
-        return I < Shapes.size() && Shapes[I] ? &*Shapes[I] : nullptr;
-      },
-      [&](const std::string &Name) -> int64_t {
-        if (const auto *A = Ctx.getAttribute(Name);
-            A && A->type() == onnx::AttributeProto::INT)
-          return A->i();
-        const CustomAttr *D = C.attr(Name);
-        return D && std::holds_alternative<int64_t>(D->Default)
-                   ? std::get<int64_t>(D->Default)
-                   : 0;
-      }};
+  ShapeExpr::Env Env{[&](unsigned I) -> const std::vector<int64_t> * {
+                       return I < Shapes.size() && Shapes[I] ? &*Shapes[I]
+                                                             : nullptr;
+                     },
+                     [&](const std::string &Name) -> int64_t {
+                       if (const auto *A = Ctx.getAttribute(Name);
+                           A && A->type() == onnx::AttributeProto::INT)
+                         return A->i();
+                       const CustomAttr *D = C.attr(Name);
+                       return D && std::holds_alternative<int64_t>(D->Default)
+                                  ? std::get<int64_t>(D->Default)
+                                  : 0;
+                     }};
   for (size_t O = 0; O < C.Outputs.size() && O < Ctx.getNumOutputs(); ++O) {
     const CustomTensor &D = C.Outputs[O];
     if (D.DTypeOf)
@@ -122,8 +122,8 @@ onnx::OpSchema schemaOf(const CustomOp &C) {
   }
   for (size_t O = 0; O < C.Outputs.size(); ++O) {
     const CustomTensor &D = C.Outputs[O];
-    std::string T = D.DTypeOf ? fmt::format("T{}", *D.DTypeOf)
-                              : fmt::format("O{}", O);
+    std::string T =
+        D.DTypeOf ? fmt::format("T{}", *D.DTypeOf) : fmt::format("O{}", O);
     S.Output(static_cast<int>(O), D.Name, "", T);
     if (!D.DTypeOf)
       S.TypeConstraint(T, {onnxTypeString(D.DTypes.front())}, "");
@@ -155,8 +155,7 @@ public:
   const onnx::OpSchema *GetSchema(const std::string &Op, const int Version,
                                   const std::string &Domain) const override {
     auto It = Own.find({Domain, Op});
-    return It != Own.end() ? &It->second
-                           : Base.GetSchema(Op, Version, Domain);
+    return It != Own.end() ? &It->second : Base.GetSchema(Op, Version, Domain);
   }
 
 private:

@@ -211,8 +211,8 @@ llvm::Error checkRanksOnnxInferenceAssumes(const onnx::GraphProto &GP) {
   struct Assumption {
     const char *Op;
     int Input;
-    int Rank;    ///< Exact rank, or -1.
-    int SameAs;  ///< Input whose rank it must have, or -1.
+    int Rank;   ///< Exact rank, or -1.
+    int SameAs; ///< Input whose rank it must have, or -1.
     const char *Layout;
   };
   static const Assumption Assumptions[] = {

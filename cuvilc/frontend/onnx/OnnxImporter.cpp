@@ -46,8 +46,8 @@ private:
   llvm::Error resolveInputDims();
   llvm::Expected<Value *> addConstant(const onnx::TensorProto &T,
                                       const std::string &Name);
-  llvm::Expected<Value *> createValue(const std::string &Name,
-                                      const Node *User, ValueKind Kind);
+  llvm::Expected<Value *> createValue(const std::string &Name, const Node *User,
+                                      ValueKind Kind);
   llvm::Error importNode(const onnx::NodeProto &NP, int Index);
   llvm::Error inlineSubgraph(const onnx::GraphProto &Sub, int Index);
 
@@ -169,8 +169,9 @@ llvm::Expected<Value *> Importer::createValue(const std::string &Name,
 }
 
 llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
-  std::string Name =
-      NP.name().empty() ? NP.op_type() + "_" + std::to_string(Index) : NP.name();
+  std::string Name = NP.name().empty()
+                         ? NP.op_type() + "_" + std::to_string(Index)
+                         : NP.name();
   const std::string &Domain = NP.domain();
   bool Standard = Domain.empty() || Domain == "ai.onnx";
   if (Domain == InternalDomain)
@@ -240,8 +241,8 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
       continue;
     if (auto E = inlineSubgraph(A.g(), Index))
       return E;
-    Inlined.push_back({A.name(),
-                       {static_cast<int64_t>(Ins.size()), A.g().output_size()}});
+    Inlined.push_back(
+        {A.name(), {static_cast<int64_t>(Ins.size()), A.g().output_size()}});
     for (const auto &Out : A.g().output())
       Ins.push_back(Values.at(Out.name()));
   }
@@ -265,10 +266,12 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
     case AP::FLOAT: N->setAttr(A.name(), A.f()); break;
     case AP::STRING: N->setAttr(A.name(), A.s()); break;
     case AP::INTS:
-      N->setAttr(A.name(), std::vector<int64_t>(A.ints().begin(), A.ints().end()));
+      N->setAttr(A.name(),
+                 std::vector<int64_t>(A.ints().begin(), A.ints().end()));
       break;
     case AP::FLOATS:
-      N->setAttr(A.name(), std::vector<float>(A.floats().begin(), A.floats().end()));
+      N->setAttr(A.name(),
+                 std::vector<float>(A.floats().begin(), A.floats().end()));
       break;
     case AP::STRINGS:
       N->setAttr(A.name(), std::vector<std::string>(A.strings().begin(),
@@ -294,8 +297,8 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
         std::memcpy(&Bits[I], Bytes->data() + I * dtypeSize(*Ty),
                     dtypeSize(*Ty));
       N->setAttr(A.name() + ".dtype", static_cast<int64_t>(*Ty));
-      N->setAttr(A.name() + ".shape",
-                 std::vector<int64_t>(A.t().dims().begin(), A.t().dims().end()));
+      N->setAttr(A.name() + ".shape", std::vector<int64_t>(A.t().dims().begin(),
+                                                           A.t().dims().end()));
       N->setAttr(A.name() + ".bits", std::move(Bits));
       break;
     }
@@ -348,8 +351,7 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
   return llvm::Error::success();
 }
 
-llvm::Error Importer::inlineSubgraph(const onnx::GraphProto &Sub,
-                                     int Index) {
+llvm::Error Importer::inlineSubgraph(const onnx::GraphProto &Sub, int Index) {
   for (const auto &VI : Sub.value_info())
     Infos[VI.name()] = &VI;
   for (const auto &VI : Sub.output())

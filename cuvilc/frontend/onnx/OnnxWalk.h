@@ -1,4 +1,5 @@
-//===- OnnxWalk.h - Every node of an ONNX graph and its subgraphs -*- C++ -*-===//
+//===- OnnxWalk.h - Every node of an ONNX graph and its subgraphs -*- C++
+//-*-===//
 #ifndef CUVIL_FRONTEND_ONNX_ONNXWALK_H
 #define CUVIL_FRONTEND_ONNX_ONNXWALK_H
 

@@ -111,8 +111,8 @@ void checkModel(const onnx::ModelProto &M,
     std::unordered_set<std::string> Keys;
     for (const auto &E : M.metadata_props())
       if (!Keys.insert(E.key()).second)
-        fail_check("the model has duplicate keys in metadata_props ('",
-                   E.key(), "')");
+        fail_check("the model has duplicate keys in metadata_props ('", E.key(),
+                   "')");
   }
   onnx::checker::CheckerContext Ctx;
   Ctx.set_ir_version(static_cast<int>(M.ir_version()));

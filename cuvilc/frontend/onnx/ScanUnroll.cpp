@@ -259,7 +259,8 @@ bool Unroller::run() {
   if (Steps < 1 || BatchSize < 1 ||
       Steps * BatchSize * (Body->node_size() + 4) > MaxCopies)
     return decline("unrolling it would take more than " +
-                   std::to_string(MaxCopies) + " nodes; that is not "
+                   std::to_string(MaxCopies) +
+                   " nodes; that is not "
                    "supported");
 
   std::vector<std::string> States(Ins.begin(), Ins.begin() + NumStates);

@@ -23,8 +23,7 @@ bool present(InferenceContext &Ctx, size_t I) {
 
 /// The values of constant integer input I (an initializer or Constant
 /// output), or nothing when it is absent or computed at run time.
-std::optional<std::vector<int64_t>> constInts(InferenceContext &Ctx,
-                                              size_t I) {
+std::optional<std::vector<int64_t>> constInts(InferenceContext &Ctx, size_t I) {
   if (!present(Ctx, I))
     return std::nullopt;
   const TensorProto *T = Ctx.getInputData(I);
@@ -39,8 +38,7 @@ std::optional<std::vector<int64_t>> constInts(InferenceContext &Ctx,
   fail_shape_inference("input ", I, " must be int32 or int64");
 }
 
-std::optional<std::vector<float>> constFloats(InferenceContext &Ctx,
-                                              size_t I) {
+std::optional<std::vector<float>> constFloats(InferenceContext &Ctx, size_t I) {
   if (!present(Ctx, I))
     return std::nullopt;
   const TensorProto *T = Ctx.getInputData(I);
@@ -112,8 +110,8 @@ void inferSplit18(InferenceContext &Ctx) {
   if (!onnx::hasInputShape(Ctx, 0))
     return;
   const TensorShapeProto &In = onnx::getInputShape(Ctx, 0);
-  int64_t Axis = normalizeAxis(onnx::getAttribute(Ctx, "axis", 0),
-                               In.dim_size());
+  int64_t Axis =
+      normalizeAxis(onnx::getAttribute(Ctx, "axis", 0), In.dim_size());
   const onnx::AttributeProto *NumOutputs = Ctx.getAttribute("num_outputs");
   if (present(Ctx, 1) && NumOutputs)
     fail_shape_inference("Split takes either the split input or "
@@ -121,8 +119,10 @@ void inferSplit18(InferenceContext &Ctx) {
   if (!present(Ctx, 1) && !NumOutputs)
     fail_shape_inference("Split-18 needs the split input or num_outputs");
   if (NumOutputs && NumOutputs->i() != static_cast<int64_t>(NOut))
-    fail_shape_inference("num_outputs is ", NumOutputs->i(), " but the node "
-                         "has ", NOut, " outputs");
+    fail_shape_inference("num_outputs is ", NumOutputs->i(),
+                         " but the node "
+                         "has ",
+                         NOut, " outputs");
   std::optional<std::vector<int64_t>> Sizes;
   if (present(Ctx, 1)) {
     Sizes = constInts(Ctx, 1);
@@ -134,8 +134,8 @@ void inferSplit18(InferenceContext &Ctx) {
     int64_t Chunk = (Extent + N - 1) / N;
     Sizes.emplace();
     for (int64_t I = 0; I < N; ++I)
-      Sizes->push_back(std::max<int64_t>(
-          0, std::min(Chunk, Extent - I * Chunk)));
+      Sizes->push_back(
+          std::max<int64_t>(0, std::min(Chunk, Extent - I * Chunk)));
   }
   if (Sizes && Sizes->size() != NOut)
     fail_shape_inference("split has ", Sizes->size(), " entries for ", NOut,
@@ -169,8 +169,8 @@ void inferPad18(InferenceContext &Ctx) {
     return;
   }
   if (Pads->size() != 2 * Axes->size())
-    fail_shape_inference("pads has ", Pads->size(), " entries; ",
-                         Axes->size(), " axes need ", 2 * Axes->size());
+    fail_shape_inference("pads has ", Pads->size(), " entries; ", Axes->size(),
+                         " axes need ", 2 * Axes->size());
   std::vector<int64_t> Begin(R, 0), End(R, 0);
   for (size_t K = 0; K < Axes->size(); ++K) {
     int64_t D = normalizeAxis((*Axes)[K], R);
@@ -199,8 +199,8 @@ void inferResize18(InferenceContext &Ctx) {
   if (Axes.empty())
     for (int64_t D = 0; D < R; ++D)
       Axes.push_back(D);
-  std::string Policy =
-      onnx::getAttribute(Ctx, "keep_aspect_ratio_policy", std::string("stretch"));
+  std::string Policy = onnx::getAttribute(Ctx, "keep_aspect_ratio_policy",
+                                          std::string("stretch"));
   std::vector<std::optional<int64_t>> Out(R);
   for (int64_t D = 0; D < R; ++D)
     if (In.dim(D).has_dim_value())
@@ -226,8 +226,8 @@ void inferResize18(InferenceContext &Ctx) {
         if (!Out[Axes[K]] || *Out[Axes[K]] == 0)
           return rankOnly(Ctx, 0);
         double Q = double((*Sizes)[K]) / double(*Out[Axes[K]]);
-        Scale = Policy == "not_larger" ? std::min(Scale, Q)
-                                       : std::max(Scale, Q);
+        Scale =
+            Policy == "not_larger" ? std::min(Scale, Q) : std::max(Scale, Q);
       }
       for (int64_t A : Axes)
         Out[A] = scaled(*Out[A], Scale, 0.5);
@@ -314,7 +314,8 @@ void inferDft20(InferenceContext &Ctx) {
     Length = In.dim(static_cast<int>(Axis)).dim_value();
   if (present(Ctx, 1)) {
     auto L = constInts(Ctx, 1);
-    Length = L && L->size() == 1 ? std::optional<int64_t>((*L)[0]) : std::nullopt;
+    Length =
+        L && L->size() == 1 ? std::optional<int64_t>((*L)[0]) : std::nullopt;
   }
   if (Length && (*Length < 1 || *Length > Limit))
     fail_shape_inference("dft_length ", *Length, " is out of range");
@@ -341,13 +342,17 @@ void inferPool(InferenceContext &Ctx) {
   std::vector<int64_t> Kernel = intsAttr(Ctx, "kernel_shape", {});
   if (Kernel.size() != N)
     fail_shape_inference("kernel_shape must have ", N, " entries");
-  std::vector<int64_t> Strides = intsAttr(Ctx, "strides", std::vector<int64_t>(N, 1));
-  std::vector<int64_t> Dils = intsAttr(Ctx, "dilations", std::vector<int64_t>(N, 1));
-  std::vector<int64_t> Pads = intsAttr(Ctx, "pads", std::vector<int64_t>(2 * N, 0));
+  std::vector<int64_t> Strides =
+      intsAttr(Ctx, "strides", std::vector<int64_t>(N, 1));
+  std::vector<int64_t> Dils =
+      intsAttr(Ctx, "dilations", std::vector<int64_t>(N, 1));
+  std::vector<int64_t> Pads =
+      intsAttr(Ctx, "pads", std::vector<int64_t>(2 * N, 0));
   if (Strides.size() != N || Dils.size() != N || Pads.size() != 2 * N)
     fail_shape_inference("strides, dilations and pads must match the ", N,
                          " spatial dimensions");
-  std::string AutoPad = onnx::getAttribute(Ctx, "auto_pad", std::string("NOTSET"));
+  std::string AutoPad =
+      onnx::getAttribute(Ctx, "auto_pad", std::string("NOTSET"));
   bool Ceil = onnx::getAttribute(Ctx, "ceil_mode", 0) != 0;
   TensorShapeProto *S = outputShape(Ctx, 0);
   S->clear_dim();
@@ -370,11 +375,12 @@ void inferPool(InferenceContext &Ctx) {
       Dim->set_dim_value((X + Strides[I] - 1) / Strides[I]);
       continue;
     }
-    int64_t Span = AutoPad == "VALID" ? X - KEff : X + Pads[I] + Pads[I + N] - KEff;
+    int64_t Span =
+        AutoPad == "VALID" ? X - KEff : X + Pads[I] + Pads[I + N] - KEff;
     if (Span < 0)
       fail_shape_inference("the window is larger than the padded input");
-    Dim->set_dim_value((Ceil ? (Span + Strides[I] - 1) / Strides[I]
-                             : Span / Strides[I]) + 1);
+    Dim->set_dim_value(
+        (Ceil ? (Span + Strides[I] - 1) / Strides[I] : Span / Strides[I]) + 1);
   }
 }
 
@@ -383,8 +389,8 @@ void inferQuantize(InferenceContext &Ctx) {
     onnx::propagateElemTypeFromInputToOutput(Ctx, 2, 0);
   } else {
     int64_t T = onnx::getAttribute(Ctx, "output_dtype", 0);
-    onnx::updateOutputElemType(Ctx, 0, T ? static_cast<int32_t>(T)
-                                         : TensorProto::UINT8);
+    onnx::updateOutputElemType(
+        Ctx, 0, T ? static_cast<int32_t>(T) : TensorProto::UINT8);
   }
   if (onnx::hasInputShape(Ctx, 0))
     onnx::propagateShapeFromInputToOutput(Ctx, 0, 0);

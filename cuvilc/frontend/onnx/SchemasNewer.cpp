@@ -23,9 +23,8 @@ namespace {
 using onnx::AttributeProto;
 using onnx::OpSchema;
 
-const std::vector<std::string> FloatTypes = {"tensor(float16)", "tensor(float)",
-                                             "tensor(double)",
-                                             "tensor(bfloat16)"};
+const std::vector<std::string> FloatTypes = {
+    "tensor(float16)", "tensor(float)", "tensor(double)", "tensor(bfloat16)"};
 
 /// A new schema for Op at opset Since in the default domain.
 OpSchema fresh(const char *Op, int Since, const char *Doc) {
@@ -46,8 +45,8 @@ OpSchema derive(const char *Op, int BaseOpset, int Since,
   OpSchema S = fresh(Op, Since, "cuvil's schema, derived from ONNX 1.12's.");
   int I = 0;
   for (const auto &P : B->inputs())
-    S.Input(I++, P.GetName(), P.GetDescription(), P.GetTypeStr(),
-            P.GetOption(), P.GetIsHomogeneous(), P.GetMinArity(),
+    S.Input(I++, P.GetName(), P.GetDescription(), P.GetTypeStr(), P.GetOption(),
+            P.GetIsHomogeneous(), P.GetMinArity(),
             P.GetDifferentiationCategory());
   I = 0;
   for (const auto &P : B->outputs())
@@ -74,9 +73,8 @@ void addReductions(std::vector<OpSchema> &Out) {
   if (!Sum13)
     fail_schema("cuvil: ONNX has no ReduceSum-13 schema");
   for (const char *Op :
-       {"ReduceMax", "ReduceMin", "ReduceMean", "ReduceProd",
-        "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum",
-        "ReduceLogSumExp"}) {
+       {"ReduceMax", "ReduceMin", "ReduceMean", "ReduceProd", "ReduceSumSquare",
+        "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"}) {
     for (int Since : {18, 20}) {
       bool Bool = Since == 20;
       if (Bool && std::string(Op) != "ReduceMax" &&
@@ -101,7 +99,8 @@ void addReductions(std::vector<OpSchema> &Out) {
         Types.push_back("tensor(bool)");
         S.TypeConstraint("T", Types, "Element types.");
       }
-      S.TypeAndShapeInferenceFunction(Sum13->GetTypeAndShapeInferenceFunction());
+      S.TypeAndShapeInferenceFunction(
+          Sum13->GetTypeAndShapeInferenceFunction());
       Out.push_back(std::move(S));
     }
   }
@@ -117,8 +116,8 @@ void addDataMovement(std::vector<OpSchema> &Out) {
 
   // Pad-18: optional axes input (19 adds mode 'wrap', 21 types).
   OpSchema Pad = derive("Pad", 13, 18);
-  Pad.Input(3, "axes", "The axes that pads apply to (all by default).",
-            "Tind", OpSchema::Optional);
+  Pad.Input(3, "axes", "The axes that pads apply to (all by default).", "Tind",
+            OpSchema::Optional);
   Pad.TypeConstraint("Tind", {"tensor(int32)", "tensor(int64)"},
                      "Axis index types.");
   Pad.TypeAndShapeInferenceFunction(schemas::inferPad18);
@@ -131,18 +130,17 @@ void addDataMovement(std::vector<OpSchema> &Out) {
               AttributeProto::INT, static_cast<int64_t>(0));
   Resize.Attr("axes", "The axes that roi, scales and sizes apply to.",
               AttributeProto::INTS, false);
-  Resize.Attr("keep_aspect_ratio_policy",
-              "stretch, not_larger or not_smaller.", AttributeProto::STRING,
-              std::string("stretch"));
+  Resize.Attr("keep_aspect_ratio_policy", "stretch, not_larger or not_smaller.",
+              AttributeProto::STRING, std::string("stretch"));
   Resize.TypeAndShapeInferenceFunction(schemas::inferResize18);
   Out.push_back(std::move(Resize));
 
   // Col2Im-18 (new): [N, C * prod(block), L] -> [N, C, image...].
-  OpSchema Col2Im = fresh("Col2Im", 18, "Rearranges column blocks into an "
-                                        "image (the inverse of Im2Col).");
+  OpSchema Col2Im = fresh("Col2Im", 18,
+                          "Rearranges column blocks into an "
+                          "image (the inverse of Im2Col).");
   Col2Im.Input(0, "input", "[N, C * prod(block_shape), L]", "T")
-      .Input(1, "image_shape", "Spatial shape of the image.",
-             "tensor(int64)")
+      .Input(1, "image_shape", "Spatial shape of the image.", "tensor(int64)")
       .Input(2, "block_shape", "Spatial shape of a block.", "tensor(int64)")
       .Output(0, "output", "[N, C, image_shape...]", "T")
       .Attr("dilations", "Dilation per spatial axis.", AttributeProto::INTS,
@@ -188,12 +186,12 @@ void addNormalizationAndActivations(std::vector<OpSchema> &Out) {
         .Input(1, "scale", Since < 21 ? "[num_groups]" : "[C]", "T")
         .Input(2, "bias", Since < 21 ? "[num_groups]" : "[C]", "T")
         .Output(0, "Y", "Same shape as X.", "T")
-        .Attr("epsilon", "Added to the variance.", AttributeProto::FLOAT,
-              1e-5f)
-        .Attr("num_groups", "Number of groups; divides C.",
-              AttributeProto::INT, true)
+        .Attr("epsilon", "Added to the variance.", AttributeProto::FLOAT, 1e-5f)
+        .Attr("num_groups", "Number of groups; divides C.", AttributeProto::INT,
+              true)
         .TypeConstraint("T", FloatTypes, "Float types.")
-        .TypeAndShapeInferenceFunction(onnx::propagateShapeAndTypeFromFirstInput);
+        .TypeAndShapeInferenceFunction(
+            onnx::propagateShapeAndTypeFromFirstInput);
     if (Since >= 21)
       S.Attr("stash_type", "Type of the statistics (1: float).",
              AttributeProto::INT, static_cast<int64_t>(1));
@@ -212,8 +210,8 @@ void addNormalizationAndActivations(std::vector<OpSchema> &Out) {
   OpSchema Mish = fresh("Mish", 18, "x * tanh(softplus(x)).");
   Mish.Input(0, "X", "Input.", "T")
       .Output(0, "Y", "Output.", "T")
-      .TypeConstraint("T", {"tensor(float16)", "tensor(float)",
-                            "tensor(double)"},
+      .TypeConstraint("T",
+                      {"tensor(float16)", "tensor(float)", "tensor(double)"},
                       "Float types.")
       .TypeAndShapeInferenceFunction(onnx::propagateShapeAndTypeFromFirstInput);
   Out.push_back(std::move(Mish));
@@ -244,12 +242,14 @@ void addConversions(std::vector<OpSchema> &Out) {
               static_cast<int64_t>(1))
         .Attr("saturate", "float8 conversions saturate.", AttributeProto::INT,
               static_cast<int64_t>(1))
-        .TypeConstraint("T1", {"tensor(float)", "tensor(float16)",
-                               "tensor(bfloat16)", "tensor(int32)"},
+        .TypeConstraint("T1",
+                        {"tensor(float)", "tensor(float16)", "tensor(bfloat16)",
+                         "tensor(int32)"},
                         "Input types.")
-        .TypeConstraint("T2", Since < 21 ? std::vector<std::string>{
-                                               "tensor(int8)", "tensor(uint8)"}
-                                         : QTypes,
+        .TypeConstraint("T2",
+                        Since < 21 ? std::vector<std::string>{"tensor(int8)",
+                                                              "tensor(uint8)"}
+                                   : QTypes,
                         "Quantized types.")
         .TypeAndShapeInferenceFunction(schemas::inferQuantize);
     if (Since >= 21) {
@@ -267,15 +267,15 @@ void addConversions(std::vector<OpSchema> &Out) {
         .Output(0, "y", "Output, of the scale's type.", "T2")
         .Attr("axis", "Axis of per-axis quantization.", AttributeProto::INT,
               static_cast<int64_t>(1))
-        .TypeConstraint("T1", Since < 21 ? std::vector<std::string>{
-                                               "tensor(int8)", "tensor(uint8)",
-                                               "tensor(int32)"}
-                                         : std::vector<std::string>{
-                                               "tensor(int8)", "tensor(uint8)",
-                                               "tensor(int16)",
-                                               "tensor(uint16)",
-                                               "tensor(int32)"},
-                        "Quantized types.")
+        .TypeConstraint(
+            "T1",
+            Since < 21
+                ? std::vector<std::string>{"tensor(int8)", "tensor(uint8)",
+                                           "tensor(int32)"}
+                : std::vector<std::string>{"tensor(int8)", "tensor(uint8)",
+                                           "tensor(int16)", "tensor(uint16)",
+                                           "tensor(int32)"},
+            "Quantized types.")
         .TypeConstraint("T2", ScaleTypes, "Scale and output types.")
         .TypeAndShapeInferenceFunction(schemas::inferDequantize);
     if (Since >= 21)

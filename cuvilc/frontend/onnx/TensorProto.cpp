@@ -36,8 +36,8 @@ std::string typeName(int32_t T) {
     return Name;
   // Types of IR versions 9 and 10, which ONNX 1.12's enum lacks.
   static const char *const Newer[] = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ",
-                                      "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
-                                      "UINT4", "INT4"};
+                                      "FLOAT8E5M2",   "FLOAT8E5M2FNUZ",
+                                      "UINT4",        "INT4"};
   if (T >= 17 && T < 17 + static_cast<int32_t>(std::size(Newer)))
     return Newer[T - 17];
   return "number " + std::to_string(T);
@@ -62,22 +62,12 @@ llvm::Expected<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &T,
   } else {
     int64_t Stored;
     switch (Ty) {
-    case DType::F32:
-      Stored = T.float_data_size();
-      break;
-    case DType::F64:
-      Stored = T.double_data_size();
-      break;
-    case DType::I64:
-      Stored = T.int64_data_size();
-      break;
+    case DType::F32: Stored = T.float_data_size(); break;
+    case DType::F64: Stored = T.double_data_size(); break;
+    case DType::I64: Stored = T.int64_data_size(); break;
     case DType::U32:
-    case DType::U64:
-      Stored = T.uint64_data_size();
-      break;
-    default:
-      Stored = T.int32_data_size();
-      break;
+    case DType::U64: Stored = T.uint64_data_size(); break;
+    default: Stored = T.int32_data_size(); break;
     }
     if (!Bytes || Stored != Count)
       return makeError("tensor '{}' has {} elements, expected {}", T.name(),
@@ -98,8 +88,16 @@ llvm::Expected<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &T,
       // small integer types, bool and the bit patterns of f16/bf16).
       auto V = Field.Get(I);
       switch (Ty) {
-      case DType::F32: { float F = static_cast<float>(V); std::memcpy(&Out[I * 4], &F, 4); break; }
-      case DType::F64: { double D = static_cast<double>(V); std::memcpy(&Out[I * 8], &D, 8); break; }
+      case DType::F32: {
+        float F = static_cast<float>(V);
+        std::memcpy(&Out[I * 4], &F, 4);
+        break;
+      }
+      case DType::F64: {
+        double D = static_cast<double>(V);
+        std::memcpy(&Out[I * 8], &D, 8);
+        break;
+      }
       default: {
         uint64_t U = static_cast<uint64_t>(static_cast<int64_t>(V));
         std::memcpy(&Out[I * ESize], &U, ESize); // little-endian host

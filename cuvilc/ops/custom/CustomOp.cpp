@@ -74,8 +74,9 @@ llvm::Error verifyCustom(const Node &N) {
       std::vector<std::string_view> Names;
       for (DType T : D.DTypes)
         Names.push_back(dtypeName(T));
-      return nodeError(N, "input {} '{}' has element type {}; the "
-                          "declaration allows {}",
+      return nodeError(N,
+                       "input {} '{}' has element type {}; the "
+                       "declaration allows {}",
                        I, D.Name, dtypeName(V->dtype()),
                        fmt::join(Names, ", "));
     }
@@ -86,8 +87,9 @@ llvm::Error verifyCustom(const Node &N) {
                        N.outputPos(I), C.Name, C.Outputs.size());
   for (unsigned P = 0; P < C.Outputs.size(); ++P)
     if (!N.outputAt(P))
-      return nodeError(N, "output {} '{}' is left out; the kernel writes "
-                          "every output",
+      return nodeError(N,
+                       "output {} '{}' is left out; the kernel writes "
+                       "every output",
                        P, C.Outputs[P].Name);
   for (const auto &[Name, V] : N.attrs()) {
     if (Name.rfind("cuvil.", 0) == 0)
@@ -107,16 +109,18 @@ llvm::Error verifyCustom(const Node &N) {
     const Value *Out = N.outputAt(P);
     auto Want = outputDType(C, P, N);
     if (Want && Out->dtype() != *Want)
-      return nodeError(N, "output {} '{}' has element type {}; the "
-                          "declaration gives {}",
+      return nodeError(N,
+                       "output {} '{}' has element type {}; the "
+                       "declaration gives {}",
                        P, Out->name(), dtypeName(Out->dtype()),
                        dtypeName(*Want));
     auto Shape = customOutputShape(C, N, P);
     if (!Shape)
       return Shape.takeError();
     if (*Shape != Out->shape())
-      return nodeError(N, "output {} '{}' has shape [{}]; the shape rule "
-                          "'{}' gives [{}]",
+      return nodeError(N,
+                       "output {} '{}' has shape [{}]; the shape rule "
+                       "'{}' gives [{}]",
                        P, Out->name(), fmt::join(Out->shape(), ", "),
                        C.Outputs[P].Shape.Text, fmt::join(*Shape, ", "));
   }
@@ -204,9 +208,8 @@ int64_t CustomEnv::intAttr(const std::string &A) const {
   return std::holds_alternative<int64_t>(V) ? std::get<int64_t>(V) : 0;
 }
 
-llvm::Expected<std::vector<int64_t>> customOutputShape(const CustomOp &C,
-                                                       const Node &N,
-                                                       unsigned Out) {
+llvm::Expected<std::vector<int64_t>>
+customOutputShape(const CustomOp &C, const Node &N, unsigned Out) {
   CustomEnv Env(C, N);
   auto S = C.Outputs[Out].Shape.evaluate(Env.env());
   if (!S)

@@ -140,9 +140,8 @@ private:
 llvm::Error applyCustomShapes(const CustomOp &C, const Node &N);
 
 /// The shape of output Out of node N by its declared rule.
-llvm::Expected<std::vector<int64_t>> customOutputShape(const CustomOp &C,
-                                                       const Node &N,
-                                                       unsigned Out);
+llvm::Expected<std::vector<int64_t>>
+customOutputShape(const CustomOp &C, const Node &N, unsigned Out);
 
 } // namespace cuvil
 

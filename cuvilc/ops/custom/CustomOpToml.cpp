@@ -20,10 +20,10 @@
 namespace cuvil {
 namespace {
 
-constexpr DType AllDTypes[] = {
-    DType::F32, DType::F16, DType::BF16, DType::I8,  DType::U8,
-    DType::I16, DType::U16, DType::I32,  DType::U32, DType::I64,
-    DType::U64, DType::Bool, DType::F64};
+constexpr DType AllDTypes[] = {DType::F32, DType::F16, DType::BF16, DType::I8,
+                               DType::U8,  DType::I16, DType::U16,  DType::I32,
+                               DType::U32, DType::I64, DType::U64,  DType::Bool,
+                               DType::F64};
 
 std::optional<DType> dtypeNamed(std::string_view S) {
   for (DType T : AllDTypes)
@@ -52,8 +52,7 @@ private:
       Where += fmt::format("op '{}': ", printable(OpName));
     if (!Field.empty())
       Where += Field + ": ";
-    return makeError("{}{}", Where,
-                     fmt::format(Fmt, std::forward<Args>(A)...));
+    return makeError("{}{}", Where, fmt::format(Fmt, std::forward<Args>(A)...));
   }
   /// Refuses keys of T outside Known.
   llvm::Error onlyKeys(const toml::table &T, const std::string &Where,
@@ -72,7 +71,7 @@ private:
   llvm::Error param(const toml::node &N, CustomOp &C, unsigned Index);
   /// Refs of X outside C's inputs and int attributes.
   llvm::Error checkRefs(const ShapeExpr &X, const CustomOp &C,
-                       const toml::node &At, const std::string &Field);
+                        const toml::node &At, const std::string &Field);
 
   const std::string &Path;
   std::string OpName;
@@ -108,8 +107,8 @@ llvm::Expected<std::string> Reader::nameField(const toml::table &T,
                                               const std::string &Field) {
   auto Name = string(T, "name", Field, true);
   if (Name && !isWord(*Name))
-    return fail(*T.get("name"), Field + ".name",
-                "'{}' is not a C identifier", printable(*Name));
+    return fail(*T.get("name"), Field + ".name", "'{}' is not a C identifier",
+                printable(*Name));
   return Name;
 }
 
@@ -120,8 +119,9 @@ llvm::Expected<const toml::array *> Reader::tables(const toml::table &T,
     return nullptr;
   const toml::array *A = N->as_array();
   if (!A)
-    return fail(*N, Key, "must be an array of tables ([[op.{}]] or "
-                         "inline {{ ... }})",
+    return fail(*N, Key,
+                "must be an array of tables ([[op.{}]] or "
+                "inline {{ ... }})",
                 Key);
   for (const toml::node &E : *A)
     if (!E.is_table())
@@ -143,12 +143,14 @@ llvm::Error Reader::checkRefs(const ShapeExpr &X, const CustomOp &C,
           return;
         const CustomAttr *D = C.attr(A);
         if (!D)
-          Err = fail(At, Field, "'{}' reads attribute '{}', which is not "
-                                "declared",
+          Err = fail(At, Field,
+                     "'{}' reads attribute '{}', which is not "
+                     "declared",
                      X.text(), A);
         else if (D->Kind != CustomAttrKind::Int)
-          Err = fail(At, Field, "'{}' reads attribute '{}', which is not of "
-                                "kind int",
+          Err = fail(At, Field,
+                     "'{}' reads attribute '{}', which is not of "
+                     "kind int",
                      X.text(), A);
       });
   return Err;
@@ -173,8 +175,9 @@ llvm::Error Reader::tensor(const toml::table &T, CustomOp &C, bool Input,
     for (const toml::node &E : *A)
       Names.push_back(&E);
     if (!Input)
-      return fail(*DT, Field + ".dtype", "an output has one element type "
-                                         "(a name, or inK for input K's)");
+      return fail(*DT, Field + ".dtype",
+                  "an output has one element type "
+                  "(a name, or inK for input K's)");
   } else {
     Names.push_back(DT);
   }
@@ -193,9 +196,10 @@ llvm::Error Reader::tensor(const toml::table &T, CustomOp &C, bool Input,
     }
     std::optional<DType> Ty = S ? dtypeNamed(S->get()) : std::nullopt;
     if (!Ty)
-      return fail(*E, Field + ".dtype", "expected an element type (f32, f16, "
-                                        "bf16, i8, u8, i16, u16, i32, u32, "
-                                        "i64, u64, bool, f64){}",
+      return fail(*E, Field + ".dtype",
+                  "expected an element type (f32, f16, "
+                  "bf16, i8, u8, i16, u16, i32, u32, "
+                  "i64, u64, bool, f64){}",
                   Input ? "" : " or inK");
     D.DTypes.push_back(*Ty);
   }
@@ -216,8 +220,9 @@ llvm::Error Reader::tensor(const toml::table &T, CustomOp &C, bool Input,
   if (!Rule)
     return fail(At, Field + ".shape", "{}", llvm::toString(Rule.takeError()));
   if (Rule->CopyOf && *Rule->CopyOf >= C.Inputs.size())
-    return fail(At, Field + ".shape", "'{}' copies input {}, but the op "
-                                      "declares {}",
+    return fail(At, Field + ".shape",
+                "'{}' copies input {}, but the op "
+                "declares {}",
                 *Shape, *Rule->CopyOf, C.Inputs.size());
   for (const ShapeExpr &X : Rule->Dims)
     if (auto E = checkRefs(X, C, At, Field + ".shape"))
@@ -309,8 +314,9 @@ llvm::Error Reader::param(const toml::node &N, CustomOp &C, unsigned Index) {
   std::string Field = fmt::format("params[{}]", Index);
   const auto *S = N.as_string();
   if (!S)
-    return fail(N, Field, "must be a string (inK, outK, attr.NAME or an "
-                          "integer expression)");
+    return fail(N, Field,
+                "must be a string (inK, outK, attr.NAME or an "
+                "integer expression)");
   CustomParam P;
   P.Text = S->get();
   // "NAME = EXPR" names the parameter in the prototype.
@@ -319,8 +325,9 @@ llvm::Error Reader::param(const toml::node &N, CustomOp &C, unsigned Index) {
     Name.erase(Name.find_last_not_of(" \t") + 1);
     Name.erase(0, Name.find_first_not_of(" \t"));
     if (!isWord(Name))
-      return fail(N, Field, "'{}': the name before '=' is not a C "
-                            "identifier",
+      return fail(N, Field,
+                  "'{}': the name before '=' is not a C "
+                  "identifier",
                   P.Text);
     P.Name = Name;
     P.Text = P.Text.substr(Eq + 1);
@@ -342,8 +349,9 @@ llvm::Error Reader::param(const toml::node &N, CustomOp &C, unsigned Index) {
     if (const CustomAttr *A = C.attr(P.Text.substr(5))) {
       P.Attr = A->Name;
       if (A->Kind == CustomAttrKind::String)
-        return fail(N, Field, "string attribute '{}' cannot be a kernel "
-                              "parameter",
+        return fail(N, Field,
+                    "string attribute '{}' cannot be a kernel "
+                    "parameter",
                     A->Name);
       if (A->Kind != CustomAttrKind::Int) {
         P.K = A->Kind == CustomAttrKind::Float ? CustomParam::Kind::FloatAttr
@@ -381,9 +389,9 @@ llvm::Expected<std::unique_ptr<CustomOp>> Reader::op(const toml::table &T) {
                 "'{}' is the name of an ONNX operator cuvil compiles, which "
                 "cuvil's passes would take the node for; name it otherwise",
                 C->Name);
-  if (auto E = onlyKeys(T, "", {"name", "domain", "kernel", "inputs",
-                                "outputs", "attributes", "params", "macs",
-                                "in_place", "doc"}))
+  if (auto E = onlyKeys(T, "",
+                        {"name", "domain", "kernel", "inputs", "outputs",
+                         "attributes", "params", "macs", "in_place", "doc"}))
     return E;
   auto Domain = string(T, "domain", "", true);
   if (!Domain)
@@ -400,13 +408,15 @@ llvm::Expected<std::unique_ptr<CustomOp>> Reader::op(const toml::table &T) {
     return Kernel.takeError();
   const toml::node &KAt = *T.get("kernel");
   if (Kernel->rfind("cuvil_", 0) == 0 || Kernel->rfind("CUVIL_", 0) == 0)
-    return fail(KAt, "kernel", "'{}' clashes with cuvil's own symbols "
-                               "(cuvil_*); name it after your firmware",
+    return fail(KAt, "kernel",
+                "'{}' clashes with cuvil's own symbols "
+                "(cuvil_*); name it after your firmware",
                 *Kernel);
   if (!isSafeCIdentifier(*Kernel))
-    return fail(KAt, "kernel", "'{}' is not a C identifier the firmware can "
-                               "define (letters, digits and '_', not a "
-                               "keyword or a reserved name)",
+    return fail(KAt, "kernel",
+                "'{}' is not a C identifier the firmware can "
+                "define (letters, digits and '_', not a "
+                "keyword or a reserved name)",
                 printable(*Kernel));
   C->Kernel = *Kernel;
   if (auto Doc = string(T, "doc", "", false); !Doc)
@@ -433,8 +443,9 @@ llvm::Expected<std::unique_ptr<CustomOp>> Reader::op(const toml::table &T) {
     return fail(T, "outputs", "the op declares no output");
   const toml::node *Params = T.get("params");
   if (!Params)
-    return fail(T, "", "missing required field 'params' (the kernel's "
-                       "arguments, e.g. [\"in0\", \"out0\", \"numel(in0)\"])");
+    return fail(T, "",
+                "missing required field 'params' (the kernel's "
+                "arguments, e.g. [\"in0\", \"out0\", \"numel(in0)\"])");
   const toml::array *PA = Params->as_array();
   if (!PA)
     return fail(*Params, "params", "must be an array of strings");
@@ -446,8 +457,9 @@ llvm::Expected<std::unique_ptr<CustomOp>> Reader::op(const toml::table &T) {
                      [&](const CustomParam &P) {
                        return P.K == CustomParam::Kind::Output && P.Index == O;
                      }))
-      return fail(*Params, "params", "output {} ('out{}') is not passed to "
-                                     "the kernel, which must write it",
+      return fail(*Params, "params",
+                  "output {} ('out{}') is not passed to "
+                  "the kernel, which must write it",
                   O, O);
   if (const toml::node *M = T.get("macs")) {
     const auto *S = M->as_string();
@@ -465,8 +477,9 @@ llvm::Expected<std::unique_ptr<CustomOp>> Reader::op(const toml::table &T) {
       return fail(*IP, "in_place", "must be true or false");
     C->InPlace = IP->as_boolean()->get();
     if (C->InPlace && (C->Inputs.empty() || C->Inputs[0].Optional))
-      return fail(*IP, "in_place", "output 0 can only be computed in the "
-                                   "place of a required input 0");
+      return fail(*IP, "in_place",
+                  "output 0 can only be computed in the "
+                  "place of a required input 0");
   }
   return C;
 }

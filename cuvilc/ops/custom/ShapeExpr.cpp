@@ -227,8 +227,7 @@ Result eval(const Tree &T, const ShapeExpr::Env &E) {
       return S.takeError();
     int64_t R = static_cast<int64_t>((*S)->size());
     if (T.Value < -R || T.Value >= R)
-      return makeError("input {} has rank {}, no axis {}", T.Input, R,
-                       T.Value);
+      return makeError("input {} has rank {}, no axis {}", T.Input, R, T.Value);
     int64_t D = (**S)[T.Value < 0 ? T.Value + R : T.Value];
     if (D < 0)
       return std::nullopt;
@@ -343,8 +342,7 @@ llvm::Expected<ShapeExpr> ShapeExpr::parse(std::string_view Text) {
   return E;
 }
 
-llvm::Expected<std::optional<int64_t>>
-ShapeExpr::evaluate(const Env &E) const {
+llvm::Expected<std::optional<int64_t>> ShapeExpr::evaluate(const Env &E) const {
   auto V = eval(*Root, E);
   if (!V)
     return makeError("'{}': {}", Text, llvm::toString(V.takeError()));
@@ -383,9 +381,9 @@ llvm::Expected<ShapeRule> ShapeRule::parse(std::string_view Text) {
   // Commas only separate dimensions (expressions hold none).
   for (size_t Start = 0;;) {
     size_t Comma = Body.find(',', Start);
-    std::string_view Item = Body.substr(
-        Start, Comma == std::string_view::npos ? std::string_view::npos
-                                               : Comma - Start);
+    std::string_view Item = Body.substr(Start, Comma == std::string_view::npos
+                                                   ? std::string_view::npos
+                                                   : Comma - Start);
     size_t First = Item.find_first_not_of(" \t");
     Item = First == std::string_view::npos
                ? ""
@@ -416,8 +414,8 @@ ShapeRule::evaluate(const ShapeExpr::Env &E) const {
     if (!V)
       return V.takeError();
     if (*V && **V < 0)
-      return makeError("'{}' is {}: a dimension cannot be negative",
-                       X.text(), **V);
+      return makeError("'{}' is {}: a dimension cannot be negative", X.text(),
+                       **V);
     Out.push_back(V->value_or(-1));
   }
   return Out;

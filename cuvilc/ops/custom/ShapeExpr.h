@@ -17,9 +17,9 @@
 #define CUVIL_OPS_CUSTOM_SHAPEEXPR_H
 
 #include <cstdint>
+#include <functional>
 #include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/Support/Error.h>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,13 +32,23 @@ namespace cuvil {
 class ShapeExpr {
 public:
   enum class Kind : uint8_t {
-    Const, Dim, Rank, Numel, Attr, Neg, Add, Sub, Mul, Div, Rem
+    Const,
+    Dim,
+    Rank,
+    Numel,
+    Attr,
+    Neg,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem
   };
   struct Tree {
     Kind K = Kind::Const;
-    int64_t Value = 0;   ///< Const: the value; Dim: the axis.
-    unsigned Input = 0;  ///< Dim, Rank, Numel: the input.
-    std::string Attr;    ///< Attr: the attribute's name.
+    int64_t Value = 0;  ///< Const: the value; Dim: the axis.
+    unsigned Input = 0; ///< Dim, Rank, Numel: the input.
+    std::string Attr;   ///< Attr: the attribute's name.
     std::shared_ptr<const Tree> L, R;
   };
 
@@ -80,8 +90,7 @@ struct ShapeRule {
   static llvm::Expected<ShapeRule> parse(std::string_view Text);
   /// The output shape; a dimension that depends on an unknown one is
   /// negative. Errors as ShapeExpr::evaluate, and for a negative result.
-  llvm::Expected<std::vector<int64_t>>
-  evaluate(const ShapeExpr::Env &E) const;
+  llvm::Expected<std::vector<int64_t>> evaluate(const ShapeExpr::Env &E) const;
 };
 
 /// Whether Text is `inK` or `outK`: then the index, and In says which.

@@ -6,9 +6,9 @@
 // kernel), plus PRelu, whose slope broadcasts like a binary operand.
 //
 //===----------------------------------------------------------------------===//
+#include "ops/ShapeRules.h"
 #include "ops/elementwise/Broadcast.h"
 #include "ops/elementwise/ElementwiseUnary.h"
-#include "ops/ShapeRules.h"
 
 #include <cuvil/kernels.h>
 

@@ -21,8 +21,9 @@ broadcastLoops(const Node &N, const std::vector<int64_t> &OutShape,
       size_t D = V->rank() - 1 - I, O = R - 1 - I;
       int64_t Dim = V->shape()[D];
       if (Dim != 1 && Dim != OutShape[O])
-        return nodeError(N, "input '{}' dimension {} ({}) does not broadcast "
-                            "to {}",
+        return nodeError(N,
+                         "input '{}' dimension {} ({}) does not broadcast "
+                         "to {}",
                          V->name(), D, Dim, OutShape[O]);
       Str[O] = Dim == 1 ? 0 : Stride;
       Stride *= Dim;
@@ -50,8 +51,9 @@ broadcastLoops(const Node &N, const std::vector<int64_t> &OutShape,
       Strides[O].push_back(L.Strides[O][D]);
   }
   if (Shape.size() > PadToRank)
-    return nodeError(N, "broadcast needs {} loop dimensions; at most {} are "
-                        "supported",
+    return nodeError(N,
+                     "broadcast needs {} loop dimensions; at most {} are "
+                     "supported",
                      Shape.size(), PadToRank);
   while (Shape.size() < PadToRank) {
     Shape.insert(Shape.begin(), 1);

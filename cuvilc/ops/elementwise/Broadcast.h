@@ -1,4 +1,5 @@
-//===- Broadcast.h - numpy broadcasting for element-wise kernels -*- C++ -*-===//
+//===- Broadcast.h - numpy broadcasting for element-wise kernels -*- C++
+//-*-===//
 #ifndef CUVIL_OPS_BROADCAST_H
 #define CUVIL_OPS_BROADCAST_H
 

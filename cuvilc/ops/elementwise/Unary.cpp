@@ -84,8 +84,9 @@ llvm::Error verifyClip(const Node &N) {
   for (size_t I = 1; I <= 2; ++I)
     if (const Value *V = N.input(I))
       if (V->dtype() != T || V->numElements() != 1)
-        return nodeError(N, "bound '{}' must be a scalar of the input's type "
-                            "{}",
+        return nodeError(N,
+                         "bound '{}' must be a scalar of the input's type "
+                         "{}",
                          V->name(), dtypeName(T));
   return llvm::Error::success();
 }

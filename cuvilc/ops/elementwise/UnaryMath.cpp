@@ -1,11 +1,12 @@
 //===- UnaryMath.cpp - Element-wise math: Abs, Exp, Sin, IsNaN, Not, ... --===//
 //
-// Each op is one UnarySpec (its kernel in runtime-baremetal/kernels/elementwise/
-// unary_math.c) and one OpDef built from the shared templates.
+// Each op is one UnarySpec (its kernel in
+// runtime-baremetal/kernels/elementwise/ unary_math.c) and one OpDef built from
+// the shared templates.
 //
 //===----------------------------------------------------------------------===//
-#include "ops/elementwise/ElementwiseUnary.h"
 #include "ops/HostTensor.h"
+#include "ops/elementwise/ElementwiseUnary.h"
 
 namespace cuvil {
 namespace {

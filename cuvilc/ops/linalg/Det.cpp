@@ -35,10 +35,8 @@ llvm::Error verify(const Node &N) {
 llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0);
   int64_t M = X->shape().back();
-  Calls.push_back(kabi::DetF32{.x = X,
-                               .y = N.output(0),
-                               .batch = N.output(0)->numElements(),
-                               .n = M}
+  Calls.push_back(kabi::DetF32{
+      .x = X, .y = N.output(0), .batch = N.output(0)->numElements(), .n = M}
                       .call());
   return llvm::Error::success();
 }

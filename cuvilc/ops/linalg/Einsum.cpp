@@ -83,7 +83,8 @@ llvm::Expected<Equation> parseEquation(const std::string &Eq) {
     if (C != ' ' && C != '\t' && C != '\n' && C != '\r')
       S += C;
   size_t Arrow = S.find("->");
-  if (Arrow != std::string::npos && S.find("->", Arrow + 2) != std::string::npos)
+  if (Arrow != std::string::npos &&
+      S.find("->", Arrow + 2) != std::string::npos)
     return makeError("equation '{}' has more than one '->'", printable(Eq));
   std::string Lhs = S.substr(0, Arrow);
   Equation E;
@@ -138,8 +139,8 @@ using Shape = std::vector<int64_t>;
 /// output's first (in its order), then the summed ones by first appearance.
 struct Contraction {
   size_t NumOut = 0;
-  std::vector<int64_t> Extent;            ///< Per label.
-  std::vector<std::vector<int>> Dims;     ///< Per operand: each dim's label.
+  std::vector<int64_t> Extent;               ///< Per label.
+  std::vector<std::vector<int>> Dims;        ///< Per operand: each dim's label.
   std::vector<std::vector<int64_t>> Strides; ///< Per operand, per label.
   std::vector<int64_t> OutShape;
 };
@@ -199,9 +200,9 @@ llvm::Expected<Contraction> bindShapes(const std::string &Eq,
   }
   // Extents: equal, or 1 broadcast against the others.
   auto SymName = [](int S) {
-    return S < 128 ? fmt::format("label '{}'", static_cast<char>(S))
-                   : fmt::format("'...' dimension {} (from the right)",
-                                 S - 127);
+    return S < 128
+               ? fmt::format("label '{}'", static_cast<char>(S))
+               : fmt::format("'...' dimension {} (from the right)", S - 127);
   };
   std::map<int, int64_t> Size;
   std::map<int, size_t> First; // the operand that fixed the size
@@ -215,8 +216,8 @@ llvm::Expected<Contraction> bindShapes(const std::string &Eq,
         First[S] = P;
       } else if (X != 1 && X != It->second) {
         return makeError("equation '{}': {} is {} in {} but {} in {}",
-                         printable(Eq), SymName(S), It->second,
-                         Input(First[S]), X, Input(P));
+                         printable(Eq), SymName(S), It->second, Input(First[S]),
+                         X, Input(P));
       }
     }
   std::vector<int> Order = OutSym;
@@ -290,8 +291,8 @@ bool groupAt(const Contraction &C, const std::vector<int> &Dims,
 /// when G1 is Second rather than First.
 bool matrixSuffix(const Contraction &C, const std::vector<int> &Dims,
                   const std::vector<int64_t> &Shape,
-                  const std::vector<int> &First,
-                  const std::vector<int> &Second, bool &Trans) {
+                  const std::vector<int> &First, const std::vector<int> &Second,
+                  bool &Trans) {
   size_t At = Dims.size() - First.size() - Second.size();
   Trans = false;
   if (groupAt(C, Dims, Shape, At, First) &&
@@ -372,8 +373,9 @@ std::optional<GemmPlan> gemmPlan(const Node &Nd, const Contraction &C) {
 llvm::Error checkTypes(const Node &N) {
   DType T = N.output(0)->dtype();
   if (T != DType::F32 && T != DType::F64)
-    return nodeError(N, "output '{}' has element type {}; Einsum supports "
-                        "f32 and f64",
+    return nodeError(N,
+                     "output '{}' has element type {}; Einsum supports "
+                     "f32 and f64",
                      N.output(0)->name(), dtypeName(T));
   for (const Value *X : N.inputs())
     if (X && X->dtype() != T)
@@ -401,8 +403,8 @@ llvm::Error verify(const Node &N) {
   if (gemmPlan(N, *C))
     return llvm::Error::success();
   if (N.numInputs() > CUVIL_EINSUM_MAX_INPUTS)
-    return nodeError(N, "{} operands; at most {} are supported",
-                     N.numInputs(), CUVIL_EINSUM_MAX_INPUTS);
+    return nodeError(N, "{} operands; at most {} are supported", N.numInputs(),
+                     CUVIL_EINSUM_MAX_INPUTS);
   if (C->Extent.size() > CUVIL_EINSUM_MAX_LABELS)
     return nodeError(N,
                      "equation '{}' has {} distinct labels (each "
@@ -494,7 +496,8 @@ int64_t macs(const Node &N) {
     return 0;
   }
   auto Terms = checkedElementCount(C->Extent);
-  auto M = checkedMul(Terms.value_or(0), static_cast<int64_t>(N.numInputs()) - 1);
+  auto M =
+      checkedMul(Terms.value_or(0), static_cast<int64_t>(N.numInputs()) - 1);
   return M.value_or(INT64_MAX);
 }
 

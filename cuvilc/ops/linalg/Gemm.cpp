@@ -1,7 +1,7 @@
 //===- Gemm.cpp - ONNX Gemm: Y = alpha * op(A) * op(B) + beta * C ---------===//
+#include "ops/linalg/Gemm.h"
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
-#include "ops/linalg/Gemm.h"
 #include "ops/nn/AffineFold.h"
 #include "ops/nn/Packing.h"
 

@@ -1,8 +1,8 @@
 //===- MatMul.cpp - ONNX MatMul with numpy batch broadcasting -------------===//
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
-#include "ops/linalg/MatMulShape.h"
 #include "ops/OpRegistry.h"
+#include "ops/linalg/MatMulShape.h"
 
 #include <cuvil/kernels.h>
 

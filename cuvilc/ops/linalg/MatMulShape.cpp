@@ -40,8 +40,8 @@ llvm::Expected<MatMulDims> matmulDims(const Node &Nd, const Value *A,
       int64_t Dim = S[NB - 1 - I];
       size_t Slot = CUVIL_MATMUL_BATCH_RANK - 1 - I;
       if (Dim != 1 && D.Batch[Slot] != 1 && D.Batch[Slot] != Dim)
-        return nodeError(Nd, "batch dimensions {} and {} do not broadcast",
-                         Dim, D.Batch[Slot]);
+        return nodeError(Nd, "batch dimensions {} and {} do not broadcast", Dim,
+                         D.Batch[Slot]);
       if (Dim != 1) {
         D.Batch[Slot] = Dim;
         Str[Slot] = Stride;

@@ -1,4 +1,5 @@
-//===- MatMulShape.h - numpy matmul shapes for the MatMul family -*- C++ -*-===//
+//===- MatMulShape.h - numpy matmul shapes for the MatMul family -*- C++
+//-*-===//
 //
 // MatMul, MatMulInteger and QLinearMatMul share numpy's matmul semantics
 // (1-D operands promoted to matrices, batch dimensions broadcast); this is

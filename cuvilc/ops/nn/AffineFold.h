@@ -1,4 +1,5 @@
-//===- AffineFold.h - Per-channel affines, folded into Conv/Gemm -*- C++ -*-===//
+//===- AffineFold.h - Per-channel affines, folded into Conv/Gemm -*- C++
+//-*-===//
 //
 // y = x * S[c] + T[c] applied to the result of a Conv or Gemm (c its output
 // channel) folds into that op: its weights of channel c scale by S[c] and

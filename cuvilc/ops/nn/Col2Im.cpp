@@ -56,8 +56,9 @@ llvm::Expected<Col2ImGeometry> geometry(const Node &N) {
   G.Dils = givenOr(N, "dilations", std::move(A.Dilations), S, 1);
   std::vector<int64_t> Pads = givenOr(N, "pads", std::move(A.Pads), 2 * S, 0);
   if (G.Strides.size() != S || G.Dils.size() != S || Pads.size() != 2 * S)
-    return nodeError(N, "strides, dilations and pads must match the {} "
-                        "spatial dimensions",
+    return nodeError(N,
+                     "strides, dilations and pads must match the {} "
+                     "spatial dimensions",
                      S);
   // Bounded so that the arithmetic below cannot overflow; the input's
   // shape bounds the product of the block counts and taps.
@@ -68,15 +69,15 @@ llvm::Expected<Col2ImGeometry> geometry(const Node &N) {
         G.Dils[D] <= 0 || Pads[D] < 0 || Pads[D + S] < 0)
       return nodeError(N, "image, block, strides and dilations must be "
                           "positive, pads not negative");
-    for (int64_t V : {G.Image[D], G.Block[D], G.Strides[D], G.Dils[D],
-                      Pads[D], Pads[D + S]})
+    for (int64_t V : {G.Image[D], G.Block[D], G.Strides[D], G.Dils[D], Pads[D],
+                      Pads[D + S]})
       if (V > Big)
         return nodeError(N, "geometry value {} is too large", V);
     int64_t Eff = (G.Block[D] - 1) * G.Dils[D] + 1;
     int64_t Span = G.Image[D] + Pads[D] + Pads[D + S] - Eff;
     if (Span < 0)
-      return nodeError(N, "block of {} is larger than the padded image {}",
-                       Eff, G.Image[D] + Pads[D] + Pads[D + S]);
+      return nodeError(N, "block of {} is larger than the padded image {}", Eff,
+                       G.Image[D] + Pads[D] + Pads[D + S]);
     G.Blocks.push_back(Span / G.Strides[D] + 1);
     G.PadBegin.push_back(Pads[D]);
     Taps *= G.Block[D];
@@ -85,10 +86,10 @@ llvm::Expected<Col2ImGeometry> geometry(const Node &N) {
       break; // stop before the products can overflow
   }
   const std::vector<int64_t> &XS = X->shape();
-  if (G.Blocks.size() != S || XS[1] == 0 || XS[1] % Taps != 0 ||
-      XS[2] != Count)
-    return nodeError(N, "input '{}' is [{}, {}, {}]; the blocks need a "
-                        "multiple of {} rows and {} columns",
+  if (G.Blocks.size() != S || XS[1] == 0 || XS[1] % Taps != 0 || XS[2] != Count)
+    return nodeError(N,
+                     "input '{}' is [{}, {}, {}]; the blocks need a "
+                     "multiple of {} rows and {} columns",
                      X->name(), XS[0], XS[1], XS[2], Taps, Count);
   G.N = XS[0];
   G.C = XS[1] / Taps;
@@ -106,8 +107,9 @@ llvm::Error verifyCol2Im(const Node &N) {
     return G.takeError();
   const Value *X = N.input(0), *Y = N.output(0);
   if (X->dtype() != DType::F32 || Y->dtype() != DType::F32)
-    return nodeError(N, "input '{}' has element type {}; only f32 is "
-                        "supported",
+    return nodeError(N,
+                     "input '{}' has element type {}; only f32 is "
+                     "supported",
                      X->name(), dtypeName(X->dtype()));
   if (N.input(1)->dtype() != DType::I64 || N.input(2)->dtype() != DType::I64)
     return nodeError(N, "image_shape and block_shape must be int64");

@@ -1,8 +1,8 @@
 //===- Conv.cpp - ONNX Conv (1-D to 3-D, grouped, depthwise) --------------===//
+#include "ops/nn/Conv.h"
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/nn/AffineFold.h"
-#include "ops/nn/Conv.h"
 #include "ops/nn/Packing.h"
 #include "ops/nn/Spatial.h"
 

@@ -69,8 +69,9 @@ llvm::Expected<Window> window(const Node &N) {
     if (Expect < 1)
       return nodeError(N, "the pads leave no output along spatial axis {}", I);
     if (Out[I] != Expect)
-      return nodeError(N, "output '{}' has spatial size {} but the window "
-                          "arithmetic gives {}",
+      return nodeError(N,
+                       "output '{}' has spatial size {} but the window "
+                       "arithmetic gives {}",
                        Y.name(), Out[I], Expect);
   }
   return packWindow(In, Out, *A, Begin, End);
@@ -84,14 +85,16 @@ llvm::Error verify(const Node &N) {
     return nodeError(N, "ConvTranspose needs inputs X and W");
   const Value *Y = N.output(0);
   if (X->rank() < 3 || W->rank() != X->rank() || Y->rank() != X->rank())
-    return nodeError(N, "input '{}', weight '{}' and output '{}' must have "
-                        "the same rank, at least 3",
+    return nodeError(N,
+                     "input '{}', weight '{}' and output '{}' must have "
+                     "the same rank, at least 3",
                      X->name(), W->name(), Y->name());
   int64_t Group = ConvTransposeAttrs(N).Group;
   int64_t C = X->shape()[1], M = W->shape()[1] * Group;
   if (Group < 1 || C % Group || W->shape()[0] != C)
-    return nodeError(N, "group={} does not divide {} input channels "
-                        "consistently with weight shape",
+    return nodeError(N,
+                     "group={} does not divide {} input channels "
+                     "consistently with weight shape",
                      Group, C);
   if (Y->shape()[0] != X->shape()[0] || Y->shape()[1] != M)
     return nodeError(N, "output '{}' must have batch {} and {} channels",
@@ -107,16 +110,16 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     return Wd.takeError();
   const Value *X = N.input(0), *W = N.input(1), *B = N.input(2);
   int64_t Group = ConvTransposeAttrs(N).Group;
-  Calls.push_back(withWindowNd(*Wd, kabi::Convtranspose3dF32{
-                                        .x = X,
-                                        .w = W,
-                                        .bias = B,
-                                        .y = N.output(0),
-                                        .n = X->shape()[0],
-                                        .c = X->shape()[1],
-                                        .m = W->shape()[1] * Group,
-                                        .group = Group})
-                      .call());
+  Calls.push_back(
+      withWindowNd(*Wd, kabi::Convtranspose3dF32{.x = X,
+                                                 .w = W,
+                                                 .bias = B,
+                                                 .y = N.output(0),
+                                                 .n = X->shape()[0],
+                                                 .c = X->shape()[1],
+                                                 .m = W->shape()[1] * Group,
+                                                 .group = Group})
+          .call());
   return llvm::Error::success();
 }
 

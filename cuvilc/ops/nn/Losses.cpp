@@ -33,8 +33,9 @@ llvm::Expected<LossShape> lossShape(const Node &Nd) {
   if (!X || !T)
     return nodeError(Nd, "needs the input and the target");
   if (X->dtype() != DType::F32)
-    return nodeError(Nd, "input '{}' has element type {}; only f32 is "
-                         "supported",
+    return nodeError(Nd,
+                     "input '{}' has element type {}; only f32 is "
+                     "supported",
                      X->name(), dtypeName(X->dtype()));
   if (T->dtype() != DType::I32 && T->dtype() != DType::I64)
     return nodeError(Nd, "target '{}' must be i32 or i64, not {}", T->name(),
@@ -52,11 +53,12 @@ llvm::Expected<LossShape> lossShape(const Node &Nd) {
   std::vector<int64_t> Want = XS;
   Want.erase(Want.begin() + 1);
   if (T->shape() != Want)
-    return nodeError(Nd, "target '{}' must have the input's shape without "
-                         "axis 1",
+    return nodeError(Nd,
+                     "target '{}' must have the input's shape without "
+                     "axis 1",
                      T->name());
-  if (W && (W->dtype() != DType::F32 || W->numElements() != S.C ||
-            W->rank() != 1))
+  if (W &&
+      (W->dtype() != DType::F32 || W->numElements() != S.C || W->rank() != 1))
     return nodeError(Nd, "weight '{}' must be an f32 tensor of {} elements",
                      W->name(), S.C);
   LossAttrs A(Nd);
@@ -81,8 +83,9 @@ template <bool Softmax> llvm::Error verify(const Node &N) {
   if (Softmax && N.outputs().size() == 2) {
     const Value *X = N.input(0), *LP = N.output(1);
     if (X && (LP->dtype() != X->dtype() || LP->shape() != X->shape()))
-      return nodeError(N, "log_prob output '{}' must have the input's shape "
-                          "and type",
+      return nodeError(N,
+                       "log_prob output '{}' must have the input's shape "
+                       "and type",
                        LP->name());
   }
   return lossShape(N).takeError();
@@ -94,9 +97,8 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   if (!S)
     return S.takeError();
   const Value *T = N.input(1), *W = N.input(2);
-  std::string Kernel = fmt::format("cuvil_k_{}_loss_f32_{}",
-                                   Softmax ? "sce" : "nll",
-                                   dtypeName(T->dtype()));
+  std::string Kernel = fmt::format(
+      "cuvil_k_{}_loss_f32_{}", Softmax ? "sce" : "nll", dtypeName(T->dtype()));
   bool HasIgnore = N.hasAttr("ignore_index");
   int64_t Ignore = HasIgnore ? LossAttrs(N).IgnoreIndex : int64_t(0);
   // The parameters the two kernels share.
@@ -131,12 +133,12 @@ extern const OpDef NegativeLogLikelihoodLossOp = {
     .Macs = noMacs,
     .Traits = NoTraits,
     .Attrs = LossAttrs::Specs};
-extern const OpDef SoftmaxCrossEntropyLossOp = {
-    .Name = "SoftmaxCrossEntropyLoss",
-    .Verify = verify<true>,
-    .Lower = lower<true>,
-    .Macs = noMacs,
-    .Traits = NoTraits,
-    .Attrs = LossAttrs::Specs};
+extern const OpDef SoftmaxCrossEntropyLossOp = {.Name =
+                                                    "SoftmaxCrossEntropyLoss",
+                                                .Verify = verify<true>,
+                                                .Lower = lower<true>,
+                                                .Macs = noMacs,
+                                                .Traits = NoTraits,
+                                                .Attrs = LossAttrs::Specs};
 
 } // namespace cuvil

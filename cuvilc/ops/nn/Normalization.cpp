@@ -199,18 +199,19 @@ llvm::Error verifyGroupNorm(const Node &N) {
   GroupNormAttrs A(N);
   int64_t Groups = A.NumGroups, C = X->shape()[1];
   if (Groups <= 0 || C % Groups != 0)
-    return nodeError(N, "num_groups {} does not divide the {} channels",
-                     Groups, C);
+    return nodeError(N, "num_groups {} does not divide the {} channels", Groups,
+                     C);
   if (A.StashType != 1)
     return nodeError(N, "stash_type {} is not supported (only 1: float)",
                      A.StashType);
   int64_t Want = N.opset() >= 21 ? C : Groups;
   for (size_t I = 1; I < 3; ++I)
     if (N.input(I)->numElements() != Want)
-      return nodeError(N, "parameter '{}' has {} elements; opset {} wants {} "
-                          "(one per {})",
-                       N.input(I)->name(), N.input(I)->numElements(),
-                       N.opset(), Want, N.opset() >= 21 ? "channel" : "group");
+      return nodeError(N,
+                       "parameter '{}' has {} elements; opset {} wants {} "
+                       "(one per {})",
+                       N.input(I)->name(), N.input(I)->numElements(), N.opset(),
+                       Want, N.opset() >= 21 ? "channel" : "group");
   return llvm::Error::success();
 }
 
@@ -319,13 +320,13 @@ extern const OpDef LayerNormalizationOp = {.Name = "LayerNormalization",
                                            .Traits = NoTraits,
                                            .Attrs = LayerNormAttrs::Specs};
 // Each (n, c) row is read in full before it is written: safe in place.
-extern const OpDef InstanceNormalizationOp = {
-    .Name = "InstanceNormalization",
-    .Verify = verifyInstanceNorm,
-    .Lower = lowerInstanceNorm,
-    .Macs = noMacs,
-    .Traits = InPlace,
-    .Attrs = InstanceNormAttrs::Specs};
+extern const OpDef InstanceNormalizationOp = {.Name = "InstanceNormalization",
+                                              .Verify = verifyInstanceNorm,
+                                              .Lower = lowerInstanceNorm,
+                                              .Macs = noMacs,
+                                              .Traits = InPlace,
+                                              .Attrs =
+                                                  InstanceNormAttrs::Specs};
 // Each (n, group) block is read in full before it is written.
 extern const OpDef GroupNormalizationOp = {.Name = "GroupNormalization",
                                            .Verify = verifyGroupNorm,

@@ -30,8 +30,9 @@ llvm::Error verify(const Node &N) {
                         "2-D group-1 convolution with weights in panels");
   if (const Value *R = N.input(3))
     if (R->dtype() != DType::F32 || R->shape() != N.output(0)->shape())
-      return nodeError(N, "internal error: the fused residual '{}' must be "
-                          "f32 shaped like the output",
+      return nodeError(N,
+                       "internal error: the fused residual '{}' must be "
+                       "f32 shaped like the output",
                        R->name());
   return llvm::Error::success();
 }

@@ -62,10 +62,11 @@ Node *packConvWeights(Graph &G, Node &N, int64_t Panel) {
     return nullptr;
   int64_t M = W->shape()[0], Taps = W->numElements() / M;
   const float *Src = W->f32();
-  return replaceWeight(G, N, panels(M, Taps, Panel, [&](int64_t R, int64_t T) {
-                         return Src[R * Taps + T];
-                       }),
-                       Panel, PackedConvOp);
+  return replaceWeight(
+      G, N,
+      panels(M, Taps, Panel,
+             [&](int64_t R, int64_t T) { return Src[R * Taps + T]; }),
+      Panel, PackedConvOp);
 }
 
 Node *packGemmWeights(Graph &G, Node &N, int64_t Panel) {
@@ -79,9 +80,12 @@ Node *packGemmWeights(Graph &G, Node &N, int64_t Panel) {
   float Alpha = A.Alpha;
   const float *Src = B->f32();
   // Rows of the panels are the output columns j; taps are the reduction p.
-  return replaceWeight(G, N, panels(Cols, K, Panel, [&](int64_t J, int64_t P) {
-                         return Alpha * Src[TB ? J * K + P : P * Cols + J];
-                       }),
+  return replaceWeight(G, N,
+                       panels(Cols, K, Panel,
+                              [&](int64_t J, int64_t P) {
+                                return Alpha *
+                                       Src[TB ? J * K + P : P * Cols + J];
+                              }),
                        Panel, PackedGemmOp);
 }
 

@@ -1,4 +1,5 @@
-//===- Packing.h - Weights in the register-blocked kernels' order -*- C++ -*-===//
+//===- Packing.h - Weights in the register-blocked kernels' order -*- C++
+//-*-===//
 //
 // The packed Conv and Gemm kernels (runtime-baremetal/kernels/opt) stream
 // their weights in panels of P output channels, P being the register block

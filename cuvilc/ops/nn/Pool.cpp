@@ -30,14 +30,16 @@ const Value *indicesOutput(const Node &N) {
   return N.outputs().size() > 1 ? N.output(1) : nullptr;
 }
 
-// ---- MaxPool -----------------------------------------------------------------
+// ---- MaxPool
+// -----------------------------------------------------------------
 
 llvm::Error verifyMax(const Node &N) {
   const Value *X = N.input(0), *Y = N.output(0);
   DType T = X->dtype();
   if (T != DType::F32 && T != DType::U8 && T != DType::I8)
-    return nodeError(N, "input '{}' has element type {}; only f32, u8 and i8 "
-                        "are supported",
+    return nodeError(N,
+                     "input '{}' has element type {}; only f32, u8 and i8 "
+                     "are supported",
                      X->name(), dtypeName(T));
   if (Y->dtype() != T)
     return nodeError(N, "output type {} differs from the input's {}",
@@ -78,7 +80,8 @@ llvm::Error lowerMax(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
-// ---- AveragePool -------------------------------------------------------------
+// ---- AveragePool
+// -------------------------------------------------------------
 
 llvm::Error verifyAvg(const Node &N) {
   if (auto E = requireF32(N))
@@ -117,7 +120,8 @@ llvm::Error lowerAvg(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
-// ---- LpPool ------------------------------------------------------------------
+// ---- LpPool
+// ------------------------------------------------------------------
 
 /// The order p: a float attribute at opset 1, an integer since 2, so it is
 /// read here and not declared with one kind among LpPool's attributes.
@@ -163,7 +167,8 @@ llvm::Error lowerLp(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
-// ---- GlobalAveragePool / GlobalMaxPool ---------------------------------------
+// ---- GlobalAveragePool / GlobalMaxPool
+// ---------------------------------------
 
 llvm::Error verifyGlobal(const Node &N) {
   if (auto E = requireF32(N))
@@ -191,7 +196,8 @@ llvm::Error lowerGlobal(const Node &N, std::vector<KernelCall> &Calls) {
 constexpr char GlobalAvgKernel[] = "cuvil_k_global_avgpool_f32";
 constexpr char GlobalMaxKernel[] = "cuvil_k_global_maxpool_f32";
 
-// ---- MaxUnpool ---------------------------------------------------------------
+// ---- MaxUnpool
+// ---------------------------------------------------------------
 
 /// The spatial output size MaxUnpool's attributes give (what the MaxPool
 /// that produced the indices had as input, up to its rounding).
@@ -219,8 +225,9 @@ llvm::Error verifyUnpool(const Node &N) {
   if (!X || !I)
     return nodeError(N, "MaxUnpool needs inputs X and I");
   if (X->dtype() != DType::F32 || Y->dtype() != DType::F32)
-    return nodeError(N, "input '{}' has element type {}; only f32 is "
-                        "supported",
+    return nodeError(N,
+                     "input '{}' has element type {}; only f32 is "
+                     "supported",
                      X->name(), dtypeName(X->dtype()));
   if (I->dtype() != DType::I64 || I->shape() != X->shape())
     return nodeError(N, "indices '{}' must be i64 with the shape of '{}'",
@@ -230,8 +237,9 @@ llvm::Error verifyUnpool(const Node &N) {
     return Dims.takeError();
   if (Y->rank() != X->rank() || Y->shape()[0] != X->shape()[0] ||
       Y->shape()[1] != X->shape()[1])
-    return nodeError(N, "output '{}' must have the rank, batch and channels "
-                        "of input '{}'",
+    return nodeError(N,
+                     "output '{}' must have the rank, batch and channels "
+                     "of input '{}'",
                      Y->name(), X->name());
   auto Default = defaultUnpoolSize(N);
   if (!Default)
@@ -245,8 +253,9 @@ llvm::Error verifyUnpool(const Node &N) {
     return nodeError(N, "output '{}' disagrees with input output_shape",
                      Y->name());
   if (!OutShape && Spatial != *Default)
-    return nodeError(N, "output '{}' has a spatial shape other than the "
-                        "attributes give",
+    return nodeError(N,
+                     "output '{}' has a spatial shape other than the "
+                     "attributes give",
                      Y->name());
   return llvm::Error::success();
 }
@@ -256,16 +265,16 @@ llvm::Error lowerUnpool(const Node &N, std::vector<KernelCall> &Calls) {
   if (!Default)
     return Default.takeError();
   const Value *Y = N.output(0);
-  Calls.push_back(kabi::MaxunpoolF32{
-      .x = N.input(0),
-      .indices = N.input(1),
-      .y = Y,
-      .n_in = N.input(0)->numElements(),
-      .nc = nc(N),
-      .idx_dims = spatial3(*Default),
-      .out = spatial3(
-          std::vector<int64_t>(Y->shape().begin() + 2, Y->shape().end()))}
-                      .call());
+  Calls.push_back(
+      kabi::MaxunpoolF32{.x = N.input(0),
+                         .indices = N.input(1),
+                         .y = Y,
+                         .n_in = N.input(0)->numElements(),
+                         .nc = nc(N),
+                         .idx_dims = spatial3(*Default),
+                         .out = spatial3(std::vector<int64_t>(
+                             Y->shape().begin() + 2, Y->shape().end()))}
+          .call());
   return llvm::Error::success();
 }
 

@@ -8,8 +8,9 @@ namespace cuvil {
 llvm::Expected<size_t> spatialDims(const Node &N, const Value &X) {
   size_t Rank = X.rank();
   if (Rank < 3 || Rank > 2 + Window::MaxDims)
-    return nodeError(N, "input '{}' has rank {}; only 1-D, 2-D and 3-D "
-                        "windows (rank 3 to 5 inputs) are supported",
+    return nodeError(N,
+                     "input '{}' has rank {}; only 1-D, 2-D and 3-D "
+                     "windows (rank 3 to 5 inputs) are supported",
                      X.name(), Rank);
   return Rank - 2;
 }
@@ -32,8 +33,9 @@ llvm::Expected<WindowAttrs> readWindowAttrs(const Node &N, size_t S,
   A.Dils = givenOr(N, "dilations", std::move(Given.Dilations), S, 1);
   A.Pads = givenOr(N, "pads", std::move(Given.Pads), 2 * S, 0);
   if (A.Strides.size() != S || A.Dils.size() != S || A.Pads.size() != 2 * S)
-    return nodeError(N, "strides/dilations/pads do not match {} spatial "
-                        "dimensions",
+    return nodeError(N,
+                     "strides/dilations/pads do not match {} spatial "
+                     "dimensions",
                      S);
   for (size_t I = 0; I < S; ++I)
     if (A.Strides[I] < 1 || A.Dils[I] < 1 || A.Kernel[I] < 1)
@@ -102,13 +104,15 @@ llvm::Expected<Window> computeWindowNd(const Node &N, const Value &X,
       Expect = (CeilMode ? (Span + Stride - 1) / Stride : Span / Stride) + 1;
     } else {
       Expect = (In[I] + Stride - 1) / Stride;
-      int64_t Total = std::max<int64_t>(0, (Expect - 1) * Stride + KEff - In[I]);
+      int64_t Total =
+          std::max<int64_t>(0, (Expect - 1) * Stride + KEff - In[I]);
       Begin[I] = A->AutoPad == "SAME_UPPER" ? Total / 2 : Total - Total / 2;
       End[I] = Total - Begin[I];
     }
     if (Out[I] != Expect)
-      return nodeError(N, "output '{}' has spatial size {} but the window "
-                          "arithmetic gives {}",
+      return nodeError(N,
+                       "output '{}' has spatial size {} but the window "
+                       "arithmetic gives {}",
                        Y.name(), Out[I], Expect);
   }
   return packWindow(In, Out, *A, Begin, End);
@@ -120,8 +124,9 @@ llvm::Expected<Window2D> computeWindow(const Node &N, const Value &X,
                                        bool AllowCeilMode) {
   size_t Rank = X.rank();
   if (Rank != 3 && Rank != 4)
-    return nodeError(N, "input '{}' has rank {}; only 1-D and 2-D windows "
-                        "(rank 3 or 4 inputs) are supported",
+    return nodeError(N,
+                     "input '{}' has rank {}; only 1-D and 2-D windows "
+                     "(rank 3 or 4 inputs) are supported",
                      X.name(), Rank);
   auto Nd = computeWindowNd(N, X, Y, std::move(Kernel), AllowCeilMode);
   if (!Nd)
@@ -145,11 +150,11 @@ llvm::Expected<Window2D> computeWindow(const Node &N, const Value &X,
   return Wd;
 }
 
-llvm::Error verifyConvChannels(const Node &N, const Value &X,
-                               const Value &W) {
+llvm::Error verifyConvChannels(const Node &N, const Value &X, const Value &W) {
   if (X.rank() < 3)
-    return nodeError(N, "input '{}' has rank {}; expected N, C and spatial "
-                        "dimensions",
+    return nodeError(N,
+                     "input '{}' has rank {}; expected N, C and spatial "
+                     "dimensions",
                      X.name(), X.rank());
   if (W.rank() != X.rank())
     return nodeError(N, "weight rank {} differs from input rank {}", W.rank(),
@@ -157,8 +162,9 @@ llvm::Error verifyConvChannels(const Node &N, const Value &X,
   int64_t Group = ConvAttrs(N).Group;
   int64_t C = X.shape()[1], M = W.shape()[0];
   if (Group < 1 || C % Group || M % Group || W.shape()[1] * Group != C)
-    return nodeError(N, "group={} does not divide {} input / {} output "
-                        "channels consistently with weight shape",
+    return nodeError(N,
+                     "group={} does not divide {} input / {} output "
+                     "channels consistently with weight shape",
                      Group, C, M);
   return llvm::Error::success();
 }

@@ -22,14 +22,14 @@ struct Window {
   static constexpr size_t MaxDims = 3;
   using Dims = std::array<int64_t, MaxDims>;
 
-  size_t Rank = 0;     ///< Spatial dimensions of the op (1 to 3).
-  Dims In{};           ///< Input extent.
-  Dims Out{};          ///< Output extent (from shape inference).
-  Dims Kernel{};       ///< Kernel extent.
-  Dims Stride{};       ///< Strides.
-  Dims Dil{};          ///< Dilations.
-  Dims PadBegin{};     ///< Padding before the first element.
-  Dims PadEnd{};       ///< Padding after the last element.
+  size_t Rank = 0; ///< Spatial dimensions of the op (1 to 3).
+  Dims In{};       ///< Input extent.
+  Dims Out{};      ///< Output extent (from shape inference).
+  Dims Kernel{};   ///< Kernel extent.
+  Dims Stride{};   ///< Strides.
+  Dims Dil{};      ///< Dilations.
+  Dims PadBegin{}; ///< Padding before the first element.
+  Dims PadEnd{};   ///< Padding after the last element.
 
   /// True when the 2-D kernels (entries 1 and 2) cover the window.
   bool fits2D() const { return Rank <= 2; }
@@ -61,8 +61,7 @@ CUVIL_OP_ATTRS(ConvAttrs, CUVIL_CONV_ATTRS)
 /// Sets the window parameters of an N-d kernel builder K (kabi::*3d*):
 /// in, out, k, stride, and dil and pad (or pad_begin and pad_end) where the
 /// kernel has them.
-template <typename KernelT>
-KernelT withWindowNd(const Window &Wd, KernelT K) {
+template <typename KernelT> KernelT withWindowNd(const Window &Wd, KernelT K) {
   K.in = Window::vec(Wd.In);
   K.out = Window::vec(Wd.Out);
   K.k = Window::vec(Wd.Kernel);
@@ -81,8 +80,7 @@ KernelT withWindowNd(const Window &Wd, KernelT K) {
 /// Sets the window parameters of a 2-D pooling kernel builder K (entries 1
 /// and 2 of the window): h, w, oh, ow, kh, kw, strides and the top/left
 /// padding, plus dilations and bottom/right padding where it has them.
-template <typename KernelT>
-KernelT withWindow2D(const Window &Wd, KernelT K) {
+template <typename KernelT> KernelT withWindow2D(const Window &Wd, KernelT K) {
   K.h = Wd.In[1];
   K.w = Wd.In[2];
   K.oh = Wd.Out[1];
@@ -146,11 +144,11 @@ llvm::Expected<Window> computeWindowNd(const Node &N, const Value &X,
 /// of an N,C,spatial... tensor, always expressed as 2-D (a 1-D op has H = 1).
 /// For ops whose kernels are 2-D only; computeWindowNd covers 3-D too.
 struct Window2D {
-  int64_t H, W;            ///< Input extent.
-  int64_t OH, OW;          ///< Output extent (from shape inference).
-  int64_t KH, KW;          ///< Kernel extent.
-  int64_t SH, SW;          ///< Strides.
-  int64_t DH, DW;          ///< Dilations.
+  int64_t H, W;   ///< Input extent.
+  int64_t OH, OW; ///< Output extent (from shape inference).
+  int64_t KH, KW; ///< Kernel extent.
+  int64_t SH, SW; ///< Strides.
+  int64_t DH, DW; ///< Dilations.
   int64_t PadT, PadL, PadB, PadR;
 };
 

@@ -35,8 +35,9 @@ llvm::Expected<std::vector<int64_t>> geometry(const Node &N) {
                         "or 2-D input and a kernel_shape of its rank");
   const int64_t M = N.input(2)->numElements();
   if (A.Group <= 0 || X->shape()[1] % A.Group || M % A.Group)
-    return nodeError(N, "internal error: group {} does not divide the {} "
-                        "input and {} output channels",
+    return nodeError(N,
+                     "internal error: group {} does not divide the {} "
+                     "input and {} output channels",
                      A.Group, X->shape()[1], M);
   return qconvGeometry(N, X, A.KernelShape, M, A.Group);
 }
@@ -116,10 +117,9 @@ int64_t macs(const Node &N) {
     llvm::consumeError(G.takeError());
     return 0;
   }
-  return N.output(0)->numElements() * ((*G)[CUVIL_QCONV_C] /
-                                       (*G)[CUVIL_QCONV_GROUP] *
-                                       (*G)[CUVIL_QCONV_KH] *
-                                       (*G)[CUVIL_QCONV_KW]);
+  return N.output(0)->numElements() *
+         ((*G)[CUVIL_QCONV_C] / (*G)[CUVIL_QCONV_GROUP] * (*G)[CUVIL_QCONV_KH] *
+          (*G)[CUVIL_QCONV_KW]);
 }
 
 } // namespace

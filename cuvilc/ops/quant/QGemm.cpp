@@ -36,8 +36,9 @@ llvm::Error verify(const Node &N) {
     return nodeError(N, "internal error: x must have a dimension to reduce");
   Want.back() = D.N;
   if (Y->shape() != Want)
-    return nodeError(N, "internal error: y must be x's shape with its last "
-                        "dimension {}",
+    return nodeError(N,
+                     "internal error: y must be x's shape with its last "
+                     "dimension {}",
                      D.N);
   const int64_t Kr = std::max<int64_t>(QIntAttrs(N).Kr, 1);
   return verifyQIntOperands(N, D.N, (D.K + Kr - 1) / Kr * Kr);

@@ -1,4 +1,5 @@
-//===- QInt.h - The integer fast path: ops and their construction -*- C++ -*-===//
+//===- QInt.h - The integer fast path: ops and their construction -*- C++
+//-*-===//
 //
 // The lower-qdq pass finds quantized convolutions and matrix products (the
 // QDQ form DQ -> Conv/Gemm/MatMul [-> Relu/Clip] -> Q, and QLinearConv /

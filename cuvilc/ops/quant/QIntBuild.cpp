@@ -51,7 +51,8 @@ std::vector<int32_t> constantInts(const Value &V) {
 }
 
 int32_t quantizeScalar(float V, float Scale, int32_t Zp, DType Type) {
-  const double Lo = Type == DType::U8 ? 0 : -128, Hi = Type == DType::U8 ? 255 : 127;
+  const double Lo = Type == DType::U8 ? 0 : -128,
+               Hi = Type == DType::U8 ? 255 : 127;
   float Q = std::nearbyint(V / Scale); // the default mode: half to even
   double R = std::isnan(Q) ? Lo : static_cast<double>(Q) + Zp;
   return static_cast<int32_t>(std::min(Hi, std::max(Lo, R)));
@@ -166,8 +167,9 @@ Node *buildQuantizedProduct(Graph &G, const QuantizedProduct &P,
     }
 
   const std::string Base = P.Anchor->name();
-  Value *WpV = constant(G, P.W->name() + ".q", DType::I8,
-                        {static_cast<int64_t>(Wp.size())}, Wp.data(), Wp.size());
+  Value *WpV =
+      constant(G, P.W->name() + ".q", DType::I8,
+               {static_cast<int64_t>(Wp.size())}, Wp.data(), Wp.size());
   Value *BiasV = constant(G, Base + ".qbias", DType::I32, {L.M}, Bias.data(),
                           4 * Bias.size());
   Value *SumV = constant(G, Base + ".wsum", DType::I32, {L.M}, WSum.data(),
@@ -187,17 +189,15 @@ Node *buildQuantizedProduct(Graph &G, const QuantizedProduct &P,
     for (const char *A : {"pads", "strides", "dilations", "auto_pad", "group"})
       if (Product->hasAttr(A))
         WindowAttrs[A] = Product->attrs().at(A);
-    WindowAttrs["kernel_shape"] = std::vector<int64_t>(
-        P.W->shape().begin() + 2, P.W->shape().end());
+    WindowAttrs["kernel_shape"] =
+        std::vector<int64_t>(P.W->shape().begin() + 2, P.W->shape().end());
   }
   Origin Orig = Anchor->origin();
   for (const Node *F : Folded)
     Orig.merge(F->origin());
 
-  const OpDef &Def =
-      P.K == QuantizedProduct::Kind::Conv ? QConvOp : QGemmOp;
-  Node *N = G.replaceNode(Anchor, Def.Name, &Def,
-                          {P.X, WpV, BiasV, SumV, RqV});
+  const OpDef &Def = P.K == QuantizedProduct::Kind::Conv ? QConvOp : QGemmOp;
+  Node *N = G.replaceNode(Anchor, Def.Name, &Def, {P.X, WpV, BiasV, SumV, RqV});
   for (auto &[Name, V] : WindowAttrs)
     N->setAttr(Name, V);
   N->setAttr("x_zero_point", int64_t{P.XZp});

@@ -13,8 +13,9 @@ llvm::Error requireConstant(const Node &N, const Value *V, DType Ty,
                             int64_t Elements, const char *What) {
   if (!V || !V->isConstant() || V->dtype() != Ty ||
       V->numElements() != Elements)
-    return nodeError(N, "internal error: {} must be a constant {} of {} "
-                        "elements",
+    return nodeError(N,
+                     "internal error: {} must be a constant {} of {} "
+                     "elements",
                      What, dtypeName(Ty), Elements);
   return llvm::Error::success();
 }
@@ -42,12 +43,13 @@ llvm::Error verifyQIntOperands(const Node &N, int64_t M, int64_t Kp) {
   const DType XT = N.input(0)->dtype(), YT = N.output(0)->dtype();
   if (!inRange(A.XZp, XT) || !inRange(A.YZp, YT) || !inRange(A.YLo, YT) ||
       !inRange(A.YHi, YT) || A.YLo > A.YHi)
-    return nodeError(N, "internal error: zero points or clamp [{}, {}] out "
-                        "of the range of their types",
+    return nodeError(N,
+                     "internal error: zero points or clamp [{}, {}] out "
+                     "of the range of their types",
                      A.YLo, A.YHi);
   if (A.Mr < 1 || A.Kr < 1)
-    return nodeError(N, "internal error: packing {} x {} is not positive",
-                     A.Mr, A.Kr);
+    return nodeError(N, "internal error: packing {} x {} is not positive", A.Mr,
+                     A.Kr);
   return llvm::Error::success();
 }
 
@@ -55,13 +57,13 @@ llvm::Error verifyRescale(const Node &N, std::initializer_list<int64_t> Mults,
                           int64_t Shift, int64_t YLo, int64_t YHi) {
   for (int64_t M : Mults)
     if (M < 0 || M >= (int64_t{1} << 31))
-      return nodeError(N, "internal error: multiplier {} out of [0, 2^31)",
-                       M);
+      return nodeError(N, "internal error: multiplier {} out of [0, 2^31)", M);
   const DType YT = N.output(0)->dtype();
   if (Shift < 1 || Shift > 62 || !inRange(YLo, YT) || !inRange(YHi, YT) ||
       YLo > YHi)
-    return nodeError(N, "internal error: shift {} or clamp [{}, {}] out of "
-                        "range",
+    return nodeError(N,
+                     "internal error: shift {} or clamp [{}, {}] out of "
+                     "range",
                      Shift, YLo, YHi);
   return llvm::Error::success();
 }

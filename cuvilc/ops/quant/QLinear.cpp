@@ -53,15 +53,15 @@ struct IntegerZeroPoints {
 };
 
 llvm::Expected<IntegerZeroPoints> matmulIntegerZps(const Node &N,
-                                                  const MatMulDims &D) {
+                                                   const MatMulDims &D) {
   const Value *A = N.input(0), *B = N.input(1);
   IntegerZeroPoints Z;
-  auto AZ = checkQuantParam(N, N.input(2), A->dtype(),
-                            A->rank() <= 2 ? D.M : 0, "row of A");
+  auto AZ = checkQuantParam(N, N.input(2), A->dtype(), A->rank() <= 2 ? D.M : 0,
+                            "row of A");
   if (!AZ)
     return AZ.takeError();
-  auto BZ = checkQuantParam(N, N.input(3), B->dtype(),
-                            B->rank() <= 2 ? D.N : 0, "column of B");
+  auto BZ = checkQuantParam(N, N.input(3), B->dtype(), B->rank() <= 2 ? D.N : 0,
+                            "column of B");
   if (!BZ)
     return BZ.takeError();
   Z.APerRow = *AZ;
@@ -121,12 +121,12 @@ int64_t macsMatMulInteger(const Node &N) {
 
 llvm::Expected<bool> qlinearMatMulParams(const Node &N, const MatMulDims &D) {
   const Value *A = N.input(0), *B = N.input(3), *Y = N.output(0);
-  auto AP = checkScaleAndZeroPoint(N, N.input(1), N.input(2), A->dtype(), 0,
-                                   "");
+  auto AP =
+      checkScaleAndZeroPoint(N, N.input(1), N.input(2), A->dtype(), 0, "");
   if (!AP)
     return AP.takeError();
-  auto YP = checkScaleAndZeroPoint(N, N.input(6), N.input(7), Y->dtype(), 0,
-                                   "");
+  auto YP =
+      checkScaleAndZeroPoint(N, N.input(6), N.input(7), Y->dtype(), 0, "");
   if (!YP)
     return YP.takeError();
   return checkScaleAndZeroPoint(N, N.input(4), N.input(5), B->dtype(),
@@ -178,9 +178,10 @@ int64_t macsQLinearMatMul(const Node &N) {
 
 } // namespace
 
-llvm::Expected<std::vector<int64_t>>
-qconvGeometry(const Node &N, const Value *X, std::vector<int64_t> Kernel,
-              int64_t M, int64_t Group) {
+llvm::Expected<std::vector<int64_t>> qconvGeometry(const Node &N,
+                                                   const Value *X,
+                                                   std::vector<int64_t> Kernel,
+                                                   int64_t M, int64_t Group) {
   auto Wd = computeWindow(N, *X, *N.output(0), std::move(Kernel), false);
   if (!Wd)
     return Wd.takeError();
@@ -219,8 +220,7 @@ CUVIL_OP_ATTRS(QConvolutionAttrs, QCONVOLUTION_ATTRS)
 
 /// The geometry array of cuvil_k_conv_integer / cuvil_k_qlinear_conv for
 /// input X and weight W; rejects what the float Conv would reject.
-llvm::Expected<std::vector<int64_t>> convGeometry(const Node &N,
-                                                  const Value *X,
+llvm::Expected<std::vector<int64_t>> convGeometry(const Node &N, const Value *X,
                                                   const Value *W) {
   if (auto E = verifyConvChannels(N, *X, *W))
     return E;
@@ -288,12 +288,12 @@ int64_t macsConvInteger(const Node &N) { return convMacs(N, N.input(1)); }
 llvm::Expected<bool> qlinearConvParams(const Node &N) {
   const Value *X = N.input(0), *W = N.input(3), *Y = N.output(0),
               *B = N.input(8);
-  auto XP = checkScaleAndZeroPoint(N, N.input(1), N.input(2), X->dtype(), 0,
-                                   "");
+  auto XP =
+      checkScaleAndZeroPoint(N, N.input(1), N.input(2), X->dtype(), 0, "");
   if (!XP)
     return XP.takeError();
-  auto YP = checkScaleAndZeroPoint(N, N.input(6), N.input(7), Y->dtype(), 0,
-                                   "");
+  auto YP =
+      checkScaleAndZeroPoint(N, N.input(6), N.input(7), Y->dtype(), 0, "");
   if (!YP)
     return YP.takeError();
   if (B && (B->dtype() != DType::I32 || B->rank() != 1 ||

@@ -35,8 +35,8 @@ llvm::Error verify(const Node &N) {
   if (auto E = requireQuant8(N, N.output(0), "output y"))
     return E;
   const Value *X = N.input(0), *Y = N.output(0);
-  if (X->rank() < 3 || Y->rank() != X->rank() || Y->shape()[0] != X->shape()[0] ||
-      Y->shape()[1] != X->shape()[1] ||
+  if (X->rank() < 3 || Y->rank() != X->rank() ||
+      Y->shape()[0] != X->shape()[0] || Y->shape()[1] != X->shape()[1] ||
       Y->numElements() != X->shape()[0] * X->shape()[1] ||
       X->numElements() / std::max<int64_t>(Y->numElements(), 1) >= (1 << 23))
     return nodeError(N, "internal error: y must be x's [N, C, 1...] and the "

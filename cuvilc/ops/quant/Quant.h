@@ -37,9 +37,8 @@ llvm::Error requireQuant8(const Node &N, const Value *V, const char *What);
 /// element type Type that holds one value or, when PerChannel > 0, one value
 /// per channel (named Channel in messages) in a 1-D tensor of PerChannel
 /// elements. Returns whether it is per channel.
-llvm::Expected<bool> checkQuantParam(const Node &N, const Value *P,
-                                     DType Type, int64_t PerChannel,
-                                     const char *Channel);
+llvm::Expected<bool> checkQuantParam(const Node &N, const Value *P, DType Type,
+                                     int64_t PerChannel, const char *Channel);
 
 /// Checks a float32 scale and its optional zero point of type ZpType as
 /// above and that both are per channel or both per tensor; returns which.
@@ -52,9 +51,10 @@ llvm::Expected<bool> checkScaleAndZeroPoint(const Node &N, const Value *Scale,
 /// input X ([N, C, spatial...]), kernel extent Kernel, M output channels
 /// and Group groups (window attributes read from N, output shape from its
 /// output 0).
-llvm::Expected<std::vector<int64_t>>
-qconvGeometry(const Node &N, const Value *X, std::vector<int64_t> Kernel,
-              int64_t M, int64_t Group);
+llvm::Expected<std::vector<int64_t>> qconvGeometry(const Node &N,
+                                                   const Value *X,
+                                                   std::vector<int64_t> Kernel,
+                                                   int64_t M, int64_t Group);
 
 } // namespace cuvil
 

@@ -31,15 +31,15 @@ llvm::Error requireQuant8(const Node &N, const Value *V, const char *What) {
   if (!V)
     return nodeError(N, "missing {}", What);
   if (!quantTypeCode(V->dtype()))
-    return nodeError(N, "{} '{}' has element type {}; only uint8 and int8 "
-                        "are supported",
+    return nodeError(N,
+                     "{} '{}' has element type {}; only uint8 and int8 "
+                     "are supported",
                      What, V->name(), dtypeName(V->dtype()));
   return llvm::Error::success();
 }
 
-llvm::Expected<bool> checkQuantParam(const Node &N, const Value *P,
-                                     DType Type, int64_t PerChannel,
-                                     const char *Channel) {
+llvm::Expected<bool> checkQuantParam(const Node &N, const Value *P, DType Type,
+                                     int64_t PerChannel, const char *Channel) {
   if (!P)
     return false;
   if (P->dtype() != Type)
@@ -50,8 +50,9 @@ llvm::Expected<bool> checkQuantParam(const Node &N, const Value *P,
   if (PerChannel > 0 && P->rank() == 1 && P->shape()[0] == PerChannel)
     return true;
   if (PerChannel > 0)
-    return nodeError(N, "'{}' has shape [{}]; only one value or one per {} "
-                        "({}) is supported",
+    return nodeError(N,
+                     "'{}' has shape [{}]; only one value or one per {} "
+                     "({}) is supported",
                      P->name(), fmt::join(P->shape(), ", "), Channel,
                      PerChannel);
   return nodeError(N, "'{}' has shape [{}]; only a single value is supported",
@@ -139,8 +140,9 @@ llvm::Error verifyQuantize(const Node &N) {
     return nodeError(N, "input must be float32; only float32 input is "
                         "supported");
   if (!quantTypeCode(Y->dtype()))
-    return nodeError(N, "output type {} is not supported; only uint8 and "
-                        "int8 are",
+    return nodeError(N,
+                     "output type {} is not supported; only uint8 and "
+                     "int8 are",
                      dtypeName(Y->dtype()));
   return splitAxis(N, Y->dtype()).takeError();
 }
@@ -158,8 +160,9 @@ llvm::Error lowerQuantize(const Node &N, std::vector<KernelCall> &Calls) {
 llvm::Error verifyDequantize(const Node &N) {
   const Value *X = N.input(0), *Y = N.output(0);
   if (!X || !quantTypeCode(X->dtype(), /*AllowI32=*/true))
-    return nodeError(N, "input type {} is not supported; only uint8, int8 "
-                        "and int32 are",
+    return nodeError(N,
+                     "input type {} is not supported; only uint8, int8 "
+                     "and int32 are",
                      X ? dtypeName(X->dtype()) : "(none)");
   if (Y->dtype() != DType::F32)
     return nodeError(N, "output type {} is not supported; only float32 is",
@@ -186,8 +189,7 @@ llvm::Error verifyDynamic(const Node &N) {
     return nodeError(N, "expected outputs y, y_scale and y_zero_point");
   const Value *Y = N.output(0), *S = N.output(1), *Z = N.output(2);
   if (Y->dtype() != DType::U8 || S->dtype() != DType::F32 ||
-      Z->dtype() != DType::U8 || S->numElements() != 1 ||
-      Z->numElements() != 1)
+      Z->dtype() != DType::U8 || S->numElements() != 1 || Z->numElements() != 1)
     return nodeError(N, "outputs must be uint8 y, scalar float32 y_scale "
                         "and scalar uint8 y_zero_point");
   return llvm::Error::success();
@@ -217,8 +219,7 @@ extern const OpDef DequantizeLinearOp = {.Name = "DequantizeLinear",
                                          .Macs = noMacs,
                                          .Traits = Dequantizes,
                                          .Attrs = QdqAttrs::Specs};
-extern const OpDef DynamicQuantizeLinearOp = {"DynamicQuantizeLinear",
-                                              verifyDynamic, lowerDynamic,
-                                              noMacs, NoTraits};
+extern const OpDef DynamicQuantizeLinearOp = {
+    "DynamicQuantizeLinear", verifyDynamic, lowerDynamic, noMacs, NoTraits};
 
 } // namespace cuvil

@@ -27,20 +27,22 @@ CUVIL_OP_ATTRS(IfAttrs, IF_ATTRS)
 llvm::Expected<std::vector<const Value *>>
 branch(const Node &N, const char *Attr, const std::vector<int64_t> &Where) {
   if (Where.size() != 2)
-    return nodeError(N, "the {} subgraph was not inlined (a subgraph with "
-                        "formal inputs is not supported)",
+    return nodeError(N,
+                     "the {} subgraph was not inlined (a subgraph with "
+                     "formal inputs is not supported)",
                      Attr);
   if (Where[1] != static_cast<int64_t>(N.outputs().size()))
-    return nodeError(N, "the {} subgraph has {} outputs; the node has {}",
-                     Attr, Where[1], N.outputs().size());
+    return nodeError(N, "the {} subgraph has {} outputs; the node has {}", Attr,
+                     Where[1], N.outputs().size());
   std::vector<const Value *> Vs;
   for (int64_t I = 0; I < Where[1]; ++I) {
     const Value *V = N.input(Where[0] + I);
     const Value *Y = N.output(I);
     if (!V || V->dtype() != Y->dtype() || V->shape() != Y->shape())
-      return nodeError(N, "output {} of the {} subgraph does not have the "
-                          "node's dtype and shape: branches of different "
-                          "shapes are not supported",
+      return nodeError(N,
+                       "output {} of the {} subgraph does not have the "
+                       "node's dtype and shape: branches of different "
+                       "shapes are not supported",
                        I, Attr);
     Vs.push_back(V);
   }

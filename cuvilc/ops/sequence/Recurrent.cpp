@@ -143,8 +143,7 @@ llvm::Expected<Dims> dims(const Node &N) {
 
 /// Per direction and activation: code, alpha bits, beta bits (the kernel's
 /// acts array; 3 activations per direction, unused ones 0).
-llvm::Expected<std::vector<int64_t>> activations(const Node &N,
-                                                 const Dims &D) {
+llvm::Expected<std::vector<int64_t>> activations(const Node &N, const Dims &D) {
   const Cell &C = cellOf(N);
   const RecurrentAttrs A(N);
   std::vector<std::string> Names = A.Activations;
@@ -191,14 +190,16 @@ llvm::Error verify(const Node &N) {
     if (const Value *V = N.input(I)) {
       DType Want = I == 4 ? DType::I32 : DType::F32;
       if (V->dtype() != Want)
-        return nodeError(N, "input '{}' has element type {}; only {} is "
-                            "supported",
+        return nodeError(N,
+                         "input '{}' has element type {}; only {} is "
+                         "supported",
                          V->name(), dtypeName(V->dtype()), dtypeName(Want));
     }
   for (const Value *V : N.outputs())
     if (V->dtype() != DType::F32)
-      return nodeError(N, "output '{}' has element type {}; only f32 is "
-                          "supported",
+      return nodeError(N,
+                       "output '{}' has element type {}; only f32 is "
+                       "supported",
                        V->name(), dtypeName(V->dtype()));
   auto D = dims(N);
   if (!D)

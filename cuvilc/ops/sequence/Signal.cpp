@@ -60,14 +60,14 @@ llvm::Error requireIntScalar(const Node &N, size_t I, const char *What) {
   return llvm::Error::success();
 }
 
-// -- Windows --------------------------------------------------------------------
+// -- Windows
+// --------------------------------------------------------------------
 
 struct WindowCoefs {
   float A0, A1, A2;
 };
 
-template <const WindowCoefs &C>
-llvm::Error verifyWindow(const Node &N) {
+template <const WindowCoefs &C> llvm::Error verifyWindow(const Node &N) {
   if (auto E = requireIntScalar(N, 0, "size"))
     return E;
   if (auto E = requireF32Output(N, WindowAttrs(N).OutputDatatype))
@@ -106,7 +106,8 @@ constexpr WindowCoefs Hann{0.5f, 0.5f, 0.0f};
 constexpr WindowCoefs Hamming{25.0f / 46.0f, 21.0f / 46.0f, 0.0f};
 constexpr WindowCoefs Blackman{0.42f, 0.5f, 0.08f};
 
-// -- DFT ------------------------------------------------------------------------------
+// -- DFT
+// ------------------------------------------------------------------------------
 
 struct DftParams {
   int64_t Outer = 1, NIn = 0, Inner = 1, Complex = 0, NFft = 0, NOut = 0;
@@ -194,7 +195,8 @@ int64_t dftMacs(const Node &N) {
   return P->Outer * P->Inner * P->NOut * std::min(P->NIn, P->NFft);
 }
 
-// -- STFT -----------------------------------------------------------------------------
+// -- STFT
+// -----------------------------------------------------------------------------
 
 llvm::Error verifyStft(const Node &N) {
   const Value *X = N.input(0), *Step = N.input(1), *W = N.input(2),
@@ -237,7 +239,8 @@ llvm::Error lowerStft(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
-// -- MelWeightMatrix ------------------------------------------------------------------
+// -- MelWeightMatrix
+// ------------------------------------------------------------------
 
 llvm::Error verifyMel(const Node &N) {
   const char *Names[] = {"num_mel_bins", "dft_length", "sample_rate"};
@@ -296,8 +299,7 @@ extern const OpDef DFTOp = {.Name = "DFT",
                             .Macs = dftMacs,
                             .Traits = NoTraits,
                             .Attrs = DftAttrs::Specs};
-extern const OpDef STFTOp = {"STFT", verifyStft, lowerStft, noMacs,
-                             NoTraits};
+extern const OpDef STFTOp = {"STFT", verifyStft, lowerStft, noMacs, NoTraits};
 extern const OpDef MelWeightMatrixOp = {.Name = "MelWeightMatrix",
                                         .Verify = verifyMel,
                                         .Lower = lowerMel,

@@ -66,8 +66,9 @@ llvm::Expected<TfIdfParams> params(const Node &N) {
   P.OutIndex = A.NgramIndexes;
   int64_t Levels = Counts.size();
   if (P.MinN < 1 || P.MaxN < P.MinN || P.MaxN > Levels || P.MaxSkip < 0)
-    return nodeError(N, "gram lengths {}..{} do not fit the {} levels of "
-                        "ngram_counts",
+    return nodeError(N,
+                     "gram lengths {}..{} do not fit the {} levels of "
+                     "ngram_counts",
                      P.MinN, P.MaxN, Levels);
   // Level n (1-based) holds pool[Counts[n-1] .. Counts[n]) as n-grams.
   int64_t First = 0;

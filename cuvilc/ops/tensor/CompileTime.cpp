@@ -14,13 +14,13 @@ namespace cuvil {
 namespace {
 
 // end's default is the rank, which the clamp below gives INT64_MAX.
-#define SHAPE_ATTRS(X)                                                         \
-  X(Start, "start", Int, 0) X(End, "end", Int, INT64_MAX)
+#define SHAPE_ATTRS(X) X(Start, "start", Int, 0) X(End, "end", Int, INT64_MAX)
 CUVIL_OP_ATTRS(ShapeAttrs, SHAPE_ATTRS)
 
 llvm::Error verify(const Node &N) {
-  return nodeError(N, "an input is computed at run time; cuvil evaluates {} "
-                      "only at compile time, from constant inputs",
+  return nodeError(N,
+                   "an input is computed at run time; cuvil evaluates {} "
+                   "only at compile time, from constant inputs",
                    N.opType());
 }
 

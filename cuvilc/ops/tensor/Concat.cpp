@@ -1,4 +1,5 @@
-//===- Concat.cpp - ONNX Concat --------------------------------------------===//
+//===- Concat.cpp - ONNX Concat
+//--------------------------------------------===//
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"
@@ -23,8 +24,9 @@ llvm::Error verify(const Node &N) {
       return nodeError(N, "inputs must share the output's type and rank");
     for (size_t D = 0; D < Y->rank(); ++D)
       if (static_cast<int64_t>(D) != *Axis && X->shape()[D] != Y->shape()[D])
-        return nodeError(N, "input '{}' differs from the output in "
-                            "dimension {}",
+        return nodeError(N,
+                         "input '{}' differs from the output in "
+                         "dimension {}",
                          X->name(), D);
   }
   return llvm::Error::success();

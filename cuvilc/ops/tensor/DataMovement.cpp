@@ -45,8 +45,9 @@ llvm::Error checkElement(const Node &N) {
 llvm::Error checkShape(const Node &N, const Value *Y,
                        const std::vector<int64_t> &Want) {
   if (Y->shape() != Want)
-    return nodeError(N, "output '{}' has a shape that differs from the one "
-                        "its parameters give",
+    return nodeError(N,
+                     "output '{}' has a shape that differs from the one "
+                     "its parameters give",
                      Y->name());
   return llvm::Error::success();
 }
@@ -103,9 +104,8 @@ llvm::Error emitAccess(const Node &N, const Value *X, const Value *Y,
     return nodeError(N, "output '{}' does not have the expected {} elements",
                      Y->name(), Count);
   // The dense strides of Y over the access dimensions.
-  return emitCopy(N, Y, {X, A.Offset, 0, A.Shape, A.Strides,
-                         denseStrides(A.Shape)},
-                  Calls);
+  return emitCopy(
+      N, Y, {X, A.Offset, 0, A.Shape, A.Strides, denseStrides(A.Shape)}, Calls);
 }
 
 // Slice, Expand, Tile: one access of input 0 each.
@@ -142,8 +142,9 @@ llvm::Expected<StridedAccess> tileOf(const Node &N) {
   std::vector<int64_t> S = denseStrides(In);
   for (size_t I = 0; I < In.size(); ++I) {
     if (In[I] == 0 ? Out[I] != 0 : Out[I] % In[I] != 0)
-      return nodeError(N, "output dimension {} is not a multiple of the "
-                          "input's",
+      return nodeError(N,
+                       "output dimension {} is not a multiple of the "
+                       "input's",
                        I);
     A.Shape.push_back(In[I] == 0 ? 0 : Out[I] / In[I]);
     A.Strides.push_back(0);
@@ -302,8 +303,8 @@ llvm::Error runPadAtRunTime(const Node &N, const std::string &Mode,
                             std::vector<KernelCall> *Calls) {
   const Value *X = N.input(0), *Y = N.output(0), *P = N.input(1);
   const Value *Axes = N.opset() >= 18 ? N.input(3) : nullptr;
-  int64_t ModeId = Mode == "constant" ? 0
-                   : Mode == "edge"   ? 1
+  int64_t ModeId = Mode == "constant"  ? 0
+                   : Mode == "edge"    ? 1
                    : Mode == "reflect" ? 2
                                        : 3;
   if (P->dtype() != DType::I64 || (Axes && Axes->dtype() != DType::I64))
@@ -359,12 +360,13 @@ llvm::Error runPad(const Node &N, std::vector<KernelCall> *Calls) {
   for (size_t D = 0; D < R; ++D) {
     int64_t B = (*Pads)[D], E = (*Pads)[R + D];
     OutShape[D] = X->shape()[D] + B + E;
-    Keep[D] = X->shape()[D] - std::max<int64_t>(0, -B) -
-              std::max<int64_t>(0, -E);
+    Keep[D] =
+        X->shape()[D] - std::max<int64_t>(0, -B) - std::max<int64_t>(0, -E);
   }
   if (auto E = checkShape(N, Y, OutShape))
     return E;
-  std::vector<int64_t> XS = denseStrides(X->shape()), YS = denseStrides(OutShape);
+  std::vector<int64_t> XS = denseStrides(X->shape()),
+                       YS = denseStrides(OutShape);
   Copy C{X, 0, 0, Keep, XS, YS};
   for (size_t D = 0; D < R; ++D) {
     int64_t B = (*Pads)[D];

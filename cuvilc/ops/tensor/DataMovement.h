@@ -17,16 +17,21 @@ namespace cuvil {
 // The attributes each op reads; the shape rules of ops/ShapeRules.cpp read
 // them too (Slice's, Split's and Pad's parameters were attributes before
 // opset 10, 13 and 11, inputs since).
+// clang-format off
 #define SLICE_ATTRS(X)                                                         \
-  X(Starts, "starts", Ints, {}) X(Ends, "ends", Ints, {})                      \
+  X(Starts, "starts", Ints, {})                                                \
+  X(Ends, "ends", Ints, {})                                                    \
   X(Axes, "axes", Ints, {})
 CUVIL_OP_ATTRS(SliceAttrs, SLICE_ATTRS)
 #define SPLIT_ATTRS(X) X(Axis, "axis", Int, 0) X(Split, "split", Ints, {})
 CUVIL_OP_ATTRS(SplitAttrs, SPLIT_ATTRS)
 #define PAD_ATTRS(X)                                                           \
-  X(Mode, "mode", String, "constant") X(Value, "value", Float, 0.0f)           \
-  X(Pads, "pads", Ints, {}) X(Paddings, "paddings", Ints, {})
+  X(Mode, "mode", String, "constant")                                          \
+  X(Value, "value", Float, 0.0f)                                               \
+  X(Pads, "pads", Ints, {})                                                    \
+  X(Paddings, "paddings", Ints, {})
 CUVIL_OP_ATTRS(PadAttrs, PAD_ATTRS)
+// clang-format on
 #define GATHER_ATTRS(X) X(Axis, "axis", Int, 0)
 CUVIL_OP_ATTRS(GatherAttrs, GATHER_ATTRS)
 

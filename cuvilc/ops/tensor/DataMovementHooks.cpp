@@ -8,8 +8,8 @@
 namespace cuvil {
 namespace {
 
-llvm::Expected<std::vector<int64_t>> sliceShape(const Node &N,
-                                                const std::vector<int64_t> &In) {
+llvm::Expected<std::vector<int64_t>>
+sliceShape(const Node &N, const std::vector<int64_t> &In) {
   auto A = sliceAccess(N, In);
   if (!A)
     return A.takeError();

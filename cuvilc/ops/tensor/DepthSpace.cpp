@@ -1,4 +1,5 @@
-//===- DepthSpace.cpp - ONNX DepthToSpace and SpaceToDepth -----------------===//
+//===- DepthSpace.cpp - ONNX DepthToSpace and SpaceToDepth
+//-----------------===//
 //
 // Both are a reshape to 6-D, a transpose and a reshape back: one strided
 // copy (cuvil_k_strided_copy_b<bits>) that walks the output densely and
@@ -49,8 +50,7 @@ llvm::Expected<Access6> access(const Node &N) {
     if (Mode != "DCR" && Mode != "CRD")
       return nodeError(N, "mode '{}' is not supported", Mode);
     if (C % (B * B))
-      return nodeError(N, "channels {} are not a multiple of blocksize^2",
-                       C);
+      return nodeError(N, "channels {} are not a multiple of blocksize^2", C);
     int64_t C2 = C / (B * B), HW = H * W;
     if (Y->shape() != std::vector<int64_t>{Nn, C2, H * B, W * B})
       return nodeError(N, "output '{}' has an unexpected shape", Y->name());
@@ -88,8 +88,9 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
     return llvm::Error::success();
   std::vector<int64_t> YStr = denseStrides(A->Shape);
   if (!canonicalizeCopy(A->Shape, A->XStr, YStr, CUVIL_MAX_RANK))
-    return nodeError(N, "internal error: the copy needs more than {} loop "
-                        "dimensions",
+    return nodeError(N,
+                     "internal error: the copy needs more than {} loop "
+                     "dimensions",
                      CUVIL_MAX_RANK);
   int64_t Bits = dtypeSize(N.input(0)->dtype()) * 8;
   Calls.push_back(kabi::StridedCopyGroup{

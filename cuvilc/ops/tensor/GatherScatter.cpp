@@ -37,8 +37,7 @@ llvm::Error checkElements(const Node &N, const Value *Data, const Value *Y) {
   if (auto E = checkBits(N, Data->dtype()))
     return E;
   if (Y->dtype() != Data->dtype())
-    return nodeError(N, "output '{}' differs in type from the data",
-                     Y->name());
+    return nodeError(N, "output '{}' differs in type from the data", Y->name());
   return llvm::Error::success();
 }
 
@@ -48,8 +47,9 @@ llvm::Expected<std::string_view> indexSuffix(const Node &N, const Value *Idx,
     return "i64";
   if (AllowI32 && Idx->dtype() == DType::I32)
     return "i32";
-  return nodeError(N, "indices of type {} are not supported (only int64{} "
-                      "is supported)",
+  return nodeError(N,
+                   "indices of type {} are not supported (only int64{} "
+                   "is supported)",
                    dtypeName(Idx->dtype()), AllowI32 ? " and int32" : "");
 }
 
@@ -63,8 +63,8 @@ llvm::Expected<std::string> reductionKernel(const Node &N, DType T) {
   if (R != "add" && R != "mul" && R != "max" && R != "min")
     return nodeError(N, "reduction '{}' is not supported", R);
   if (T != DType::F32 && T != DType::F64 && T != DType::I32 && T != DType::I64)
-    return nodeError(N, "reduction '{}' on element type {} is not supported",
-                     R, dtypeName(T));
+    return nodeError(N, "reduction '{}' on element type {} is not supported", R,
+                     dtypeName(T));
   return fmt::format("{}_{}", R, dtypeName(T));
 }
 
@@ -101,8 +101,9 @@ llvm::Expected<ElementsLayout> elementsLayout(const Node &N, const Value *Data,
   std::vector<int64_t> IdxStr = denseStrides(L.Shape);
   if (Idx->numElements() > 0 &&
       !canonicalizeCopy(L.Shape, L.Str, IdxStr, CUVIL_MAX_RANK))
-    return nodeError(N, "indices of rank {} that need more than {} loop "
-                        "dimensions are not supported",
+    return nodeError(N,
+                     "indices of rank {} that need more than {} loop "
+                     "dimensions are not supported",
                      R, CUVIL_MAX_RANK);
   return L;
 }
@@ -154,8 +155,7 @@ struct ScatterOperands {
   std::string Red;
 };
 
-llvm::Expected<ScatterOperands> scatterOperands(const Node &N,
-                                                bool AllowI32) {
+llvm::Expected<ScatterOperands> scatterOperands(const Node &N, bool AllowI32) {
   const Value *X = N.input(0), *Idx = N.input(1), *U = N.input(2),
               *Y = N.output(0);
   if (!X || !Idx || !U)
@@ -213,13 +213,15 @@ llvm::Expected<size_t> tupleLength(const Node &N, const Value *Data,
                      Idx->rank(), Batch);
   int64_t K = Idx->shape().back();
   if (K < 1 || K > static_cast<int64_t>(Data->rank() - Batch))
-    return nodeError(N, "index tuples of length {} do not fit data of rank "
-                        "{} (batch_dims {})",
+    return nodeError(N,
+                     "index tuples of length {} do not fit data of rank "
+                     "{} (batch_dims {})",
                      K, Data->rank(), Batch);
   for (size_t D = 0; D < Batch; ++D)
     if (Idx->shape()[D] != Data->shape()[D])
-      return nodeError(N, "batch dimension {} differs between data and "
-                          "indices",
+      return nodeError(N,
+                       "batch dimension {} differs between data and "
+                       "indices",
                        D);
   for (size_t D = Batch; D < Batch + K; ++D)
     if (Data->shape()[D] == 0 && Idx->numElements() > 0)

@@ -36,7 +36,8 @@ llvm::Error verifyConstantOfShape(const Node &N) {
   return llvm::Error::success();
 }
 
-llvm::Error lowerConstantOfShape(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerConstantOfShape(const Node &N,
+                                 std::vector<KernelCall> &Calls) {
   const Value *Y = N.output(0);
   if (Y->numElements() == 0)
     return llvm::Error::success();

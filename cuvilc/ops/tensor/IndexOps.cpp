@@ -17,8 +17,8 @@
 #include "ops/tensor/Indexing.h"
 
 #include <cstring>
-#include <optional>
 #include <cuvil/kernels.h>
+#include <optional>
 
 namespace cuvil {
 namespace {
@@ -132,8 +132,8 @@ llvm::Error runOneHot(const Node &N, std::vector<KernelCall> *Calls) {
     return nodeError(N, "the output's rank must be the indices' plus one");
   int64_t D = Y->shape()[*Axis];
   if (auto Given = constScalar(Depth); Given && *Given != D)
-    return nodeError(N, "depth {} differs from the output's extent {}",
-                     *Given, D);
+    return nodeError(N, "depth {} differs from the output's extent {}", *Given,
+                     D);
   std::vector<int64_t> Want = Idx->shape();
   Want.insert(Want.begin() + *Axis, D);
   if (Y->shape() != Want)
@@ -200,12 +200,9 @@ int64_t oneBits(DType T) {
     std::memcpy(&B, &F, 8);
     return B;
   }
-  case DType::F16:
-    return 0x3C00;
-  case DType::BF16:
-    return 0x3F80;
-  default:
-    return 1;
+  case DType::F16: return 0x3C00;
+  case DType::BF16: return 0x3F80;
+  default: return 1;
   }
 }
 
@@ -240,8 +237,9 @@ llvm::Error runReverseSequence(const Node &N, std::vector<KernelCall> *Calls) {
   ReverseSequenceAttrs At(N);
   int64_t BA = At.BatchAxis, TA = At.TimeAxis;
   if (X->rank() < 2 || BA < 0 || BA > 1 || TA < 0 || TA > 1 || BA == TA)
-    return nodeError(N, "batch_axis {} and time_axis {} on rank {} are not "
-                        "supported (they must be 0 and 1)",
+    return nodeError(N,
+                     "batch_axis {} and time_axis {} on rank {} are not "
+                     "supported (they must be 0 and 1)",
                      BA, TA, X->rank());
   const std::vector<int64_t> &S = X->shape();
   if (Lens->dtype() != DType::I64 || Lens->numElements() != S[BA])

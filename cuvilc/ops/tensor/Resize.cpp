@@ -39,9 +39,9 @@ CUVIL_OP_ATTRS(ResizeAttrs, RESIZE_ATTRS)
 CUVIL_OP_ATTRS(UpsampleAttrs, UPSAMPLE_ATTRS)
 
 struct ResizePlan {
-  const Value *Roi = nullptr;    ///< Read by tf_crop_and_resize only.
-  const Value *Scales = nullptr; ///< A run-time scales tensor, else null.
-  std::vector<int64_t> Slot;     ///< Per axis: index in scales/roi, or -1.
+  const Value *Roi = nullptr;       ///< Read by tf_crop_and_resize only.
+  const Value *Scales = nullptr;    ///< A run-time scales tensor, else null.
+  std::vector<int64_t> Slot;        ///< Per axis: index in scales/roi, or -1.
   std::vector<int64_t> StaticScale; ///< Per axis: the scale's double bits.
   int64_t NSlots = 0;
   int64_t Mode = CUVIL_RESIZE_NEAREST;
@@ -121,10 +121,11 @@ llvm::Error constantScales(const Node &N, ResizePlan &P,
     bool Check = P.Ctm != CUVIL_RESIZE_TF_CROP_AND_RESIZE || !Roi.empty();
     if (!(S[Sl] > 0))
       return nodeError(N, "scale {} of axis {} is not positive", S[Sl], D);
-    if (Check && Y->shape()[D] != static_cast<int64_t>(
-                                      std::floor(Extent * double(S[Sl]))))
-      return nodeError(N, "output '{}' has extent {} on axis {}, but the "
-                          "scale {} gives {}",
+    if (Check && Y->shape()[D] !=
+                     static_cast<int64_t>(std::floor(Extent * double(S[Sl]))))
+      return nodeError(N,
+                       "output '{}' has extent {} on axis {}, but the "
+                       "scale {} gives {}",
                        Y->name(), Y->shape()[D], D, S[Sl],
                        static_cast<int64_t>(std::floor(Extent * S[Sl])));
     P.StaticScale[D] = doubleBits(S[Sl]);
@@ -149,16 +150,17 @@ llvm::Error sizesScales(const Node &N, ResizePlan &P, const Value *Sizes) {
       return nodeError(N, "keep_aspect_ratio_policy '{}' is not supported",
                        Policy);
     if (!Sizes->isConstant())
-      return nodeError(N, "sizes must be a compile-time constant with "
-                          "keep_aspect_ratio_policy '{}'",
+      return nodeError(N,
+                       "sizes must be a compile-time constant with "
+                       "keep_aspect_ratio_policy '{}'",
                        Policy);
   }
   double Uniform = Policy == "not_larger" ? INFINITY : 0;
   for (size_t D = 0; D < X->rank(); ++D)
     if (P.Slot[D] >= 0) {
       double R = double(Want[P.Slot[D]]) / double(X->shape()[D]);
-      Uniform = Policy == "not_larger" ? std::min(Uniform, R)
-                                       : std::max(Uniform, R);
+      Uniform =
+          Policy == "not_larger" ? std::min(Uniform, R) : std::max(Uniform, R);
     }
   for (size_t D = 0; D < X->rank(); ++D) {
     if (P.Slot[D] < 0)
@@ -171,8 +173,9 @@ llvm::Error sizesScales(const Node &N, ResizePlan &P, const Value *Sizes) {
       Out = static_cast<int64_t>(std::floor(Scale * double(In) + 0.5));
     }
     if (Out != Y->shape()[D])
-      return nodeError(N, "output '{}' has extent {} on axis {}, but sizes "
-                          "give {}",
+      return nodeError(N,
+                       "output '{}' has extent {} on axis {}, but sizes "
+                       "give {}",
                        Y->name(), Y->shape()[D], D, Out);
     P.StaticScale[D] = doubleBits(Scale);
   }
@@ -238,8 +241,9 @@ llvm::Expected<ResizePlan> plan(const Node &N) {
     P.Roi = given(N, 1);
     if (!P.Roi || P.Roi->dtype() != DType::F32 ||
         P.Roi->numElements() != 2 * P.NSlots)
-      return nodeError(N, "tf_crop_and_resize needs a float32 roi of {} "
-                          "values",
+      return nodeError(N,
+                       "tf_crop_and_resize needs a float32 roi of {} "
+                       "values",
                        2 * P.NSlots);
   }
 
@@ -289,8 +293,9 @@ llvm::Expected<ResizePlan> plan(const Node &N) {
       double Support = P.Mode == CUVIL_RESIZE_LINEAR ? 1 : 2;
       int64_t Lo = static_cast<int64_t>(std::floor(-Support / S)) + 1;
       if (2 - 2 * Lo > CUVIL_RESIZE_MAX_TAPS)
-        return nodeError(N, "antialias with scale {} on axis {} is not "
-                            "supported (filters of at most {} taps)",
+        return nodeError(N,
+                         "antialias with scale {} on axis {} is not "
+                         "supported (filters of at most {} taps)",
                          S, D, CUVIL_RESIZE_MAX_TAPS);
     }
   }

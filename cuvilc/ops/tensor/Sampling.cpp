@@ -1,4 +1,5 @@
-//===- Sampling.cpp - ONNX GridSample and RoiAlign -------------------------===//
+//===- Sampling.cpp - ONNX GridSample and RoiAlign
+//-------------------------===//
 //
 // Both sample a float32 N,C,H,W image at coordinates computed at run time
 // (the grid; the RoIs and their batch indices), so every input is passed to
@@ -46,8 +47,8 @@ llvm::Expected<GridPlan> gridPlan(const Node &N) {
   const auto &XS = X->shape();
   if (G->rank() != 4 || G->shape()[0] != XS[0] || G->shape()[3] != 2)
     return nodeError(N, "grid must be [N, H_out, W_out, 2]");
-  if (Y->shape() != std::vector<int64_t>{XS[0], XS[1], G->shape()[1],
-                                         G->shape()[2]})
+  if (Y->shape() !=
+      std::vector<int64_t>{XS[0], XS[1], G->shape()[1], G->shape()[2]})
     return nodeError(N, "output '{}' has an unexpected shape", Y->name());
   GridPlan P;
   GridSampleAttrs At(N);
@@ -130,20 +131,21 @@ llvm::Error verifyRoi(const Node &N) {
   // which ORT itself flags as wrong) and the plain max of the samples
   // disagree, and no test settles it: refuse rather than guess.
   if (Mode != "avg")
-    return nodeError(N, "mode '{}' is not supported (only 'avg' is "
-                        "supported)",
+    return nodeError(N,
+                     "mode '{}' is not supported (only 'avg' is "
+                     "supported)",
                      Mode);
   std::string Ctm = At.Ctm;
   if (Ctm != "half_pixel" && Ctm != "output_half_pixel")
-    return nodeError(N, "coordinate_transformation_mode '{}' is not "
-                        "supported",
+    return nodeError(N,
+                     "coordinate_transformation_mode '{}' is not "
+                     "supported",
                      Ctm);
   int64_t OH = At.OutputHeight, OW = At.OutputWidth;
   if (OH <= 0 || OW <= 0 || At.SamplingRatio < 0)
     return nodeError(N, "output_height, output_width and sampling_ratio "
                         "must be positive");
-  if (Y->shape() !=
-      std::vector<int64_t>{R->shape()[0], X->shape()[1], OH, OW})
+  if (Y->shape() != std::vector<int64_t>{R->shape()[0], X->shape()[1], OH, OW})
     return nodeError(N, "output '{}' has an unexpected shape", Y->name());
   return llvm::Error::success();
 }

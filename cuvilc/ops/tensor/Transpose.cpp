@@ -1,4 +1,5 @@
-//===- Transpose.cpp - ONNX Transpose --------------------------------------===//
+//===- Transpose.cpp - ONNX Transpose
+//--------------------------------------===//
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"

@@ -28,8 +28,9 @@ llvm::Error verifyView(const Node &N) {
   if (!X)
     return nodeError(N, "missing input");
   if (X->dtype() != Y->dtype() || X->numElements() != Y->numElements())
-    return nodeError(N, "output '{}' does not hold the same elements as "
-                        "input '{}'",
+    return nodeError(N,
+                     "output '{}' does not hold the same elements as "
+                     "input '{}'",
                      Y->name(), X->name());
   return llvm::Error::success();
 }

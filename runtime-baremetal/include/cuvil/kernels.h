@@ -27,7 +27,8 @@ extern "C" {
 /* Broadcast element-wise kernels take shapes padded (on the left, with 1) to
  * this rank. */
 #define CUVIL_MAX_RANK 6
-/* Batched MatMul takes batch shapes padded (on the left, with 1) to this rank. */
+/* Batched MatMul takes batch shapes padded (on the left, with 1) to this rank.
+ */
 #define CUVIL_MATMUL_BATCH_RANK 4
 
 /* ---- Convolution ------------------------------------------------------ */
@@ -72,23 +73,26 @@ void cuvil_k_gemm_f32(const float *a, const float *b, const float *c, float *y,
  * convolution takes a residual: when res is not null (a tensor shaped like
  * y, not overlapping it), y = clamp(conv + bias + res): a fused Add. */
 extern const int64_t cuvil_k_pack_mr;
-void cuvil_k_conv2d_packed_f32(const float *x, const float *wp, const float *bias,
-                               const float *res, float *y, int64_t n, int64_t c, int64_t h,
-                               int64_t wd, int64_t m, int64_t kh, int64_t kw, int64_t oh,
-                               int64_t ow, int64_t stride_h, int64_t stride_w, int64_t dil_h,
-                               int64_t dil_w, int64_t pad_top, int64_t pad_left, float act_lo,
-                               float act_hi);
-void cuvil_k_gemm_packed_f32(const float *a, const float *bp, const float *c, float *y,
-                             int64_t m, int64_t n, int64_t k, int64_t trans_a, float beta,
-                             int64_t c_rs, int64_t c_cs, float act_lo, float act_hi);
+void cuvil_k_conv2d_packed_f32(const float *x, const float *wp,
+                               const float *bias, const float *res, float *y,
+                               int64_t n, int64_t c, int64_t h, int64_t wd,
+                               int64_t m, int64_t kh, int64_t kw, int64_t oh,
+                               int64_t ow, int64_t stride_h, int64_t stride_w,
+                               int64_t dil_h, int64_t dil_w, int64_t pad_top,
+                               int64_t pad_left, float act_lo, float act_hi);
+void cuvil_k_gemm_packed_f32(const float *a, const float *bp, const float *c,
+                             float *y, int64_t m, int64_t n, int64_t k,
+                             int64_t trans_a, float beta, int64_t c_rs,
+                             int64_t c_cs, float act_lo, float act_hi);
 /* Depthwise convolution (group = c = m, one filter per channel) in register
  * tiles of output rows x vectors, reading zero-padded copies of the input
  * rows (at most 4 KiB of stack): otherwise as cuvil_k_conv2d_f32 with
  * w: [c, 1, kh, kw]. x and y must not overlap. */
-void cuvil_k_dwconv2d_f32(const float *x, const float *w, const float *bias, float *y,
-                          int64_t n, int64_t c, int64_t h, int64_t wd, int64_t kh, int64_t kw,
-                          int64_t oh, int64_t ow, int64_t stride_h, int64_t stride_w,
-                          int64_t dil_h, int64_t dil_w, int64_t pad_top, int64_t pad_left,
+void cuvil_k_dwconv2d_f32(const float *x, const float *w, const float *bias,
+                          float *y, int64_t n, int64_t c, int64_t h, int64_t wd,
+                          int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                          int64_t stride_h, int64_t stride_w, int64_t dil_h,
+                          int64_t dil_w, int64_t pad_top, int64_t pad_left,
                           float act_lo, float act_hi);
 
 /* Batched MatMul with numpy broadcasting of the batch dimensions.
@@ -101,7 +105,8 @@ void cuvil_k_matmul_f32(const float *a, const float *b, float *y, int64_t m,
                         int64_t n, int64_t k, const int64_t *batch_shape,
                         const int64_t *a_bstride, const int64_t *b_bstride);
 
-/* ---- Element-wise ---------------------------------------------------------- */
+/* ---- Element-wise ----------------------------------------------------------
+ */
 
 /* Broadcast binary ops. shape: output shape padded to CUVIL_MAX_RANK;
  * a_str / b_str: element strides of a and b per output dimension (0 where
@@ -127,12 +132,14 @@ void cuvil_k_sigmoid_f32(const float *x, float *y, int64_t n);
 void cuvil_k_tanh_f32(const float *x, float *y, int64_t n);
 
 /* Per-channel affine y = x * scale[ch] + bias[ch] on [n, c, hw] (an unfused
- * BatchNormalization, with scale/bias precomputed by the compiler). In place. */
+ * BatchNormalization, with scale/bias precomputed by the compiler). In place.
+ */
 void cuvil_k_channel_affine_f32(const float *x, const float *scale,
                                 const float *bias, float *y, int64_t n,
                                 int64_t c, int64_t hw);
 
-/* ---- Pooling ---------------------------------------------------------------- */
+/* ---- Pooling ----------------------------------------------------------------
+ */
 
 /* x: [nc, h, w] (batch and channels merged), y: [nc, oh, ow]. Padded
  * positions never win a max. */
@@ -153,13 +160,15 @@ void cuvil_k_avgpool2d_f32(const float *x, float *y, int64_t nc, int64_t h,
 void cuvil_k_global_avgpool_f32(const float *x, float *y, int64_t nc,
                                 int64_t hw);
 
-/* ---- Normalisation ---------------------------------------------------------- */
+/* ---- Normalisation ----------------------------------------------------------
+ */
 
 /* Softmax over the middle axis of [outer, n, inner]. */
 void cuvil_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n,
                          int64_t inner);
 
-/* ---- Data movement ---------------------------------------------------------- */
+/* ---- Data movement ----------------------------------------------------------
+ */
 
 /* Copy nbytes (regions do not overlap unless src == dst). */
 void cuvil_k_copy(const void *src, void *dst, int64_t nbytes);
@@ -174,19 +183,19 @@ void cuvil_k_transpose_b32(const void *x, void *y, const int64_t *out_shape,
                            const int64_t *in_str);
 
 /* ---- The operator families, one header each ----------------------------- */
-#include "cuvil/kernels/shape.h"
-#include "cuvil/kernels/reduce.h"
-#include "cuvil/kernels/unary_math.h"
-#include "cuvil/kernels/quant.h"
-#include "cuvil/kernels/qint.h"
-#include "cuvil/kernels/resample.h"
-#include "cuvil/kernels/indexing.h"
-#include "cuvil/kernels/normalization.h"
-#include "cuvil/kernels/recurrent.h"
-#include "cuvil/kernels/signal.h"
 #include "cuvil/kernels/convpool_nd.h"
-#include "cuvil/kernels/losses.h"
+#include "cuvil/kernels/indexing.h"
 #include "cuvil/kernels/linalg.h"
+#include "cuvil/kernels/losses.h"
+#include "cuvil/kernels/normalization.h"
+#include "cuvil/kernels/qint.h"
+#include "cuvil/kernels/quant.h"
+#include "cuvil/kernels/recurrent.h"
+#include "cuvil/kernels/reduce.h"
+#include "cuvil/kernels/resample.h"
+#include "cuvil/kernels/shape.h"
+#include "cuvil/kernels/signal.h"
+#include "cuvil/kernels/unary_math.h"
 
 #ifdef __cplusplus
 }

@@ -13,9 +13,9 @@
 #define CUVIL_ERR_ARENA_ALIGN (-2)   /* caller's arena is misaligned */
 #define CUVIL_ERR_NO_WEIGHTS (-3)    /* external weights, none given */
 #define CUVIL_ERR_NOT_INIT (-4)      /* run before a successful init */
-#define CUVIL_ERR_ARENA_OVERLAP (-5) /* arenas overlap each other or the blob */
+#define CUVIL_ERR_ARENA_OVERLAP (-5) /* arenas overlap each other or blob */
 #define CUVIL_ERR_ARENA_RANGE (-6)   /* arena runs past the address space */
-#define CUVIL_ERR_BOUNDS (-7)        /* --checked: a kernel wrote out of bounds */
+#define CUVIL_ERR_BOUNDS (-7)        /* --checked: kernel wrote out of bounds */
 #define CUVIL_ERR_BLOB_IDENT (-10)   /* not a cuvil weight blob (CUVW) */
 #define CUVIL_ERR_BLOB_FORMAT (-11)  /* malformed: offsets out of bounds */
 #define CUVIL_ERR_BLOB_VERSION (-12) /* unsupported schema version */
@@ -23,7 +23,7 @@
 #define CUVIL_ERR_BLOB_ALIGN (-14)   /* blob or its data block misaligned */
 #define CUVIL_ERR_BLOB_SIZE (-15)    /* data smaller than the code needs */
 #define CUVIL_ERR_BLOB_CHECKSUM (-16) /* data corrupted */
-#define CUVIL_ERR_BLOB_SHORT (-17)   /* weights_size below the model's weights */
+#define CUVIL_ERR_BLOB_SHORT (-17)    /* weights_size below the weights */
 #endif
 
 #endif /* CUVIL_STATUS_H */

@@ -44,8 +44,8 @@ void cuvil_k_hard_swish_f32(const float *x, float *y, int64_t n) {
 void cuvil_k_softplus_f32(const float *x, float *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float v = x[i];
-    y[i] = (v > 0.0f ? v : 0.0f) +
-           cuvil_log1pf(cuvil_expf(-__builtin_fabsf(v)));
+    y[i] =
+        (v > 0.0f ? v : 0.0f) + cuvil_log1pf(cuvil_expf(-__builtin_fabsf(v)));
   }
 }
 
@@ -59,7 +59,6 @@ void cuvil_k_thresholded_relu_f32(const float *x, float *y, int64_t n,
   for (int64_t i = 0; i < n; ++i)
     y[i] = x[i] > alpha ? x[i] : 0.0f;
 }
-
 
 /* Gelu (opset 20), approximate = "none": x * (1 + erf(x / sqrt 2)) / 2. */
 void cuvil_k_gelu_f32(const float *x, float *y, int64_t n) {
@@ -82,8 +81,8 @@ void cuvil_k_gelu_tanh_f32(const float *x, float *y, int64_t n) {
 void cuvil_k_mish_f32(const float *x, float *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float v = x[i];
-    const float sp = (v > 0.0f ? v : 0.0f) +
-                     cuvil_log1pf(cuvil_expf(-__builtin_fabsf(v)));
+    const float sp =
+        (v > 0.0f ? v : 0.0f) + cuvil_log1pf(cuvil_expf(-__builtin_fabsf(v)));
     y[i] = v * cuvil_tanhf(sp);
   }
 }

@@ -13,53 +13,53 @@
 _Static_assert(CUVIL_MAX_RANK == 6,
                "the loop nests below span CUVIL_MAX_RANK dimensions");
 
-#define CUVIL_BINARY_KERNEL(NAME, TA, TB, TY, EXPR)                           \
-  void NAME(const TA *a, const TB *b, TY *y, const int64_t *s,                \
-            const int64_t *as, const int64_t *bs) {                           \
-    for (int64_t i0 = 0; i0 < s[0]; ++i0)                                     \
-      for (int64_t i1 = 0; i1 < s[1]; ++i1)                                   \
-        for (int64_t i2 = 0; i2 < s[2]; ++i2)                                 \
-          for (int64_t i3 = 0; i3 < s[3]; ++i3)                               \
-            for (int64_t i4 = 0; i4 < s[4]; ++i4) {                           \
-              const TA *ar = a + i0 * as[0] + i1 * as[1] + i2 * as[2] +       \
-                             i3 * as[3] + i4 * as[4];                         \
-              const TB *br = b + i0 * bs[0] + i1 * bs[1] + i2 * bs[2] +       \
-                             i3 * bs[3] + i4 * bs[4];                         \
-              TY *yr = y + ((((i0 * s[1] + i1) * s[2] + i2) * s[3] + i3) *    \
-                                s[4] +                                        \
-                            i4) *                                             \
-                               s[5];                                          \
-              for (int64_t i5 = 0; i5 < s[5]; ++i5) {                         \
-                const TA va = ar[i5 * as[5]];                                 \
-                const TB vb = br[i5 * bs[5]];                                 \
-                yr[i5] = (TY)(EXPR);                                          \
-              }                                                               \
-            }                                                                 \
+#define CUVIL_BINARY_KERNEL(NAME, TA, TB, TY, EXPR)                            \
+  void NAME(const TA *a, const TB *b, TY *y, const int64_t *s,                 \
+            const int64_t *as, const int64_t *bs) {                            \
+    for (int64_t i0 = 0; i0 < s[0]; ++i0)                                      \
+      for (int64_t i1 = 0; i1 < s[1]; ++i1)                                    \
+        for (int64_t i2 = 0; i2 < s[2]; ++i2)                                  \
+          for (int64_t i3 = 0; i3 < s[3]; ++i3)                                \
+            for (int64_t i4 = 0; i4 < s[4]; ++i4) {                            \
+              const TA *ar = a + i0 * as[0] + i1 * as[1] + i2 * as[2] +        \
+                             i3 * as[3] + i4 * as[4];                          \
+              const TB *br = b + i0 * bs[0] + i1 * bs[1] + i2 * bs[2] +        \
+                             i3 * bs[3] + i4 * bs[4];                          \
+              TY *yr =                                                         \
+                  y +                                                          \
+                  ((((i0 * s[1] + i1) * s[2] + i2) * s[3] + i3) * s[4] + i4) * \
+                      s[5];                                                    \
+              for (int64_t i5 = 0; i5 < s[5]; ++i5) {                          \
+                const TA va = ar[i5 * as[5]];                                  \
+                const TB vb = br[i5 * bs[5]];                                  \
+                yr[i5] = (TY)(EXPR);                                           \
+              }                                                                \
+            }                                                                  \
   }
 
 /* X-macro lists of element types: X(suffix, C type). */
-#define CUVIL_INT_TYPES(X)                                                    \
-  X(i8, int8_t)                                                               \
-  X(u8, uint8_t)                                                              \
-  X(i16, int16_t)                                                             \
-  X(u16, uint16_t)                                                            \
-  X(i32, int32_t)                                                             \
-  X(u32, uint32_t)                                                            \
-  X(i64, int64_t)                                                             \
+#define CUVIL_INT_TYPES(X)                                                     \
+  X(i8, int8_t)                                                                \
+  X(u8, uint8_t)                                                               \
+  X(i16, int16_t)                                                              \
+  X(u16, uint16_t)                                                             \
+  X(i32, int32_t)                                                              \
+  X(u32, uint32_t)                                                             \
+  X(i64, int64_t)                                                              \
   X(u64, uint64_t)
-#define CUVIL_UINT_TYPES(X)                                                   \
-  X(u8, uint8_t)                                                              \
-  X(u16, uint16_t)                                                            \
-  X(u32, uint32_t)                                                            \
+#define CUVIL_UINT_TYPES(X)                                                    \
+  X(u8, uint8_t)                                                               \
+  X(u16, uint16_t)                                                             \
+  X(u32, uint32_t)                                                             \
   X(u64, uint64_t)
 
 /* ---- Arithmetic: Add, Sub, Mul, Div on integers and f64 ---------------- */
 
-#define CUVIL_ARITH(SFX, T)                                                   \
-  CUVIL_BINARY_KERNEL(cuvil_k_add_##SFX, T, T, T, va + vb)                    \
-  CUVIL_BINARY_KERNEL(cuvil_k_sub_##SFX, T, T, T, va - vb)                    \
-  CUVIL_BINARY_KERNEL(cuvil_k_mul_##SFX, T, T, T, va * vb)
-#define CUVIL_INT_DIV(SFX, T)                                                 \
+#define CUVIL_ARITH(SFX, T)                                                    \
+  CUVIL_BINARY_KERNEL(cuvil_k_add_##SFX, T, T, T, va + vb)                     \
+  CUVIL_BINARY_KERNEL(cuvil_k_sub_##SFX, T, T, T, va - vb)                     \
+  CUVIL_BINARY_KERNEL(cuvil_k_mul_##SFX, T, T, T, va *vb)
+#define CUVIL_INT_DIV(SFX, T)                                                  \
   CUVIL_BINARY_KERNEL(cuvil_k_div_##SFX, T, T, T, vb == 0 ? 0 : va / vb)
 CUVIL_INT_TYPES(CUVIL_ARITH)
 CUVIL_INT_TYPES(CUVIL_INT_DIV)
@@ -68,8 +68,8 @@ CUVIL_BINARY_KERNEL(cuvil_k_div_f64, double, double, double, va / vb)
 
 /* ---- Max, Min --------------------------------------------------------- */
 
-#define CUVIL_MINMAX(SFX, T)                                                  \
-  CUVIL_BINARY_KERNEL(cuvil_k_max_##SFX, T, T, T, va < vb ? vb : va)          \
+#define CUVIL_MINMAX(SFX, T)                                                   \
+  CUVIL_BINARY_KERNEL(cuvil_k_max_##SFX, T, T, T, va < vb ? vb : va)           \
   CUVIL_BINARY_KERNEL(cuvil_k_min_##SFX, T, T, T, vb < va ? vb : va)
 CUVIL_INT_TYPES(CUVIL_MINMAX)
 CUVIL_MINMAX(f32, float)
@@ -88,20 +88,20 @@ CUVIL_MATH_INLINE double trunc_f64(double q) {
 /* mod (fmod = 0): the result takes the divisor's sign, as in Python.
  * fmod (fmod = 1): C's fmod, the result takes the dividend's sign.
  * An integer divisor of 0 gives 0 rather than a trap. */
-#define CUVIL_FMOD_INT(SFX, T)                                                \
+#define CUVIL_FMOD_INT(SFX, T)                                                 \
   CUVIL_BINARY_KERNEL(cuvil_k_fmod_##SFX, T, T, T, vb == 0 ? 0 : va % vb)
-#define CUVIL_MOD_SIGNED(SFX, T)                                              \
-  CUVIL_BINARY_KERNEL(                                                        \
-      cuvil_k_mod_##SFX, T, T, T,                                             \
-      vb == 0 ? 0                                                             \
-      : (va % vb != 0 && ((va % vb < 0) != (vb < 0))) ? va % vb + vb          \
-                                                      : va % vb)
-#define CUVIL_MOD_UNSIGNED(SFX, T)                                            \
+#define CUVIL_MOD_SIGNED(SFX, T)                                               \
+  CUVIL_BINARY_KERNEL(cuvil_k_mod_##SFX, T, T, T,                              \
+                      vb == 0 ? 0                                              \
+                      : (va % vb != 0 && ((va % vb < 0) != (vb < 0)))          \
+                          ? va % vb + vb                                       \
+                          : va % vb)
+#define CUVIL_MOD_UNSIGNED(SFX, T)                                             \
   CUVIL_BINARY_KERNEL(cuvil_k_mod_##SFX, T, T, T, vb == 0 ? 0 : va % vb)
-#define CUVIL_SINT_TYPES(X)                                                   \
-  X(i8, int8_t)                                                               \
-  X(i16, int16_t)                                                             \
-  X(i32, int32_t)                                                             \
+#define CUVIL_SINT_TYPES(X)                                                    \
+  X(i8, int8_t)                                                                \
+  X(i16, int16_t)                                                              \
+  X(i32, int32_t)                                                              \
   X(i64, int64_t)
 CUVIL_INT_TYPES(CUVIL_FMOD_INT)
 CUVIL_SINT_TYPES(CUVIL_MOD_SIGNED)
@@ -129,15 +129,15 @@ CUVIL_MATH_INLINE float pow_f32(float x, float y) {
 }
 
 /* Integer x^n for n >= 0; a negative n gives the integer part of 1/x^|n|. */
-#define CUVIL_IPOW(SFX, T)                                                    \
-  CUVIL_MATH_INLINE T ipow_##SFX(T x, T n) {                                  \
-    if (n < 0)                                                                \
-      return x == 1 ? 1 : x == -1 ? ((n & 1) ? -1 : 1) : 0;                   \
-    T r = 1;                                                                  \
-    for (; n; n >>= 1, x *= x)                                                \
-      if (n & 1)                                                              \
-        r *= x;                                                               \
-    return r;                                                                 \
+#define CUVIL_IPOW(SFX, T)                                                     \
+  CUVIL_MATH_INLINE T ipow_##SFX(T x, T n) {                                   \
+    if (n < 0)                                                                 \
+      return x == 1 ? 1 : x == -1 ? ((n & 1) ? -1 : 1) : 0;                    \
+    T r = 1;                                                                   \
+    for (; n; n >>= 1, x *= x)                                                 \
+      if (n & 1)                                                               \
+        r *= x;                                                                \
+    return r;                                                                  \
   }
 CUVIL_IPOW(i32, int32_t)
 CUVIL_IPOW(i64, int64_t)
@@ -162,11 +162,11 @@ CUVIL_BINARY_KERNEL(cuvil_k_pow_i64_f32, int64_t, float, int64_t,
 
 /* ---- Comparisons (bool output, one byte 0/1) -------------------------- */
 
-#define CUVIL_COMPARE(SFX, T)                                                 \
-  CUVIL_BINARY_KERNEL(cuvil_k_equal_##SFX, T, T, uint8_t, va == vb)           \
-  CUVIL_BINARY_KERNEL(cuvil_k_greater_##SFX, T, T, uint8_t, va > vb)          \
-  CUVIL_BINARY_KERNEL(cuvil_k_less_##SFX, T, T, uint8_t, va < vb)             \
-  CUVIL_BINARY_KERNEL(cuvil_k_greater_equal_##SFX, T, T, uint8_t, va >= vb)   \
+#define CUVIL_COMPARE(SFX, T)                                                  \
+  CUVIL_BINARY_KERNEL(cuvil_k_equal_##SFX, T, T, uint8_t, va == vb)            \
+  CUVIL_BINARY_KERNEL(cuvil_k_greater_##SFX, T, T, uint8_t, va > vb)           \
+  CUVIL_BINARY_KERNEL(cuvil_k_less_##SFX, T, T, uint8_t, va < vb)              \
+  CUVIL_BINARY_KERNEL(cuvil_k_greater_equal_##SFX, T, T, uint8_t, va >= vb)    \
   CUVIL_BINARY_KERNEL(cuvil_k_less_equal_##SFX, T, T, uint8_t, va <= vb)
 CUVIL_INT_TYPES(CUVIL_COMPARE)
 CUVIL_COMPARE(f32, float)
@@ -186,39 +186,39 @@ CUVIL_BINARY_KERNEL(cuvil_k_xor_bool, uint8_t, uint8_t, uint8_t,
 /* ---- BitShift on unsigned integers ------------------------------------ */
 
 /* Shifting by the width or more gives 0 (C leaves it undefined). */
-#define CUVIL_SHIFT(SFX, T)                                                   \
-  CUVIL_BINARY_KERNEL(cuvil_k_shl_##SFX, T, T, T,                             \
-                      vb >= 8 * sizeof(T) ? 0 : (uint64_t)va << vb)                     \
-  CUVIL_BINARY_KERNEL(cuvil_k_shr_##SFX, T, T, T,                             \
+#define CUVIL_SHIFT(SFX, T)                                                    \
+  CUVIL_BINARY_KERNEL(cuvil_k_shl_##SFX, T, T, T,                              \
+                      vb >= 8 * sizeof(T) ? 0 : (uint64_t)va << vb)            \
+  CUVIL_BINARY_KERNEL(cuvil_k_shr_##SFX, T, T, T,                              \
                       vb >= 8 * sizeof(T) ? 0 : va >> vb)
 CUVIL_UINT_TYPES(CUVIL_SHIFT)
 
 /* ---- Where ------------------------------------------------------------ */
 
-#define CUVIL_WHERE(BITS, T)                                                  \
-  void cuvil_k_where_b##BITS(const uint8_t *c, const void *a, const void *b,  \
-                             void *y, const int64_t *s, const int64_t *cs,    \
-                             const int64_t *as, const int64_t *bs) {          \
-    const T *at = (const T *)a, *bt = (const T *)b;                           \
-    T *yt = (T *)y;                                                           \
-    for (int64_t i0 = 0; i0 < s[0]; ++i0)                                     \
-      for (int64_t i1 = 0; i1 < s[1]; ++i1)                                   \
-        for (int64_t i2 = 0; i2 < s[2]; ++i2)                                 \
-          for (int64_t i3 = 0; i3 < s[3]; ++i3)                               \
-            for (int64_t i4 = 0; i4 < s[4]; ++i4) {                           \
-              const uint8_t *cr = c + i0 * cs[0] + i1 * cs[1] + i2 * cs[2] +  \
-                                  i3 * cs[3] + i4 * cs[4];                    \
-              const T *ar = at + i0 * as[0] + i1 * as[1] + i2 * as[2] +       \
-                            i3 * as[3] + i4 * as[4];                          \
-              const T *br = bt + i0 * bs[0] + i1 * bs[1] + i2 * bs[2] +       \
-                            i3 * bs[3] + i4 * bs[4];                          \
-              T *yr = yt + ((((i0 * s[1] + i1) * s[2] + i2) * s[3] + i3) *    \
-                                s[4] +                                        \
-                            i4) *                                             \
-                               s[5];                                          \
-              for (int64_t i5 = 0; i5 < s[5]; ++i5)                           \
-                yr[i5] = cr[i5 * cs[5]] ? ar[i5 * as[5]] : br[i5 * bs[5]];    \
-            }                                                                 \
+#define CUVIL_WHERE(BITS, T)                                                   \
+  void cuvil_k_where_b##BITS(const uint8_t *c, const void *a, const void *b,   \
+                             void *y, const int64_t *s, const int64_t *cs,     \
+                             const int64_t *as, const int64_t *bs) {           \
+    const T *at = (const T *)a, *bt = (const T *)b;                            \
+    T *yt = (T *)y;                                                            \
+    for (int64_t i0 = 0; i0 < s[0]; ++i0)                                      \
+      for (int64_t i1 = 0; i1 < s[1]; ++i1)                                    \
+        for (int64_t i2 = 0; i2 < s[2]; ++i2)                                  \
+          for (int64_t i3 = 0; i3 < s[3]; ++i3)                                \
+            for (int64_t i4 = 0; i4 < s[4]; ++i4) {                            \
+              const uint8_t *cr = c + i0 * cs[0] + i1 * cs[1] + i2 * cs[2] +   \
+                                  i3 * cs[3] + i4 * cs[4];                     \
+              const T *ar = at + i0 * as[0] + i1 * as[1] + i2 * as[2] +        \
+                            i3 * as[3] + i4 * as[4];                           \
+              const T *br = bt + i0 * bs[0] + i1 * bs[1] + i2 * bs[2] +        \
+                            i3 * bs[3] + i4 * bs[4];                           \
+              T *yr =                                                          \
+                  yt +                                                         \
+                  ((((i0 * s[1] + i1) * s[2] + i2) * s[3] + i3) * s[4] + i4) * \
+                      s[5];                                                    \
+              for (int64_t i5 = 0; i5 < s[5]; ++i5)                            \
+                yr[i5] = cr[i5 * cs[5]] ? ar[i5 * as[5]] : br[i5 * bs[5]];     \
+            }                                                                  \
   }
 CUVIL_WHERE(8, uint8_t)
 CUVIL_WHERE(16, uint16_t)

@@ -43,8 +43,8 @@ static uint16_t f32_to_f16(float f) {
   if (ax > 0x7f800000u)
     return sign | 0x7e00u; /* NaN */
   if (ax >= 0x47800000u)
-    return sign | 0x7c00u; /* >= 65536: infinity */
-  if (ax >= 0x38800000u) { /* a normal float16 (>= 2^-14) */
+    return sign | 0x7c00u;         /* >= 65536: infinity */
+  if (ax >= 0x38800000u) {         /* a normal float16 (>= 2^-14) */
     uint32_t m = ax - 0x38000000u; /* exponent rebiased from 127 to 15 */
     m += 0xfffu + ((m >> 13) & 1u);
     return sign | (uint16_t)(m >> 13); /* a carry may round up to infinity */

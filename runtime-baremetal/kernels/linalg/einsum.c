@@ -29,10 +29,10 @@ static inline void cuvil_einsum_step(int64_t *idx, int64_t *off,
  * label (if any) as the innermost loop. Operands are indexed, never offset
  * as pointers: an absent operand is NULL and never read. */
 #define CUVIL_DEFINE_EINSUM(SFX, T)                                            \
-  void cuvil_k_einsum_##SFX(const T *x0, const T *x1, const T *x2,            \
-                            const T *x3, T *y, int64_t n_inputs,              \
-                            int64_t n_out, int64_t n_labels,                  \
-                            const int64_t *extent, const int64_t *strides) {  \
+  void cuvil_k_einsum_##SFX(const T *x0, const T *x1, const T *x2,             \
+                            const T *x3, T *y, int64_t n_inputs,               \
+                            int64_t n_out, int64_t n_labels,                   \
+                            const int64_t *extent, const int64_t *strides) {   \
     const int64_t inner = n_labels > n_out ? n_labels - 1 : -1;                \
     const int64_t inner_n = inner >= 0 ? extent[inner] : 1;                    \
     int64_t s[CUVIL_EINSUM_MAX_INPUTS] = {0};                                  \
@@ -72,8 +72,8 @@ static inline void cuvil_einsum_step(int64_t *idx, int64_t *off,
 CUVIL_DEFINE_EINSUM(f32, float)
 CUVIL_DEFINE_EINSUM(f64, double)
 
-void cuvil_k_einsum_bmm_f32(const float *a, const float *b, float *y,
-                            int64_t m, int64_t n, int64_t k, int64_t trans_a,
+void cuvil_k_einsum_bmm_f32(const float *a, const float *b, float *y, int64_t m,
+                            int64_t n, int64_t k, int64_t trans_a,
                             int64_t trans_b, const int64_t *batch_shape,
                             const int64_t *a_bstride,
                             const int64_t *b_bstride) {

@@ -22,11 +22,11 @@ static int64_t end_inside(int64_t off, int64_t stride, int64_t size,
  * whole output plane, the innermost loop running along an output row.
  * Inlined into the 2-D and 3-D kernels (constant geometry folds away). */
 static inline void conv_plane_acc(const float *xc, const float *wc, float *yc,
-                                  int64_t h, int64_t wd, int64_t kh,
-                                  int64_t kw, int64_t oh, int64_t ow,
-                                  int64_t stride_h, int64_t stride_w,
-                                  int64_t dil_h, int64_t dil_w,
-                                  int64_t pad_top, int64_t pad_left) {
+                                  int64_t h, int64_t wd, int64_t kh, int64_t kw,
+                                  int64_t oh, int64_t ow, int64_t stride_h,
+                                  int64_t stride_w, int64_t dil_h,
+                                  int64_t dil_w, int64_t pad_top,
+                                  int64_t pad_left) {
   for (int64_t ky = 0; ky < kh; ++ky) {
     const int64_t iy_off = ky * dil_h - pad_top;
     const int64_t oy_begin = first_inside(iy_off, stride_h);
@@ -73,9 +73,8 @@ void cuvil_k_conv2d_f32(const float *x, const float *w, const float *bias,
       fill_f32(yc, oh * ow, bias ? bias[oc] : 0.0f);
       for (int64_t ic = 0; ic < cg; ++ic)
         conv_plane_acc(x + (b * c + g * cg + ic) * h * wd,
-                       w + (oc * cg + ic) * kh * kw, yc, h, wd, kh, kw, oh,
-                       ow, stride_h, stride_w, dil_h, dil_w, pad_top,
-                       pad_left);
+                       w + (oc * cg + ic) * kh * kw, yc, h, wd, kh, kw, oh, ow,
+                       stride_h, stride_w, dil_h, dil_w, pad_top, pad_left);
       clamp_f32(yc, oh * ow, act_lo, act_hi);
     }
   }
@@ -83,10 +82,10 @@ void cuvil_k_conv2d_f32(const float *x, const float *w, const float *bias,
 
 void cuvil_k_conv3d_f32(const float *x, const float *w, const float *bias,
                         float *y, int64_t n, int64_t c, int64_t m,
-                        const int64_t *in, const int64_t *k,
-                        const int64_t *out, const int64_t *stride,
-                        const int64_t *dil, const int64_t *pad, int64_t group,
-                        float act_lo, float act_hi) {
+                        const int64_t *in, const int64_t *k, const int64_t *out,
+                        const int64_t *stride, const int64_t *dil,
+                        const int64_t *pad, int64_t group, float act_lo,
+                        float act_hi) {
   const int64_t cg = c / group, mg = m / group;
   const int64_t in_plane = in[1] * in[2], k_plane = k[1] * k[2];
   const int64_t out_plane = out[1] * out[2];
@@ -107,9 +106,9 @@ void cuvil_k_conv3d_f32(const float *x, const float *w, const float *bias,
           const int64_t oz_end = end_inside(iz_off, stride[0], in[0], out[0]);
           for (int64_t oz = first_inside(iz_off, stride[0]); oz < oz_end; ++oz)
             conv_plane_acc(xc + (oz * stride[0] + iz_off) * in_plane,
-                           wc + kz * k_plane, yc + oz * out_plane, in[1],
-                           in[2], k[1], k[2], out[1], out[2], stride[1],
-                           stride[2], dil[1], dil[2], pad[1], pad[2]);
+                           wc + kz * k_plane, yc + oz * out_plane, in[1], in[2],
+                           k[1], k[2], out[1], out[2], stride[1], stride[2],
+                           dil[1], dil[2], pad[1], pad[2]);
         }
       }
       clamp_f32(yc, out_vol, act_lo, act_hi);
@@ -158,9 +157,10 @@ void cuvil_k_convtranspose3d_f32(const float *x, const float *w,
                 for (int64_t iy = first_inside(y_off, stride[1]); iy < iy_end;
                      ++iy) {
                   const float *xr = xc + (iz * in[1] + iy) * in[2];
-                  float *yr = yc + ((iz * stride[0] + z_off) * out[1] +
-                                    iy * stride[1] + y_off) *
-                                       out[2] +
+                  float *yr = yc +
+                              ((iz * stride[0] + z_off) * out[1] +
+                               iy * stride[1] + y_off) *
+                                  out[2] +
                               x_off;
                   for (int64_t ix = ix_begin; ix < ix_end; ++ix)
                     yr[ix * stride[2]] += wv * xr[ix];

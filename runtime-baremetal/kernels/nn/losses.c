@@ -39,56 +39,56 @@ loss_finish(float *y, int64_t reduction, double sum, double wsum) {
     y[0] = (float)(sum / wsum); /* all ignored: 0/0, NaN as in ONNX */
 }
 
-#define CUVIL_DEFINE_LOSSES(TSFX, TT)                                         \
-  void cuvil_k_nll_loss_f32_##TSFX(                                           \
-      const float *x, const TT *t, const float *w, float *y, int64_t n,       \
-      int64_t c, int64_t d, int64_t reduction, int64_t ignore_index,          \
-      int64_t has_ignore) {                                                   \
-    double sum = 0.0, wsum = 0.0;                                             \
-    for (int64_t i = 0; i < n; ++i)                                           \
-      for (int64_t j = 0; j < d; ++j) {                                       \
-        const int64_t k =                                                     \
-            loss_class((int64_t)t[i * d + j], c, ignore_index, has_ignore);   \
-        double loss = 0.0, weight = 0.0;                                      \
-        if (k >= 0) {                                                         \
-          weight = w ? (double)w[k] : 1.0;                                    \
-          loss = -(double)x[(i * c + k) * d + j] * weight;                    \
-        }                                                                     \
-        loss_put(y, i * d + j, loss, weight, reduction, &sum, &wsum);         \
-      }                                                                       \
-    loss_finish(y, reduction, sum, wsum);                                     \
-  }                                                                           \
-                                                                              \
-  void cuvil_k_sce_loss_f32_##TSFX(                                           \
-      const float *x, const TT *t, const float *w, float *y, float *log_prob, \
-      int64_t n, int64_t c, int64_t d, int64_t reduction,                     \
-      int64_t ignore_index, int64_t has_ignore) {                             \
-    double sum = 0.0, wsum = 0.0;                                             \
-    for (int64_t i = 0; i < n; ++i)                                           \
-      for (int64_t j = 0; j < d; ++j) {                                       \
-        /* LogSoftmax over the classes of position (i, j), as              \
-         * cuvil_k_logsoftmax_f32 computes it. */                             \
-        const float *xs = x + i * c * d + j;                                  \
-        float mx = -__builtin_inff();                                         \
-        for (int64_t k = 0; k < c; ++k)                                       \
-          mx = xs[k * d] > mx ? xs[k * d] : mx;                               \
-        float se = 0.0f;                                                      \
-        for (int64_t k = 0; k < c; ++k)                                       \
-          se += cuvil_expf(xs[k * d] - mx);                                   \
-        const float shift = mx + cuvil_logf(se);                              \
-        if (log_prob)                                                         \
-          for (int64_t k = 0; k < c; ++k)                                     \
-            log_prob[i * c * d + k * d + j] = xs[k * d] - shift;              \
-        const int64_t k =                                                     \
-            loss_class((int64_t)t[i * d + j], c, ignore_index, has_ignore);   \
-        double loss = 0.0, weight = 0.0;                                      \
-        if (k >= 0) {                                                         \
-          weight = w ? (double)w[k] : 1.0;                                    \
-          loss = -(double)(xs[k * d] - shift) * weight;                       \
-        }                                                                     \
-        loss_put(y, i * d + j, loss, weight, reduction, &sum, &wsum);         \
-      }                                                                       \
-    loss_finish(y, reduction, sum, wsum);                                     \
+#define CUVIL_DEFINE_LOSSES(TSFX, TT)                                          \
+  void cuvil_k_nll_loss_f32_##TSFX(const float *x, const TT *t,                \
+                                   const float *w, float *y, int64_t n,        \
+                                   int64_t c, int64_t d, int64_t reduction,    \
+                                   int64_t ignore_index, int64_t has_ignore) { \
+    double sum = 0.0, wsum = 0.0;                                              \
+    for (int64_t i = 0; i < n; ++i)                                            \
+      for (int64_t j = 0; j < d; ++j) {                                        \
+        const int64_t k =                                                      \
+            loss_class((int64_t)t[i * d + j], c, ignore_index, has_ignore);    \
+        double loss = 0.0, weight = 0.0;                                       \
+        if (k >= 0) {                                                          \
+          weight = w ? (double)w[k] : 1.0;                                     \
+          loss = -(double)x[(i * c + k) * d + j] * weight;                     \
+        }                                                                      \
+        loss_put(y, i *d + j, loss, weight, reduction, &sum, &wsum);           \
+      }                                                                        \
+    loss_finish(y, reduction, sum, wsum);                                      \
+  }                                                                            \
+                                                                               \
+  void cuvil_k_sce_loss_f32_##TSFX(                                            \
+      const float *x, const TT *t, const float *w, float *y, float *log_prob,  \
+      int64_t n, int64_t c, int64_t d, int64_t reduction,                      \
+      int64_t ignore_index, int64_t has_ignore) {                              \
+    double sum = 0.0, wsum = 0.0;                                              \
+    for (int64_t i = 0; i < n; ++i)                                            \
+      for (int64_t j = 0; j < d; ++j) {                                        \
+        /* LogSoftmax over the classes of position (i, j), as                  \
+         * cuvil_k_logsoftmax_f32 computes it. */                              \
+        const float *xs = x + i * c * d + j;                                   \
+        float mx = -__builtin_inff();                                          \
+        for (int64_t k = 0; k < c; ++k)                                        \
+          mx = xs[k * d] > mx ? xs[k * d] : mx;                                \
+        float se = 0.0f;                                                       \
+        for (int64_t k = 0; k < c; ++k)                                        \
+          se += cuvil_expf(xs[k * d] - mx);                                    \
+        const float shift = mx + cuvil_logf(se);                               \
+        if (log_prob)                                                          \
+          for (int64_t k = 0; k < c; ++k)                                      \
+            log_prob[i * c * d + k * d + j] = xs[k * d] - shift;               \
+        const int64_t k =                                                      \
+            loss_class((int64_t)t[i * d + j], c, ignore_index, has_ignore);    \
+        double loss = 0.0, weight = 0.0;                                       \
+        if (k >= 0) {                                                          \
+          weight = w ? (double)w[k] : 1.0;                                     \
+          loss = -(double)(xs[k * d] - shift) * weight;                        \
+        }                                                                      \
+        loss_put(y, i *d + j, loss, weight, reduction, &sum, &wsum);           \
+      }                                                                        \
+    loss_finish(y, reduction, sum, wsum);                                      \
   }
 
 CUVIL_DEFINE_LOSSES(i32, int32_t)
@@ -96,17 +96,17 @@ CUVIL_DEFINE_LOSSES(i64, int64_t)
 
 /* ---- Clip with run-time bounds ------------------------------------------ */
 
-#define CUVIL_DEFINE_CLIP_RT(SFX, T)                                          \
-  void cuvil_k_clip_rt_##SFX(const T *x, const T *lo, const T *hi, T *y,      \
-                             int64_t n) {                                     \
-    for (int64_t i = 0; i < n; ++i) {                                         \
-      T v = x[i];                                                             \
-      if (lo && v < *lo)                                                      \
-        v = *lo;                                                              \
-      if (hi && v > *hi)                                                      \
-        v = *hi;                                                              \
-      y[i] = v;                                                               \
-    }                                                                         \
+#define CUVIL_DEFINE_CLIP_RT(SFX, T)                                           \
+  void cuvil_k_clip_rt_##SFX(const T *x, const T *lo, const T *hi, T *y,       \
+                             int64_t n) {                                      \
+    for (int64_t i = 0; i < n; ++i) {                                          \
+      T v = x[i];                                                              \
+      if (lo && v < *lo)                                                       \
+        v = *lo;                                                               \
+      if (hi && v > *hi)                                                       \
+        v = *hi;                                                               \
+      y[i] = v;                                                                \
+    }                                                                          \
   }
 
 CUVIL_DEFINE_CLIP_RT(f32, float)
@@ -134,8 +134,8 @@ void cuvil_k_shrink_f32(const float *x, float *y, int64_t n, float bias,
 
 /* splitmix64's finaliser of (seed, i): a counter-based generator, so the
  * kernel needs no state and element i's draw does not depend on n. */
-static inline __attribute__((always_inline)) uint64_t dropout_bits(uint64_t seed,
-                                                                   uint64_t i) {
+static inline __attribute__((always_inline)) uint64_t
+dropout_bits(uint64_t seed, uint64_t i) {
   uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;

@@ -13,8 +13,7 @@ static inline __attribute__((always_inline)) float lp_pow(float a, int64_t p) {
   return r;
 }
 
-static inline __attribute__((always_inline)) float lp_root(float s,
-                                                           int64_t p) {
+static inline __attribute__((always_inline)) float lp_root(float s, int64_t p) {
   if (p == 1)
     return s;
   if (p == 2)
@@ -47,7 +46,8 @@ void cuvil_k_lppool3d_f32(const float *x, float *y, int64_t nc,
                 const int64_t ix = ox * stride[2] - pad[2] + kx * dil[2];
                 if (ix < 0 || ix >= in[2])
                   continue;
-                sum += lp_pow(__builtin_fabsf(xp[(iz * in[1] + iy) * in[2] + ix]), p);
+                sum += lp_pow(
+                    __builtin_fabsf(xp[(iz * in[1] + iy) * in[2] + ix]), p);
               }
             }
           }

@@ -82,8 +82,7 @@ void cuvil_k_instance_norm_f32(const float *x, const float *scale,
   for (int64_t b = 0; b < n; ++b)
     for (int64_t ch = 0; ch < c; ++ch) {
       const int64_t base = (b * c + ch) * spatial;
-      const struct norm_moments m =
-          norm_moments(x + base, spatial);
+      const struct norm_moments m = norm_moments(x + base, spatial);
       const float k = norm_inv_std(m.var, eps) * scale[ch];
       const float t = bias[ch];
       for (int64_t i = 0; i < spatial; ++i)

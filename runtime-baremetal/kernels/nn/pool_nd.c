@@ -9,11 +9,11 @@ static int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* Flat index of input element (z, y, x) of plane p for the Indices output:
  * row-major, or column-major within the plane when storage_order != 0. */
-static int64_t argmax_index(int64_t p, const int64_t *in, int64_t z,
-                            int64_t y, int64_t x, int64_t storage_order) {
+static int64_t argmax_index(int64_t p, const int64_t *in, int64_t z, int64_t y,
+                            int64_t x, int64_t storage_order) {
   const int64_t vol = in[0] * in[1] * in[2];
-  const int64_t within = storage_order ? (x * in[1] + y) * in[0] + z
-                                       : (z * in[1] + y) * in[2] + x;
+  const int64_t within =
+      storage_order ? (x * in[1] + y) * in[0] + z : (z * in[1] + y) * in[2] + x;
   return p * vol + within;
 }
 
@@ -109,8 +109,7 @@ void cuvil_k_avgpool3d_f32(const float *x, float *y, int64_t nc,
 void cuvil_k_avgpool3d_dilated_f32(const float *x, float *y, int64_t nc,
                                    const int64_t *in, const int64_t *out,
                                    const int64_t *k, const int64_t *stride,
-                                   const int64_t *dil,
-                                   const int64_t *pad_begin,
+                                   const int64_t *dil, const int64_t *pad_begin,
                                    const int64_t *pad_end,
                                    int64_t count_include_pad) {
   const int64_t in_vol = in[0] * in[1] * in[2];
@@ -135,8 +134,8 @@ void cuvil_k_avgpool3d_dilated_f32(const float *x, float *y, int64_t nc,
                 padded_count += iz < in[0] + pad_end[0] &&
                                 iy < in[1] + pad_end[1] &&
                                 ix < in[2] + pad_end[2];
-                if (iz < 0 || iz >= in[0] || iy < 0 || iy >= in[1] ||
-                    ix < 0 || ix >= in[2])
+                if (iz < 0 || iz >= in[0] || iy < 0 || iy >= in[1] || ix < 0 ||
+                    ix >= in[2])
                   continue;
                 sum += xp[(iz * in[1] + iy) * in[2] + ix];
                 ++count;

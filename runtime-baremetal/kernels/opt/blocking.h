@@ -34,7 +34,8 @@
 /* Scalar blocking: RV64GC, or any host when CUVIL_BLOCKING_SCALAR is
  * defined (the unit tests build the kernels so too, to run the one-lane
  * paths on the build machine). */
-#if (defined(__riscv) && !defined(__riscv_vector)) || defined(CUVIL_BLOCKING_SCALAR)
+#if (defined(__riscv) && !defined(__riscv_vector)) ||                          \
+    defined(CUVIL_BLOCKING_SCALAR)
 #define CUVIL_SCALAR_BLOCKING 1
 #else
 #define CUVIL_SCALAR_BLOCKING 0
@@ -127,7 +128,8 @@
  * through cuvil_vf_load and memcpy, which allow any float-aligned address. */
 typedef float cuvil_vf __attribute__((vector_size(CUVIL_VL * sizeof(float))));
 
-static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load(const float *p) {
+static inline __attribute__((always_inline)) cuvil_vf
+cuvil_vf_load(const float *p) {
   cuvil_vf v;
 #if CUVIL_VL == 1
   /* A float load: a 4-byte memcpy is an integer one to the optimiser, and
@@ -144,7 +146,8 @@ static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load(const float 
  * RV64 calling convention passes a one-lane vector as an integer, and
  * after inlining the optimiser may keep that integer form (a move to an
  * integer register before every store). */
-static inline __attribute__((always_inline)) void cuvil_vf_store(float *p, const cuvil_vf *v) {
+static inline __attribute__((always_inline)) void
+cuvil_vf_store(float *p, const cuvil_vf *v) {
 #if CUVIL_VL == 1
   *p = (*v)[0];
 #else
@@ -154,14 +157,15 @@ static inline __attribute__((always_inline)) void cuvil_vf_store(float *p, const
 
 /* The first n (1 <= n <= CUVIL_VL) floats at p into the low lanes (the
  * others 0), and the low n lanes of *v to p: a whole vector when n is. */
-static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load_n(const float *p, int n) {
+static inline __attribute__((always_inline)) cuvil_vf
+cuvil_vf_load_n(const float *p, int n) {
   cuvil_vf v = {0};
   __builtin_memcpy(&v, p, (unsigned)n * sizeof(float));
   return v;
 }
 
-static inline __attribute__((always_inline)) void cuvil_vf_store_n(float *p, const cuvil_vf *v,
-                                                                   int n) {
+static inline __attribute__((always_inline)) void
+cuvil_vf_store_n(float *p, const cuvil_vf *v, int n) {
   if (n == CUVIL_VL)
     cuvil_vf_store(p, v);
   else
@@ -175,13 +179,13 @@ static inline __attribute__((always_inline)) void cuvil_vf_store_n(float *p, con
 #if CUVIL_VL == 16 && defined(__AVX512F__)
 #include <immintrin.h>
 #define CUVIL_HAS_MASKED_LOAD 1
-static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load_lanes(const float *row,
-                                                                          int64_t at, int64_t lo,
-                                                                          int64_t hi) {
+static inline __attribute__((always_inline)) cuvil_vf
+cuvil_vf_load_lanes(const float *row, int64_t at, int64_t lo, int64_t hi) {
   lo = lo < 0 ? 0 : lo > CUVIL_VL ? CUVIL_VL : lo;
   hi = hi < lo ? lo : hi > CUVIL_VL ? CUVIL_VL : hi;
   const __mmask16 m = (__mmask16)(((1u << hi) - 1u) & ~((1u << lo) - 1u));
-  const void *p = (const void *)((uintptr_t)row + (uintptr_t)(at * (int64_t)sizeof(float)));
+  const void *p =
+      (const void *)((uintptr_t)row + (uintptr_t)(at * (int64_t)sizeof(float)));
   return (cuvil_vf)_mm512_maskz_loadu_ps(m, p);
 }
 #else
@@ -190,7 +194,8 @@ static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load_lanes(const 
 
 /* Transposes the CUVIL_VL x CUVIL_VL matrix whose rows are r[0..VL): lane l
  * of r[i] becomes lane i of r[l] (unpack / shuffle stages). */
-static inline __attribute__((always_inline)) void cuvil_vf_transpose(cuvil_vf r[CUVIL_VL]) {
+static inline __attribute__((always_inline)) void
+cuvil_vf_transpose(cuvil_vf r[CUVIL_VL]) {
 #if CUVIL_VL == 4
   const cuvil_vf t0 = __builtin_shufflevector(r[0], r[1], 0, 4, 1, 5);
   const cuvil_vf t1 = __builtin_shufflevector(r[0], r[1], 2, 6, 3, 7);
@@ -204,17 +209,20 @@ static inline __attribute__((always_inline)) void cuvil_vf_transpose(cuvil_vf r[
   cuvil_vf t[8], u[8];
   for (int k = 0; k < 8; k += 2) {
     t[k] = __builtin_shufflevector(r[k], r[k + 1], 0, 8, 1, 9, 4, 12, 5, 13);
-    t[k + 1] = __builtin_shufflevector(r[k], r[k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+    t[k + 1] =
+        __builtin_shufflevector(r[k], r[k + 1], 2, 10, 3, 11, 6, 14, 7, 15);
   }
   for (int k = 0; k < 8; k += 4)
     for (int h = 0; h < 2; ++h) {
-      u[k + 2 * h] = __builtin_shufflevector(t[k + h], t[k + h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
-      u[k + 2 * h + 1] =
-          __builtin_shufflevector(t[k + h], t[k + h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+      u[k + 2 * h] = __builtin_shufflevector(t[k + h], t[k + h + 2], 0, 1, 8, 9,
+                                             4, 5, 12, 13);
+      u[k + 2 * h + 1] = __builtin_shufflevector(t[k + h], t[k + h + 2], 2, 3,
+                                                 10, 11, 6, 7, 14, 15);
     }
   for (int l = 0; l < 4; ++l) {
     r[l] = __builtin_shufflevector(u[l], u[l + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-    r[l + 4] = __builtin_shufflevector(u[l], u[l + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    r[l + 4] =
+        __builtin_shufflevector(u[l], u[l + 4], 4, 5, 6, 7, 12, 13, 14, 15);
   }
 #elif CUVIL_VL == 16
   /* Four stages of block swaps: for rows i and i + b (i & b == 0), the
@@ -222,15 +230,18 @@ static inline __attribute__((always_inline)) void cuvil_vf_transpose(cuvil_vf r[
    * with bit b clear. */
 #define CUVIL_T_LO(l, b) (((l) & (b)) ? 16 + (l) - (b) : (l))
 #define CUVIL_T_HI(l, b) (((l) & (b)) ? 16 + (l) : (l) + (b))
-#define CUVIL_T_IDX(F, b)                                                                          \
-  F(0, b), F(1, b), F(2, b), F(3, b), F(4, b), F(5, b), F(6, b), F(7, b), F(8, b), F(9, b),       \
-      F(10, b), F(11, b), F(12, b), F(13, b), F(14, b), F(15, b)
-#define CUVIL_T_STAGE(b)                                                                           \
-  for (int i = 0; i < 16; ++i)                                                                     \
-    if (!(i & (b))) {                                                                              \
-      const cuvil_vf lo = __builtin_shufflevector(r[i], r[i + (b)], CUVIL_T_IDX(CUVIL_T_LO, b));   \
-      r[i + (b)] = __builtin_shufflevector(r[i], r[i + (b)], CUVIL_T_IDX(CUVIL_T_HI, b));          \
-      r[i] = lo;                                                                                   \
+#define CUVIL_T_IDX(F, b)                                                      \
+  F(0, b), F(1, b), F(2, b), F(3, b), F(4, b), F(5, b), F(6, b), F(7, b),      \
+      F(8, b), F(9, b), F(10, b), F(11, b), F(12, b), F(13, b), F(14, b),      \
+      F(15, b)
+#define CUVIL_T_STAGE(b)                                                       \
+  for (int i = 0; i < 16; ++i)                                                 \
+    if (!(i & (b))) {                                                          \
+      const cuvil_vf lo = __builtin_shufflevector(r[i], r[i + (b)],            \
+                                                  CUVIL_T_IDX(CUVIL_T_LO, b)); \
+      r[i + (b)] = __builtin_shufflevector(r[i], r[i + (b)],                   \
+                                           CUVIL_T_IDX(CUVIL_T_HI, b));        \
+      r[i] = lo;                                                               \
     }
   CUVIL_T_STAGE(8)
   CUVIL_T_STAGE(4)
@@ -258,22 +269,23 @@ static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_splat(float x) {
 /* Lanes odd, odd + 2, odd + 4, ... (odd = 0 or 1) of the 2 * CUVIL_VL
  * floats at p: the inputs of CUVIL_VL consecutive outputs of a stride-2
  * window (one deinterleaving shuffle where the target has vectors). */
-static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load_half(const float *p,
-                                                                         int odd) {
+static inline __attribute__((always_inline)) cuvil_vf
+cuvil_vf_load_half(const float *p, int odd) {
 #if CUVIL_VL == 1
   return cuvil_vf_load(p + odd);
 #else
   const cuvil_vf a = cuvil_vf_load(p), b = cuvil_vf_load(p + CUVIL_VL);
 #if CUVIL_VL == 4
-  return odd ? __builtin_shufflevector(a, b, 1, 3, 5, 7) : __builtin_shufflevector(a, b, 0, 2, 4, 6);
+  return odd ? __builtin_shufflevector(a, b, 1, 3, 5, 7)
+             : __builtin_shufflevector(a, b, 0, 2, 4, 6);
 #elif CUVIL_VL == 8
   return odd ? __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15)
              : __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
 #elif CUVIL_VL == 16
-  return odd ? __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27,
-                                       29, 31)
-             : __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
-                                       28, 30);
+  return odd ? __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19,
+                                       21, 23, 25, 27, 29, 31)
+             : __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+                                       20, 22, 24, 26, 28, 30);
 #else
 #error "cuvil_vf_load_half: no shuffle for this vector length"
 #endif
@@ -292,10 +304,11 @@ static inline __attribute__((always_inline)) cuvil_vf cuvil_vf_load_half(const f
  * tile it became a compare and a select per lane), or float selects for
  * one lane. A bound of -inf or +inf folds away (no lane compares below
  * -inf or above +inf). */
-typedef int32_t cuvil_vi __attribute__((vector_size(CUVIL_VL * sizeof(int32_t))));
+typedef int32_t cuvil_vi
+    __attribute__((vector_size(CUVIL_VL * sizeof(int32_t))));
 
-static inline __attribute__((always_inline)) void cuvil_vf_clamp(cuvil_vf *v, float lo, float hi,
-                                                                 int no_nan) {
+static inline __attribute__((always_inline)) void
+cuvil_vf_clamp(cuvil_vf *v, float lo, float hi, int no_nan) {
   if (no_nan) {
     for (int l = 0; l < CUVIL_VL; ++l) {
       if (lo > -__builtin_inff())
@@ -325,7 +338,8 @@ static inline __attribute__((always_inline)) void cuvil_vf_clamp(cuvil_vf *v, fl
  * value; an infinity of either sign, which may make the sum NaN, only
  * sends the block to the exact path). Elsewhere the vector clamp is
  * already cheap and this is 0, so callers' fast paths fold away. */
-static inline __attribute__((always_inline)) int cuvil_vf_none_nan(const cuvil_vf *v, int n) {
+static inline __attribute__((always_inline)) int
+cuvil_vf_none_nan(const cuvil_vf *v, int n) {
 #if CUVIL_VL == 1
   float sum = v[0][0];
   for (int i = 1; i < n; ++i)
@@ -341,11 +355,15 @@ static inline __attribute__((always_inline)) int cuvil_vf_none_nan(const cuvil_v
 /* Window arithmetic shared by the convolution kernels. */
 /* For output index o the input index is o * stride + off: the range of
  * output indices whose input index lies in [0, size). */
-static inline __attribute__((always_inline)) int64_t first_inside(int64_t off, int64_t stride) {
+static inline __attribute__((always_inline)) int64_t
+first_inside(int64_t off, int64_t stride) {
   return off >= 0 ? 0 : (stride - 1 - off) / stride;
 }
 
-static inline __attribute__((always_inline)) int64_t end_inside(int64_t off, int64_t stride, int64_t size, int64_t out) {
+static inline __attribute__((always_inline)) int64_t end_inside(int64_t off,
+                                                                int64_t stride,
+                                                                int64_t size,
+                                                                int64_t out) {
   const int64_t end = off >= size ? 0 : (size - off + stride - 1) / stride;
   return end < out ? end : out;
 }

@@ -40,14 +40,18 @@ INLINE int64_t slab_lines(const dw_shape *s, int64_t bands) {
  * with its input row modulo 8 bytes (line_shift). */
 #define CUVIL_DW_PAIR_FLOATS 64
 
-INLINE int pair_lines(int64_t n) { return CUVIL_VL == 1 && n >= CUVIL_DW_PAIR_FLOATS; }
+INLINE int pair_lines(int64_t n) {
+  return CUVIL_VL == 1 && n >= CUVIL_DW_PAIR_FLOATS;
+}
 
 /* Whether stride-2 lines are stored deinterleaved (AVX-512): each group
  * of 2 * CUVIL_VL floats as its even floats, then its odd ones, so that a
  * tap reads whole aligned vectors and shifts lanes at most once, where
  * gathering the even or odd lanes of the row costs two loads and a
  * shuffle per tap (MobileNetV1 on host-avx512: about 2.5% faster). */
-INLINE int split_lines(const dw_shape *s) { return CUVIL_HAS_MASKED_LOAD && s->sw == 2; }
+INLINE int split_lines(const dw_shape *s) {
+  return CUVIL_HAS_MASKED_LOAD && s->sw == 2;
+}
 
 /* Floats of one line for `cols` output columns: the columns their tiles'
  * vectors read (whole vectors, so the tail vector's spare lanes read
@@ -59,7 +63,8 @@ INLINE int64_t line_floats(const dw_shape *s, int64_t cols) {
   const int64_t n = (padded - 1) * s->sw + (s->kw - 1) * s->dw + 1 + slack;
   if (pair_lines(n)) /* as many floats as an input row, modulo 2 */
     return n + ((n - s->wd) & 1);
-  const int64_t unit = split_lines(s) ? 2 * CUVIL_VL : CUVIL_VL; /* whole groups */
+  const int64_t unit =
+      split_lines(s) ? 2 * CUVIL_VL : CUVIL_VL; /* whole groups */
   return (n + unit - 1) / unit * unit;
 }
 
@@ -122,8 +127,8 @@ INLINE void zero_span(float *dst, int64_t n, int pairs) {
  * loads the zeros go first, in whole vectors (which may overlap the
  * copied part), then the copy: so every store but the copy's last few is
  * a vector. */
-INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int64_t wd,
-                      int pairs, int split) {
+INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n,
+                      int64_t wd, int pairs, int split) {
   (void)split;
   int64_t a = -col0;
   a = a < 0 ? 0 : a > n ? n : a;
@@ -139,12 +144,12 @@ INLINE void fill_line(float *dst, const float *row, int64_t col0, int64_t n, int
   if (split) {
     for (int64_t j = 0; j < n; j += 2 * CUVIL_VL) {
       const cuvil_vf lo = cuvil_vf_load_lanes(row, col0 + j, a - j, b - j);
-      const cuvil_vf hi =
-          cuvil_vf_load_lanes(row, col0 + j + CUVIL_VL, a - j - CUVIL_VL, b - j - CUVIL_VL);
-      const cuvil_vf even = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
-                                                    20, 22, 24, 26, 28, 30);
-      const cuvil_vf odd = __builtin_shufflevector(lo, hi, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19,
-                                                   21, 23, 25, 27, 29, 31);
+      const cuvil_vf hi = cuvil_vf_load_lanes(
+          row, col0 + j + CUVIL_VL, a - j - CUVIL_VL, b - j - CUVIL_VL);
+      const cuvil_vf even = __builtin_shufflevector(
+          lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+      const cuvil_vf odd = __builtin_shufflevector(
+          lo, hi, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
       cuvil_vf_store(dst + j, &even);
       cuvil_vf_store(dst + j + CUVIL_VL, &odd);
     }

@@ -38,7 +38,8 @@ INLINE cuvil_vf load_lanes(const float *p, int64_t avail) {
 }
 
 /* The bias of channels [m0, m0 + mb) as vectors (zero without one). */
-INLINE void bias_vectors(cuvil_vf out[CUVIL_MV], const float *bias, int64_t m0, int64_t mb) {
+INLINE void bias_vectors(cuvil_vf out[CUVIL_MV], const float *bias, int64_t m0,
+                         int64_t mb) {
   CUVIL_UNROLL
   for (int v = 0; v < CUVIL_MV; ++v)
     out[v] = bias ? load_lanes(bias + m0 + v * CUVIL_VL, mb - v * CUVIL_VL)
@@ -46,7 +47,8 @@ INLINE void bias_vectors(cuvil_vf out[CUVIL_MV], const float *bias, int64_t m0, 
 }
 
 /* acc[v] += w[v] * xs: one input value against the panel's mb channels. */
-INLINE void fma_lanes(cuvil_vf acc[CUVIL_MV], const float *w, int64_t mb, float xs) {
+INLINE void fma_lanes(cuvil_vf acc[CUVIL_MV], const float *w, int64_t mb,
+                      float xs) {
   const cuvil_vf s = cuvil_vf_splat(xs);
   CUVIL_UNROLL
   for (int v = 0; v < vectors(mb); ++v)
@@ -55,7 +57,8 @@ INLINE void fma_lanes(cuvil_vf acc[CUVIL_MV], const float *w, int64_t mb, float 
 
 /* acc += the residual r of one output position (laid out like y: channel
  * m0 + i at r[i * ch_stride]), a fused residual Add. */
-INLINE void add_residual(cuvil_vf acc[CUVIL_MV], const float *r, int64_t mb, int64_t ch_stride) {
+INLINE void add_residual(cuvil_vf acc[CUVIL_MV], const float *r, int64_t mb,
+                         int64_t ch_stride) {
   CUVIL_UNROLL
   for (int v = 0; v < vectors(mb); ++v) {
     if (ch_stride == 1 && (v + 1) * CUVIL_VL <= mb) {
@@ -77,8 +80,9 @@ INLINE void add_residual(cuvil_vf acc[CUVIL_MV], const float *r, int64_t mb, int
 /* Writes the panel's channels of one output position, clamped to
  * [act_lo, act_hi] (the cheaper clamp when the caller knows no value is
  * NaN): channel m0 + i goes to y[i * ch_stride]. */
-INLINE void store_lanes(float *y, const cuvil_vf acc[CUVIL_MV], int64_t mb, int64_t ch_stride,
-                        float act_lo, float act_hi, int no_nan) {
+INLINE void store_lanes(float *y, const cuvil_vf acc[CUVIL_MV], int64_t mb,
+                        int64_t ch_stride, float act_lo, float act_hi,
+                        int no_nan) {
   CUVIL_UNROLL
   for (int v = 0; v < vectors(mb); ++v) {
     cuvil_vf o = acc[v];
@@ -96,8 +100,9 @@ INLINE void store_lanes(float *y, const cuvil_vf acc[CUVIL_MV], int64_t mb, int6
 
 /* Stores nr positions of a block (position j at y + j * ystep), with the
  * cheaper clamp when none of the block's values is NaN. */
-INLINE void store_block(int nr, float *y, int64_t ystep, cuvil_vf acc[][CUVIL_MV], int64_t mb,
-                        int64_t ch_stride, float act_lo, float act_hi) {
+INLINE void store_block(int nr, float *y, int64_t ystep,
+                        cuvil_vf acc[][CUVIL_MV], int64_t mb, int64_t ch_stride,
+                        float act_lo, float act_hi) {
   if (cuvil_vf_none_nan(&acc[0][0], nr * CUVIL_MV)) {
     CUVIL_UNROLL
     for (int j = 0; j < nr; ++j)
@@ -116,16 +121,17 @@ INLINE void store_block(int nr, float *y, int64_t ystep, cuvil_vf acc[][CUVIL_MV
  * the block is transposed in registers, CUVIL_VL positions at a time: each
  * channel's positions are then read (residual) and written as consecutive
  * floats, not lane by lane across CUVIL_MR planes. */
-INLINE void store_row_block(int nr, float *y, const float *r, cuvil_vf acc[][CUVIL_MV],
-                            int64_t mb, int64_t plane, float act_lo, float act_hi) {
+INLINE void store_row_block(int nr, float *y, const float *r,
+                            cuvil_vf acc[][CUVIL_MV], int64_t mb, int64_t plane,
+                            float act_lo, float act_hi) {
   /* Without a residual the clamp goes first: nr x vectors(mb), fewer
    * than the transposed ones when nr is not a multiple of CUVIL_VL. */
   if (!r)
     CUVIL_UNROLL
-    for (int j = 0; j < nr; ++j)
-      CUVIL_UNROLL
-      for (int v = 0; v < vectors(mb); ++v)
-        cuvil_vf_clamp(&acc[j][v], act_lo, act_hi, 0);
+  for (int j = 0; j < nr; ++j)
+    CUVIL_UNROLL
+  for (int v = 0; v < vectors(mb); ++v)
+    cuvil_vf_clamp(&acc[j][v], act_lo, act_hi, 0);
   CUVIL_UNROLL
   for (int j0 = 0; j0 < nr; j0 += CUVIL_VL) {
     const int n = nr - j0 < CUVIL_VL ? nr - j0 : CUVIL_VL;
@@ -163,19 +169,20 @@ typedef struct {
  * input for all of them), so there are no bounds checks. A row of
  * positions has pstep = the horizontal stride and ostep = 1; a column,
  * pstep = a stride of rows. */
-INLINE void conv_block(int nr, const conv_shape *s, const float *xo, int64_t pstep,
-                       const float *wb, int64_t mb, const cuvil_vf init[CUVIL_MV],
-                       int64_t ky_lo, int64_t ky_hi, int64_t kx_lo, int64_t kx_hi, float *yp,
-                       const float *rp, int64_t off, int64_t ostep, float act_lo,
-                       float act_hi) {
+INLINE void conv_block(int nr, const conv_shape *s, const float *xo,
+                       int64_t pstep, const float *wb, int64_t mb,
+                       const cuvil_vf init[CUVIL_MV], int64_t ky_lo,
+                       int64_t ky_hi, int64_t kx_lo, int64_t kx_hi, float *yp,
+                       const float *rp, int64_t off, int64_t ostep,
+                       float act_lo, float act_hi) {
   const int64_t hw = s->h * s->wd;
   /* The accumulators start at the bias. */
   cuvil_vf acc[CUVIL_NR_MAX][CUVIL_MV];
   CUVIL_UNROLL
   for (int j = 0; j < CUVIL_NR_MAX; ++j)
     CUVIL_UNROLL
-    for (int v = 0; v < CUVIL_MV; ++v)
-      acc[j][v] = init[v];
+  for (int v = 0; v < CUVIL_MV; ++v)
+    acc[j][v] = init[v];
   if (s->kh == 1 && s->kw == 1) {
     /* A 1x1 kernel: a step per input channel, unrolled (see
      * CUVIL_UNROLL_1X1); by 4 when there are 8 channels or fewer: unrolled
@@ -199,14 +206,14 @@ INLINE void conv_block(int nr, const conv_shape *s, const float *xo, int64_t pst
       CUVIL_UNROLL_BY(CUVIL_UNROLL_1X1)
       for (int64_t ci = ci0; ci < s->c; ++ci)
         CUVIL_UNROLL
-        for (int j = 0; j < nr; ++j)
-          fma_lanes(acc[j], wb + ci * mb, mb, xo[ci * hw + j * pstep]);
+      for (int j = 0; j < nr; ++j)
+        fma_lanes(acc[j], wb + ci * mb, mb, xo[ci * hw + j * pstep]);
     } else {
       CUVIL_UNROLL_BY(4)
       for (int64_t ci = ci0; ci < s->c; ++ci)
         CUVIL_UNROLL
-        for (int j = 0; j < nr; ++j)
-          fma_lanes(acc[j], wb + ci * mb, mb, xo[ci * hw + j * pstep]);
+      for (int j = 0; j < nr; ++j)
+        fma_lanes(acc[j], wb + ci * mb, mb, xo[ci * hw + j * pstep]);
     }
   } else {
     for (int64_t ci = 0; ci < s->c; ++ci)
@@ -215,13 +222,14 @@ INLINE void conv_block(int nr, const conv_shape *s, const float *xo, int64_t pst
         const float *wt = wb + (ci * s->kh + ky) * s->kw * mb;
         for (int64_t kx = kx_lo; kx < kx_hi; ++kx)
           CUVIL_UNROLL
-          for (int j = 0; j < nr; ++j)
-            fma_lanes(acc[j], wt + kx * mb, mb, xr[kx * s->dw + j * pstep]);
+        for (int j = 0; j < nr; ++j)
+          fma_lanes(acc[j], wt + kx * mb, mb, xr[kx * s->dw + j * pstep]);
       }
   }
   const int64_t ohw = s->oh * s->ow;
   if (CUVIL_VL > 1 && ostep == 1 && mb % CUVIL_VL == 0) {
-    store_row_block(nr, yp + off, rp ? rp + off : 0, acc, mb, ohw, act_lo, act_hi);
+    store_row_block(nr, yp + off, rp ? rp + off : 0, acc, mb, ohw, act_lo,
+                    act_hi);
     return;
   }
   if (rp) {
@@ -269,19 +277,23 @@ INLINE int64_t full_start(int64_t b, int64_t lo, int64_t hi, int nr) {
  * the columns left over (the borders and any row remainder) run in blocks
  * down their interior rows instead, so single positions remain only where
  * a row and a column border meet. */
-INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb, const float *bias,
-                       const float *rb, float *yb, int64_t m0, int64_t mb, float act_lo,
-                       float act_hi) {
+INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb,
+                       const float *bias, const float *rb, float *yb,
+                       int64_t m0, int64_t mb, float act_lo, float act_hi) {
   const int64_t ox_lo = first_inside(-s->pad_left, s->sw);
-  int64_t ox_hi = end_inside(-s->pad_left + (s->kw - 1) * s->dw, s->sw, s->wd, s->ow);
+  int64_t ox_hi =
+      end_inside(-s->pad_left + (s->kw - 1) * s->dw, s->sw, s->wd, s->ow);
   if (ox_hi < ox_lo)
     ox_hi = ox_lo;
   const int64_t oy_lo = first_inside(-s->pad_top, s->sh);
-  int64_t oy_hi = end_inside(-s->pad_top + (s->kh - 1) * s->dh, s->sh, s->h, s->oh);
+  int64_t oy_hi =
+      end_inside(-s->pad_top + (s->kh - 1) * s->dh, s->sh, s->h, s->oh);
   if (oy_hi < oy_lo)
     oy_hi = oy_lo;
-  const int nr = s->kh == 1 && s->kw == 1 ? CUVIL_NR_1X1 : CUVIL_NR, half = half_block(nr);
-  const cover rows = plan_cover(ox_lo, ox_hi, nr), cols = plan_cover(oy_lo, oy_hi, nr);
+  const int nr = s->kh == 1 && s->kw == 1 ? CUVIL_NR_1X1 : CUVIL_NR,
+            half = half_block(nr);
+  const cover rows = plan_cover(ox_lo, ox_hi, nr),
+              cols = plan_cover(oy_lo, oy_hi, nr);
   cuvil_vf init[CUVIL_MV];
   bias_vectors(init, bias, m0, mb);
   float *yp = yb + m0 * s->oh * s->ow;
@@ -290,7 +302,8 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb, co
   /* Along the rows. */
   for (int64_t oy = 0; oy < s->oh; ++oy) {
     const int64_t iy0 = oy * s->sh - s->pad_top;
-    const int64_t ky_lo = first_inside(iy0, s->dh), ky_hi = end_inside(iy0, s->dh, s->h, s->kh);
+    const int64_t ky_lo = first_inside(iy0, s->dh),
+                  ky_hi = end_inside(iy0, s->dh, s->h, s->kh);
     const float *xr = xb + iy0 * s->wd - s->pad_left;
     const int64_t yr = oy * s->ow;
     /* On RV64 the rows whose windows are inside the input take blocks with
@@ -300,15 +313,15 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb, co
     for (int64_t b = 0; b < rows.full; ++b) {
       const int64_t ox = full_start(b, ox_lo, ox_hi, nr);
       if (whole)
-        conv_block(nr, s, xr + ox * s->sw, s->sw, wb, mb, init, 0, s->kh, 0, s->kw, yp, rp,
-                   yr + ox, 1, act_lo, act_hi);
+        conv_block(nr, s, xr + ox * s->sw, s->sw, wb, mb, init, 0, s->kh, 0,
+                   s->kw, yp, rp, yr + ox, 1, act_lo, act_hi);
       else
-        conv_block(nr, s, xr + ox * s->sw, s->sw, wb, mb, init, ky_lo, ky_hi, 0, s->kw, yp,
-                   rp, yr + ox, 1, act_lo, act_hi);
+        conv_block(nr, s, xr + ox * s->sw, s->sw, wb, mb, init, ky_lo, ky_hi, 0,
+                   s->kw, yp, rp, yr + ox, 1, act_lo, act_hi);
     }
     if (rows.half_at >= 0)
-      conv_block(half, s, xr + rows.half_at * s->sw, s->sw, wb, mb, init, ky_lo, ky_hi,
-                 0, s->kw, yp, rp, yr + rows.half_at, 1, act_lo, act_hi);
+      conv_block(half, s, xr + rows.half_at * s->sw, s->sw, wb, mb, init, ky_lo,
+                 ky_hi, 0, s->kw, yp, rp, yr + rows.half_at, 1, act_lo, act_hi);
   }
   /* Down the columns the rows left: [0, ox_lo) and [rows.end, ow). */
   for (int64_t ox = 0; ox < s->ow; ++ox) {
@@ -317,55 +330,59 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb, co
     if (ox >= s->ow)
       break;
     const int64_t ix0 = ox * s->sw - s->pad_left;
-    const int64_t kx_lo = first_inside(ix0, s->dw), kx_hi = end_inside(ix0, s->dw, s->wd, s->kw);
+    const int64_t kx_lo = first_inside(ix0, s->dw),
+                  kx_hi = end_inside(ix0, s->dw, s->wd, s->kw);
     const float *xc = xb + ix0 - s->pad_top * s->wd;
     const int64_t pstep = s->sh * s->wd;
     for (int64_t b = 0; b < cols.full; ++b) {
       const int64_t oy = full_start(b, oy_lo, oy_hi, nr);
-      conv_block(nr, s, xc + oy * pstep, pstep, wb, mb, init, 0, s->kh, kx_lo, kx_hi, yp,
-                 rp, oy * s->ow + ox, s->ow, act_lo, act_hi);
+      conv_block(nr, s, xc + oy * pstep, pstep, wb, mb, init, 0, s->kh, kx_lo,
+                 kx_hi, yp, rp, oy * s->ow + ox, s->ow, act_lo, act_hi);
     }
     if (cols.half_at >= 0)
-      conv_block(half, s, xc + cols.half_at * pstep, pstep, wb, mb, init, 0, s->kh,
-                 kx_lo, kx_hi, yp, rp, cols.half_at * s->ow + ox, s->ow, act_lo, act_hi);
+      conv_block(half, s, xc + cols.half_at * pstep, pstep, wb, mb, init, 0,
+                 s->kh, kx_lo, kx_hi, yp, rp, cols.half_at * s->ow + ox, s->ow,
+                 act_lo, act_hi);
     for (int64_t oy = 0; oy < s->oh; ++oy) {
       if (oy == oy_lo && cols.end > oy_lo)
         oy = cols.end;
       if (oy >= s->oh)
         break;
       const int64_t iy0 = oy * s->sh - s->pad_top;
-      conv_block(1, s, xc + oy * pstep, 0, wb, mb, init, first_inside(iy0, s->dh),
-                 end_inside(iy0, s->dh, s->h, s->kh), kx_lo, kx_hi, yp, rp, oy * s->ow + ox, 0,
-                 act_lo, act_hi);
+      conv_block(1, s, xc + oy * pstep, 0, wb, mb, init,
+                 first_inside(iy0, s->dh), end_inside(iy0, s->dh, s->h, s->kh),
+                 kx_lo, kx_hi, yp, rp, oy * s->ow + ox, 0, act_lo, act_hi);
     }
   }
 }
 
 /* Every image and panel of a convolution; res is the residual or null. */
-INLINE void conv_images(const conv_shape *s, const float *x, const float *wp, const float *bias,
-                        const float *res, float *y, int64_t n, int64_t m, float act_lo,
-                        float act_hi) {
-  const int64_t taps = s->c * s->kh * s->kw, in = s->c * s->h * s->wd, out = m * s->oh * s->ow;
+INLINE void conv_images(const conv_shape *s, const float *x, const float *wp,
+                        const float *bias, const float *res, float *y,
+                        int64_t n, int64_t m, float act_lo, float act_hi) {
+  const int64_t taps = s->c * s->kh * s->kw, in = s->c * s->h * s->wd,
+                out = m * s->oh * s->ow;
   for (int64_t b = 0; b < n; ++b) {
     const float *rb = res ? res + b * out : 0;
     /* Full panels, then the narrow one: two specialisations of the panel
      * (the narrow one's start in closed form, so its width is a constant). */
     const int64_t narrow = m / CUVIL_MR * CUVIL_MR;
     for (int64_t m0 = 0; m0 < narrow; m0 += CUVIL_MR)
-      conv_panel(s, x + b * in, wp + m0 * taps, bias, rb, y + b * out, m0, CUVIL_MR, act_lo,
-                 act_hi);
+      conv_panel(s, x + b * in, wp + m0 * taps, bias, rb, y + b * out, m0,
+                 CUVIL_MR, act_lo, act_hi);
     if (narrow < m)
-      conv_panel(s, x + b * in, wp + narrow * taps, bias, rb, y + b * out, narrow, m - narrow,
-                 act_lo, act_hi);
+      conv_panel(s, x + b * in, wp + narrow * taps, bias, rb, y + b * out,
+                 narrow, m - narrow, act_lo, act_hi);
   }
 }
 
-void cuvil_k_conv2d_packed_f32(const float *x, const float *wp, const float *bias,
-                               const float *res, float *y, int64_t n, int64_t c, int64_t h,
-                               int64_t wd, int64_t m, int64_t kh, int64_t kw, int64_t oh,
-                               int64_t ow, int64_t stride_h, int64_t stride_w, int64_t dil_h,
-                               int64_t dil_w, int64_t pad_top, int64_t pad_left, float act_lo,
-                               float act_hi) {
+void cuvil_k_conv2d_packed_f32(const float *x, const float *wp,
+                               const float *bias, const float *res, float *y,
+                               int64_t n, int64_t c, int64_t h, int64_t wd,
+                               int64_t m, int64_t kh, int64_t kw, int64_t oh,
+                               int64_t ow, int64_t stride_h, int64_t stride_w,
+                               int64_t dil_h, int64_t dil_w, int64_t pad_top,
+                               int64_t pad_left, float act_lo, float act_hi) {
   const conv_shape s = {c,        h,        wd,    kh,    kw,      oh,      ow,
                         stride_h, stride_w, dil_h, dil_w, pad_top, pad_left};
   /* With and without a residual: two specialisations, so that no block
@@ -408,7 +425,8 @@ INLINE void panel_step(cuvil_vf w[CUVIL_MV], const float **wp) {
  * broadcasts), and walks the panel with one pointer (post-incremented
  * loads). Alternate steps go to a second set of accumulators, so
  * consecutive FMAs do not wait on each other. */
-INLINE void gemv_full_panel(cuvil_vf acc[CUVIL_MV], const float *a, const float *wb, int64_t k) {
+INLINE void gemv_full_panel(cuvil_vf acc[CUVIL_MV], const float *a,
+                            const float *wb, int64_t k) {
   cuvil_vf odd[CUVIL_MV];
   CUVIL_UNROLL
   for (int v = 0; v < CUVIL_MV; ++v)
@@ -416,7 +434,8 @@ INLINE void gemv_full_panel(cuvil_vf acc[CUVIL_MV], const float *a, const float 
   const float *wp = wb;
   int64_t p = 0;
   for (; p + 2 * CUVIL_VL <= k; p += 2 * CUVIL_VL) {
-    const cuvil_vf in[2] = {cuvil_vf_load(a + p), cuvil_vf_load(a + p + CUVIL_VL)};
+    const cuvil_vf in[2] = {cuvil_vf_load(a + p),
+                            cuvil_vf_load(a + p + CUVIL_VL)};
     CUVIL_UNROLL
     for (int l = 0; l < 2 * CUVIL_VL; ++l) {
       cuvil_vf w[CUVIL_MV];
@@ -446,31 +465,32 @@ INLINE void gemv_full_panel(cuvil_vf acc[CUVIL_MV], const float *a, const float 
 
 /* Rows [i, i + rows) of columns [n0, n0 + nb) of a Gemm (rows is CUVIL_NR or
  * 1, a constant at each call, so the accumulators stay in registers). */
-INLINE void gemm_rows(int rows, const float *a, const float *wb, const float *c, float *y,
-                      int64_t i, int64_t n, int64_t k, int64_t n0, int64_t nb, int64_t a_rs,
-                      int64_t a_cs, int use_c, float beta, int64_t c_rs, int64_t c_cs,
-                      float act_lo, float act_hi) {
+INLINE void gemm_rows(int rows, const float *a, const float *wb, const float *c,
+                      float *y, int64_t i, int64_t n, int64_t k, int64_t n0,
+                      int64_t nb, int64_t a_rs, int64_t a_cs, int use_c,
+                      float beta, int64_t c_rs, int64_t c_cs, float act_lo,
+                      float act_hi) {
   cuvil_vf acc[CUVIL_NR][CUVIL_MV];
   CUVIL_UNROLL
   for (int j = 0; j < CUVIL_NR; ++j)
     CUVIL_UNROLL
-    for (int v = 0; v < CUVIL_MV; ++v) {
-      if (j < rows && use_c && c_cs == 1 && (v + 1) * CUVIL_VL <= nb) {
-        /* A row of C (the bias of a fully connected layer): one vector. */
-        acc[j][v] = cuvil_vf_splat(beta) *
-                    cuvil_vf_load(c + (i + j) * c_rs + n0 + v * CUVIL_VL);
-        continue;
-      }
-      float lanes[CUVIL_VL];
-      CUVIL_UNROLL
-      for (int l = 0; l < CUVIL_VL; ++l) {
-        const int64_t col = n0 + v * CUVIL_VL + l;
-        lanes[l] = j < rows && use_c && v * CUVIL_VL + l < nb
-                       ? beta * c[(i + j) * c_rs + col * c_cs]
-                       : 0.0f;
-      }
-      acc[j][v] = cuvil_vf_load(lanes);
+  for (int v = 0; v < CUVIL_MV; ++v) {
+    if (j < rows && use_c && c_cs == 1 && (v + 1) * CUVIL_VL <= nb) {
+      /* A row of C (the bias of a fully connected layer): one vector. */
+      acc[j][v] = cuvil_vf_splat(beta) *
+                  cuvil_vf_load(c + (i + j) * c_rs + n0 + v * CUVIL_VL);
+      continue;
     }
+    float lanes[CUVIL_VL];
+    CUVIL_UNROLL
+    for (int l = 0; l < CUVIL_VL; ++l) {
+      const int64_t col = n0 + v * CUVIL_VL + l;
+      lanes[l] = j < rows && use_c && v * CUVIL_VL + l < nb
+                     ? beta * c[(i + j) * c_rs + col * c_cs]
+                     : 0.0f;
+    }
+    acc[j][v] = cuvil_vf_load(lanes);
+  }
   const float *ai = a + i * a_rs;
   if (rows == 1 && a_cs == 1 && nb == CUVIL_MR) {
     gemv_full_panel(acc[0], ai, wb, k);
@@ -479,36 +499,39 @@ INLINE void gemm_rows(int rows, const float *a, const float *wb, const float *c,
   }
   for (int64_t p = 0; p < k; ++p)
     CUVIL_UNROLL
-    for (int j = 0; j < rows; ++j)
-      fma_lanes(acc[j], wb + p * nb, nb, ai[j * a_rs + p * a_cs]);
+  for (int j = 0; j < rows; ++j)
+    fma_lanes(acc[j], wb + p * nb, nb, ai[j * a_rs + p * a_cs]);
   store_block(rows, y + i * n + n0, n, acc, nb, 1, act_lo, act_hi);
 }
 
 /* Columns [n0, n0 + nb) of a Gemm: wb is their panel. */
-INLINE void gemm_panel(const float *a, const float *wb, const float *c, float *y, int64_t m,
-                       int64_t n, int64_t k, int64_t n0, int64_t nb, int64_t a_rs,
-                       int64_t a_cs, int use_c, float beta, int64_t c_rs, int64_t c_cs,
-                       float act_lo, float act_hi) {
+INLINE void gemm_panel(const float *a, const float *wb, const float *c,
+                       float *y, int64_t m, int64_t n, int64_t k, int64_t n0,
+                       int64_t nb, int64_t a_rs, int64_t a_cs, int use_c,
+                       float beta, int64_t c_rs, int64_t c_cs, float act_lo,
+                       float act_hi) {
   int64_t i = 0;
   for (; i + CUVIL_NR <= m; i += CUVIL_NR)
-    gemm_rows(CUVIL_NR, a, wb, c, y, i, n, k, n0, nb, a_rs, a_cs, use_c, beta, c_rs, c_cs,
-              act_lo, act_hi);
+    gemm_rows(CUVIL_NR, a, wb, c, y, i, n, k, n0, nb, a_rs, a_cs, use_c, beta,
+              c_rs, c_cs, act_lo, act_hi);
   for (; i < m; ++i)
-    gemm_rows(1, a, wb, c, y, i, n, k, n0, nb, a_rs, a_cs, use_c, beta, c_rs, c_cs, act_lo,
-              act_hi);
+    gemm_rows(1, a, wb, c, y, i, n, k, n0, nb, a_rs, a_cs, use_c, beta, c_rs,
+              c_cs, act_lo, act_hi);
 }
 
-void cuvil_k_gemm_packed_f32(const float *a, const float *bp, const float *c, float *y,
-                             int64_t m, int64_t n, int64_t k, int64_t trans_a, float beta,
-                             int64_t c_rs, int64_t c_cs, float act_lo, float act_hi) {
+void cuvil_k_gemm_packed_f32(const float *a, const float *bp, const float *c,
+                             float *y, int64_t m, int64_t n, int64_t k,
+                             int64_t trans_a, float beta, int64_t c_rs,
+                             int64_t c_cs, float act_lo, float act_hi) {
   const int64_t a_rs = trans_a ? 1 : k, a_cs = trans_a ? m : 1;
   /* As in BLAS, beta == 0 means c is not read. */
   const int use_c = c != 0 && beta != 0.0f;
-  const int64_t narrow = n / CUVIL_MR * CUVIL_MR; /* closed form: see conv_images */
+  const int64_t narrow =
+      n / CUVIL_MR * CUVIL_MR; /* closed form: see conv_images */
   for (int64_t n0 = 0; n0 < narrow; n0 += CUVIL_MR)
-    gemm_panel(a, bp + n0 * k, c, y, m, n, k, n0, CUVIL_MR, a_rs, a_cs, use_c, beta, c_rs, c_cs,
-               act_lo, act_hi);
+    gemm_panel(a, bp + n0 * k, c, y, m, n, k, n0, CUVIL_MR, a_rs, a_cs, use_c,
+               beta, c_rs, c_cs, act_lo, act_hi);
   if (narrow < n)
-    gemm_panel(a, bp + narrow * k, c, y, m, n, k, narrow, n - narrow, a_rs, a_cs, use_c, beta,
-               c_rs, c_cs, act_lo, act_hi);
+    gemm_panel(a, bp + narrow * k, c, y, m, n, k, narrow, n - narrow, a_rs,
+               a_cs, use_c, beta, c_rs, c_cs, act_lo, act_hi);
 }

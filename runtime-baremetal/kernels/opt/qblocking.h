@@ -79,9 +79,9 @@
 #define CUVIL_QMV 4
 #define CUVIL_QKR 1
 #define CUVIL_QNR 8
-#define CUVIL_QNA 4 /* accumulator rows: position pairs */
+#define CUVIL_QNA 4         /* accumulator rows: position pairs */
 #define CUVIL_QX_UNSIGNED 1 /* zero-extended bytes: no sign extension */
-#define CUVIL_QKC 128 /* steps per gathered tile: 128 x 32 bytes */
+#define CUVIL_QKC 128       /* steps per gathered tile: 128 x 32 bytes */
 typedef uint64_t cuvil_qxe;
 #define CUVIL_QXG 4 /* elements per group: 4 pairs */
 #elif defined(CUVIL_QSDOT) || defined(CUVIL_QSDOT_C) || defined(CUVIL_QVNNI)
@@ -159,7 +159,9 @@ CUVIL_QINLINE cuvil_qw cuvil_qw_from(const int8_t b[CUVIL_QWB]) {
 #endif
 }
 
-CUVIL_QINLINE cuvil_qw cuvil_qw_load(const int8_t *p) { return cuvil_qw_from(p); }
+CUVIL_QINLINE cuvil_qw cuvil_qw_load(const int8_t *p) {
+  return cuvil_qw_from(p);
+}
 
 CUVIL_QINLINE cuvil_qw cuvil_qw_load_n(const int8_t *p, int64_t bytes) {
   int8_t b[CUVIL_QWB];
@@ -171,35 +173,39 @@ CUVIL_QINLINE cuvil_qw cuvil_qw_load_n(const int8_t *p, int64_t bytes) {
 
 /* acc[j][v] <- the int32 block mem[j * CUVIL_QNR... ]: mem is [QNR][QMR],
  * position-major; and back. */
-CUVIL_QINLINE void cuvil_qacc_load(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV], const int32_t *mem) {
+CUVIL_QINLINE void cuvil_qacc_load(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
+                                   const int32_t *mem) {
   CUVIL_UNROLL
   for (int a = 0; a < CUVIL_QNA; ++a)
     CUVIL_UNROLL
-    for (int v = 0; v < CUVIL_QMV; ++v) {
+  for (int v = 0; v < CUVIL_QMV; ++v) {
 #if defined(CUVIL_QPAIRS)
-      /* S0 + S1 2^32 modulo 2^64, S0 sign-extended. */
-      acc[a][v] = (uint64_t)(int64_t)mem[2 * a * CUVIL_QMR + v] +
-                  ((uint64_t)(uint32_t)mem[(2 * a + 1) * CUVIL_QMR + v] << 32);
+    /* S0 + S1 2^32 modulo 2^64, S0 sign-extended. */
+    acc[a][v] = (uint64_t)(int64_t)mem[2 * a * CUVIL_QMR + v] +
+                ((uint64_t)(uint32_t)mem[(2 * a + 1) * CUVIL_QMR + v] << 32);
 #else
-      __builtin_memcpy(&acc[a][v], mem + a * CUVIL_QMR + v * CUVIL_QVL, sizeof(cuvil_qacc));
+    __builtin_memcpy(&acc[a][v], mem + a * CUVIL_QMR + v * CUVIL_QVL,
+                     sizeof(cuvil_qacc));
 #endif
-    }
+  }
 }
 
-CUVIL_QINLINE void cuvil_qacc_store(int32_t *mem, const cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV]) {
+CUVIL_QINLINE void
+cuvil_qacc_store(int32_t *mem, const cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV]) {
   CUVIL_UNROLL
   for (int a = 0; a < CUVIL_QNA; ++a)
     CUVIL_UNROLL
-    for (int v = 0; v < CUVIL_QMV; ++v) {
+  for (int v = 0; v < CUVIL_QMV; ++v) {
 #if defined(CUVIL_QPAIRS)
-      const int32_t lo = (int32_t)(uint32_t)acc[a][v];
-      mem[2 * a * CUVIL_QMR + v] = lo;
-      mem[(2 * a + 1) * CUVIL_QMR + v] =
-          (int32_t)(uint32_t)((acc[a][v] - (uint64_t)(int64_t)lo) >> 32);
+    const int32_t lo = (int32_t)(uint32_t)acc[a][v];
+    mem[2 * a * CUVIL_QMR + v] = lo;
+    mem[(2 * a + 1) * CUVIL_QMR + v] =
+        (int32_t)(uint32_t)((acc[a][v] - (uint64_t)(int64_t)lo) >> 32);
 #else
-      __builtin_memcpy(mem + a * CUVIL_QMR + v * CUVIL_QVL, &acc[a][v], sizeof(cuvil_qacc));
+    __builtin_memcpy(mem + a * CUVIL_QMR + v * CUVIL_QVL, &acc[a][v],
+                     sizeof(cuvil_qacc));
 #endif
-    }
+  }
 }
 
 /* ---- The gathered activations -------------------------------------------- */
@@ -212,31 +218,36 @@ typedef uint8_t cuvil_qrow4 __attribute__((vector_size(64)));
 
 /* The lanes of a and b alternately (zip1 and zip2 on AArch64, punpck on
  * x86). */
-#define CUVIL_QZIP16(a, b)                                                                         \
-  __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24, 9, \
-                          25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31)
-#define CUVIL_QZIP32(a, b)                                                                         \
-  __builtin_shufflevector(a, b, 0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6, 38, 7, 39, 8, 40, 9, \
-                          41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47, 16, 48, 17, 49, 18, \
-                          50, 19, 51, 20, 52, 21, 53, 22, 54, 23, 55, 24, 56, 25, 57, 26, 58, 27, \
-                          59, 28, 60, 29, 61, 30, 62, 31, 63)
+#define CUVIL_QZIP16(a, b)                                                     \
+  __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6,   \
+                          22, 7, 23, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, \
+                          29, 14, 30, 15, 31)
+#define CUVIL_QZIP32(a, b)                                                     \
+  __builtin_shufflevector(a, b, 0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6,   \
+                          38, 7, 39, 8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, \
+                          45, 14, 46, 15, 47, 16, 48, 17, 49, 18, 50, 19, 51,  \
+                          20, 52, 21, 53, 22, 54, 23, 55, 24, 56, 25, 57, 26,  \
+                          58, 27, 59, 28, 60, 29, 61, 30, 62, 31, 63)
 
 /* Stores one group of the block's activations: s[r] is step r. */
-CUVIL_QINLINE void cuvil_qx_pack(cuvil_qxe *dst, const cuvil_qrow s[CUVIL_QKR]) {
+CUVIL_QINLINE void cuvil_qx_pack(cuvil_qxe *dst,
+                                 const cuvil_qrow s[CUVIL_QKR]) {
 #if defined(CUVIL_QPAIRS)
   CUVIL_UNROLL
   for (int a = 0; a < CUVIL_QNA; ++a)
     dst[a] = (uint64_t)s[0][2 * a] + ((uint64_t)s[0][2 * a + 1] << 32);
 #elif CUVIL_QKR == 4
   /* Position j's 4 steps at bytes 4j..4j+3: two rounds of zips. */
-  const cuvil_qrow2 s02 = CUVIL_QZIP16(s[0], s[2]), s13 = CUVIL_QZIP16(s[1], s[3]);
+  const cuvil_qrow2 s02 = CUVIL_QZIP16(s[0], s[2]),
+                    s13 = CUVIL_QZIP16(s[1], s[3]);
   const cuvil_qrow4 t = CUVIL_QZIP32(s02, s13);
   __builtin_memcpy(dst, &t, CUVIL_QXG);
 #else
   /* int16 pairs: one zip, then sign extension. */
   typedef int8_t i8x32 __attribute__((vector_size(32)));
   typedef int16_t i16x32 __attribute__((vector_size(64)));
-  const i16x32 t = __builtin_convertvector((i8x32)CUVIL_QZIP16(s[0], s[1]), i16x32);
+  const i16x32 t =
+      __builtin_convertvector((i8x32)CUVIL_QZIP16(s[0], s[1]), i16x32);
   __builtin_memcpy(dst, &t, CUVIL_QXG * sizeof(cuvil_qxe));
 #endif
 }
@@ -251,14 +262,16 @@ typedef int64_t cuvil_qi64x4 __attribute__((vector_size(32)));
  * AArch64 (the optimiser, given the widened product, made four scalar
  * smull and the moves around them). By pointer: a 32-byte vector returned
  * by value has another ABI with and without AVX (GCC warns). */
-CUVIL_QINLINE void cuvil_qmul_wide(cuvil_qi64x4 *p, cuvil_qi32x4 a, cuvil_qi32x4 b) {
+CUVIL_QINLINE void cuvil_qmul_wide(cuvil_qi64x4 *p, cuvil_qi32x4 a,
+                                   cuvil_qi32x4 b) {
 #if defined(__aarch64__)
   const int32x4_t va = (int32x4_t)a, vb = (int32x4_t)b;
   const int64x2_t lo = vmull_s32(vget_low_s32(va), vget_low_s32(vb));
   const int64x2_t hi = vmull_high_s32(va, vb);
   *p = __builtin_shufflevector(lo, hi, 0, 1, 2, 3);
 #else
-  *p = __builtin_convertvector(a, cuvil_qi64x4) * __builtin_convertvector(b, cuvil_qi64x4);
+  *p = __builtin_convertvector(a, cuvil_qi64x4) *
+       __builtin_convertvector(b, cuvil_qi64x4);
 #endif
 }
 
@@ -266,7 +279,8 @@ CUVIL_QINLINE void cuvil_qmul_wide(cuvil_qi64x4 *p, cuvil_qi32x4 a, cuvil_qi32x4
 
 #if defined(CUVIL_QSDOT_C)
 /* vdotq_s32 of a by the activation word x4 (4 int8) in plain C. */
-CUVIL_QINLINE cuvil_qacc cuvil_qdot_c(cuvil_qacc a, cuvil_qw w, const cuvil_qxe *x4) {
+CUVIL_QINLINE cuvil_qacc cuvil_qdot_c(cuvil_qacc a, cuvil_qw w,
+                                      const cuvil_qxe *x4) {
   cuvil_qacc d;
   for (int l = 0; l < 4; ++l) {
     d[l] = 0;
@@ -279,20 +293,21 @@ CUVIL_QINLINE cuvil_qacc cuvil_qdot_c(cuvil_qacc a, cuvil_qw w, const cuvil_qxe 
 
 #if defined(CUVIL_QSDOT)
 /* The 4 positions of activation vector i, one sdot by element each. */
-#define CUVIL_QSDOT_X(i)                                                                           \
-  CUVIL_UNROLL                                                                                     \
-  for (int v = 0; v < CUVIL_QMV; ++v) {                                                           \
-    acc[4 * (i)][v] = vdotq_laneq_s32(acc[4 * (i)][v], w[v], x##i, 0);                             \
-    acc[4 * (i) + 1][v] = vdotq_laneq_s32(acc[4 * (i) + 1][v], w[v], x##i, 1);                     \
-    acc[4 * (i) + 2][v] = vdotq_laneq_s32(acc[4 * (i) + 2][v], w[v], x##i, 2);                     \
-    acc[4 * (i) + 3][v] = vdotq_laneq_s32(acc[4 * (i) + 3][v], w[v], x##i, 3);                     \
+#define CUVIL_QSDOT_X(i)                                                       \
+  CUVIL_UNROLL                                                                 \
+  for (int v = 0; v < CUVIL_QMV; ++v) {                                        \
+    acc[4 * (i)][v] = vdotq_laneq_s32(acc[4 * (i)][v], w[v], x##i, 0);         \
+    acc[4 * (i) + 1][v] = vdotq_laneq_s32(acc[4 * (i) + 1][v], w[v], x##i, 1); \
+    acc[4 * (i) + 2][v] = vdotq_laneq_s32(acc[4 * (i) + 2][v], w[v], x##i, 2); \
+    acc[4 * (i) + 3][v] = vdotq_laneq_s32(acc[4 * (i) + 3][v], w[v], x##i, 3); \
   }
 #endif
 
 /* acc += one group of CUVIL_QKR steps: the weight vectors w against the
  * block's activations xq (CUVIL_QXG elements). */
 CUVIL_QINLINE void cuvil_qgroup(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
-                                const cuvil_qw w[CUVIL_QMV], const cuvil_qxe *xq) {
+                                const cuvil_qw w[CUVIL_QMV],
+                                const cuvil_qxe *xq) {
 #if defined(CUVIL_QPAIRS)
   CUVIL_UNROLL
   for (int a = 0; a < CUVIL_QNA; ++a) {
@@ -302,7 +317,8 @@ CUVIL_QINLINE void cuvil_qgroup(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
       acc[a][v] += xp * (uint64_t)w[v];
   }
 #elif defined(CUVIL_QSDOT)
-  const int8x16_t x0 = vld1q_s8((const int8_t *)xq), x1 = vld1q_s8((const int8_t *)xq + 16),
+  const int8x16_t x0 = vld1q_s8((const int8_t *)xq),
+                  x1 = vld1q_s8((const int8_t *)xq + 16),
                   x2 = vld1q_s8((const int8_t *)xq + 32);
   CUVIL_QSDOT_X(0)
   CUVIL_QSDOT_X(1)
@@ -311,8 +327,8 @@ CUVIL_QINLINE void cuvil_qgroup(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
   CUVIL_UNROLL
   for (int j = 0; j < CUVIL_QNR; ++j)
     CUVIL_UNROLL
-    for (int v = 0; v < CUVIL_QMV; ++v)
-      acc[j][v] = cuvil_qdot_c(acc[j][v], w[v], xq + 4 * j);
+  for (int v = 0; v < CUVIL_QMV; ++v)
+    acc[j][v] = cuvil_qdot_c(acc[j][v], w[v], xq + 4 * j);
 #else
   CUVIL_UNROLL
   for (int j = 0; j < CUVIL_QNR; ++j) {
@@ -341,14 +357,16 @@ CUVIL_QINLINE void cuvil_qgroup(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
 /* cuvil_qgroup for the first position only (acc: its accumulators), for a
  * block of one position (a matrix product of one row: a fully connected
  * layer at batch 1), which would otherwise pay for the whole block. */
-CUVIL_QINLINE void cuvil_qgroup_one(cuvil_qacc acc[CUVIL_QMV], const cuvil_qw w[CUVIL_QMV],
+CUVIL_QINLINE void cuvil_qgroup_one(cuvil_qacc acc[CUVIL_QMV],
+                                    const cuvil_qw w[CUVIL_QMV],
                                     const cuvil_qxe *xq) {
 #if defined(CUVIL_QPAIRS)
   CUVIL_UNROLL
   for (int v = 0; v < CUVIL_QMV; ++v)
     acc[v] += xq[0] * (uint64_t)w[v];
 #elif defined(CUVIL_QSDOT)
-  const int8x16_t x = vreinterpretq_s8_s32(vld1q_dup_s32((const int32_t *)(const void *)xq));
+  const int8x16_t x =
+      vreinterpretq_s8_s32(vld1q_dup_s32((const int32_t *)(const void *)xq));
   CUVIL_UNROLL
   for (int v = 0; v < CUVIL_QMV; ++v)
     acc[v] = vdotq_laneq_s32(acc[v], w[v], x, 0);

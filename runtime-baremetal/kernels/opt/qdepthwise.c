@@ -170,8 +170,9 @@ INLINE qdw_acc qdw_acc_init(int32_t bias) {
 #if defined(__aarch64__)
 /* Four lanes of qdw_requant in int32 arithmetic (qrequant.h). */
 INLINE int32x4_t qdw_requant4(int32x4_t acc, const qdw_rq *q) {
-  return cuvil_qrq_lanes(acc, vdupq_n_s32((int32_t)q->mult), vdupq_n_s32(-q->shift31),
-                         vdupq_n_s32(1 << q->shift31), vdupq_n_s32(q->round31));
+  return cuvil_qrq_lanes(acc, vdupq_n_s32((int32_t)q->mult),
+                         vdupq_n_s32(-q->shift31), vdupq_n_s32(1 << q->shift31),
+                         vdupq_n_s32(q->round31));
 }
 #endif
 
@@ -238,7 +239,8 @@ typedef int16_t qdw_taps __attribute__((vector_size(8 * sizeof(int16_t))));
  * element ahead) when e is odd. */
 INLINE qdw_x qdw_at(const qdw_el *ph, int64_t p, int64_t e) {
 #if CUVIL_SCALAR_BLOCKING
-  return (int64_t) * (const qdw_pair *)(ph + (e & 1) * (p + 2) + (e & ~(int64_t)1));
+  return (int64_t)*(const qdw_pair *)(ph + (e & 1) * (p + 2) +
+                                      (e & ~(int64_t)1));
 #else
   (void)p;
   qdw_v16 v;
@@ -251,8 +253,8 @@ INLINE qdw_x qdw_at(const qdw_el *ph, int64_t p, int64_t e) {
  * (the lane must be a constant: a switch that folds once unrolled); the
  * optimiser, left to itself, widened the taps first and took mla on int32
  * lanes plus two widenings per input vector. */
-INLINE void qdw_mac(qdw_acc *acc, qdw_x x,
-                    const qdw_taps taps[QDW_TAP_VECTORS], int64_t t) {
+INLINE void qdw_mac(qdw_acc *acc, qdw_x x, const qdw_taps taps[QDW_TAP_VECTORS],
+                    int64_t t) {
 #if defined(__aarch64__)
   const int16x8_t tv = (int16x8_t)taps[t / 8], xv = (int16x8_t)x;
   int32x4_t lo = __builtin_shufflevector(*acc, *acc, 0, 1, 2, 3);
@@ -279,18 +281,20 @@ INLINE void qdw_mac(qdw_acc *acc, qdw_x x,
 #include "qdw_lines.h"
 
 /* Tap (ky, kx) of a tile (see qdw_tile), for the rolled tap loops. */
-INLINE void qdw_tap(qdw_acc acc[QDW_R][QDW_NV], const qdw_shape *s, const qdw_el *line,
-                    int64_t p, int64_t col, const qdw_taps taps[QDW_TAP_VECTORS], int64_t ky,
+INLINE void qdw_tap(qdw_acc acc[QDW_R][QDW_NV], const qdw_shape *s,
+                    const qdw_el *line, int64_t p, int64_t col,
+                    const qdw_taps taps[QDW_TAP_VECTORS], int64_t ky,
                     int64_t kx) {
   const int64_t off = kx * s->dw;
   const qdw_el *ph = line + (ky * s->dh * s->sw + off % s->sw) * qdw_stride(p);
   CUVIL_UNROLL
   for (int r = 0; r < QDW_R; ++r)
     CUVIL_UNROLL
-    for (int v = 0; v < QDW_NV; ++v)
-      qdw_mac(&acc[r][v],
-              qdw_at(ph + r * s->sh * s->sw * qdw_stride(p), p, col + off / s->sw + v * QDW_VL),
-              taps, ky * s->kw + kx);
+  for (int v = 0; v < QDW_NV; ++v)
+    qdw_mac(&acc[r][v],
+            qdw_at(ph + r * s->sh * s->sw * qdw_stride(p), p,
+                   col + off / s->sw + v * QDW_VL),
+            taps, ky * s->kw + kx);
 }
 
 /* One tile: QDW_R output rows from y (rows of them stored), nv * QDW_VL
@@ -298,16 +302,16 @@ INLINE void qdw_tap(qdw_acc acc[QDW_R][QDW_NV], const qdw_shape *s, const qdw_el
  * first output column reads element col of every phase. With spill, the
  * whole vectors may be stored even when cols is short: what they write
  * past a row's end is output that is stored later (see qdw_planes). */
-INLINE void qdw_tile(const qdw_shape *s, const qdw_el *line, int64_t p, int64_t col,
-                     const qdw_taps taps[QDW_TAP_VECTORS], int32_t bias, const qdw_rq *q,
-                     uint8_t *y, int64_t rows, int64_t cols, int spill, int unrolled,
-                     int nv) {
+INLINE void qdw_tile(const qdw_shape *s, const qdw_el *line, int64_t p,
+                     int64_t col, const qdw_taps taps[QDW_TAP_VECTORS],
+                     int32_t bias, const qdw_rq *q, uint8_t *y, int64_t rows,
+                     int64_t cols, int spill, int unrolled, int nv) {
   qdw_acc acc[QDW_R][QDW_NV];
   CUVIL_UNROLL
   for (int r = 0; r < QDW_R; ++r)
     CUVIL_UNROLL
-    for (int v = 0; v < QDW_NV; ++v)
-      acc[r][v] = qdw_acc_init(bias);
+  for (int v = 0; v < QDW_NV; ++v)
+    acc[r][v] = qdw_acc_init(bias);
   /* The tap loops unroll in the specialised kernels only (unroll
    * pragmas on loops of unknown count would fail). */
   if (unrolled) {
@@ -331,18 +335,18 @@ INLINE void qdw_tile(const qdw_shape *s, const qdw_el *line, int64_t p, int64_t 
     CUVIL_UNROLL
     for (int64_t i = 0; i < (QDW_R - 1) * s->sh + s->kh; ++i)
       CUVIL_UNROLL
-      for (int64_t kx = 0; kx < s->kw; ++kx)
-        CUVIL_UNROLL
-        for (int v = 0; v < nv; ++v) {
-          const qdw_x xv = qdw_at(line + (i * s->sw + kx % s->sw) * qdw_stride(p), p,
-                                  col + kx / s->sw + v * QDW_VL);
-          CUVIL_UNROLL
-          for (int r = 0; r < QDW_R; ++r) {
-            const int64_t ky = i - r * s->sh;
-            if (ky >= 0 && ky < s->kh)
-              qdw_mac(&acc[r][v], xv, taps, ky * s->kw + kx);
-          }
-        }
+    for (int64_t kx = 0; kx < s->kw; ++kx)
+      CUVIL_UNROLL
+    for (int v = 0; v < nv; ++v) {
+      const qdw_x xv = qdw_at(line + (i * s->sw + kx % s->sw) * qdw_stride(p),
+                              p, col + kx / s->sw + v * QDW_VL);
+      CUVIL_UNROLL
+      for (int r = 0; r < QDW_R; ++r) {
+        const int64_t ky = i - r * s->sh;
+        if (ky >= 0 && ky < s->kh)
+          qdw_mac(&acc[r][v], xv, taps, ky * s->kw + kx);
+      }
+    }
   } else {
     for (int64_t ky = 0; ky < s->kh; ++ky)
       for (int64_t kx = 0; kx < s->kw; ++kx)
@@ -359,10 +363,10 @@ INLINE void qdw_tile(const qdw_shape *s, const qdw_el *line, int64_t p, int64_t 
   CUVIL_UNROLL
   for (int r = 0; r < QDW_R; ++r)
     CUVIL_UNROLL
-    for (int v = 0; v < nv; ++v) {
-      const qdw_v8 o = qdw_requant(acc[r][v], q);
-      __builtin_memcpy(dst + r * ds + v * QDW_VL, &o, sizeof o);
-    }
+  for (int v = 0; v < nv; ++v) {
+    const qdw_v8 o = qdw_requant(acc[r][v], q);
+    __builtin_memcpy(dst + r * ds + v * QDW_VL, &o, sizeof o);
+  }
   if (whole)
     return;
   for (int64_t r = 0; r < rows; ++r)
@@ -379,18 +383,21 @@ INLINE int64_t qdw_phase_len(int64_t cols, int64_t halo) {
 
 /* Every plane: bands of QDW_R output rows, column chunks of a->chunk;
  * each (band, chunk) fills its lines, then runs its tiles. */
-INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled, int nv) {
+INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled,
+                       int nv) {
   const int64_t lines = (QDW_R - 1) * s->sh + (s->kh - 1) * s->dh + 1;
   const int64_t p = qdw_phase_len(a->chunk, (s->kw - 1) * s->dw / s->sw);
   /* One-lane targets move int8 inputs to uint8 (see qdw_x). */
-  const int32_t xoff = CUVIL_SCALAR_BLOCKING && a->x_type == CUVIL_Q_I8 ? 128 : 0;
+  const int32_t xoff =
+      CUVIL_SCALAR_BLOCKING && a->x_type == CUVIL_Q_I8 ? 128 : 0;
   /* (Slack for qdw_fill's vector stores past the last line.) */
   __attribute__((aligned(16))) qdw_el line[QDW_LINE_ELEMS + QDW_VL];
   const uint8_t *x_end = (const uint8_t *)a->x + a->planes * s->h * s->wd;
   const uint8_t *y_end = a->y + a->planes * s->oh * s->ow;
   /* The lines of all bands of a plane, when they fit (narrow maps). */
   const int64_t all = ((s->oh + QDW_R - 1) / QDW_R - 1) * QDW_R * s->sh + lines;
-  const int once = a->chunk == s->ow && all * s->sw * qdw_stride(p) <= QDW_LINE_ELEMS;
+  const int once =
+      a->chunk == s->ow && all * s->sw * qdw_stride(p) <= QDW_LINE_ELEMS;
   for (int64_t pl = 0; pl < a->planes; ++pl) {
     const int64_t ch = pl % a->c;
     const uint8_t *xc = (const uint8_t *)a->x + pl * s->h * s->wd;
@@ -401,23 +408,25 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled, int 
       taps[t / 8][t % 8] = wc[t];
     const int32_t bias = a->bias[ch] - (xoff ? xoff * a->wsum[ch] : 0);
     const int64_t shift = a->rq[2 * ch + 1], s31 = shift - 31;
-    const qdw_rq q = {a->rq[2 * ch],
-                      shift,
-                      ((int64_t)1 << (shift - 1)) - 1 + a->y_zp * ((int64_t)1 << shift),
-                      (int32_t)a->y_lo,
-                      (int32_t)a->y_hi,
-                      (int32_t)s31,
-                      cuvil_qrq_round31(shift, a->y_zp),
-                      ((int64_t)1 << (shift - 1)) + a->y_zp * ((int64_t)1 << shift),
-                      ((int64_t)1 << shift) - 1,
-                      a->y_zp};
+    const qdw_rq q = {
+        a->rq[2 * ch],
+        shift,
+        ((int64_t)1 << (shift - 1)) - 1 + a->y_zp * ((int64_t)1 << shift),
+        (int32_t)a->y_lo,
+        (int32_t)a->y_hi,
+        (int32_t)s31,
+        cuvil_qrq_round31(shift, a->y_zp),
+        ((int64_t)1 << (shift - 1)) + a->y_zp * ((int64_t)1 << shift),
+        ((int64_t)1 << shift) - 1,
+        a->y_zp};
     for (int64_t ox0 = 0; ox0 < s->ow; ox0 += a->chunk) {
       const int64_t cols = s->ow - ox0 < a->chunk ? s->ow - ox0 : a->chunk;
       const int64_t col0 = ox0 * s->sw - s->pad_left;
       for (int64_t oy = 0; oy < s->oh; oy += QDW_R) {
         /* The band's lines; with once, the plane's, at the first band. */
         const int64_t iy0 = oy * s->sh - s->pad_top;
-        const qdw_el *band = once ? line + oy * s->sh * s->sw * qdw_stride(p) : line;
+        const qdw_el *band =
+            once ? line + oy * s->sh * s->sw * qdw_stride(p) : line;
         for (int64_t i = 0; i < (once ? (oy ? 0 : all) : lines); ++i) {
           const int64_t iy = iy0 + i;
           const void *row = iy >= 0 && iy < s->h ? xc + iy * s->wd : 0;
@@ -431,10 +440,11 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled, int 
          * tile and a byte loop): the excess lands on the next row, band or
          * plane, all stored later; never past the end of y. */
         for (int64_t t = 0; t < cols; t += tw)
-          qdw_tile(s, band, p, t, taps, bias, &q, y + t, rows, cols - t < tw ? cols - t : tw,
-                   a->chunk == s->ow && s->ow <= tw && y + (QDW_R - 1) * s->ow + tw <= y_end,
-                   unrolled,
-                   nv);
+          qdw_tile(s, band, p, t, taps, bias, &q, y + t, rows,
+                   cols - t < tw ? cols - t : tw,
+                   a->chunk == s->ow && s->ow <= tw &&
+                       y + (QDW_R - 1) * s->ow + tw <= y_end,
+                   unrolled, nv);
       }
     }
   }
@@ -444,14 +454,15 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled, int 
  * with tiles of QDW_NV vectors or, for maps no wider than one vector, of
  * one (DS-CNN's 5-wide maps: 5 of 8 lanes used, not 5 of 16); and the
  * general kernel. */
-#define QDW_KERNEL(name, KH, KW, S, NV)                                                            \
-  static __attribute__((noinline)) void name(const qdw_shape *g, const qdw_args *a) {              \
-    qdw_shape s = *g;                                                                              \
-    s.kh = KH;                                                                                     \
-    s.kw = KW;                                                                                     \
-    s.sh = s.sw = S;                                                                               \
-    s.dh = s.dw = 1;                                                                               \
-    qdw_planes(&s, a, 1, NV);                                                                      \
+#define QDW_KERNEL(name, KH, KW, S, NV)                                        \
+  static __attribute__((noinline)) void name(const qdw_shape *g,               \
+                                             const qdw_args *a) {              \
+    qdw_shape s = *g;                                                          \
+    s.kh = KH;                                                                 \
+    s.kw = KW;                                                                 \
+    s.sh = s.sw = S;                                                           \
+    s.dh = s.dw = 1;                                                           \
+    qdw_planes(&s, a, 1, NV);                                                  \
   }
 QDW_KERNEL(qdw_3x3s1, 3, 3, 1, QDW_NV)
 QDW_KERNEL(qdw_3x3s2, 3, 3, 2, QDW_NV)
@@ -463,7 +474,8 @@ QDW_KERNEL(qdw_3x3s2_narrow, 3, 3, 2, 1)
 #endif
 #undef QDW_KERNEL
 
-static __attribute__((noinline)) void qdw_general(const qdw_shape *s, const qdw_args *a) {
+static __attribute__((noinline)) void qdw_general(const qdw_shape *s,
+                                                  const qdw_args *a) {
   qdw_planes(s, a, 0, QDW_NV);
 }
 
@@ -491,7 +503,8 @@ void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
   if (qdw_phase_len(s.ow, halo) > per_phase)
     chunk = (per_phase - halo - (QDW_COPIES - 1)) / QDW_TW * QDW_TW;
   /* One-lane targets need wsum for int8 inputs (see qdw_x). */
-  int fits = chunk > 0 && s.kh * s.kw <= QDW_TAPS_MAX && (!CUVIL_SCALAR_BLOCKING || wsum || x_type == CUVIL_Q_U8);
+  int fits = chunk > 0 && s.kh * s.kw <= QDW_TAPS_MAX &&
+             (!CUVIL_SCALAR_BLOCKING || wsum || x_type == CUVIL_Q_U8);
   for (int64_t ch = 0; ch < c && fits; ++ch)
     fits = rq[2 * ch + 1] >= QDW_SHIFT_MIN && rq[2 * ch + 1] <= QDW_SHIFT_MAX;
   if (!fits || s.oh <= 0 || s.ow <= 0) {
@@ -499,11 +512,13 @@ void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
                          y_zp, y_lo, y_hi);
     return;
   }
-  const qdw_args a = {x,    w,    bias, wsum, rq,   (uint8_t *)y, geom[CUVIL_QCONV_N] * c,
-                      c,    x_type, x_zp, y_zp, y_lo, y_hi,     chunk};
+  const qdw_args a = {
+      x, w,      bias, wsum, rq,   (uint8_t *)y, geom[CUVIL_QCONV_N] * c,
+      c, x_type, x_zp, y_zp, y_lo, y_hi,         chunk};
   const int unit = s.dh == 1 && s.dw == 1 && s.sh == s.sw;
 #if QDW_NV > 1
-  if (unit && s.kh == 3 && s.kw == 3 && (s.sh == 1 || s.sh == 2) && s.ow <= QDW_VL) {
+  if (unit && s.kh == 3 && s.kw == 3 && (s.sh == 1 || s.sh == 2) &&
+      s.ow <= QDW_VL) {
     if (s.sh == 1)
       qdw_3x3s1_narrow(&s, &a);
     else

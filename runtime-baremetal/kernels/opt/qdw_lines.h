@@ -35,8 +35,9 @@ INLINE void qdw_put(qdw_el *d, int64_t p, int64_t i, int32_t v) {
  * pointer, unrolled by 2 (indexed through qdw_put, the optimiser kept five
  * induction variables: 23 instructions for 4 elements; unrolled by 4, the
  * tiles of the same function took more than the fill saved on stride 2). */
-INLINE void qdw_copy2(qdw_el *d, int64_t p, int64_t a, int64_t b, const void *row,
-                      int64_t from, int64_t sw, int u8, int32_t xoff) {
+INLINE void qdw_copy2(qdw_el *d, int64_t p, int64_t a, int64_t b,
+                      const void *row, int64_t from, int64_t sw, int u8,
+                      int32_t xoff) {
   qdw_el *d0 = d + a, *d1 = d + p + 1 + a;
   const qdw_el *const end = d + b;
   if (u8) {
@@ -56,8 +57,9 @@ INLINE void qdw_copy2(qdw_el *d, int64_t p, int64_t a, int64_t b, const void *ro
 /* Fills the line at dst (sw phases) with input row `row` (0: a padding
  * row), columns col0 + ph + i * sw, zp outside the row; plus xoff (see
  * qdw_x). */
-INLINE void qdw_fill(const qdw_shape *s, qdw_el *dst, const void *row, int64_t x_type,
-                     int64_t col0, int64_t p, int32_t zp, int32_t xoff, const uint8_t *x_end) {
+INLINE void qdw_fill(const qdw_shape *s, qdw_el *dst, const void *row,
+                     int64_t x_type, int64_t col0, int64_t p, int32_t zp,
+                     int32_t xoff, const uint8_t *x_end) {
 #if !CUVIL_SCALAR_BLOCKING
   /* Stride 1, vector targets: whole vectors (element loops cost more than
    * the tiles on narrow maps): padding, row, padding, each overwriting the

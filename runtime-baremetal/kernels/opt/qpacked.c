@@ -79,7 +79,8 @@ INLINE cuvil_qrow row_splat(uint8_t v) { return (cuvil_qrow){0} + v; }
 /* Step (ci, ky, kx) (a window tap) of the block's positions, for the
  * blocks gather_run does not take (across rows, kernels of more than
  * QTAPS taps). */
-INLINE cuvil_qrow conv_step(const qsrc *s, const qblock *b, int64_t ci, int64_t ky, int64_t kx) {
+INLINE cuvil_qrow conv_step(const qsrc *s, const qblock *b, int64_t ci,
+                            int64_t ky, int64_t kx) {
   cuvil_qrow row = row_splat(s->pad);
   const uint8_t *xc = s->x + ci * s->h * s->wd;
   for (int64_t i = 0; i < b->runs; ++i) {
@@ -110,17 +111,22 @@ INLINE cuvil_qrow conv_step(const qsrc *s, const qblock *b, int64_t ci, int64_t 
  * [lo, hi) that read the input (the others read the padding) are
  * tabulated once, so a step inside the input (all lanes, stride 1) is one
  * copy of CUVIL_QNR bytes and a few instructions around it. */
-STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil_qxe *buf) {
+STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
+                      cuvil_qxe *buf) {
   const int64_t taps = s->kh * s->kw, hw = s->h * s->wd;
   int64_t off[QTAPS];
   int32_t lo[QTAPS], hi[QTAPS];
   uint8_t whole[QTAPS]; /* all lanes, stride 1 or 2: one copy (and a shuffle) */
   for (int64_t t = 0; t < taps; ++t) {
-    const int64_t iy = b->iy[0] + t / s->kw * s->dh, ix = b->ix[0] + t % s->kw * s->dw;
+    const int64_t iy = b->iy[0] + t / s->kw * s->dh,
+                  ix = b->ix[0] + t % s->kw * s->dw;
     off[t] = iy * s->wd + ix;
     lo[t] = (int32_t)first_inside(ix, s->sw);
-    hi[t] = iy < 0 || iy >= s->h ? 0 : (int32_t)end_inside(ix, s->sw, s->wd, b->nb);
-    whole[t] = lo[t] == 0 && hi[t] == CUVIL_QNR && (s->sw == 1 || s->sw == 2) ? (uint8_t)s->sw : 0;
+    hi[t] =
+        iy < 0 || iy >= s->h ? 0 : (int32_t)end_inside(ix, s->sw, s->wd, b->nb);
+    whole[t] = lo[t] == 0 && hi[t] == CUVIL_QNR && (s->sw == 1 || s->sw == 2)
+                   ? (uint8_t)s->sw
+                   : 0;
   }
   const int64_t sw = s->sw;
   const uint8_t pad = s->pad;
@@ -172,8 +178,8 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cu
           /* The even bytes of 2 CUVIL_QNR - 1 (a deinterleaving shuffle). */
           cuvil_qrow2 pair = {0};
           __builtin_memcpy(&pair, xp, 2 * CUVIL_QNR - 1);
-          row = __builtin_shufflevector(pair, pair, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
-                                        26, 28, 30);
+          row = __builtin_shufflevector(pair, pair, 0, 2, 4, 6, 8, 10, 12, 14,
+                                        16, 18, 20, 22, 24, 26, 28, 30);
         } else {
           /* Lane by lane through memory: a vector lane at a variable index
            * is a store and a reload of the whole vector each. */
@@ -200,7 +206,8 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cu
 
 /* Steps [k0, k0 + kc) (kc a multiple of CUVIL_QKR; steps from K on read 0,
  * against zero weights) of block b into buf, group by group. */
-STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil_qxe *buf) {
+STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
+                  cuvil_qxe *buf) {
   cuvil_qrow g[CUVIL_QKR];
 #if defined(CUVIL_QPAIRS)
   /* One row (a fully connected layer at batch 1), for run_row: step pairs
@@ -212,7 +219,8 @@ STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil_
     uint64_t sum = 0;
     for (int64_t t = k0; t < k0 + kc; t += 2) {
       const uint64_t x0 = t < s->k ? (uint8_t)(xr[t] ^ s->flip) : 0;
-      const uint64_t x1 = t + 1 < k0 + kc && t + 1 < s->k ? (uint8_t)(xr[t + 1] ^ s->flip) : 0;
+      const uint64_t x1 =
+          t + 1 < k0 + kc && t + 1 < s->k ? (uint8_t)(xr[t + 1] ^ s->flip) : 0;
       buf[(t - k0) / 2] = x1 + (x0 << 32);
       sum += t + 1 < k0 + kc ? x0 + x1 : 0;
     }
@@ -255,8 +263,8 @@ STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc, cuvil_
  * panel of mb channels at wq against the gathered xq; with one = 1 only
  * the block's first position. Called with mb = CUVIL_QMR (a constant:
  * whole-vector loads) or the narrow panel's width. */
-INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq,
-                      int64_t mb, int one) {
+INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
+                      int64_t nq, int64_t mb, int one) {
   cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV];
   cuvil_qacc_load(acc, part);
   /* Two groups per iteration: the loop's counter and branch over 48 sdot
@@ -267,7 +275,8 @@ INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int6
     CUVIL_UNROLL
     for (int v = 0; v < CUVIL_QMV; ++v)
       w[v] = mb == CUVIL_QMR ? cuvil_qw_load(wq + v * CUVIL_QWB)
-                             : cuvil_qw_load_n(wq + v * CUVIL_QWB, mb * CUVIL_QKR - v * CUVIL_QWB);
+                             : cuvil_qw_load_n(wq + v * CUVIL_QWB,
+                                               mb * CUVIL_QKR - v * CUVIL_QWB);
     if (one)
       cuvil_qgroup_one(acc[0], w, xq);
     else
@@ -278,17 +287,18 @@ INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int6
   cuvil_qacc_store(part, acc);
 }
 
-STAGE void run_full(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq) {
+STAGE void run_full(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
+                    int64_t nq) {
   run_panel(part, xq, wq, nq, CUVIL_QMR, 0);
 }
 
-STAGE void run_narrow(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq,
-                      int64_t mb) {
+STAGE void run_narrow(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
+                      int64_t nq, int64_t mb) {
   run_panel(part, xq, wq, nq, mb, 0);
 }
 
-STAGE void run_one(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t nq,
-                   int64_t mb) {
+STAGE void run_one(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
+                   int64_t nq, int64_t mb) {
   if (mb == CUVIL_QMR)
     run_panel(part, xq, wq, nq, CUVIL_QMR, 1);
   else
@@ -300,8 +310,8 @@ STAGE void run_one(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t
  * 8-aligned if dword: one load a pair, else two words, not an unaligned
  * doubleword: eight byte loads, or a trap on hardware without misaligned
  * accesses). */
-INLINE void row_pairs(uint64_t acc[CUVIL_QMR], const cuvil_qxe *xq, const int8_t *wq,
-                      int64_t np, int dword) {
+INLINE void row_pairs(uint64_t acc[CUVIL_QMR], const cuvil_qxe *xq,
+                      const int8_t *wq, int64_t np, int dword) {
   const uint64_t digits = 0x000000ff000000ffu, flip = 0x8080808080808080u;
   for (int c = 0; c < CUVIL_QMR; ++c)
     acc[c] = 0;
@@ -334,12 +344,13 @@ INLINE void row_pairs(uint64_t acc[CUVIL_QMR], const cuvil_qxe *xq, const int8_t
  * weight alone (the low half, u[t] x[t + 1] < 2^16 a pair, carries nothing
  * over a tile's 64 pairs); 128 times the paired x sum comes off at the
  * end. */
-STAGE void run_row(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t kc,
-                   int64_t mb) {
+STAGE void run_row(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
+                   int64_t kc, int64_t mb) {
   const int64_t np = kc / 2;
   if (mb < CUVIL_QMR || ((uintptr_t)wq & 3)) {
     for (int64_t t = 0; t < kc; ++t) {
-      const int32_t x = (int32_t)(t & 1 ? (uint32_t)xq[t / 2] : xq[t / 2] >> 32);
+      const int32_t x =
+          (int32_t)(t & 1 ? (uint32_t)xq[t / 2] : xq[t / 2] >> 32);
       for (int64_t c = 0; c < mb; ++c)
         part[c] += x * wq[t * mb + c];
     }
@@ -364,17 +375,19 @@ STAGE void run_row(int32_t *part, const cuvil_qxe *xq, const int8_t *wq, int64_t
 
 /* Channels [c0, c1) of block b (part: their accumulators, [channel panel]
  * [QNR][QMR]) over the tile [k0, k0 + kc) of a reduction of kp steps. */
-INLINE void run_tile(const qout *o, const qblock *b, const cuvil_qxe *buf, int32_t *part,
-                     int64_t c0, int64_t c1, int64_t k0, int64_t kc, int64_t kp, int keep) {
+INLINE void run_tile(const qout *o, const qblock *b, const cuvil_qxe *buf,
+                     int32_t *part, int64_t c0, int64_t c1, int64_t k0,
+                     int64_t kc, int64_t kp, int keep) {
   for (int64_t m0 = c0; m0 < c1; m0 += CUVIL_QMR) {
     const int64_t mb = o->m - m0 < CUVIL_QMR ? o->m - m0 : CUVIL_QMR;
     int32_t *pp = part + (keep ? (m0 - c0) * CUVIL_QNR : 0);
     if (k0 == 0) {
       int32_t init[CUVIL_QMR];
       for (int64_t i = 0; i < CUVIL_QMR; ++i)
-        init[i] = i < mb ? (int32_t)((uint32_t)o->bias[m0 + i] +
-                                     (uint32_t)o->corr * (uint32_t)o->wsum[m0 + i])
-                         : 0;
+        init[i] = i < mb
+                      ? (int32_t)((uint32_t)o->bias[m0 + i] +
+                                  (uint32_t)o->corr * (uint32_t)o->wsum[m0 + i])
+                      : 0;
       for (int j = 0; j < CUVIL_QNR; ++j)
         __builtin_memcpy(pp + j * CUVIL_QMR, init, sizeof init);
     }
@@ -384,7 +397,7 @@ INLINE void run_tile(const qout *o, const qblock *b, const cuvil_qxe *buf, int32
       run_row(pp, buf, wq, kc, mb);
     else
 #endif
-    if (b->nb == 1)
+        if (b->nb == 1)
       run_one(pp, buf, wq, kc / CUVIL_QKR, mb);
     else if (mb == CUVIL_QMR)
       run_full(pp, buf, wq, kc / CUVIL_QKR);
@@ -397,8 +410,8 @@ INLINE void run_tile(const qout *o, const qblock *b, const cuvil_qxe *buf, int32
 
 /* Every channel of block b: the tiles of its reduction gathered, then run
  * by every panel (by chunks of channels when there are several tiles). */
-INLINE void run_block(const qsrc *s, const qout *o, const qblock *b, cuvil_qxe *buf,
-                      int32_t *part) {
+INLINE void run_block(const qsrc *s, const qout *o, const qblock *b,
+                      cuvil_qxe *buf, int32_t *part) {
   const int64_t kp = (s->k + CUVIL_QKR - 1) / CUVIL_QKR * CUVIL_QKR;
   const int keep = kp > CUVIL_QKC; /* several tiles: accumulators wait */
   const int64_t chunk = keep ? QMC : o->m;
@@ -428,13 +441,16 @@ INLINE void run_all(const qsrc *s, const qout *o) {
   if (!s->is_gemm && s->ow >= CUVIL_QNR) {
     for (int64_t p0 = 0; p0 < o->positions; p0 += s->ow)
       for (int64_t ox = 0; ox < s->ow; ox += CUVIL_QNR) {
-        block_init(s, &b, p0 + (ox + CUVIL_QNR <= s->ow ? ox : s->ow - CUVIL_QNR), CUVIL_QNR);
+        block_init(s, &b,
+                   p0 + (ox + CUVIL_QNR <= s->ow ? ox : s->ow - CUVIL_QNR),
+                   CUVIL_QNR);
         run_block(s, o, &b, buf, part);
       }
     return;
   }
   for (int64_t p0 = 0; p0 < o->positions; p0 += CUVIL_QNR) {
-    block_init(s, &b, p0, o->positions - p0 < CUVIL_QNR ? o->positions - p0 : CUVIL_QNR);
+    block_init(s, &b, p0,
+               o->positions - p0 < CUVIL_QNR ? o->positions - p0 : CUVIL_QNR);
     run_block(s, o, &b, buf, part);
   }
 }
@@ -442,11 +458,12 @@ INLINE void run_all(const qsrc *s, const qout *o) {
 /* The flip into the kernel's domain of x_type activations, the
  * accumulator's correction per unit of wsum, and whether the m channels'
  * requantization fits the int32 form. */
-INLINE void domain(qsrc *s, qout *o, int64_t x_type, int64_t x_zp, const int32_t *rq,
-                   int64_t m) {
+INLINE void domain(qsrc *s, qout *o, int64_t x_type, int64_t x_zp,
+                   const int32_t *rq, int64_t m) {
   o->lanes32 = 1;
   for (int64_t i = 0; i < m; ++i)
-    o->lanes32 &= rq[2 * i + 1] >= CUVIL_QRQ_SHIFT_MIN && rq[2 * i + 1] <= CUVIL_QRQ_SHIFT_MAX;
+    o->lanes32 &= rq[2 * i + 1] >= CUVIL_QRQ_SHIFT_MIN &&
+                  rq[2 * i + 1] <= CUVIL_QRQ_SHIFT_MAX;
   const int is_u8 = x_type == CUVIL_Q_U8;
   const int flip = is_u8 != CUVIL_QX_UNSIGNED;
   s->flip = flip ? 0x80 : 0;
@@ -461,23 +478,51 @@ void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
                                int64_t x_type, int64_t x_zp, int64_t y_type,
                                int64_t y_zp, int64_t y_lo, int64_t y_hi) {
   const int64_t group = geom[CUVIL_QCONV_GROUP], m = geom[CUVIL_QCONV_M];
-  const int64_t c = geom[CUVIL_QCONV_C], h = geom[CUVIL_QCONV_H], wd = geom[CUVIL_QCONV_W];
+  const int64_t c = geom[CUVIL_QCONV_C], h = geom[CUVIL_QCONV_H],
+                wd = geom[CUVIL_QCONV_W];
   const int64_t kh = geom[CUVIL_QCONV_KH], kw = geom[CUVIL_QCONV_KW];
   const int64_t oh = geom[CUVIL_QCONV_OH], ow = geom[CUVIL_QCONV_OW];
   const int64_t cg = c / group, mg = m / group, k = cg * kh * kw;
   const int64_t kp = (k + CUVIL_QKR - 1) / CUVIL_QKR * CUVIL_QKR;
-  qsrc s = {0, 0, cg, h, wd, kh, kw, ow, geom[CUVIL_QCONV_SH], geom[CUVIL_QCONV_SW],
-            geom[CUVIL_QCONV_DH], geom[CUVIL_QCONV_DW], geom[CUVIL_QCONV_PAD_TOP],
-            geom[CUVIL_QCONV_PAD_LEFT], k, 0, 0};
-  if (kh == 1 && kw == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 && s.pl == 0 && oh == h &&
-      ow == wd) {
+  qsrc s = {0,
+            0,
+            cg,
+            h,
+            wd,
+            kh,
+            kw,
+            ow,
+            geom[CUVIL_QCONV_SH],
+            geom[CUVIL_QCONV_SW],
+            geom[CUVIL_QCONV_DH],
+            geom[CUVIL_QCONV_DW],
+            geom[CUVIL_QCONV_PAD_TOP],
+            geom[CUVIL_QCONV_PAD_LEFT],
+            k,
+            0,
+            0};
+  if (kh == 1 && kw == 1 && s.sh == 1 && s.sw == 1 && s.pt == 0 && s.pl == 0 &&
+      oh == h && ow == wd) {
     /* A pointwise convolution: the image as one row of h * w pixels, so
      * that blocks run across the rows without the general gathering. */
     s.h = 1;
     s.wd = s.ow = h * wd;
   }
-  qout o = {0, 0, 0, 0, 0, y_type, mg, oh * ow, oh * ow, 1,
-            0, (int32_t)y_zp, (int32_t)y_lo, (int32_t)y_hi, 0};
+  qout o = {0,
+            0,
+            0,
+            0,
+            0,
+            y_type,
+            mg,
+            oh * ow,
+            oh * ow,
+            1,
+            0,
+            (int32_t)y_zp,
+            (int32_t)y_lo,
+            (int32_t)y_hi,
+            0};
   domain(&s, &o, x_type, x_zp, rq, m);
   for (int64_t b = 0; b < geom[CUVIL_QCONV_N]; ++b)
     for (int64_t g = 0; g < group; ++g) {
@@ -499,8 +544,21 @@ void cuvil_k_qgemm_packed_s8(const void *a, const int8_t *wp,
                              int64_t y_hi) {
   /* No padding: a_zp only matters through bias. */
   qsrc s = {(const uint8_t *)a, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, k, 0, 0};
-  qout o = {wp, bias, wsum, rq, y, y_type, n, m, 1, n,
-            0, (int32_t)y_zp, (int32_t)y_lo, (int32_t)y_hi, 0};
+  qout o = {wp,
+            bias,
+            wsum,
+            rq,
+            y,
+            y_type,
+            n,
+            m,
+            1,
+            n,
+            0,
+            (int32_t)y_zp,
+            (int32_t)y_lo,
+            (int32_t)y_hi,
+            0};
   domain(&s, &o, a_type, a_zp, rq, n);
   run_all(&s, &o);
 }

@@ -34,8 +34,8 @@ typedef cuvil_qi64x4 qi64x4;
  * shift, and an exact tie (the bits shifted out of t all 0; rare, so a
  * branch rather than parity arithmetic for every output) moves to the even
  * neighbour; the clamp is a max and a min with Zbb. */
-INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
-                         int64_t mb) {
+INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp,
+                         int64_t m0, int64_t mb) {
   int64_t mul[CUVIL_QMR], sh[CUVIL_QMR], half[CUVIL_QMR], mask[CUVIL_QMR];
   for (int l = 0; l < CUVIL_QMR; ++l) {
     const int32_t *rq = o->rq + 2 * (m0 + (l < mb ? l : 0));
@@ -50,21 +50,21 @@ INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int6
   uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
   for (int64_t j = 0; j < nb; ++j, y += ps)
     CUVIL_UNROLL
-    for (int l = 0; l < CUVIL_QMR; ++l)
-      if (l < mb) {
-        const int64_t t = (int64_t)pp[j * CUVIL_QMR + l] * mul[l] + half[l];
-        int64_t v = t >> sh[l];
-        if (__builtin_expect((t & mask[l]) == 0, 0))
-          v -= v & 1;
-        v += zp;
-        v = v < lo ? lo : v;
-        y[l * cs] = (uint8_t)(v > hi ? hi : v);
-      }
+  for (int l = 0; l < CUVIL_QMR; ++l)
+    if (l < mb) {
+      const int64_t t = (int64_t)pp[j * CUVIL_QMR + l] * mul[l] + half[l];
+      int64_t v = t >> sh[l];
+      if (__builtin_expect((t & mask[l]) == 0, 0))
+        v -= v & 1;
+      v += zp;
+      v = v < lo ? lo : v;
+      y[l * cs] = (uint8_t)(v > hi ? hi : v);
+    }
 }
 #else
 #define QRV (CUVIL_QMR / 4)
-INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
-                         int64_t mb) {
+INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp,
+                         int64_t m0, int64_t mb) {
   qi32x4 mul[QRV];
   qi64x4 sh[QRV], mask[QRV], half[QRV];
   for (int v = 0; v < QRV; ++v)
@@ -82,21 +82,23 @@ INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp, int6
   uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
   for (int64_t j = 0; j < nb; ++j, y += ps)
     CUVIL_UNROLL
-    for (int v = 0; v < QRV; ++v) {
-      qi32x4 acc;
-      __builtin_memcpy(&acc, pp + j * CUVIL_QMR + 4 * v, sizeof acc);
-      qi64x4 p;
-      cuvil_qmul_wide(&p, acc, mul[v]);
-      const qi64x4 q = p >> sh[v];
-      qi32x4 r = __builtin_convertvector(q - (((p & mask[v]) + (q & 1)) > half[v]), qi32x4) + zp;
-      const qi32x4 below = r < lo, above = r > hi;
-      r = (r & ~below) | (lo & below);
-      r = (r & ~above) | (hi & above);
-      CUVIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        if (4 * v + l < mb)
-          y[(4 * v + l) * cs] = (uint8_t)r[l];
-    }
+  for (int v = 0; v < QRV; ++v) {
+    qi32x4 acc;
+    __builtin_memcpy(&acc, pp + j * CUVIL_QMR + 4 * v, sizeof acc);
+    qi64x4 p;
+    cuvil_qmul_wide(&p, acc, mul[v]);
+    const qi64x4 q = p >> sh[v];
+    qi32x4 r = __builtin_convertvector(
+                   q - (((p & mask[v]) + (q & 1)) > half[v]), qi32x4) +
+               zp;
+    const qi32x4 below = r<lo, above = r> hi;
+    r = (r & ~below) | (lo & below);
+    r = (r & ~above) | (hi & above);
+    CUVIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      if (4 * v + l < mb)
+        y[(4 * v + l) * cs] = (uint8_t)r[l];
+  }
 }
 #endif
 
@@ -106,8 +108,8 @@ typedef uint8_t qu8x8 __attribute__((vector_size(8)));
 /* requant_rows in int32 lanes (cuvil_qrq_lanes), eight channels at a time:
  * narrowed to int16 with saturation (exact after the clamp) and clamped
  * there. */
-INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
-                           int64_t mb) {
+INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp,
+                           int64_t m0, int64_t mb) {
   _Static_assert(CUVIL_QMR % 8 == 0, "eight channels per narrowed vector");
   /* The constants in vectors: (multiplier, shift) pairs deinterleaved by
    * one load (lane inserts cost some 100 instructions per call). */
@@ -120,7 +122,8 @@ INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp, in
     } else {
       int32_t lanes[8];
       for (int l = 0; l < 4; ++l)
-        __builtin_memcpy(lanes + 2 * l, o->rq + 2 * (m0 + (4 * v + l < mb ? 4 * v + l : 0)),
+        __builtin_memcpy(lanes + 2 * l,
+                         o->rq + 2 * (m0 + (4 * v + l < mb ? 4 * v + l : 0)),
                          2 * sizeof(int32_t));
       pair = vld2q_s32(lanes);
     }
@@ -129,31 +132,34 @@ INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp, in
     nsh[v] = vnegq_s32(s);
     odd[v] = vshlq_s32(one, s);
     /* cuvil_qrq_round31: 2^(s - 1) - 1 + y_zp 2^s */
-    rnd[v] = vaddq_s32(vsubq_s32(vshlq_s32(one, vsubq_s32(s, one)), one), vshlq_s32(zp, s));
+    rnd[v] = vaddq_s32(vsubq_s32(vshlq_s32(one, vsubq_s32(s, one)), one),
+                       vshlq_s32(zp, s));
   }
-  const int16x8_t lo = vdupq_n_s16((int16_t)o->y_lo), hi = vdupq_n_s16((int16_t)o->y_hi);
+  const int16x8_t lo = vdupq_n_s16((int16_t)o->y_lo),
+                  hi = vdupq_n_s16((int16_t)o->y_hi);
   /* Locals: the stores could alias *o. */
   const int64_t cs = o->ch_stride, ps = o->pos_stride, nb = b->nb;
   uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
   for (int64_t j = 0; j < nb; ++j, y += ps)
     CUVIL_UNROLL
-    for (int v = 0; v < QRV; v += 2) {
-      const int32_t *a = pp + j * CUVIL_QMR + 4 * v;
-      const int16x8_t r = vcombine_s16(
-          vqmovn_s32(cuvil_qrq_lanes(vld1q_s32(a), mul[v], nsh[v], odd[v], rnd[v])),
-          vqmovn_s32(cuvil_qrq_lanes(vld1q_s32(a + 4), mul[v + 1], nsh[v + 1], odd[v + 1],
-                                     rnd[v + 1])));
-      const qu8x8 u = (qu8x8)vmovn_s16(vminq_s16(vmaxq_s16(r, lo), hi));
-      CUVIL_UNROLL
-      for (int l = 0; l < 8; ++l)
-        if (4 * v + l < mb)
-          y[(4 * v + l) * cs] = u[l];
-    }
+  for (int v = 0; v < QRV; v += 2) {
+    const int32_t *a = pp + j * CUVIL_QMR + 4 * v;
+    const int16x8_t r = vcombine_s16(
+        vqmovn_s32(
+            cuvil_qrq_lanes(vld1q_s32(a), mul[v], nsh[v], odd[v], rnd[v])),
+        vqmovn_s32(cuvil_qrq_lanes(vld1q_s32(a + 4), mul[v + 1], nsh[v + 1],
+                                   odd[v + 1], rnd[v + 1])));
+    const qu8x8 u = (qu8x8)vmovn_s16(vminq_s16(vmaxq_s16(r, lo), hi));
+    CUVIL_UNROLL
+    for (int l = 0; l < 8; ++l)
+      if (4 * v + l < mb)
+        y[(4 * v + l) * cs] = u[l];
+  }
 }
 #endif
 
-STAGE void requant_block(const qout *o, const qblock *b, const int32_t *pp, int64_t m0,
-                         int64_t mb) {
+STAGE void requant_block(const qout *o, const qblock *b, const int32_t *pp,
+                         int64_t m0, int64_t mb) {
 #if defined(__aarch64__)
   if (o->lanes32) {
     if (mb == CUVIL_QMR)

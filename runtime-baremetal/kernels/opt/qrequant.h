@@ -34,9 +34,11 @@ static inline __attribute__((always_inline)) int32x4_t
 cuvil_qrq_lanes(int32x4_t acc, int32x4_t mult, int32x4_t nshift, int32x4_t odd,
                 int32x4_t round31) {
   const int32x4_t hi = vqdmulhq_s32(acc, mult);
-  const uint32x4_t sticky = vtstq_s32(vmulq_s32(acc, mult), vdupq_n_s32(0x7fffffff));
+  const uint32x4_t sticky =
+      vtstq_s32(vmulq_s32(acc, mult), vdupq_n_s32(0x7fffffff));
   /* bit as a mask (-1 or 0), subtracted: + 1 */
-  const int32x4_t bit = vreinterpretq_s32_u32(vorrq_u32(sticky, vtstq_s32(hi, odd)));
+  const int32x4_t bit =
+      vreinterpretq_s32_u32(vorrq_u32(sticky, vtstq_s32(hi, odd)));
   return vshlq_s32(vqsubq_s32(vqaddq_s32(hi, round31), bit), nshift);
 }
 #endif

@@ -6,11 +6,10 @@
 
 #include "requant.h"
 
-
 /* w[mo, t] of weights packed with panels of mr channels and groups of kr
  * steps, kp = K rounded up to kr, M channels (see qint.h). */
-static inline int32_t qint_w(const int8_t *wp, int64_t mo, int64_t t,
-                             int64_t M, int64_t kp, int64_t mr, int64_t kr) {
+static inline int32_t qint_w(const int8_t *wp, int64_t mo, int64_t t, int64_t M,
+                             int64_t kp, int64_t mr, int64_t kr) {
   const int64_t m0 = mo / mr * mr;
   const int64_t mb = M - m0 < mr ? M - m0 : mr;
   const int64_t q = t / kr;
@@ -98,9 +97,8 @@ void cuvil_k_qdwconv2d_s8(const void *x, const int8_t *w, const int32_t *bias,
 
 void cuvil_k_qadd_s8(const void *a, const void *b, void *y, int64_t n,
                      int64_t a_type, int64_t b_type, int64_t y_type,
-                     int64_t a_zp, int64_t b_zp, int64_t a_mult,
-                     int64_t b_mult, int64_t shift, int64_t y_zp,
-                     int64_t y_lo, int64_t y_hi) {
+                     int64_t a_zp, int64_t b_zp, int64_t a_mult, int64_t b_mult,
+                     int64_t shift, int64_t y_zp, int64_t y_lo, int64_t y_hi) {
   for (int64_t i = 0; i < n; ++i) {
     /* |a - a_zp| < 2^8 and a_mult < 2^31: the sum stays below 2^40. */
     const int64_t v = (cuvil_q_load8(a, i, a_type) - a_zp) * a_mult +
@@ -111,10 +109,10 @@ void cuvil_k_qadd_s8(const void *a, const void *b, void *y, int64_t n,
   }
 }
 
-void cuvil_k_qglobal_avgpool_s8(const void *x, void *y, int64_t nc,
-                                int64_t hw, int64_t x_type, int64_t y_type,
-                                int64_t x_zp, int64_t mult, int64_t shift,
-                                int64_t y_zp, int64_t y_lo, int64_t y_hi) {
+void cuvil_k_qglobal_avgpool_s8(const void *x, void *y, int64_t nc, int64_t hw,
+                                int64_t x_type, int64_t y_type, int64_t x_zp,
+                                int64_t mult, int64_t shift, int64_t y_zp,
+                                int64_t y_lo, int64_t y_hi) {
   for (int64_t i = 0; i < nc; ++i) {
     int64_t sum = -hw * x_zp;
     for (int64_t j = 0; j < hw; ++j)

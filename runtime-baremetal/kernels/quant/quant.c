@@ -70,9 +70,8 @@ void cuvil_k_dequantize_f32(const void *x, const float *scale, const void *zp,
   }
 }
 
-void cuvil_k_dynamic_quantize_f32_u8(const float *x, uint8_t *y,
-                                     float *y_scale, uint8_t *y_zero_point,
-                                     int64_t n) {
+void cuvil_k_dynamic_quantize_f32_u8(const float *x, uint8_t *y, float *y_scale,
+                                     uint8_t *y_zero_point, int64_t n) {
   /* The range always includes 0, so that 0 is exactly representable. */
   float lo = 0.0f, hi = 0.0f;
   for (int64_t i = 0; i < n; ++i) {
@@ -128,17 +127,16 @@ static inline int32_t q_dot(const void *a, int64_t a_off, int64_t a_type,
 void cuvil_k_matmul_integer(const void *a, const void *b, const void *a_zp,
                             const void *b_zp, int32_t *y, int64_t m, int64_t n,
                             int64_t k, const int64_t *batch_shape,
-                            const int64_t *a_bstride,
-                            const int64_t *b_bstride, int64_t a_type,
-                            int64_t b_type, int64_t a_zp_per_row,
-                            int64_t b_zp_per_col) {
+                            const int64_t *a_bstride, const int64_t *b_bstride,
+                            int64_t a_type, int64_t b_type,
+                            int64_t a_zp_per_row, int64_t b_zp_per_col) {
   Q_FOR_EACH_BATCH({
     for (int64_t i = 0; i < m; ++i) {
       const int32_t za = q_zero_point(a_zp, a_zp_per_row ? i : 0, a_type);
       for (int64_t j = 0; j < n; ++j) {
         const int32_t zb = q_zero_point(b_zp, b_zp_per_col ? j : 0, b_type);
-        y[y_off + i * n + j] = q_dot(a, a_off + i * k, a_type, za, b,
-                                     b_off + j, b_type, zb, n, k);
+        y[y_off + i * n + j] =
+            q_dot(a, a_off + i * k, a_type, za, b, b_off + j, b_type, zb, n, k);
       }
     }
   });
@@ -150,9 +148,8 @@ void cuvil_k_qlinear_matmul(const void *a, const float *a_scale,
                             const float *y_scale, const void *y_zp, void *y,
                             int64_t m, int64_t n, int64_t k,
                             const int64_t *batch_shape,
-                            const int64_t *a_bstride,
-                            const int64_t *b_bstride, int64_t a_type,
-                            int64_t b_type, int64_t y_type,
+                            const int64_t *a_bstride, const int64_t *b_bstride,
+                            int64_t a_type, int64_t b_type, int64_t y_type,
                             int64_t b_per_col) {
   const int32_t za = q_zero_point(a_zp, 0, a_type);
   const int32_t zy = q_zero_point(y_zp, 0, y_type);
@@ -162,8 +159,8 @@ void cuvil_k_qlinear_matmul(const void *a, const float *a_scale,
       const int32_t zb = q_zero_point(b_zp, jb, b_type);
       const float mult = a_scale[0] * b_scale[jb] / y_scale[0];
       for (int64_t i = 0; i < m; ++i) {
-        const int32_t acc = q_dot(a, a_off + i * k, a_type, za, b, b_off + j,
-                                  b_type, zb, n, k);
+        const int32_t acc =
+            q_dot(a, a_off + i * k, a_type, za, b, b_off + j, b_type, zb, n, k);
         q_store_rounded(y, y_off + i * n + j, y_type, (float)acc * mult, zy);
       }
     }
@@ -179,11 +176,11 @@ struct q_conv_shape {
 
 static inline struct q_conv_shape q_conv_unpack(const int64_t *g) {
   struct q_conv_shape s = {
-      g[CUVIL_QCONV_N],      g[CUVIL_QCONV_C],        g[CUVIL_QCONV_H],
-      g[CUVIL_QCONV_W],      g[CUVIL_QCONV_M],        g[CUVIL_QCONV_KH],
-      g[CUVIL_QCONV_KW],     g[CUVIL_QCONV_OH],       g[CUVIL_QCONV_OW],
-      g[CUVIL_QCONV_SH],     g[CUVIL_QCONV_SW],       g[CUVIL_QCONV_DH],
-      g[CUVIL_QCONV_DW],     g[CUVIL_QCONV_PAD_TOP],  g[CUVIL_QCONV_PAD_LEFT],
+      g[CUVIL_QCONV_N],    g[CUVIL_QCONV_C],       g[CUVIL_QCONV_H],
+      g[CUVIL_QCONV_W],    g[CUVIL_QCONV_M],       g[CUVIL_QCONV_KH],
+      g[CUVIL_QCONV_KW],   g[CUVIL_QCONV_OH],      g[CUVIL_QCONV_OW],
+      g[CUVIL_QCONV_SH],   g[CUVIL_QCONV_SW],      g[CUVIL_QCONV_DH],
+      g[CUVIL_QCONV_DW],   g[CUVIL_QCONV_PAD_TOP], g[CUVIL_QCONV_PAD_LEFT],
       g[CUVIL_QCONV_GROUP]};
   return s;
 }
@@ -234,9 +231,8 @@ void cuvil_k_conv_integer(const void *x, const void *w, const void *x_zp,
     }
 }
 
-void cuvil_k_qlinear_conv(const void *x, const float *x_scale,
-                          const void *x_zp, const void *w,
-                          const float *w_scale, const void *w_zp,
+void cuvil_k_qlinear_conv(const void *x, const float *x_scale, const void *x_zp,
+                          const void *w, const float *w_scale, const void *w_zp,
                           const float *y_scale, const void *y_zp,
                           const int32_t *bias, void *y, const int64_t *geom,
                           int64_t x_type, int64_t w_type, int64_t y_type,

@@ -26,12 +26,10 @@ static inline int32_t cuvil_q_requant(int32_t acc, const int32_t *rq,
 
 /* Element i of a uint8/int8 tensor (CUVIL_Q_U8 / CUVIL_Q_I8). */
 static inline int32_t cuvil_q_load8(const void *p, int64_t i, int64_t type) {
-  return type == CUVIL_Q_U8 ? ((const uint8_t *)p)[i]
-                            : ((const int8_t *)p)[i];
+  return type == CUVIL_Q_U8 ? ((const uint8_t *)p)[i] : ((const int8_t *)p)[i];
 }
 
-static inline void cuvil_q_store8(void *p, int64_t i, int64_t type,
-                                  int32_t v) {
+static inline void cuvil_q_store8(void *p, int64_t i, int64_t type, int32_t v) {
   if (type == CUVIL_Q_U8)
     ((uint8_t *)p)[i] = (uint8_t)v;
   else

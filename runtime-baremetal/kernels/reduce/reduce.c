@@ -52,52 +52,52 @@ CUVIL_MATH_INLINE double red_log_f64(double x) {
 
 /* reduce_<sfx>(op, x, y, out_shape, out_str, red_shape, red_str). op is a
  * constant at every call site, so only its arm survives inlining. */
-#define CUVIL_DEFINE_REDUCE(SFX, T, LOWEST, HIGHEST)                          \
-  static inline __attribute__((always_inline)) void reduce_##SFX(             \
-      enum reduce_op op, const T *x, T *y, const int64_t *os,                 \
-      const int64_t *ost, const int64_t *rs, const int64_t *rst) {            \
-    const int64_t count = rs[0] * rs[1] * rs[2];                              \
-    T *yo = y;                                                                \
-    for (int64_t o0 = 0; o0 < os[0]; ++o0)                                    \
-      for (int64_t o1 = 0; o1 < os[1]; ++o1)                                  \
-        for (int64_t o2 = 0; o2 < os[2]; ++o2) {                              \
-          const T *xb = x + o0 * ost[0] + o1 * ost[1] + o2 * ost[2];          \
-          /* LogSumExp subtracts the maximum first: exp never overflows. */   \
-          T shift = 0;                                                        \
-          if (op == REDUCE_LOG_SUM_EXP) {                                     \
-            T m = LOWEST;                                                     \
-            for (int64_t r0 = 0; r0 < rs[0]; ++r0)                            \
-              for (int64_t r1 = 0; r1 < rs[1]; ++r1)                          \
-                for (int64_t r2 = 0; r2 < rs[2]; ++r2) {                      \
-                  const T v = xb[r0 * rst[0] + r1 * rst[1] + r2 * rst[2]];    \
-                  m = v > m ? v : m;                                          \
-                }                                                             \
-            shift = m > LOWEST && m < HIGHEST ? m : 0;                        \
-          }                                                                   \
-          T acc = op == REDUCE_MAX    ? LOWEST                                \
-                  : op == REDUCE_MIN  ? HIGHEST                               \
-                  : op == REDUCE_PROD ? (T)1                                  \
-                                      : (T)0;                                 \
-          for (int64_t r0 = 0; r0 < rs[0]; ++r0)                              \
-            for (int64_t r1 = 0; r1 < rs[1]; ++r1)                            \
-              for (int64_t r2 = 0; r2 < rs[2]; ++r2) {                        \
-                const T v = xb[r0 * rst[0] + r1 * rst[1] + r2 * rst[2]];      \
-                acc = op == REDUCE_MAX    ? (v > acc ? v : acc)               \
-                      : op == REDUCE_MIN  ? (v < acc ? v : acc)               \
-                      : op == REDUCE_PROD ? acc * v                           \
-                      : op == REDUCE_SUM_SQUARE || op == REDUCE_L2            \
-                          ? acc + v * v                                       \
-                      : op == REDUCE_L1 ? acc + RED_ABS_##SFX(v)              \
-                      : op == REDUCE_LOG_SUM_EXP                              \
-                          ? acc + RED_EXP_##SFX(v - shift)                    \
-                          : acc + v;                                          \
-              }                                                               \
-          *yo++ = op == REDUCE_MEAN           ? acc / (T)count                \
-                  : op == REDUCE_L2           ? RED_SQRT_##SFX(acc)           \
-                  : op == REDUCE_LOG_SUM      ? RED_LOG_##SFX(acc)            \
-                  : op == REDUCE_LOG_SUM_EXP  ? RED_LOG_##SFX(acc) + shift    \
-                                              : acc;                          \
-        }                                                                     \
+#define CUVIL_DEFINE_REDUCE(SFX, T, LOWEST, HIGHEST)                           \
+  static inline __attribute__((always_inline)) void reduce_##SFX(              \
+      enum reduce_op op, const T *x, T *y, const int64_t *os,                  \
+      const int64_t *ost, const int64_t *rs, const int64_t *rst) {             \
+    const int64_t count = rs[0] * rs[1] * rs[2];                               \
+    T *yo = y;                                                                 \
+    for (int64_t o0 = 0; o0 < os[0]; ++o0)                                     \
+      for (int64_t o1 = 0; o1 < os[1]; ++o1)                                   \
+        for (int64_t o2 = 0; o2 < os[2]; ++o2) {                               \
+          const T *xb = x + o0 * ost[0] + o1 * ost[1] + o2 * ost[2];           \
+          /* LogSumExp subtracts the maximum first: exp never overflows. */    \
+          T shift = 0;                                                         \
+          if (op == REDUCE_LOG_SUM_EXP) {                                      \
+            T m = LOWEST;                                                      \
+            for (int64_t r0 = 0; r0 < rs[0]; ++r0)                             \
+              for (int64_t r1 = 0; r1 < rs[1]; ++r1)                           \
+                for (int64_t r2 = 0; r2 < rs[2]; ++r2) {                       \
+                  const T v = xb[r0 * rst[0] + r1 * rst[1] + r2 * rst[2]];     \
+                  m = v > m ? v : m;                                           \
+                }                                                              \
+            shift = m > LOWEST && m < HIGHEST ? m : 0;                         \
+          }                                                                    \
+          T acc = op == REDUCE_MAX    ? LOWEST                                 \
+                  : op == REDUCE_MIN  ? HIGHEST                                \
+                  : op == REDUCE_PROD ? (T)1                                   \
+                                      : (T)0;                                  \
+          for (int64_t r0 = 0; r0 < rs[0]; ++r0)                               \
+            for (int64_t r1 = 0; r1 < rs[1]; ++r1)                             \
+              for (int64_t r2 = 0; r2 < rs[2]; ++r2) {                         \
+                const T v = xb[r0 * rst[0] + r1 * rst[1] + r2 * rst[2]];       \
+                acc = op == REDUCE_MAX    ? (v > acc ? v : acc)                \
+                      : op == REDUCE_MIN  ? (v < acc ? v : acc)                \
+                      : op == REDUCE_PROD ? acc * v                            \
+                      : op == REDUCE_SUM_SQUARE || op == REDUCE_L2             \
+                          ? acc + v * v                                        \
+                      : op == REDUCE_L1 ? acc + RED_ABS_##SFX(v)               \
+                      : op == REDUCE_LOG_SUM_EXP                               \
+                          ? acc + RED_EXP_##SFX(v - shift)                     \
+                          : acc + v;                                           \
+              }                                                                \
+          *yo++ = op == REDUCE_MEAN          ? acc / (T)count                  \
+                  : op == REDUCE_L2          ? RED_SQRT_##SFX(acc)             \
+                  : op == REDUCE_LOG_SUM     ? RED_LOG_##SFX(acc)              \
+                  : op == REDUCE_LOG_SUM_EXP ? RED_LOG_##SFX(acc) + shift      \
+                                             : acc;                            \
+        }                                                                      \
   }
 
 CUVIL_DEFINE_REDUCE(f32, float, -__builtin_inff(), __builtin_inff())
@@ -105,31 +105,29 @@ CUVIL_DEFINE_REDUCE(f64, double, -__builtin_inf(), __builtin_inf())
 CUVIL_DEFINE_REDUCE(i32, int32_t, INT32_MIN, INT32_MAX)
 CUVIL_DEFINE_REDUCE(i64, int64_t, INT64_MIN, INT64_MAX)
 
-#define CUVIL_REDUCE_KERNEL(NAME, OP, SFX, T)                                 \
-  void cuvil_k_reduce_##NAME##_##SFX(const T *x, T *y,                        \
-                                     const int64_t *out_shape,                \
-                                     const int64_t *out_str,                  \
-                                     const int64_t *red_shape,                \
-                                     const int64_t *red_str) {                \
-    reduce_##SFX(OP, x, y, out_shape, out_str, red_shape, red_str);           \
+#define CUVIL_REDUCE_KERNEL(NAME, OP, SFX, T)                                  \
+  void cuvil_k_reduce_##NAME##_##SFX(                                          \
+      const T *x, T *y, const int64_t *out_shape, const int64_t *out_str,      \
+      const int64_t *red_shape, const int64_t *red_str) {                      \
+    reduce_##SFX(OP, x, y, out_shape, out_str, red_shape, red_str);            \
   }
 
-#define CUVIL_REDUCE_FLOAT_KERNELS(SFX, T)                                    \
-  CUVIL_REDUCE_KERNEL(sum, REDUCE_SUM, SFX, T)                                \
-  CUVIL_REDUCE_KERNEL(mean, REDUCE_MEAN, SFX, T)                              \
-  CUVIL_REDUCE_KERNEL(max, REDUCE_MAX, SFX, T)                                \
-  CUVIL_REDUCE_KERNEL(min, REDUCE_MIN, SFX, T)                                \
-  CUVIL_REDUCE_KERNEL(prod, REDUCE_PROD, SFX, T)                              \
-  CUVIL_REDUCE_KERNEL(sum_square, REDUCE_SUM_SQUARE, SFX, T)                  \
-  CUVIL_REDUCE_KERNEL(l1, REDUCE_L1, SFX, T)                                  \
-  CUVIL_REDUCE_KERNEL(l2, REDUCE_L2, SFX, T)                                  \
-  CUVIL_REDUCE_KERNEL(log_sum, REDUCE_LOG_SUM, SFX, T)                        \
+#define CUVIL_REDUCE_FLOAT_KERNELS(SFX, T)                                     \
+  CUVIL_REDUCE_KERNEL(sum, REDUCE_SUM, SFX, T)                                 \
+  CUVIL_REDUCE_KERNEL(mean, REDUCE_MEAN, SFX, T)                               \
+  CUVIL_REDUCE_KERNEL(max, REDUCE_MAX, SFX, T)                                 \
+  CUVIL_REDUCE_KERNEL(min, REDUCE_MIN, SFX, T)                                 \
+  CUVIL_REDUCE_KERNEL(prod, REDUCE_PROD, SFX, T)                               \
+  CUVIL_REDUCE_KERNEL(sum_square, REDUCE_SUM_SQUARE, SFX, T)                   \
+  CUVIL_REDUCE_KERNEL(l1, REDUCE_L1, SFX, T)                                   \
+  CUVIL_REDUCE_KERNEL(l2, REDUCE_L2, SFX, T)                                   \
+  CUVIL_REDUCE_KERNEL(log_sum, REDUCE_LOG_SUM, SFX, T)                         \
   CUVIL_REDUCE_KERNEL(log_sum_exp, REDUCE_LOG_SUM_EXP, SFX, T)
 
-#define CUVIL_REDUCE_INT_KERNELS(SFX, T)                                      \
-  CUVIL_REDUCE_KERNEL(sum, REDUCE_SUM, SFX, T)                                \
-  CUVIL_REDUCE_KERNEL(max, REDUCE_MAX, SFX, T)                                \
-  CUVIL_REDUCE_KERNEL(min, REDUCE_MIN, SFX, T)                                \
+#define CUVIL_REDUCE_INT_KERNELS(SFX, T)                                       \
+  CUVIL_REDUCE_KERNEL(sum, REDUCE_SUM, SFX, T)                                 \
+  CUVIL_REDUCE_KERNEL(max, REDUCE_MAX, SFX, T)                                 \
+  CUVIL_REDUCE_KERNEL(min, REDUCE_MIN, SFX, T)                                 \
   CUVIL_REDUCE_KERNEL(prod, REDUCE_PROD, SFX, T)
 
 CUVIL_REDUCE_FLOAT_KERNELS(f32, float)
@@ -139,24 +137,23 @@ CUVIL_REDUCE_INT_KERNELS(i64, int64_t)
 
 /* ArgMax / ArgMin over the middle axis of [outer, n, inner]. Ties go to the
  * first index, or the last when select_last != 0. */
-#define CUVIL_DEFINE_ARG(NAME, CMP, SFX, T)                                   \
-  void cuvil_k_##NAME##_##SFX(const T *x, int64_t *y, int64_t outer,          \
-                              int64_t n, int64_t inner,                       \
-                              int64_t select_last) {                          \
-    for (int64_t o = 0; o < outer; ++o)                                       \
-      for (int64_t j = 0; j < inner; ++j) {                                   \
-        const T *xs = x + o * n * inner + j;                                  \
-        T best = xs[0];                                                       \
-        int64_t at = 0;                                                       \
-        for (int64_t i = 1; i < n; ++i) {                                     \
-          const T v = xs[i * inner];                                          \
-          if (v CMP best || (select_last && v == best)) {                     \
-            best = v;                                                         \
-            at = i;                                                           \
-          }                                                                   \
-        }                                                                     \
-        y[o * inner + j] = at;                                                \
-      }                                                                       \
+#define CUVIL_DEFINE_ARG(NAME, CMP, SFX, T)                                    \
+  void cuvil_k_##NAME##_##SFX(const T *x, int64_t *y, int64_t outer,           \
+                              int64_t n, int64_t inner, int64_t select_last) { \
+    for (int64_t o = 0; o < outer; ++o)                                        \
+      for (int64_t j = 0; j < inner; ++j) {                                    \
+        const T *xs = x + o * n * inner + j;                                   \
+        T best = xs[0];                                                        \
+        int64_t at = 0;                                                        \
+        for (int64_t i = 1; i < n; ++i) {                                      \
+          const T v = xs[i * inner];                                           \
+          if (v CMP best || (select_last && v == best)) {                      \
+            best = v;                                                          \
+            at = i;                                                            \
+          }                                                                    \
+        }                                                                      \
+        y[o * inner + j] = at;                                                 \
+      }                                                                        \
   }
 
 CUVIL_DEFINE_ARG(argmax, >, f32, float)
@@ -231,41 +228,40 @@ static int reduce_rt_loops(const int64_t *axes, int64_t naxes, int64_t rank,
   return 0;
 }
 
-#define CUVIL_REDUCE_RT_KERNEL(NAME, OP, SFX, T)                              \
-  void cuvil_k_reduce_rt_##NAME##_##SFX(                                      \
-      const T *x, T *y, const int64_t *axes, int64_t naxes, int64_t rank,     \
-      const int64_t *shape, int64_t noop_with_empty_axes,                     \
-      int64_t out_count) {                                                    \
-    int64_t os[CUVIL_REDUCE_RANK], ost[CUVIL_REDUCE_RANK];                    \
-    int64_t rs[CUVIL_REDUCE_RANK], rst[CUVIL_REDUCE_RANK];                    \
-    const int how = reduce_rt_loops(axes, naxes, rank, shape,                 \
-                                    noop_with_empty_axes, out_count, os, ost, \
-                                    rs, rst);                                 \
-    if (how == 0) {                                                           \
-      reduce_##SFX(OP, x, y, os, ost, rs, rst);                               \
-      return;                                                                 \
-    }                                                                         \
-    /* A copy has as many elements as x; out_count is x's count then. */     \
-    for (int64_t i = 0; i < out_count; ++i)                                   \
-      y[i] = how == 1 ? x[i] : (T)0;                                          \
+#define CUVIL_REDUCE_RT_KERNEL(NAME, OP, SFX, T)                               \
+  void cuvil_k_reduce_rt_##NAME##_##SFX(                                       \
+      const T *x, T *y, const int64_t *axes, int64_t naxes, int64_t rank,      \
+      const int64_t *shape, int64_t noop_with_empty_axes, int64_t out_count) { \
+    int64_t os[CUVIL_REDUCE_RANK], ost[CUVIL_REDUCE_RANK];                     \
+    int64_t rs[CUVIL_REDUCE_RANK], rst[CUVIL_REDUCE_RANK];                     \
+    const int how =                                                            \
+        reduce_rt_loops(axes, naxes, rank, shape, noop_with_empty_axes,        \
+                        out_count, os, ost, rs, rst);                          \
+    if (how == 0) {                                                            \
+      reduce_##SFX(OP, x, y, os, ost, rs, rst);                                \
+      return;                                                                  \
+    }                                                                          \
+    /* A copy has as many elements as x; out_count is x's count then. */       \
+    for (int64_t i = 0; i < out_count; ++i)                                    \
+      y[i] = how == 1 ? x[i] : (T)0;                                           \
   }
 
-#define CUVIL_REDUCE_RT_FLOAT_KERNELS(SFX, T)                                 \
-  CUVIL_REDUCE_RT_KERNEL(sum, REDUCE_SUM, SFX, T)                             \
-  CUVIL_REDUCE_RT_KERNEL(mean, REDUCE_MEAN, SFX, T)                           \
-  CUVIL_REDUCE_RT_KERNEL(max, REDUCE_MAX, SFX, T)                             \
-  CUVIL_REDUCE_RT_KERNEL(min, REDUCE_MIN, SFX, T)                             \
-  CUVIL_REDUCE_RT_KERNEL(prod, REDUCE_PROD, SFX, T)                           \
-  CUVIL_REDUCE_RT_KERNEL(sum_square, REDUCE_SUM_SQUARE, SFX, T)               \
-  CUVIL_REDUCE_RT_KERNEL(l1, REDUCE_L1, SFX, T)                               \
-  CUVIL_REDUCE_RT_KERNEL(l2, REDUCE_L2, SFX, T)                               \
-  CUVIL_REDUCE_RT_KERNEL(log_sum, REDUCE_LOG_SUM, SFX, T)                     \
+#define CUVIL_REDUCE_RT_FLOAT_KERNELS(SFX, T)                                  \
+  CUVIL_REDUCE_RT_KERNEL(sum, REDUCE_SUM, SFX, T)                              \
+  CUVIL_REDUCE_RT_KERNEL(mean, REDUCE_MEAN, SFX, T)                            \
+  CUVIL_REDUCE_RT_KERNEL(max, REDUCE_MAX, SFX, T)                              \
+  CUVIL_REDUCE_RT_KERNEL(min, REDUCE_MIN, SFX, T)                              \
+  CUVIL_REDUCE_RT_KERNEL(prod, REDUCE_PROD, SFX, T)                            \
+  CUVIL_REDUCE_RT_KERNEL(sum_square, REDUCE_SUM_SQUARE, SFX, T)                \
+  CUVIL_REDUCE_RT_KERNEL(l1, REDUCE_L1, SFX, T)                                \
+  CUVIL_REDUCE_RT_KERNEL(l2, REDUCE_L2, SFX, T)                                \
+  CUVIL_REDUCE_RT_KERNEL(log_sum, REDUCE_LOG_SUM, SFX, T)                      \
   CUVIL_REDUCE_RT_KERNEL(log_sum_exp, REDUCE_LOG_SUM_EXP, SFX, T)
 
-#define CUVIL_REDUCE_RT_INT_KERNELS(SFX, T)                                   \
-  CUVIL_REDUCE_RT_KERNEL(sum, REDUCE_SUM, SFX, T)                             \
-  CUVIL_REDUCE_RT_KERNEL(max, REDUCE_MAX, SFX, T)                             \
-  CUVIL_REDUCE_RT_KERNEL(min, REDUCE_MIN, SFX, T)                             \
+#define CUVIL_REDUCE_RT_INT_KERNELS(SFX, T)                                    \
+  CUVIL_REDUCE_RT_KERNEL(sum, REDUCE_SUM, SFX, T)                              \
+  CUVIL_REDUCE_RT_KERNEL(max, REDUCE_MAX, SFX, T)                              \
+  CUVIL_REDUCE_RT_KERNEL(min, REDUCE_MIN, SFX, T)                              \
   CUVIL_REDUCE_RT_KERNEL(prod, REDUCE_PROD, SFX, T)
 
 CUVIL_REDUCE_RT_FLOAT_KERNELS(f32, float)

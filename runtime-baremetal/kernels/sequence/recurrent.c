@@ -16,26 +16,16 @@ static float rnn_act(const int64_t *a, float v) {
   const float alpha = cuvil_f32_from_bits((uint32_t)a[1]);
   const float beta = cuvil_f32_from_bits((uint32_t)a[2]);
   switch (a[0]) {
-  case 0:
-    return v > 0.0f ? v : 0.0f;
-  case 1:
-    return cuvil_tanhf(v);
-  case 2:
-    return cuvil_sigmoidf(v);
-  case 3:
-    return alpha * v + beta;
-  case 4:
-    return v < 0.0f ? alpha * v : v;
-  case 5:
-    return v > alpha ? v : 0.0f;
-  case 6:
-    return alpha * cuvil_tanhf(beta * v);
-  case 7:
-    return cuvil_clampf(alpha * v + beta, 0.0f, 1.0f);
-  case 8:
-    return v < 0.0f ? alpha * cuvil_expm1f(v) : v;
-  case 9:
-    return v / (1.0f + __builtin_fabsf(v));
+  case 0: return v > 0.0f ? v : 0.0f;
+  case 1: return cuvil_tanhf(v);
+  case 2: return cuvil_sigmoidf(v);
+  case 3: return alpha * v + beta;
+  case 4: return v < 0.0f ? alpha * v : v;
+  case 5: return v > alpha ? v : 0.0f;
+  case 6: return alpha * cuvil_tanhf(beta * v);
+  case 7: return cuvil_clampf(alpha * v + beta, 0.0f, 1.0f);
+  case 8: return v < 0.0f ? alpha * cuvil_expm1f(v) : v;
+  case 9: return v / (1.0f + __builtin_fabsf(v));
   default:
     return (v > 0.0f ? v : 0.0f) +
            cuvil_log1pf(cuvil_expf(-__builtin_fabsf(v)));
@@ -48,8 +38,8 @@ static float rnn_clip(float v, float clip) {
 }
 
 /* out[k] = sum_j m[k * cols + j] * v[j] for k < rows (+= when acc). */
-static void rnn_matvec(float *out, const float *m, const float *v,
-                       int64_t rows, int64_t cols, int acc) {
+static void rnn_matvec(float *out, const float *m, const float *v, int64_t rows,
+                       int64_t cols, int acc) {
   for (int64_t k = 0; k < rows; ++k) {
     float s = 0.0f;
     for (int64_t j = 0; j < cols; ++j)
@@ -133,8 +123,8 @@ static void lstm_step(const struct rnn_dir *d, const float *xt, float *h,
   rnn_gates(work, d->w, d->r, d->wb, d->rb, xt, h, 0, 4, d->n_in, n, 0);
   for (int64_t j = 0; j < n; ++j) {
     const float c0 = cs[j];
-    const float i = rnn_act(
-        f, rnn_clip(work[j] + (pi ? pi[j] * c0 : 0.0f), d->clip));
+    const float i =
+        rnn_act(f, rnn_clip(work[j] + (pi ? pi[j] * c0 : 0.0f), d->clip));
     const float fg =
         d->input_forget
             ? 1.0f - i
@@ -142,8 +132,8 @@ static void lstm_step(const struct rnn_dir *d, const float *xt, float *h,
                                   d->clip));
     const float cand = rnn_act(g, rnn_clip(work[3 * n + j], d->clip));
     const float c1 = fg * c0 + i * cand;
-    const float o = rnn_act(
-        f, rnn_clip(work[n + j] + (po ? po[j] * c1 : 0.0f), d->clip));
+    const float o =
+        rnn_act(f, rnn_clip(work[n + j] + (po ? po[j] * c1 : 0.0f), d->clip));
     cs[j] = c1;
     h[j] = o * rnn_act(ha, c1);
   }

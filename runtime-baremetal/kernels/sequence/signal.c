@@ -15,10 +15,22 @@ static inline void cuvil_twiddle(int64_t m, int64_t n, float *c, float *s) {
   const float t = 1.57079632679489661923f * ((float)r / (float)n);
   const float sb = cuvil_sinf(t), cb = cuvil_cosf(t);
   switch (q & 3) {
-  case 0: *c = cb; *s = sb; break;
-  case 1: *c = -sb; *s = cb; break;
-  case 2: *c = -cb; *s = -sb; break;
-  default: *c = sb; *s = -cb; break;
+  case 0:
+    *c = cb;
+    *s = sb;
+    break;
+  case 1:
+    *c = -sb;
+    *s = cb;
+    break;
+  case 2:
+    *c = -cb;
+    *s = -sb;
+    break;
+  default:
+    *c = sb;
+    *s = -cb;
+    break;
   }
 }
 
@@ -38,9 +50,9 @@ void cuvil_k_cosine_window_f32(float *y, int64_t n, int64_t periodic, float a0,
 /* One DFT of the n_in samples x[t * xs] (complex when xc: imaginary part at
  * x[t * xs + 1]), zero-padded or cut to n_fft, bins 0..n_out-1 written to
  * y[k * ys], y[k * ys + 1]. */
-static void cuvil_dft_line(const float *x, int64_t xs, int64_t xc,
-                           int64_t n_in, const float *w, float *y, int64_t ys,
-                           int64_t n_fft, int64_t n_out, int64_t inverse) {
+static void cuvil_dft_line(const float *x, int64_t xs, int64_t xc, int64_t n_in,
+                           const float *w, float *y, int64_t ys, int64_t n_fft,
+                           int64_t n_out, int64_t inverse) {
   const int64_t n = n_in < n_fft ? n_in : n_fft;
   const float scale = inverse ? 1.0f / (float)n_fft : 1.0f;
   for (int64_t k = 0; k < n_out; ++k) {
@@ -73,8 +85,8 @@ void cuvil_k_dft_f32(const float *x, float *y, int64_t outer, int64_t n_in,
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < inner; ++j)
       cuvil_dft_line(x + (o * n_in * inner + j) * xc, inner * xc, complex_in,
-                     n_in, 0, y + (o * n_out * inner + j) * 2, inner * 2,
-                     n_fft, n_out, inverse);
+                     n_in, 0, y + (o * n_out * inner + j) * 2, inner * 2, n_fft,
+                     n_out, inverse);
 }
 
 /* A run-time integer scalar of either width. */
@@ -88,9 +100,8 @@ void cuvil_k_stft_f32(const float *x, const void *frame_step,
                       int64_t frames, int64_t bins, int64_t window_len,
                       int64_t int64_scalars) {
   const int64_t step = cuvil_load_int(frame_step, int64_scalars);
-  const int64_t len = frame_length
-                          ? cuvil_load_int(frame_length, int64_scalars)
-                          : window_len;
+  const int64_t len =
+      frame_length ? cuvil_load_int(frame_length, int64_scalars) : window_len;
   const int64_t xc = complex_in ? 2 : 1;
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t f = 0; f < frames; ++f) {
@@ -119,13 +130,10 @@ static inline float cuvil_mel_to_hz(float mel) {
   return 700.0f * (cuvil_expf(mel * (2.30258509299404568f / 2595.0f)) - 1.0f);
 }
 
-void cuvil_k_mel_weight_matrix_f32(const void *num_mel_bins,
-                                   const void *dft_length,
-                                   const void *sample_rate,
-                                   const float *lower_edge_hertz,
-                                   const float *upper_edge_hertz, float *y,
-                                   int64_t bins, int64_t mels,
-                                   int64_t int64_inputs) {
+void cuvil_k_mel_weight_matrix_f32(
+    const void *num_mel_bins, const void *dft_length, const void *sample_rate,
+    const float *lower_edge_hertz, const float *upper_edge_hertz, float *y,
+    int64_t bins, int64_t mels, int64_t int64_inputs) {
   (void)num_mel_bins; /* the output's static shape gives it */
   const int64_t dft = cuvil_load_int(dft_length, int64_inputs);
   const int64_t rate = cuvil_load_int(sample_rate, int64_inputs);
@@ -134,7 +142,8 @@ void cuvil_k_mel_weight_matrix_f32(const void *num_mel_bins,
   if (rate <= 0)
     return;
   const float lo = cuvil_hz_to_mel(*lower_edge_hertz);
-  const float step = (cuvil_hz_to_mel(*upper_edge_hertz) - lo) / (float)(mels + 2);
+  const float step =
+      (cuvil_hz_to_mel(*upper_edge_hertz) - lo) / (float)(mels + 2);
   /* Spectrogram bin of mel point p (p = 0 .. mels + 1): points split
    * [lower, upper] in mels + 2 equal mel steps, as ONNX specifies. */
 #define CUVIL_MEL_BIN(p)                                                       \

@@ -38,11 +38,11 @@
             }                                                                  \
           }                                                                    \
         }                                                                      \
-      /* mode 0: TF (counts); 1: IDF (weight where present); 2: TFIDF. */     \
-      for (int64_t o = 0; o < n_out && mode != 0; ++o) {      \
-        const float w = weight_bits ? cuvil_f32_from_bits(                     \
-                                          (uint32_t)weight_bits[o])            \
-                                    : 1.0f;                                    \
+      /* mode 0: TF (counts); 1: IDF (weight where present); 2: TFIDF. */      \
+      for (int64_t o = 0; o < n_out && mode != 0; ++o) {                       \
+        const float w = weight_bits                                            \
+                            ? cuvil_f32_from_bits((uint32_t)weight_bits[o])    \
+                            : 1.0f;                                            \
         if (mode == 1)                                                         \
           yr[o] = yr[o] > 0.0f ? w : 0.0f;                                     \
         else if (mode == 2)                                                    \

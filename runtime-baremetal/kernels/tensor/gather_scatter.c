@@ -132,10 +132,9 @@ void cuvil_k_gather_nd_i64(const void *x, const int64_t *idx, void *y,
 }
 
 #define CUVIL_SCATTER_ND(NAME, ET, COMBINE)                                    \
-  void cuvil_k_scatter_nd_##NAME(void *y, const int64_t *idx, const void *upd, \
-                                 int64_t n_tuples, int64_t k,                  \
-                                 const int64_t *dims, const int64_t *str,      \
-                                 int64_t slice) {                              \
+  void cuvil_k_scatter_nd_##NAME(                                              \
+      void *y, const int64_t *idx, const void *upd, int64_t n_tuples,          \
+      int64_t k, const int64_t *dims, const int64_t *str, int64_t slice) {     \
     ET *yd = y;                                                                \
     const ET *us = upd;                                                        \
     for (int64_t j = 0; j < n_tuples; ++j) {                                   \

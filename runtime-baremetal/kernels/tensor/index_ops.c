@@ -107,7 +107,7 @@ CUVIL_ONEHOT_ALL(f32, float)
     cuvil_ix##BITS##_t *yd = y;                                                \
     for (int64_t i = 0; i < rows; ++i)                                         \
       for (int64_t j = 0; j < cols; ++j)                                       \
-        yd[i * cols + j] = j - i == k ? (cuvil_ix##BITS##_t)one : 0;          \
+        yd[i * cols + j] = j - i == k ? (cuvil_ix##BITS##_t)one : 0;           \
   }                                                                            \
   void cuvil_k_reverse_sequence_b##BITS(                                       \
       const void *x, const int64_t *lens, void *y, int64_t batch,              \
@@ -140,7 +140,7 @@ CUVIL_MATRIX_FILLS(64)
                             int64_t rank, const void *axis,                    \
                             int64_t axis_is_i32, int64_t axis_default,         \
                             int64_t exclusive, int64_t reverse) {              \
-    int64_t a = axis ? (axis_is_i32 ? (int64_t) * (const int32_t *)axis        \
+    int64_t a = axis ? (axis_is_i32 ? (int64_t)*(const int32_t *)axis          \
                                     : *(const int64_t *)axis)                  \
                      : axis_default;                                           \
     if (a < 0)                                                                 \

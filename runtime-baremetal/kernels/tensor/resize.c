@@ -59,16 +59,14 @@ static double source_coord(const resize_params_t *p, int64_t d, int64_t o,
     const double len = scale * in;
     return len == 1 ? 0 : x * (in - 1) / (len - 1);
   }
-  case CUVIL_RESIZE_ASYMMETRIC:
-    return x / scale;
-  case CUVIL_RESIZE_TF_HALF_PIXEL_FOR_NN:
-    return (x + 0.5) / scale;
+  case CUVIL_RESIZE_ASYMMETRIC: return x / scale;
+  case CUVIL_RESIZE_TF_HALF_PIXEL_FOR_NN: return (x + 0.5) / scale;
   case CUVIL_RESIZE_TF_CROP_AND_RESIZE: {
     const int64_t s = p->slot[d];
     const double start = p->roi[s], end = p->roi[p->n_slots + s];
-    const double v = out > 1 ? start * (in - 1) + x * (end - start) * (in - 1) /
-                                                      (out - 1)
-                             : 0.5 * (start + end) * (in - 1);
+    const double v =
+        out > 1 ? start * (in - 1) + x * (end - start) * (in - 1) / (out - 1)
+                : 0.5 * (start + end) * (in - 1);
     *outside = v < 0 || v > in - 1;
     return v;
   }
@@ -77,8 +75,7 @@ static double source_coord(const resize_params_t *p, int64_t d, int64_t o,
     const double offset = in / 2 * (1 - adjustment);
     return offset + (x + 0.5) / scale - 0.5;
   }
-  default: /* half_pixel */
-    return (x + 0.5) / scale - 0.5;
+  default: /* half_pixel */ return (x + 0.5) / scale - 0.5;
   }
 }
 
@@ -179,10 +176,9 @@ void cuvil_k_resize_f32(const float *x, const float *roi, const float *scales,
                         int64_t mode, int64_t ctm, int64_t nearest_mode,
                         float cubic_a, int64_t exclude_outside,
                         int64_t antialias, float extrapolation_value) {
-  const resize_params_t p = {roi,       scales,      in_dims,
-                             out_dims,  slot,        static_scale,
-                             n_slots,   mode,        ctm,
-                             nearest_mode, exclude_outside, antialias,
+  const resize_params_t p = {roi,    scales,       in_dims,         out_dims,
+                             slot,   static_scale, n_slots,         mode,
+                             ctm,    nearest_mode, exclude_outside, antialias,
                              cubic_a};
   taps_t taps[CUVIL_MAX_RANK];
   int64_t in_str[CUVIL_MAX_RANK], oc[CUVIL_MAX_RANK], k[CUVIL_MAX_RANK];

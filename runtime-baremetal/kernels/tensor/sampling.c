@@ -164,11 +164,11 @@ void cuvil_k_roi_align_f32(const float *x, const float *rois,
         for (int64_t px = 0; px < ow; ++px) {
           float acc = 0;
           for (int64_t iy = 0; iy < gh; ++iy) {
-            const float sy = y0 + (float)py * bh +
-                             ((float)iy + 0.5f) * bh / (float)gh;
+            const float sy =
+                y0 + (float)py * bh + ((float)iy + 0.5f) * bh / (float)gh;
             for (int64_t ix = 0; ix < gw; ++ix) {
-              const float sx = x0 + (float)px * bw +
-                               ((float)ix + 0.5f) * bw / (float)gw;
+              const float sx =
+                  x0 + (float)px * bw + ((float)ix + 0.5f) * bw / (float)gw;
               acc += roi_sample(p, h, w, sy, sx);
             }
           }

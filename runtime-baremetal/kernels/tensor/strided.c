@@ -13,10 +13,9 @@ _Static_assert(CUVIL_MAX_RANK == 6,
                "the loop nests below span CUVIL_MAX_RANK dimensions");
 
 #define CUVIL_STRIDED(BITS)                                                    \
-  void cuvil_k_strided_copy_b##BITS(const void *x, void *y,                    \
-                                    const int64_t *shape,                      \
-                                    const int64_t *x_str,                      \
-                                    const int64_t *y_str) {                    \
+  void cuvil_k_strided_copy_b##BITS(                                           \
+      const void *x, void *y, const int64_t *shape, const int64_t *x_str,      \
+      const int64_t *y_str) {                                                  \
     const cuvil_sb##BITS##_t *xs = x;                                          \
     cuvil_sb##BITS##_t *yd = y;                                                \
     const int64_t *s = shape, *a = x_str, *b = y_str;                          \
@@ -152,7 +151,7 @@ static int64_t pad_index(int64_t i, int64_t n, int64_t mode) {
 }
 
 #define CUVIL_PAD(BITS)                                                        \
-  void cuvil_k_pad_b##BITS(const void *x, void *y, const int64_t *in_shape,   \
+  void cuvil_k_pad_b##BITS(const void *x, void *y, const int64_t *in_shape,    \
                            const int64_t *out_shape, const int64_t *pads,      \
                            const int64_t *axes, int64_t n_axes, int64_t rank,  \
                            int64_t mode, const void *value) {                  \

@@ -34,23 +34,28 @@ int main(int argc, char **argv) {
   FILE *f = fopen(argv[1], "rb");
   if (!f)
     return 2;
-  unsigned long size = (unsigned long)fread(blob + ALIGN, 1, sizeof blob - ALIGN, f);
+  unsigned long size =
+      (unsigned long)fread(blob + ALIGN, 1, sizeof blob - ALIGN, f);
   fclose(f);
   const unsigned char *good = blob + ALIGN;
   cuvil_model_t m;
   memset(&m, 0, sizeof m);
 
-  expect("run before init", cuvil_model_run_v(&m, NULL, NULL), CUVIL_ERR_NOT_INIT);
-  expect("no model struct", cuvil_model_init(NULL, NULL, good, size), CUVIL_ERR_NULL);
-  expect("no weights", cuvil_model_init(&m, NULL, NULL, 0), CUVIL_ERR_NO_WEIGHTS);
+  expect("run before init", cuvil_model_run_v(&m, NULL, NULL),
+         CUVIL_ERR_NOT_INIT);
+  expect("no model struct", cuvil_model_init(NULL, NULL, good, size),
+         CUVIL_ERR_NULL);
+  expect("no weights", cuvil_model_init(&m, NULL, NULL, 0),
+         CUVIL_ERR_NO_WEIGHTS);
 
   void *arenas[1] = {arena + 8};
   expect("arena misaligned", cuvil_model_init(&m, arenas, good, size),
          CUVIL_ERR_ARENA_ALIGN);
   arenas[0] = (void *)(UINTPTR_MAX & ~(uintptr_t)(ALIGN - 1));
-  expect("arena past the address space", cuvil_model_init(&m, arenas, good, size),
-         CUVIL_ERR_ARENA_RANGE);
-  /* The blob loaded into the arena's memory: the first run would overwrite it. */
+  expect("arena past the address space",
+         cuvil_model_init(&m, arenas, good, size), CUVIL_ERR_ARENA_RANGE);
+  /* The blob loaded into the arena's memory: the first run would overwrite it.
+   */
   arenas[0] = blob;
   expect("arena overlaps the blob", cuvil_model_init(&m, arenas, good, size),
          CUVIL_ERR_ARENA_OVERLAP);
@@ -63,7 +68,9 @@ int main(int argc, char **argv) {
          CUVIL_ERR_BLOB_SHORT);
 
   arenas[0] = arena + ALIGN;
-  expect("good arena and blob", cuvil_model_init(&m, arenas, good, size), CUVIL_OK);
-  expect("static arena, good blob", cuvil_model_init(&m, NULL, good, size), CUVIL_OK);
+  expect("good arena and blob", cuvil_model_init(&m, arenas, good, size),
+         CUVIL_OK);
+  expect("static arena, good blob", cuvil_model_init(&m, NULL, good, size),
+         CUVIL_OK);
   return failed;
 }

@@ -53,7 +53,9 @@ Built build(const std::string &Target, std::unique_ptr<Graph> G) {
   return B;
 }
 
-Built build(const std::string &Target) { return build(Target, test::convBnRelu()); }
+Built build(const std::string &Target) {
+  return build(Target, test::convBnRelu());
+}
 
 /// x[1,4,6,6] -> Relu(Conv 3x3 a) -> Relu(Conv 3x3 b) -> Conv 1x1 c: a and
 /// b differ only in their weights.
@@ -75,7 +77,8 @@ std::unique_ptr<Graph> threeConvs() {
     test::addOp(*G, "Relu", Name + "_relu", {C}, {R}, Index++);
     return R;
   };
-  G->outputs().push_back(Conv("c", Conv("b", Conv("a", X, 3, true), 3, true), 1, false));
+  G->outputs().push_back(
+      Conv("c", Conv("b", Conv("a", X, 3, true), 3, true), 1, false));
   return G;
 }
 
@@ -91,8 +94,7 @@ TEST_P(CodegenForTarget, SelfContainedObjectWithTheApi) {
   // No kernel leaks out, and nothing is left undefined.
   for (const std::string &S : B.Defined)
     EXPECT_EQ(S.rfind("cuvil_k_", 0), std::string::npos) << S;
-  EXPECT_TRUE(B.Undefined.empty())
-      << "undefined: " << *B.Undefined.begin();
+  EXPECT_TRUE(B.Undefined.empty()) << "undefined: " << *B.Undefined.begin();
 }
 
 TEST_P(CodegenForTarget, ReproducibleBytes) {
@@ -100,7 +102,8 @@ TEST_P(CodegenForTarget, ReproducibleBytes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTargets, CodegenForTarget,
-                         ::testing::Values("host", "host-avx512", "a78", "u74-mc"),
+                         ::testing::Values("host", "host-avx512", "a78",
+                                           "u74-mc"),
                          [](const auto &Info) {
                            std::string N = Info.param;
                            std::replace(N.begin(), N.end(), '-', '_');
@@ -116,7 +119,8 @@ TEST(Codegen, MachinePerTarget) {
 TEST(Codegen, OneLocalFunctionPerLayerSharedByEqualLayers) {
   Built B = build("u74-mc", threeConvs());
   // Layers a and b have the same shape and attributes: one function.
-  EXPECT_EQ(B.Local.count("cuvil_cbr_n0_a") + B.Local.count("cuvil_cbr_n1_b"), 1u);
+  EXPECT_EQ(B.Local.count("cuvil_cbr_n0_a") + B.Local.count("cuvil_cbr_n1_b"),
+            1u);
   EXPECT_TRUE(B.Local.count("cuvil_cbr_n2_c"));
   for (const std::string &S : B.Defined)
     EXPECT_EQ(S.find("_n0_"), std::string::npos) << S;

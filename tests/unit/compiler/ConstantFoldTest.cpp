@@ -98,7 +98,8 @@ TEST(ConstantFold, GatherTakesNegativeIndicesOnAnyAxis) {
   Graph G("gather");
   Value *X = constI64(G, "x", {2, 3}, {10, 11, 12, 20, 21, 22});
   Value *Y = value(G, "y", DType::I64, {2, 2});
-  Node *N = addOp(G, "Gather", "g", {X, constI64(G, "i", {2}, {-1, 0})}, {Y}, 0);
+  Node *N =
+      addOp(G, "Gather", "g", {X, constI64(G, "i", {2}, {-1, 0})}, {Y}, 0);
   N->setAttr("axis", int64_t(1));
   G.outputs().push_back(Y);
   EXPECT_EQ(dataOf<int64_t>(foldToOutput(G)),
@@ -137,8 +138,7 @@ TEST(ConstantFold, ConstantOfShapeAndRange) {
   ASSERT_FALSE(bool(foldConstants(G)));
   EXPECT_EQ(dataOf<int64_t>(G.outputs()[0]), std::vector<int64_t>(6, 7));
   EXPECT_EQ(G.outputs()[1]->shape(), (std::vector<int64_t>{3}));
-  EXPECT_EQ(dataOf<int64_t>(G.outputs()[1]),
-            (std::vector<int64_t>{10, 7, 4}));
+  EXPECT_EQ(dataOf<int64_t>(G.outputs()[1]), (std::vector<int64_t>{10, 7, 4}));
 }
 
 TEST(ConstantFold, IntegerArithmeticBroadcasts) {

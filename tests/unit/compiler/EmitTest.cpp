@@ -65,9 +65,9 @@ TEST(Emit, RuntimeBlobCheckAcceptsAndRejects) {
   EXPECT_EQ(Data, schema::GetWeights(A->Bytes)->data()->data());
   EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x9999, 64, 0, &Data),
             CUVIL_ERR_BLOB_HASH);
-  EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x1234, 64, F.Plan.WeightsSize + 64,
-                            &Data),
-            CUVIL_ERR_BLOB_SIZE);
+  EXPECT_EQ(
+      cuvil_blob_open(A->Bytes, N, 0x1234, 64, F.Plan.WeightsSize + 64, &Data),
+      CUVIL_ERR_BLOB_SIZE);
   EXPECT_EQ(cuvil_blob_open(A->Bytes, 7, 0x1234, 64, 0, &Data),
             CUVIL_ERR_BLOB_IDENT);
   EXPECT_EQ(cuvil_blob_open(A->Bytes, N / 2, 0x1234, 64, 0, &Data),
@@ -82,8 +82,8 @@ TEST(Emit, HeaderDeclaresTheApiAndSizes) {
   Fixture F;
   auto T = loadTarget("u74-mc");
   ASSERT_TRUE(bool(T));
-  HeaderInfo HI{"cbr", "cbr.onnx", F.Blob.size(), 0x1234, false,
-                {},    {},         {},            false, {}};
+  HeaderInfo HI{"cbr", "cbr.onnx", F.Blob.size(), 0x1234, false, {},
+                {},    {},         false,         {}};
   std::string H = writeHeader(*F.G, F.Plan, *T, HI);
   EXPECT_NE(H.find("#define CUVIL_CBR_ARENA_0_SIZE " +
                    std::to_string(F.Plan.Arenas[0].Size) + "u"),
@@ -96,8 +96,9 @@ TEST(Emit, HeaderDeclaresTheApiAndSizes) {
             std::string::npos);
   EXPECT_NE(H.find("int cuvil_cbr_init(cuvil_cbr_t *m, void *const *arenas,"),
             std::string::npos);
-  EXPECT_NE(H.find("int cuvil_cbr_run(cuvil_cbr_t *m, const float *x, float *y);"),
-            std::string::npos)
+  EXPECT_NE(
+      H.find("int cuvil_cbr_run(cuvil_cbr_t *m, const float *x, float *y);"),
+      std::string::npos)
       << H;
   EXPECT_NE(H.find("#define CUVIL_ERR_BLOB_CHECKSUM (-16)"), std::string::npos);
 }
@@ -106,8 +107,8 @@ TEST(Emit, StatusCodesAgreeInRuntimeHeaderAndCodegen) {
   Fixture F;
   auto T = loadTarget("u74-mc");
   ASSERT_TRUE(bool(T));
-  HeaderInfo HI{"cbr", "cbr.onnx", F.Blob.size(), 0x1234, false,
-                {},    {},         {},            false, {}};
+  HeaderInfo HI{"cbr", "cbr.onnx", F.Blob.size(), 0x1234, false, {},
+                {},    {},         false,         {}};
   std::string H = writeHeader(*F.G, F.Plan, *T, HI);
   // Every code the generated init/run return: the runtime's value, the
   // generated header's and codegen's must be one.
@@ -134,9 +135,9 @@ TEST(Emit, StatusCodesAgreeInRuntimeHeaderAndCodegen) {
         << C.Name;
     EXPECT_TRUE(Seen.insert(C.Runtime).second) << C.Name << " is not distinct";
   }
-  for (int Blob : {CUVIL_ERR_BLOB_IDENT, CUVIL_ERR_BLOB_FORMAT,
-                   CUVIL_ERR_BLOB_VERSION, CUVIL_ERR_BLOB_HASH,
-                   CUVIL_ERR_BLOB_SIZE, CUVIL_ERR_BLOB_CHECKSUM})
+  for (int Blob :
+       {CUVIL_ERR_BLOB_IDENT, CUVIL_ERR_BLOB_FORMAT, CUVIL_ERR_BLOB_VERSION,
+        CUVIL_ERR_BLOB_HASH, CUVIL_ERR_BLOB_SIZE, CUVIL_ERR_BLOB_CHECKSUM})
     EXPECT_TRUE(Seen.insert(Blob).second) << Blob << " is not distinct";
 }
 
@@ -152,8 +153,7 @@ TEST(Emit, LinkerScriptPlacesArenaAndWeights) {
   EXPECT_NE(S.find("} > L2LIM"), std::string::npos);
   EXPECT_NE(S.find("KEEP(*(.cuvil.cbr.weights))"), std::string::npos);
   EXPECT_NE(S.find("} > DDR"), std::string::npos);
-  EXPECT_EQ(writeLinkerScript("cbr", F.Plan, *T, "DDR", false)
-                .find(".weights"),
+  EXPECT_EQ(writeLinkerScript("cbr", F.Plan, *T, "DDR", false).find(".weights"),
             std::string::npos);
 }
 
@@ -163,9 +163,9 @@ TEST(Emit, CIdentifiers) {
   EXPECT_EQ(cIdentifier(""), "_");
   EXPECT_EQ(cIdentifier("caf\xc3\xa9"), "caf__");
   EXPECT_TRUE(isSafeCIdentifier("input_1"));
-  for (const char *Bad : {"int", "while", "m", "NULL", "uint8_t", "class",
-                          "__x", "_Upper", "cuvil_kws_run", "CUVIL_OK", "",
-                          "a.b"})
+  for (const char *Bad :
+       {"int", "while", "m", "NULL", "uint8_t", "class", "__x", "_Upper",
+        "cuvil_kws_run", "CUVIL_OK", "", "a.b"})
     EXPECT_FALSE(isSafeCIdentifier(Bad)) << Bad;
   EXPECT_FALSE(isSafeCIdentifier(std::string(64, 'a')));
 }
@@ -173,10 +173,15 @@ TEST(Emit, CIdentifiers) {
 TEST(Emit, CStringLiterals) {
   EXPECT_EQ(cStringLiteral("plain"), "\"plain\"");
   EXPECT_EQ(cStringLiteral("a\"b\\c"), "\"a\\\"b\\\\c\"");
-  EXPECT_EQ(cStringLiteral("?" "?/"), "\"\\?\\?/\"");
+  EXPECT_EQ(cStringLiteral("?"
+                           "?/"),
+            "\"\\?\\?/\"");
   EXPECT_EQ(cStringLiteral("n\n\t"), "\"n\\n\\t\"");
   // Octal escapes: a digit after one cannot extend it (\x would).
-  EXPECT_EQ(cStringLiteral(std::string("\xff" "1\0", 3)), "\"\\3771\\000\"");
+  EXPECT_EQ(cStringLiteral(std::string("\xff"
+                                       "1\0",
+                                       3)),
+            "\"\\3771\\000\"");
 }
 
 TEST(Emit, CComments) {

@@ -39,9 +39,10 @@ std::string writeModel(const std::string &File, bool Symbolic,
   }
   auto *G = M.mutable_graph();
   G->set_name("tiny");
-  addInput(*G, "x", {Symbolic ? std::variant<int64_t, std::string>("N")
-                              : std::variant<int64_t, std::string>(int64_t(2)),
-                     int64_t(4)});
+  addInput(*G, "x",
+           {Symbolic ? std::variant<int64_t, std::string>("N")
+                     : std::variant<int64_t, std::string>(int64_t(2)),
+            int64_t(4)});
   auto *W = G->add_initializer();
   W->set_name("W");
   W->set_data_type(onnx::TensorProto::FLOAT);
@@ -235,7 +236,8 @@ TEST(Frontend, OutputWithoutShapeGetsTheInferredOne) {
 TEST(Frontend, EinsumOutputDimensionsComeFromTheEquation) {
   auto G = importOnnx(editedModel("einsum.onnx",
                                   [](onnx::ModelProto &M) {
-                                    auto *N = M.mutable_graph()->mutable_node(1);
+                                    auto *N =
+                                        M.mutable_graph()->mutable_node(1);
                                     N->set_op_type("Einsum");
                                     auto *Eq = N->add_attribute();
                                     Eq->set_name("equation");
@@ -292,8 +294,8 @@ TEST(Frontend, InitializerDimsBeyondItsDataAllocateNothing) {
 
 TEST(Frontend, RefusesNodesOfTheInternalDomain) {
   // cuvil.* ops are made by the passes only; a model cannot bring one.
-  auto G = importOnnx(
-      writeModel("internal.onnx", false, "PackedConv", "cuvil"), {});
+  auto G =
+      importOnnx(writeModel("internal.onnx", false, "PackedConv", "cuvil"), {});
   ASSERT_FALSE(bool(G));
   std::string Msg = llvm::toString(G.takeError());
   EXPECT_NE(Msg.find("node 'act' (PackedConv): domain 'cuvil' is reserved "

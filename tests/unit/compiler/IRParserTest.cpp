@@ -1,6 +1,6 @@
 //===- IRParserTest.cpp - The textual IR reads back exactly ---------------===//
-#include "frontend/onnx/OnnxImporter.h"
 #include "ir/IRParser.h"
+#include "frontend/onnx/OnnxImporter.h"
 #include "ops/OpRegistry.h"
 #include "passes/Pass.h"
 
@@ -46,7 +46,8 @@ void expectRoundTrip(const Graph &G, const std::string &Where) {
   std::string Text = G.print(full());
   auto P = parseIR(Text, lookup, Where);
   ASSERT_TRUE(static_cast<bool>(P))
-      << Where << ": " << llvm::toString(P.takeError()) << "\n" << Text;
+      << Where << ": " << llvm::toString(P.takeError()) << "\n"
+      << Text;
   EXPECT_EQ((*P)->print(full()), Text) << Where;
   ASSERT_EQ((*P)->nodes().size(), G.nodes().size()) << Where;
   for (size_t I = 0; I < G.nodes().size(); ++I)
@@ -132,13 +133,15 @@ graph "my graph" opset 13
   // Not full: the weight is elided, the splat and small constants are not.
   std::string Short = G->print();
   EXPECT_NE(Short.find("const %w: f32[64x64x3x3] = elided<\"fnv1a64:"),
-            std::string::npos) << Short;
+            std::string::npos)
+      << Short;
   EXPECT_NE(Short.find("const %b: f32[64] = dense<0.5>"), std::string::npos);
   EXPECT_NE(Short.find("const %axes: i64[2] = dense<[2, 3]>"),
             std::string::npos);
   EXPECT_NE(Short.find("<none>, %h: f32[1x64] = com.example.Rnn@2(%y, "
                        "<none>, %\"odd name\\n\")"),
-            std::string::npos) << Short;
+            std::string::npos)
+      << Short;
 }
 
 TEST(IRParser, FloatsReadBackExactly) {

@@ -156,8 +156,8 @@ TEST(InternalOps, GemmAndReluBecomeAFusedThenPackedGemm) {
   Graph G("g");
   Value *X = G.addValue("x", DType::F32, {2, 3}, ValueKind::Input);
   G.inputs().push_back(X);
-  Value *B = test::constF32(G, "B", {3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-                                              11, 12});
+  Value *B =
+      test::constF32(G, "B", {3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
   Value *H = test::tensor(G, "h", {2, 4});
   test::addOp(G, "Gemm", "fc", {X, B}, {H}, 0)->setAttr("alpha", 2.0f);
   Value *Y = test::tensor(G, "y", {2, 4});

@@ -5,9 +5,9 @@
 // real models must only call kernels the ABI declares.
 //
 //===----------------------------------------------------------------------===//
+#include "lowering/KernelAbi.h"
 #include "codegen/KernelLibrary.h"
 #include "driver/Driver.h"
-#include "lowering/KernelAbi.h"
 #include "ops/LowerGraph.h"
 #include "passes/Pass.h"
 
@@ -86,17 +86,17 @@ TEST(KernelAbi, EveryKernelResolvesInEveryLibrary) {
 TEST(KernelAbi, ModelsLowerToDeclaredKernels) {
   Libraries L;
   size_t Checked = 0;
-  for (const char *Model : {"conv_variants", "dwsep", "fire", "inception",
-                            "matmul", "pools", "shape_ops", "standalone_bn",
-                            "activations", "broadcast"}) {
+  for (const char *Model :
+       {"conv_variants", "dwsep", "fire", "inception", "matmul", "pools",
+        "shape_ops", "standalone_bn", "activations", "broadcast"}) {
     for (llvm::StringRef Target : {"a78", "u74-mc", "host"}) {
       SCOPED_TRACE(fmt::format("{} for {}", Model, Target.str()));
       PipelineOptions PO; // packed kernels as `cuvilc build` chooses them
       PO.PackPanel = kernelConstant(Target, "cuvil_k_pack_mr").value_or(0);
       std::ostringstream Log;
-      auto G = loadModel(fmt::format("{}/{}.onnx", CUVIL_TEST_MODELS_DIR,
-                                     Model),
-                         {}, {}, Log, PO);
+      auto G =
+          loadModel(fmt::format("{}/{}.onnx", CUVIL_TEST_MODELS_DIR, Model), {},
+                    {}, Log, PO);
       ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
       auto Lowered = lowerGraph(**G); // checks each call against the ABI
       ASSERT_TRUE(bool(Lowered)) << llvm::toString(Lowered.takeError());
@@ -129,9 +129,9 @@ TEST(KernelAbi, BuildersAndDecoders) {
   EXPECT_EQ(D.hi, 6.0f);
 
   // A group: the kernel is chosen by name.
-  KernelCall U = kabi::XYNGroup{.Kernel = "cuvil_k_exp_f32", .x = X, .y = Y,
-                                .n = 4}
-                     .call();
+  KernelCall U =
+      kabi::XYNGroup{.Kernel = "cuvil_k_exp_f32", .x = X, .y = Y, .n = 4}
+          .call();
   EXPECT_EQ(kabi::ExpF32::from(U).n, 4);
   EXPECT_TRUE(kabi::XYNGroup::contains("cuvil_k_cast_f32_i64"));
   EXPECT_FALSE(kabi::XYNGroup::contains("cuvil_k_conv2d_f32"));

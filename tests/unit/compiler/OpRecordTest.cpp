@@ -6,9 +6,9 @@
 #include "ops/OpRegistry.h"
 
 #include <cstring>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
-#include <fstream>
 
 using namespace cuvil;
 using test::addOp;
@@ -141,11 +141,11 @@ TEST(OpRecord, TypedAttributesReadTheirDeclaredKinds) {
 // at import (by ONNX's checker or by cuvil's declaration), naming the node
 // and the attribute; the right kind imports.
 TEST(OpRecord, WrongAttributeKindIsRefusedAtImport) {
-  auto Good = importOnnx(concatModel("cat_int.onnx",
-                                     onnx::AttributeProto::INT), {});
+  auto Good =
+      importOnnx(concatModel("cat_int.onnx", onnx::AttributeProto::INT), {});
   ASSERT_TRUE(bool(Good)) << llvm::toString(Good.takeError());
-  auto Bad = importOnnx(concatModel("cat_float.onnx",
-                                    onnx::AttributeProto::FLOAT), {});
+  auto Bad = importOnnx(
+      concatModel("cat_float.onnx", onnx::AttributeProto::FLOAT), {});
   ASSERT_FALSE(bool(Bad));
   std::string Msg = llvm::toString(Bad.takeError());
   EXPECT_NE(Msg.find("cat"), std::string::npos) << Msg;

@@ -129,7 +129,7 @@ TEST(Ops, ConcatCopiesRowsIntoSlices) {
   ASSERT_EQ(Calls.size(), 2u);
   auto K = kabi::CopyRows::from(Calls[1]);
   EXPECT_EQ(K.dst.ByteOffset, 3 * 4 * 4); // after a's rows
-  EXPECT_EQ(K.rows, 2);                    // outer rows
-  EXPECT_EQ(K.row_bytes, 16);              // bytes per row of b
-  EXPECT_EQ(K.dst_stride, 64);             // output row stride
+  EXPECT_EQ(K.rows, 2);                   // outer rows
+  EXPECT_EQ(K.row_bytes, 16);             // bytes per row of b
+  EXPECT_EQ(K.dst_stride, 64);            // output row stride
 }

@@ -249,8 +249,8 @@ TEST(Opsets, HostileValuesFailInferenceCleanly) {
   setInts(N, "dilations", {int64_t(1) << 61, 1});
   EXPECT_NE(inferenceError(Pool).find("out of range"), std::string::npos);
 
-  onnx::ModelProto Resize = oneNode(18, "Resize", {1, 1, 8, 8},
-                                    {"", "", "sizes"}, &N);
+  onnx::ModelProto Resize =
+      oneNode(18, "Resize", {1, 1, 8, 8}, {"", "", "sizes"}, &N);
   addInts(*Resize.mutable_graph(), "sizes", {1, 1, -4, 8});
   EXPECT_NE(inferenceError(Resize).find("sizes must be positive"),
             std::string::npos);

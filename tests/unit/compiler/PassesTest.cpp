@@ -296,7 +296,8 @@ TEST(Passes, TransposeThatMovesDataStays) {
   ASSERT_EQ(G->nodes().size(), 1u);
   // perm' = P1[P2[i]] = {0, 3, 1, 2}: a real transpose.
   EXPECT_EQ(G->nodes()[0]->opType(), "Transpose");
-  EXPECT_EQ(G->nodes()[0]->getInts("perm", {}), (std::vector<int64_t>{0, 3, 1, 2}));
+  EXPECT_EQ(G->nodes()[0]->getInts("perm", {}),
+            (std::vector<int64_t>{0, 3, 1, 2}));
 }
 
 // lower-qdq finds products through the records' Product hooks: what each

@@ -50,7 +50,8 @@ private:
 
 /// A float constant of the given shape, zero-filled: the planner only
 /// places it.
-inline Value *constant(Graph &G, const std::string &Name, std::vector<int64_t> Shape) {
+inline Value *constant(Graph &G, const std::string &Name,
+                       std::vector<int64_t> Shape) {
   Value *V =
       G.addValue(Name, DType::F32, std::move(Shape), ValueKind::Constant);
   V->setData(std::vector<uint8_t>(V->byteSize()));
@@ -59,7 +60,7 @@ inline Value *constant(Graph &G, const std::string &Name, std::vector<int64_t> S
 
 /// Reshape's shape operand.
 inline Value *shapeConstant(Graph &G, const std::string &Name,
-                     const std::vector<int64_t> &Dims) {
+                            const std::vector<int64_t> &Dims) {
   Value *V = G.addValue(Name, DType::I64, {static_cast<int64_t>(Dims.size())},
                         ValueKind::Constant);
   std::vector<uint8_t> Bytes(Dims.size() * sizeof(int64_t));
@@ -492,7 +493,8 @@ inline std::vector<unsigned> nodeIds(const Graph &G) {
 }
 
 /// Plans G, checks the plan, and returns it; failures name the graph.
-inline std::optional<MemoryPlan> planAndCheck(Graph &G, const PlanOptions &Opts) {
+inline std::optional<MemoryPlan> planAndCheck(Graph &G,
+                                              const PlanOptions &Opts) {
   std::vector<unsigned> Before = nodeIds(G);
   std::string Dump = G.print();
   auto P = planMemory(G, Opts);

@@ -1,7 +1,8 @@
-//===- StackUsageTest.cpp - Stack bounds of the entry points ---------------===//
+//===- StackUsageTest.cpp - Stack bounds of the entry points
+//---------------===//
+#include "codegen/StackUsage.h"
 #include "TestGraphs.h"
 #include "codegen/ModelCodegen.h"
-#include "codegen/StackUsage.h"
 #include "passes/Pass.h"
 
 #include <gtest/gtest.h>
@@ -40,8 +41,7 @@ define void @run(ptr %p) {
 TEST(StackUsage, DeepestChainOfFramesAndReturnAddresses) {
   llvm::LLVMContext Ctx;
   auto M = parse(Ctx, Chain);
-  FrameSizes F = {{"run", 16}, {"a", 32}, {"b", 200}, {"c", 48},
-                  {"memset", 8}};
+  FrameSizes F = {{"run", 16}, {"a", 32}, {"b", 200}, {"c", 48}, {"memset", 8}};
   StackBound S = stackBound(*M, "run", F, 0, {"memset"});
   ASSERT_TRUE(S.Known) << S.Reason;
   // Any function may call the helper: run+b+memset = 224 beats
@@ -101,8 +101,9 @@ define void @calls_dyn(i64 %n) { call void @dyn(i64 %n) ret void }
 declare void @extern()
 define void @calls_extern() { call void @extern() ret void }
 )");
-  FrameSizes F = {{"self", 16}, {"other", 16}, {"rec", 16}, {"ind", 16},
-                  {"dyn", 16}, {"calls_dyn", 16}, {"calls_extern", 16}};
+  FrameSizes F = {{"self", 16},        {"other", 16}, {"rec", 16},
+                  {"ind", 16},         {"dyn", 16},   {"calls_dyn", 16},
+                  {"calls_extern", 16}};
   StackBound S = stackBound(*M, "rec", F, 0, {});
   EXPECT_FALSE(S.Known);
   EXPECT_NE(S.Reason.find("recursive"), std::string::npos) << S.Reason;

@@ -14,7 +14,8 @@ TEST(Target, AllShippedTargetsLoad) {
   std::vector<std::string> Names;
   for (const TargetInfo &T : *All)
     Names.push_back(T.Name);
-  EXPECT_EQ(Names, (std::vector<std::string>{"a78", "host", "host-avx512", "u74-mc"}));
+  EXPECT_EQ(Names,
+            (std::vector<std::string>{"a78", "host", "host-avx512", "u74-mc"}));
 }
 
 TEST(Target, U74MemoryMap) {
@@ -32,8 +33,9 @@ TEST(Target, U74MemoryMap) {
 TEST(Target, UnknownTargetListsKnownOnes) {
   auto T = loadTarget("z80");
   ASSERT_FALSE(bool(T));
-  EXPECT_EQ(llvm::toString(T.takeError()),
-            "unknown target 'z80' (known targets: a78, host, host-avx512, u74-mc)");
+  EXPECT_EQ(
+      llvm::toString(T.takeError()),
+      "unknown target 'z80' (known targets: a78, host, host-avx512, u74-mc)");
 }
 
 TEST(Target, BrokenFileNamesFileAndKey) {

@@ -16,7 +16,8 @@ namespace cuvil::test {
 
 inline Value *constF32(Graph &G, const std::string &Name,
                        std::vector<int64_t> Shape, std::vector<float> Data) {
-  Value *V = G.addValue(Name, DType::F32, std::move(Shape), ValueKind::Constant);
+  Value *V =
+      G.addValue(Name, DType::F32, std::move(Shape), ValueKind::Constant);
   std::vector<uint8_t> B(Data.size() * 4);
   std::memcpy(B.data(), Data.data(), B.size());
   V->setData(std::move(B));
@@ -25,7 +26,8 @@ inline Value *constF32(Graph &G, const std::string &Name,
 
 inline Value *constI64(Graph &G, const std::string &Name,
                        std::vector<int64_t> Shape, std::vector<int64_t> Data) {
-  Value *V = G.addValue(Name, DType::I64, std::move(Shape), ValueKind::Constant);
+  Value *V =
+      G.addValue(Name, DType::I64, std::move(Shape), ValueKind::Constant);
   std::vector<uint8_t> B(Data.size() * 8);
   std::memcpy(B.data(), Data.data(), B.size());
   V->setData(std::move(B));
@@ -92,8 +94,8 @@ inline std::unique_ptr<Graph> chain(int N) {
   Value *Cur = X;
   for (int I = 0; I < N; ++I) {
     Value *Y = tensor(*G, fmt::format("t{}", I), {1, 256});
-    addOp(*G, I % 2 ? "Sigmoid" : "Softmax", fmt::format("n{}", I), {Cur},
-          {Y}, I);
+    addOp(*G, I % 2 ? "Sigmoid" : "Softmax", fmt::format("n{}", I), {Cur}, {Y},
+          I);
     Cur = Y;
   }
   G->outputs().push_back(Cur);

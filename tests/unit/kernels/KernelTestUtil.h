@@ -32,8 +32,8 @@ constexpr double LinearRtol = 1e-5, LinearAtol = 1e-5;
 using Shape = std::vector<int64_t>;
 using Padded = std::array<int64_t, CUVIL_MAX_RANK>;
 
-inline std::vector<float> randomFloats(int64_t N, unsigned Seed, float Lo = -1.0f,
-                                float Hi = 1.0f) {
+inline std::vector<float> randomFloats(int64_t N, unsigned Seed,
+                                       float Lo = -1.0f, float Hi = 1.0f) {
   std::mt19937 Rng(Seed);
   std::uniform_real_distribution<float> Dist(Lo, Hi);
   std::vector<float> V(N);
@@ -67,8 +67,8 @@ inline Padded padLeft(const Shape &S, int64_t Fill) {
 
 // |Got - Want| <= Atol + Rtol * |Want| element-wise; NaN must match NaN.
 inline testing::AssertionResult allClose(const std::vector<float> &Got,
-                                  const std::vector<double> &Want, double Rtol,
-                                  double Atol) {
+                                         const std::vector<double> &Want,
+                                         double Rtol, double Atol) {
   if (Got.size() != Want.size())
     return testing::AssertionFailure()
            << "size " << Got.size() << ", want " << Want.size();
@@ -94,7 +94,6 @@ template <typename Case>
 inline std::string caseName(const testing::TestParamInfo<Case> &Info) {
   return Info.param.Name;
 }
-
 
 } // namespace kernel_test
 

@@ -1,4 +1,5 @@
-//===- kernels_test.cpp - Convolution and matrix-product kernels -----------===//
+//===- kernels_test.cpp - Convolution and matrix-product kernels
+//-----------===//
 //
 // Each kernel runs on random data (fixed seeds) and is compared with a
 // double-precision reference.

@@ -1,4 +1,5 @@
-//===- math_test.cpp - The kernels' float math -----------------------------===//
+//===- math_test.cpp - The kernels' float math
+//-----------------------------===//
 //
 // Accuracy (ulp) and special values of the freestanding approximations in
 // kernels/math.h.
@@ -60,8 +61,8 @@ double sigmoid(double X) { return 1 / (1 + std::exp(-X)); }
 
 TEST(Math, ExpAccuracy) {
   // Results are normal floats on [-87.3, 88.7].
-  const ErrorStats S = sweep(
-      cuvil_expf, [](double X) { return std::exp(X); }, -87.3f, 88.7f);
+  const ErrorStats S =
+      sweep(cuvil_expf, [](double X) { return std::exp(X); }, -87.3f, 88.7f);
   EXPECT_LE(S.MaxUlp, 1.5) << "at x = " << std::hexfloat << S.WorstUlpX;
 }
 

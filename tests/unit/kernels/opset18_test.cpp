@@ -2,8 +2,9 @@
 //
 // Gelu (erf form and tanh approximation), Mish, GroupNormalization (scale
 // per group and per channel), LpPool (p 1, 2 and 3, dilations, padding),
-// dilated AveragePool (opset 19) and Col2Im (strides, dilations, pads; overlapping blocks sum) against
-// double-precision implementations written here from the ONNX definitions.
+// dilated AveragePool (opset 19) and Col2Im (strides, dilations, pads;
+// overlapping blocks sum) against double-precision implementations written here
+// from the ONNX definitions.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelTestUtil.h"
@@ -26,9 +27,9 @@ TEST(Opset18Kernels, GeluAndMishMatchTheirDefinitions) {
   for (int64_t I = 0; I < N; ++I) {
     double V = X[I];
     WantErf[I] = 0.5 * V * (1.0 + std::erf(V / std::sqrt(2.0)));
-    WantTanh[I] = 0.5 * V *
-                  (1.0 + std::tanh(std::sqrt(2.0 / M_PI) *
-                                   (V + 0.044715 * V * V * V)));
+    WantTanh[I] =
+        0.5 * V *
+        (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (V + 0.044715 * V * V * V)));
     WantMish[I] = V * std::tanh(std::log1p(std::exp(V)));
   }
   EXPECT_TRUE(allClose(Erf, WantErf, 1e-5, 1e-6));
@@ -76,9 +77,9 @@ TEST(Opset18Kernels, GroupNormPerGroupAndPerChannel) {
     std::vector<float> Y(X.size());
     cuvil_k_group_norm_f32(X.data(), Scale.data(), Bias.data(), Y.data(), N, G,
                            Cpg, S, PerChannel, 1e-5f);
-    EXPECT_TRUE(allClose(Y, groupNormRef(X, Scale, Bias, N, G, Cpg, S,
-                                         PerChannel, 1e-5),
-                         1e-5, 1e-5))
+    EXPECT_TRUE(allClose(
+        Y, groupNormRef(X, Scale, Bias, N, G, Cpg, S, PerChannel, 1e-5), 1e-5,
+        1e-5))
         << "per_channel " << PerChannel;
     // In place gives the same.
     std::vector<float> Z = X;
@@ -146,8 +147,8 @@ TEST(Opset18Kernels, DilatedAveragePoolCountsTaps) {
           }
         Want[Oy * OW + Ox] = Sum / (Include ? Padded : Count);
       }
-    EXPECT_TRUE(allClose(Y, Want, 1e-5, 1e-6)) << "count_include_pad "
-                                               << Include;
+    EXPECT_TRUE(allClose(Y, Want, 1e-5, 1e-6))
+        << "count_include_pad " << Include;
   }
 }
 

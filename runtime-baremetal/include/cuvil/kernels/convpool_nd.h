@@ -19,10 +19,10 @@
  * NULL; y [n, m, out...]; then clamped to [act_lo, act_hi]. */
 void cuvil_k_conv3d_f32(const float *x, const float *w, const float *bias,
                         float *y, int64_t n, int64_t c, int64_t m,
-                        const int64_t *in, const int64_t *k,
-                        const int64_t *out, const int64_t *stride,
-                        const int64_t *dil, const int64_t *pad, int64_t group,
-                        float act_lo, float act_hi);
+                        const int64_t *in, const int64_t *k, const int64_t *out,
+                        const int64_t *stride, const int64_t *dil,
+                        const int64_t *pad, int64_t group, float act_lo,
+                        float act_hi);
 /* ConvTranspose: x [n, c, in...]; w [c, m/group, k...]; bias [m] or NULL;
  * y [n, m, out...]. Input element i feeds output i * stride + t * dil - pad
  * through tap t; outputs no input reaches hold the bias. */
@@ -77,8 +77,7 @@ void cuvil_k_col2im_f32(const float *x, float *y, int64_t n, int64_t c,
 void cuvil_k_avgpool3d_dilated_f32(const float *x, float *y, int64_t nc,
                                    const int64_t *in, const int64_t *out,
                                    const int64_t *k, const int64_t *stride,
-                                   const int64_t *dil,
-                                   const int64_t *pad_begin,
+                                   const int64_t *dil, const int64_t *pad_begin,
                                    const int64_t *pad_end,
                                    int64_t count_include_pad);
 /* y[i] = max(x[i, 0..hw)) for i < nc. */

@@ -1,6 +1,7 @@
-/* cuvil kernels: Indexing: GatherElements, GatherND, Scatter*, TopK, OneHot, Trilu....
- * Part of cuvil/kernels.h, which includes it inside its extern "C" block
- * after the shared definitions; include cuvil/kernels.h, not this file. */
+/* cuvil kernels: Indexing: GatherElements, GatherND, Scatter*, TopK, OneHot,
+ * Trilu.... Part of cuvil/kernels.h, which includes it inside its extern "C"
+ * block after the shared definitions; include cuvil/kernels.h, not this file.
+ */
 #ifndef CUVIL_KERNELS_INDEXING_H
 #define CUVIL_KERNELS_INDEXING_H
 
@@ -40,6 +41,7 @@
   void cuvil_k_scatter_elements_##NAME##_##INAME(                              \
       void *y, const ITYPE *idx, const void *upd, const int64_t *shape,        \
       const int64_t *y_str, int64_t axis_dim, int64_t axis_str);
+/* clang-format off */
 #define CUVIL_GATHER_SCATTER_DECLS(INAME, ITYPE)                               \
   CUVIL_GATHER_ELEMENTS_DECL(8, INAME, ITYPE)                                  \
   CUVIL_GATHER_ELEMENTS_DECL(16, INAME, ITYPE)                                 \
@@ -53,11 +55,14 @@
   CUVIL_SCATTER_ELEMENTS_RED_DECLS(f64, INAME, ITYPE)                          \
   CUVIL_SCATTER_ELEMENTS_RED_DECLS(i32, INAME, ITYPE)                          \
   CUVIL_SCATTER_ELEMENTS_RED_DECLS(i64, INAME, ITYPE)
+/* clang-format on */
+/* clang-format off */
 #define CUVIL_SCATTER_ELEMENTS_RED_DECLS(T, INAME, ITYPE)                      \
   CUVIL_SCATTER_ELEMENTS_DECL(add_##T, INAME, ITYPE)                           \
   CUVIL_SCATTER_ELEMENTS_DECL(mul_##T, INAME, ITYPE)                           \
   CUVIL_SCATTER_ELEMENTS_DECL(max_##T, INAME, ITYPE)                           \
   CUVIL_SCATTER_ELEMENTS_DECL(min_##T, INAME, ITYPE)
+/* clang-format on */
 CUVIL_GATHER_SCATTER_DECLS(i64, int64_t)
 CUVIL_GATHER_SCATTER_DECLS(i32, int32_t)
 
@@ -74,13 +79,14 @@ void cuvil_k_gather_nd_i64(const void *x, const int64_t *idx, void *y,
  * str[m]) (element strides), in tuple order. A tuple with any index out of
  * range is skipped whole. <op>_<t> as for ScatterElements. */
 #define CUVIL_SCATTER_ND_DECL(NAME)                                            \
-  void cuvil_k_scatter_nd_##NAME(void *y, const int64_t *idx, const void *upd, \
-                                 int64_t n_tuples, int64_t k,                  \
-                                 const int64_t *dims, const int64_t *str,      \
-                                 int64_t slice);
+  void cuvil_k_scatter_nd_##NAME(                                              \
+      void *y, const int64_t *idx, const void *upd, int64_t n_tuples,          \
+      int64_t k, const int64_t *dims, const int64_t *str, int64_t slice);
+/* clang-format off */
 #define CUVIL_SCATTER_ND_RED_DECLS(T)                                          \
   CUVIL_SCATTER_ND_DECL(add_##T) CUVIL_SCATTER_ND_DECL(mul_##T)                \
   CUVIL_SCATTER_ND_DECL(max_##T) CUVIL_SCATTER_ND_DECL(min_##T)
+/* clang-format on */
 CUVIL_SCATTER_ND_DECL(none_b8)
 CUVIL_SCATTER_ND_DECL(none_b16)
 CUVIL_SCATTER_ND_DECL(none_b32)
@@ -111,9 +117,11 @@ CUVIL_TOPK_DECL(i64, int64_t)
   void cuvil_k_onehot_##INAME##_b##BITS(const ITYPE *idx, const void *values,  \
                                         void *y, int64_t outer, int64_t depth, \
                                         int64_t inner);
+/* clang-format off */
 #define CUVIL_ONEHOT_DECLS(INAME, ITYPE)                                       \
   CUVIL_ONEHOT_DECL(INAME, ITYPE, 8) CUVIL_ONEHOT_DECL(INAME, ITYPE, 16)       \
   CUVIL_ONEHOT_DECL(INAME, ITYPE, 32) CUVIL_ONEHOT_DECL(INAME, ITYPE, 64)
+/* clang-format on */
 CUVIL_ONEHOT_DECLS(i32, int32_t)
 CUVIL_ONEHOT_DECLS(i64, int64_t)
 CUVIL_ONEHOT_DECLS(f32, float)
@@ -128,6 +136,7 @@ CUVIL_ONEHOT_DECLS(f32, float)
  *   b * batch_str + t * time_str; for every batch b, rows t < lens[b]
  *   (clamped to [0, time]) come from row lens[b] - 1 - t, the others are
  *   copied unchanged. */
+/* clang-format off */
 #define CUVIL_MATRIX_FILL_DECLS(BITS)                                          \
   void cuvil_k_trilu_b##BITS(const void *x, void *y, const int64_t *k,         \
                              int64_t k_default, int64_t batch, int64_t n,      \
@@ -137,6 +146,7 @@ CUVIL_ONEHOT_DECLS(f32, float)
   void cuvil_k_reverse_sequence_b##BITS(                                       \
       const void *x, const int64_t *lens, void *y, int64_t batch,              \
       int64_t time, int64_t inner, int64_t batch_str, int64_t time_str);
+/* clang-format on */
 CUVIL_MATRIX_FILL_DECLS(8)
 CUVIL_MATRIX_FILL_DECLS(16)
 CUVIL_MATRIX_FILL_DECLS(32)

@@ -43,10 +43,9 @@ void cuvil_k_einsum_f64(const double *x0, const double *x1, const double *x2,
  *       [n, k] when trans_b;
  *   Y = y + linear batch index * m * n, dense [m, n];  Y = op(A) * op(B).
  * The batch arrays are those of cuvil_k_matmul_f32 (stride 0 broadcasts). */
-void cuvil_k_einsum_bmm_f32(const float *a, const float *b, float *y,
-                            int64_t m, int64_t n, int64_t k, int64_t trans_a,
+void cuvil_k_einsum_bmm_f32(const float *a, const float *b, float *y, int64_t m,
+                            int64_t n, int64_t k, int64_t trans_a,
                             int64_t trans_b, const int64_t *batch_shape,
-                            const int64_t *a_bstride,
-                            const int64_t *b_bstride);
+                            const int64_t *a_bstride, const int64_t *b_bstride);
 
 #endif /* CUVIL_KERNELS_LINALG_H */

@@ -24,10 +24,10 @@
  * element: the sum, or the sum divided by the sum of the weights of the
  * counted targets (mean). Accumulates in double. */
 #define CUVIL_NLL_DECL(TSFX, TT)                                               \
-  void cuvil_k_nll_loss_f32_##TSFX(                                            \
-      const float *x, const TT *t, const float *w, float *y, int64_t n,        \
-      int64_t c, int64_t d, int64_t reduction, int64_t ignore_index,           \
-      int64_t has_ignore);                                                     \
+  void cuvil_k_nll_loss_f32_##TSFX(const float *x, const TT *t,                \
+                                   const float *w, float *y, int64_t n,        \
+                                   int64_t c, int64_t d, int64_t reduction,    \
+                                   int64_t ignore_index, int64_t has_ignore);  \
   /* SoftmaxCrossEntropyLoss: the NLL loss of LogSoftmax(x) over axis 1,       \
    * log_prob ([n, c, d], may be NULL) receives that LogSoftmax. */            \
   void cuvil_k_sce_loss_f32_##TSFX(                                            \
@@ -50,6 +50,7 @@ CUVIL_NLL_DECL(i64, int64_t)
   void cuvil_k_reduce_rt_##NAME##_##SFX(                                       \
       const T *x, T *y, const int64_t *axes, int64_t naxes, int64_t rank,      \
       const int64_t *shape, int64_t noop_with_empty_axes, int64_t out_count);
+/* clang-format off */
 #define CUVIL_REDUCE_RT_FLOAT_DECLS(SFX, T)                                    \
   CUVIL_REDUCE_RT_DECL(sum, SFX, T) CUVIL_REDUCE_RT_DECL(mean, SFX, T)         \
   CUVIL_REDUCE_RT_DECL(max, SFX, T) CUVIL_REDUCE_RT_DECL(min, SFX, T)          \
@@ -57,9 +58,12 @@ CUVIL_NLL_DECL(i64, int64_t)
   CUVIL_REDUCE_RT_DECL(l1, SFX, T) CUVIL_REDUCE_RT_DECL(l2, SFX, T)            \
   CUVIL_REDUCE_RT_DECL(log_sum, SFX, T)                                        \
   CUVIL_REDUCE_RT_DECL(log_sum_exp, SFX, T)
+/* clang-format on */
+/* clang-format off */
 #define CUVIL_REDUCE_RT_INT_DECLS(SFX, T)                                      \
   CUVIL_REDUCE_RT_DECL(sum, SFX, T) CUVIL_REDUCE_RT_DECL(max, SFX, T)          \
   CUVIL_REDUCE_RT_DECL(min, SFX, T) CUVIL_REDUCE_RT_DECL(prod, SFX, T)
+/* clang-format on */
 CUVIL_REDUCE_RT_FLOAT_DECLS(f32, float)
 CUVIL_REDUCE_RT_FLOAT_DECLS(f64, double)
 CUVIL_REDUCE_RT_INT_DECLS(i32, int32_t)

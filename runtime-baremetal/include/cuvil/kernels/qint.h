@@ -76,19 +76,18 @@ void cuvil_k_qdwconv2d_s8(const void *x, const int8_t *w, const int32_t *bias,
  * by their type codes; y may be a or b. */
 void cuvil_k_qadd_s8(const void *a, const void *b, void *y, int64_t n,
                      int64_t a_type, int64_t b_type, int64_t y_type,
-                     int64_t a_zp, int64_t b_zp, int64_t a_mult,
-                     int64_t b_mult, int64_t shift, int64_t y_zp,
-                     int64_t y_lo, int64_t y_hi);
+                     int64_t a_zp, int64_t b_zp, int64_t a_mult, int64_t b_mult,
+                     int64_t shift, int64_t y_zp, int64_t y_lo, int64_t y_hi);
 
 /* GlobalAveragePool of a quantized [nc, hw] tensor (the QDQ form):
  *   y[i] = clamp(y_zp + rhe((sum_j x[i, j] - hw * x_zp) * mult / 2^shift),
  *                y_lo, y_hi)
  * with mult / 2^shift = x_scale / (y_scale * hw) (mult below 2^31, shift
  * in [1, 62]). */
-void cuvil_k_qglobal_avgpool_s8(const void *x, void *y, int64_t nc,
-                                int64_t hw, int64_t x_type, int64_t y_type,
-                                int64_t x_zp, int64_t mult, int64_t shift,
-                                int64_t y_zp, int64_t y_lo, int64_t y_hi);
+void cuvil_k_qglobal_avgpool_s8(const void *x, void *y, int64_t nc, int64_t hw,
+                                int64_t x_type, int64_t y_type, int64_t x_zp,
+                                int64_t mult, int64_t shift, int64_t y_zp,
+                                int64_t y_lo, int64_t y_hi);
 
 /* The optimised forms (kernels/opt/qpacked.c): the same contract, on
  * weights packed with mr = cuvil_k_qpack_mr and kr = cuvil_k_qpack_kr. */

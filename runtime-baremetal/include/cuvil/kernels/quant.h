@@ -8,7 +8,8 @@
 #error "include cuvil/kernels.h instead"
 #endif
 
-/* ---- Quantization --------------------------------------------------------- */
+/* ---- Quantization ---------------------------------------------------------
+ */
 
 /* Element types of quantized tensors, passed as int64_t codes to the kernels
  * below, which take those tensors as untyped pointers. Zero points have the
@@ -30,9 +31,8 @@ void cuvil_k_dequantize_f32(const void *x, const float *scale, const void *zp,
                             int64_t inner, int64_t x_type);
 /* DynamicQuantizeLinear to uint8 over n elements: writes y, the scalar
  * scale and the scalar zero point. */
-void cuvil_k_dynamic_quantize_f32_u8(const float *x, uint8_t *y,
-                                     float *y_scale, uint8_t *y_zero_point,
-                                     int64_t n);
+void cuvil_k_dynamic_quantize_f32_u8(const float *x, uint8_t *y, float *y_scale,
+                                     uint8_t *y_zero_point, int64_t n);
 
 /* MatMulInteger: y = (a - a_zp) * (b - b_zp) in int32, batched and
  * broadcast like cuvil_k_matmul_f32. a_zp holds one value, or one per row
@@ -41,10 +41,9 @@ void cuvil_k_dynamic_quantize_f32_u8(const float *x, uint8_t *y,
 void cuvil_k_matmul_integer(const void *a, const void *b, const void *a_zp,
                             const void *b_zp, int32_t *y, int64_t m, int64_t n,
                             int64_t k, const int64_t *batch_shape,
-                            const int64_t *a_bstride,
-                            const int64_t *b_bstride, int64_t a_type,
-                            int64_t b_type, int64_t a_zp_per_row,
-                            int64_t b_zp_per_col);
+                            const int64_t *a_bstride, const int64_t *b_bstride,
+                            int64_t a_type, int64_t b_type,
+                            int64_t a_zp_per_row, int64_t b_zp_per_col);
 /* QLinearMatMul: the int32 product as above, then
  * y = saturate(round_half_even(acc * (a_scale * b_scale / y_scale)) + y_zp).
  * b_scale and b_zp hold one value per column of b when b_per_col. */
@@ -54,9 +53,8 @@ void cuvil_k_qlinear_matmul(const void *a, const float *a_scale,
                             const float *y_scale, const void *y_zp, void *y,
                             int64_t m, int64_t n, int64_t k,
                             const int64_t *batch_shape,
-                            const int64_t *a_bstride,
-                            const int64_t *b_bstride, int64_t a_type,
-                            int64_t b_type, int64_t y_type,
+                            const int64_t *a_bstride, const int64_t *b_bstride,
+                            int64_t a_type, int64_t b_type, int64_t y_type,
                             int64_t b_per_col);
 
 /* Geometry of an integer 2-D convolution (NCHW, as cuvil_k_conv2d_f32):
@@ -90,9 +88,8 @@ void cuvil_k_conv_integer(const void *x, const void *w, const void *x_zp,
  * NULL), then requantized like cuvil_k_qlinear_matmul with the multiplier
  * x_scale * w_scale[oc] / y_scale. w_scale and w_zp hold one value per
  * output channel when w_per_channel. */
-void cuvil_k_qlinear_conv(const void *x, const float *x_scale,
-                          const void *x_zp, const void *w,
-                          const float *w_scale, const void *w_zp,
+void cuvil_k_qlinear_conv(const void *x, const float *x_scale, const void *x_zp,
+                          const void *w, const float *w_scale, const void *w_zp,
                           const float *y_scale, const void *y_zp,
                           const int32_t *bias, void *y, const int64_t *geom,
                           int64_t x_type, int64_t w_type, int64_t y_type,

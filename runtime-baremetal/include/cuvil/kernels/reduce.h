@@ -1,6 +1,7 @@
-/* cuvil kernels: Reductions, arg-reductions and the broadcast element-wise families.
- * Part of cuvil/kernels.h, which includes it inside its extern "C" block
- * after the shared definitions; include cuvil/kernels.h, not this file. */
+/* cuvil kernels: Reductions, arg-reductions and the broadcast element-wise
+ * families. Part of cuvil/kernels.h, which includes it inside its extern "C"
+ * block after the shared definitions; include cuvil/kernels.h, not this file.
+ */
 #ifndef CUVIL_KERNELS_REDUCE_H
 #define CUVIL_KERNELS_REDUCE_H
 
@@ -9,7 +10,8 @@
 #endif
 
 /* ---- Reductions, arg-reductions, broadcast element-wise families -------- */
-/* (issue #3: kernels in kernels/reduce/reduce.c and kernels/elementwise/binary.c) */
+/* (issue #3: kernels in kernels/reduce/reduce.c and
+ * kernels/elementwise/binary.c) */
 
 /* Reductions take two loop nests padded (on the left, with extent 1) to this
  * rank: the kept dimensions in output order and the reduced dimensions. */
@@ -21,20 +23,22 @@
  * for f32 and f64 (f64 exp/log through the f32 approximations); sum, max,
  * min, prod for i32 and i64. An empty reduction gives the op's identity. */
 #define CUVIL_REDUCE_DECL(NAME, SFX, T)                                        \
-  void cuvil_k_reduce_##NAME##_##SFX(const T *x, T *y,                         \
-                                     const int64_t *out_shape,                 \
-                                     const int64_t *out_str,                   \
-                                     const int64_t *red_shape,                 \
-                                     const int64_t *red_str);
+  void cuvil_k_reduce_##NAME##_##SFX(                                          \
+      const T *x, T *y, const int64_t *out_shape, const int64_t *out_str,      \
+      const int64_t *red_shape, const int64_t *red_str);
+/* clang-format off */
 #define CUVIL_REDUCE_FLOAT_DECLS(SFX, T)                                       \
   CUVIL_REDUCE_DECL(sum, SFX, T) CUVIL_REDUCE_DECL(mean, SFX, T)               \
   CUVIL_REDUCE_DECL(max, SFX, T) CUVIL_REDUCE_DECL(min, SFX, T)                \
   CUVIL_REDUCE_DECL(prod, SFX, T) CUVIL_REDUCE_DECL(sum_square, SFX, T)        \
   CUVIL_REDUCE_DECL(l1, SFX, T) CUVIL_REDUCE_DECL(l2, SFX, T)                  \
   CUVIL_REDUCE_DECL(log_sum, SFX, T) CUVIL_REDUCE_DECL(log_sum_exp, SFX, T)
+/* clang-format on */
+/* clang-format off */
 #define CUVIL_REDUCE_INT_DECLS(SFX, T)                                         \
   CUVIL_REDUCE_DECL(sum, SFX, T) CUVIL_REDUCE_DECL(max, SFX, T)                \
   CUVIL_REDUCE_DECL(min, SFX, T) CUVIL_REDUCE_DECL(prod, SFX, T)
+/* clang-format on */
 CUVIL_REDUCE_FLOAT_DECLS(f32, float)
 CUVIL_REDUCE_FLOAT_DECLS(f64, double)
 CUVIL_REDUCE_INT_DECLS(i32, int32_t)
@@ -42,11 +46,13 @@ CUVIL_REDUCE_INT_DECLS(i64, int64_t)
 
 /* ArgMax/ArgMin over the middle axis of [outer, n, inner] (n >= 1); y is
  * [outer, inner] int64. Ties: first index, or last when select_last. */
+/* clang-format off */
 #define CUVIL_ARG_DECLS(SFX, T)                                                \
   void cuvil_k_argmax_##SFX(const T *x, int64_t *y, int64_t outer, int64_t n,  \
                             int64_t inner, int64_t select_last);               \
   void cuvil_k_argmin_##SFX(const T *x, int64_t *y, int64_t outer, int64_t n,  \
                             int64_t inner, int64_t select_last);
+/* clang-format on */
 CUVIL_ARG_DECLS(f32, float)
 CUVIL_ARG_DECLS(i32, int32_t)
 CUVIL_ARG_DECLS(i64, int64_t)
@@ -78,6 +84,7 @@ void cuvil_k_hardmax_f32(const float *x, float *y, int64_t outer, int64_t n,
 #define CUVIL_BINARY_DECL(NAME, TA, TB, TY)                                    \
   void NAME(const TA *a, const TB *b, TY *y, const int64_t *shape,             \
             const int64_t *a_str, const int64_t *b_str);
+/* clang-format off */
 #define CUVIL_BINARY_INT_DECLS(SFX, T)                                         \
   CUVIL_BINARY_DECL(cuvil_k_add_##SFX, T, T, T)                                \
   CUVIL_BINARY_DECL(cuvil_k_sub_##SFX, T, T, T)                                \
@@ -92,6 +99,7 @@ void cuvil_k_hardmax_f32(const float *x, float *y, int64_t outer, int64_t n,
   CUVIL_BINARY_DECL(cuvil_k_less_##SFX, T, T, uint8_t)                         \
   CUVIL_BINARY_DECL(cuvil_k_greater_equal_##SFX, T, T, uint8_t)                \
   CUVIL_BINARY_DECL(cuvil_k_less_equal_##SFX, T, T, uint8_t)
+/* clang-format on */
 CUVIL_BINARY_INT_DECLS(i8, int8_t)
 CUVIL_BINARY_INT_DECLS(u8, uint8_t)
 CUVIL_BINARY_INT_DECLS(i16, int16_t)
@@ -123,21 +131,25 @@ CUVIL_BINARY_DECL(cuvil_k_pow_i32, int32_t, int32_t, int32_t)
 CUVIL_BINARY_DECL(cuvil_k_pow_i64, int64_t, int64_t, int64_t)
 CUVIL_BINARY_DECL(cuvil_k_pow_i32_f32, int32_t, float, int32_t)
 CUVIL_BINARY_DECL(cuvil_k_pow_i64_f32, int64_t, float, int64_t)
+/* clang-format off */
 #define CUVIL_COMPARE_DECLS(SFX, T)                                            \
   CUVIL_BINARY_DECL(cuvil_k_equal_##SFX, T, T, uint8_t)                        \
   CUVIL_BINARY_DECL(cuvil_k_greater_##SFX, T, T, uint8_t)                      \
   CUVIL_BINARY_DECL(cuvil_k_less_##SFX, T, T, uint8_t)                         \
   CUVIL_BINARY_DECL(cuvil_k_greater_equal_##SFX, T, T, uint8_t)                \
   CUVIL_BINARY_DECL(cuvil_k_less_equal_##SFX, T, T, uint8_t)
+/* clang-format on */
 CUVIL_COMPARE_DECLS(f32, float)
 CUVIL_COMPARE_DECLS(f64, double)
 CUVIL_BINARY_DECL(cuvil_k_equal_bool, uint8_t, uint8_t, uint8_t)
 CUVIL_BINARY_DECL(cuvil_k_and_bool, uint8_t, uint8_t, uint8_t)
 CUVIL_BINARY_DECL(cuvil_k_or_bool, uint8_t, uint8_t, uint8_t)
 CUVIL_BINARY_DECL(cuvil_k_xor_bool, uint8_t, uint8_t, uint8_t)
+/* clang-format off */
 #define CUVIL_SHIFT_DECLS(SFX, T)                                              \
   CUVIL_BINARY_DECL(cuvil_k_shl_##SFX, T, T, T)                                \
   CUVIL_BINARY_DECL(cuvil_k_shr_##SFX, T, T, T)
+/* clang-format on */
 CUVIL_SHIFT_DECLS(u8, uint8_t)
 CUVIL_SHIFT_DECLS(u16, uint16_t)
 CUVIL_SHIFT_DECLS(u32, uint32_t)

@@ -1,6 +1,7 @@
-/* cuvil kernels: Shape and data-movement ops (Slice, Expand, Tile, Pad, Split, Gather, Cast...).
- * Part of cuvil/kernels.h, which includes it inside its extern "C" block
- * after the shared definitions; include cuvil/kernels.h, not this file. */
+/* cuvil kernels: Shape and data-movement ops (Slice, Expand, Tile, Pad, Split,
+ * Gather, Cast...). Part of cuvil/kernels.h, which includes it inside its
+ * extern "C" block after the shared definitions; include cuvil/kernels.h, not
+ * this file. */
 #ifndef CUVIL_KERNELS_SHAPE_H
 #define CUVIL_KERNELS_SHAPE_H
 
@@ -63,7 +64,7 @@ CUVIL_SLICE_DECL(64, i32, int32_t)
  * padded on the left to CUVIL_MAX_RANK; rank is the real rank. mode: 0
  * constant (*value, or 0 when value is NULL), 1 edge, 2 reflect, 3 wrap. */
 #define CUVIL_PAD_DECL(BITS)                                                   \
-  void cuvil_k_pad_b##BITS(const void *x, void *y, const int64_t *in_shape,   \
+  void cuvil_k_pad_b##BITS(const void *x, void *y, const int64_t *in_shape,    \
                            const int64_t *out_shape, const int64_t *pads,      \
                            const int64_t *axes, int64_t n_axes, int64_t rank,  \
                            int64_t mode, const void *value);
@@ -88,15 +89,20 @@ void cuvil_k_range_i64(const void *start, const void *delta, void *y,
 
 /* Cast: cuvil_k_cast_<from>_<to>(x, y, n) converts n elements with C
  * semantics (to bool: x != 0), for every pair of CUVIL_CAST_TYPES. */
+/* clang-format off */
 #define CUVIL_CAST_TYPES(X)                                                    \
   X(f32, float) X(f64, double) X(i8, int8_t) X(u8, uint8_t) X(i16, int16_t)    \
   X(u16, uint16_t) X(i32, int32_t) X(u32, uint32_t) X(i64, int64_t)           \
   X(u64, uint64_t) X(bool, uint8_t)
+/* clang-format on */
+/* clang-format off */
 #define CUVIL_CAST_ROW(X, F, FC)                                               \
   X(F, FC, f32, float) X(F, FC, f64, double) X(F, FC, i8, int8_t)              \
   X(F, FC, u8, uint8_t) X(F, FC, i16, int16_t) X(F, FC, u16, uint16_t)         \
   X(F, FC, i32, int32_t) X(F, FC, u32, uint32_t) X(F, FC, i64, int64_t)        \
   X(F, FC, u64, uint64_t) X(F, FC, bool, uint8_t)
+/* clang-format on */
+/* clang-format off */
 #define CUVIL_CAST_PAIRS(X)                                                    \
   CUVIL_CAST_ROW(X, f32, float) CUVIL_CAST_ROW(X, f64, double)                 \
   CUVIL_CAST_ROW(X, i8, int8_t) CUVIL_CAST_ROW(X, u8, uint8_t)                 \
@@ -104,6 +110,7 @@ void cuvil_k_range_i64(const void *start, const void *delta, void *y,
   CUVIL_CAST_ROW(X, i32, int32_t) CUVIL_CAST_ROW(X, u32, uint32_t)             \
   CUVIL_CAST_ROW(X, i64, int64_t) CUVIL_CAST_ROW(X, u64, uint64_t)             \
   CUVIL_CAST_ROW(X, bool, uint8_t)
+/* clang-format on */
 #define CUVIL_CAST_DECL(F, FC, T, TC)                                          \
   void cuvil_k_cast_##F##_##T(const void *x, void *y, int64_t n);
 CUVIL_CAST_PAIRS(CUVIL_CAST_DECL)
@@ -113,7 +120,8 @@ CUVIL_CAST_PAIRS(CUVIL_CAST_DECL)
 void cuvil_k_cast_f32_f16(const void *x, void *y, int64_t n);
 void cuvil_k_cast_f16_f32(const void *x, void *y, int64_t n);
 void cuvil_k_cast_f32_bf16(const void *x, void *y, int64_t n);
-/* Truncating float32 -> bfloat16 (Cast before opset 19, as ONNX's reference). */
+/* Truncating float32 -> bfloat16 (Cast before opset 19, as ONNX's reference).
+ */
 void cuvil_k_cast_f32_bf16_trunc(const void *x, void *y, int64_t n);
 void cuvil_k_cast_bf16_f32(const void *x, void *y, int64_t n);
 

@@ -33,13 +33,10 @@ void cuvil_k_stft_f32(const float *x, const void *frame_step,
                       int64_t int64_scalars);
 /* ONNX MelWeightMatrix, y: [bins, mels]. The integer scalars are int64_t when
  * int64_inputs, else int32_t; all scalars are read at run time. */
-void cuvil_k_mel_weight_matrix_f32(const void *num_mel_bins,
-                                   const void *dft_length,
-                                   const void *sample_rate,
-                                   const float *lower_edge_hertz,
-                                   const float *upper_edge_hertz, float *y,
-                                   int64_t bins, int64_t mels,
-                                   int64_t int64_inputs);
+void cuvil_k_mel_weight_matrix_f32(
+    const void *num_mel_bins, const void *dft_length, const void *sample_rate,
+    const float *lower_edge_hertz, const float *upper_edge_hertz, float *y,
+    int64_t bins, int64_t mels, int64_t int64_inputs);
 /* Determinants of batch n x n matrices (LU with partial pivoting, in a stack
  * copy: n <= CUVIL_DET_MAX_N). */
 #define CUVIL_DET_MAX_N 16

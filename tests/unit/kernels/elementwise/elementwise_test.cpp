@@ -1,4 +1,5 @@
-//===- elementwise_test.cpp - Element-wise kernels -------------------------===//
+//===- elementwise_test.cpp - Element-wise kernels
+//-------------------------===//
 //
 // Broadcast binary ops, activations and the per-channel affine against
 // double-precision references.
@@ -30,28 +31,20 @@ using BinaryKernel = void (*)(const float *, const float *, float *,
 
 BinaryKernel binaryKernel(BinaryOp Op) {
   switch (Op) {
-  case BinaryOp::Add:
-    return cuvil_k_add_f32;
-  case BinaryOp::Sub:
-    return cuvil_k_sub_f32;
-  case BinaryOp::Mul:
-    return cuvil_k_mul_f32;
-  case BinaryOp::Div:
-    return cuvil_k_div_f32;
+  case BinaryOp::Add: return cuvil_k_add_f32;
+  case BinaryOp::Sub: return cuvil_k_sub_f32;
+  case BinaryOp::Mul: return cuvil_k_mul_f32;
+  case BinaryOp::Div: return cuvil_k_div_f32;
   }
   return nullptr;
 }
 
 double applyBinary(BinaryOp Op, double A, double B) {
   switch (Op) {
-  case BinaryOp::Add:
-    return A + B;
-  case BinaryOp::Sub:
-    return A - B;
-  case BinaryOp::Mul:
-    return A * B;
-  case BinaryOp::Div:
-    return A / B;
+  case BinaryOp::Add: return A + B;
+  case BinaryOp::Sub: return A - B;
+  case BinaryOp::Mul: return A * B;
+  case BinaryOp::Div: return A / B;
   }
   return 0;
 }

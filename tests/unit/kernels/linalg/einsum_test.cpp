@@ -137,8 +137,11 @@ INSTANTIATE_TEST_SUITE_P(
     Equations, EinsumKernel,
     testing::Values(
         EinsumCase{"MatMul", {"ij", "jk"}, "ik", {{3, 5}, {5, 4}}},
-        EinsumCase{"BatchMatMul", {"bij", "bjk"}, "bik", {{2, 3, 5}, {2, 5, 4}}},
-        EinsumCase{"Attention", {"bhqd", "bhkd"}, "bhqk",
+        EinsumCase{
+            "BatchMatMul", {"bij", "bjk"}, "bik", {{2, 3, 5}, {2, 5, 4}}},
+        EinsumCase{"Attention",
+                   {"bhqd", "bhkd"},
+                   "bhqk",
                    {{2, 3, 4, 8}, {2, 3, 5, 8}}},
         EinsumCase{"Transpose", {"ijk"}, "kij", {{2, 3, 4}}},
         EinsumCase{"RowSum", {"ij"}, "i", {{3, 7}}},
@@ -150,11 +153,14 @@ INSTANTIATE_TEST_SUITE_P(
         EinsumCase{"BatchDiagonal", {"bii"}, "bi", {{3, 4, 4}}},
         EinsumCase{"DiagonalOfThree", {"iij"}, "ji", {{3, 3, 2}}},
         EinsumCase{"Broadcast", {"bij", "bjk"}, "bik", {{1, 3, 5}, {4, 5, 2}}},
-        EinsumCase{"Bilinear", {"bn", "anm", "bm"}, "ba",
-                   {{2, 3}, {4, 3, 5}, {2, 5}}},
-        EinsumCase{"FourOperands", {"ab", "bc", "cd", "de"}, "ae",
+        EinsumCase{
+            "Bilinear", {"bn", "anm", "bm"}, "ba", {{2, 3}, {4, 3, 5}, {2, 5}}},
+        EinsumCase{"FourOperands",
+                   {"ab", "bc", "cd", "de"},
+                   "ae",
                    {{2, 3}, {3, 4}, {4, 2}, {2, 3}}},
-        EinsumCase{"SummedMiddle", {"iaj", "jbi"}, "ab", {{3, 4, 5}, {5, 2, 3}}},
+        EinsumCase{
+            "SummedMiddle", {"iaj", "jbi"}, "ab", {{3, 4, 5}, {5, 2, 3}}},
         EinsumCase{"EmptySum", {"ij", "jk"}, "ik", {{3, 0}, {0, 2}}},
         EinsumCase{"EmptyOutput", {"ij", "jk"}, "ik", {{0, 4}, {4, 2}}}),
     caseName<EinsumCase>);

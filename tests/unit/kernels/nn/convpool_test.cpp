@@ -65,8 +65,8 @@ TEST_P(Conv3dTest, MatchesDirectDefinition) {
   const ConvCase &P = GetParam();
   Dims Out;
   for (int D = 0; D < 3; ++D)
-    Out[D] = outExtent(P.In[D], P.K[D], P.Stride[D], P.Dil[D], P.Pad[D],
-                       P.Pad[D]);
+    Out[D] =
+        outExtent(P.In[D], P.K[D], P.Stride[D], P.Dil[D], P.Pad[D], P.Pad[D]);
   int64_t Cg = P.C / P.Group, Mg = P.M / P.Group;
   auto X = randomData(P.N * P.C * vol(P.In), 1);
   auto W = randomData(P.M * Cg * vol(P.K), 2);
@@ -74,41 +74,47 @@ TEST_P(Conv3dTest, MatchesDirectDefinition) {
   std::vector<float> Y(P.N * P.M * vol(Out));
   cuvil_k_conv3d_f32(X.data(), W.data(), B.data(), Y.data(), P.N, P.C, P.M,
                      P.In.data(), P.K.data(), Out.data(), P.Stride.data(),
-                     P.Dil.data(), P.Pad.data(), P.Group, -INFINITY,
-                     INFINITY);
-  forEachOutput(P.N, P.M, Out, [&](int64_t Idx, int64_t B0, int64_t M0,
-                                   const Dims &O) {
-    double Acc = B[M0];
-    int64_t G = M0 / Mg;
-    for (int64_t C0 = 0; C0 < Cg; ++C0)
-      for (int64_t Kz = 0; Kz < P.K[0]; ++Kz)
-        for (int64_t Ky = 0; Ky < P.K[1]; ++Ky)
-          for (int64_t Kx = 0; Kx < P.K[2]; ++Kx) {
-            Dims T{Kz, Ky, Kx}, I;
-            bool Inside = true;
-            for (int D = 0; D < 3; ++D) {
-              I[D] = O[D] * P.Stride[D] + T[D] * P.Dil[D] - P.Pad[D];
-              Inside = Inside && I[D] >= 0 && I[D] < P.In[D];
-            }
-            if (Inside)
-              Acc += double(X[at(B0 * P.C + G * Cg + C0, P.In, I[0], I[1],
-                                 I[2])]) *
-                     W[at(M0 * Cg + C0, P.K, Kz, Ky, Kx)];
-          }
-    EXPECT_NEAR(Y[Idx], Acc, 1e-4) << "at " << Idx;
-  });
+                     P.Dil.data(), P.Pad.data(), P.Group, -INFINITY, INFINITY);
+  forEachOutput(
+      P.N, P.M, Out, [&](int64_t Idx, int64_t B0, int64_t M0, const Dims &O) {
+        double Acc = B[M0];
+        int64_t G = M0 / Mg;
+        for (int64_t C0 = 0; C0 < Cg; ++C0)
+          for (int64_t Kz = 0; Kz < P.K[0]; ++Kz)
+            for (int64_t Ky = 0; Ky < P.K[1]; ++Ky)
+              for (int64_t Kx = 0; Kx < P.K[2]; ++Kx) {
+                Dims T{Kz, Ky, Kx}, I;
+                bool Inside = true;
+                for (int D = 0; D < 3; ++D) {
+                  I[D] = O[D] * P.Stride[D] + T[D] * P.Dil[D] - P.Pad[D];
+                  Inside = Inside && I[D] >= 0 && I[D] < P.In[D];
+                }
+                if (Inside)
+                  Acc += double(X[at(B0 * P.C + G * Cg + C0, P.In, I[0], I[1],
+                                     I[2])]) *
+                         W[at(M0 * Cg + C0, P.K, Kz, Ky, Kx)];
+              }
+        EXPECT_NEAR(Y[Idx], Acc, 1e-4) << "at " << Idx;
+      });
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, Conv3dTest,
     ::testing::Values(
-        ConvCase{2, 3, 4, 1, {3, 4, 5}, {2, 3, 4}, {1, 1, 1}, {1, 1, 1},
-                 {0, 0, 0}},
-        ConvCase{1, 4, 6, 2, {4, 5, 4}, {3, 3, 3}, {1, 2, 1}, {1, 1, 1},
-                 {1, 0, 1}},
-        ConvCase{1, 3, 2, 1, {5, 5, 5}, {2, 2, 2}, {2, 2, 2}, {2, 2, 2},
-                 {1, 1, 1}},
-        ConvCase{1, 4, 4, 4, {3, 6, 6}, {1, 3, 3}, {1, 1, 2}, {1, 2, 1},
+        ConvCase{
+            2, 3, 4, 1, {3, 4, 5}, {2, 3, 4}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}},
+        ConvCase{
+            1, 4, 6, 2, {4, 5, 4}, {3, 3, 3}, {1, 2, 1}, {1, 1, 1}, {1, 0, 1}},
+        ConvCase{
+            1, 3, 2, 1, {5, 5, 5}, {2, 2, 2}, {2, 2, 2}, {2, 2, 2}, {1, 1, 1}},
+        ConvCase{1,
+                 4,
+                 4,
+                 4,
+                 {3, 6, 6},
+                 {1, 3, 3},
+                 {1, 1, 2},
+                 {1, 2, 1},
                  {0, 2, 1}}));
 
 class ConvTransposeTest : public ::testing::TestWithParam<ConvCase> {};
@@ -124,8 +130,8 @@ TEST_P(ConvTransposeTest, MatchesGatherDefinition) {
   auto W = randomData(P.C * Mg * vol(P.K), 5);
   auto B = randomData(P.M, 6);
   std::vector<float> Y(P.N * P.M * vol(Out));
-  cuvil_k_convtranspose3d_f32(X.data(), W.data(), B.data(), Y.data(), P.N,
-                              P.C, P.M, P.In.data(), P.K.data(), Out.data(),
+  cuvil_k_convtranspose3d_f32(X.data(), W.data(), B.data(), Y.data(), P.N, P.C,
+                              P.M, P.In.data(), P.K.data(), Out.data(),
                               P.Stride.data(), P.Dil.data(), P.Pad.data(),
                               P.Group);
   // The input index feeding output o through tap t, or -1.
@@ -135,32 +141,39 @@ TEST_P(ConvTransposeTest, MatchesGatherDefinition) {
       return -1;
     return U / P.Stride[D] < P.In[D] ? U / P.Stride[D] : -1;
   };
-  forEachOutput(P.N, P.M, Out, [&](int64_t Idx, int64_t B0, int64_t M0,
-                                   const Dims &O) {
-    double Acc = B[M0];
-    int64_t G = M0 / Mg;
-    for (int64_t C0 = G * Cg; C0 < (G + 1) * Cg; ++C0)
-      for (int64_t Kz = 0; Kz < P.K[0]; ++Kz)
-        for (int64_t Ky = 0; Ky < P.K[1]; ++Ky)
-          for (int64_t Kx = 0; Kx < P.K[2]; ++Kx) {
-            int64_t Z = Source(0, O[0], Kz), Yy = Source(1, O[1], Ky),
-                    Xx = Source(2, O[2], Kx);
-            if (Z >= 0 && Yy >= 0 && Xx >= 0)
-              Acc += double(X[at(B0 * P.C + C0, P.In, Z, Yy, Xx)]) *
-                     W[at(C0 * Mg + M0 - G * Mg, P.K, Kz, Ky, Kx)];
-          }
-    EXPECT_NEAR(Y[Idx], Acc, 1e-4) << "at " << Idx;
-  });
+  forEachOutput(
+      P.N, P.M, Out, [&](int64_t Idx, int64_t B0, int64_t M0, const Dims &O) {
+        double Acc = B[M0];
+        int64_t G = M0 / Mg;
+        for (int64_t C0 = G * Cg; C0 < (G + 1) * Cg; ++C0)
+          for (int64_t Kz = 0; Kz < P.K[0]; ++Kz)
+            for (int64_t Ky = 0; Ky < P.K[1]; ++Ky)
+              for (int64_t Kx = 0; Kx < P.K[2]; ++Kx) {
+                int64_t Z = Source(0, O[0], Kz), Yy = Source(1, O[1], Ky),
+                        Xx = Source(2, O[2], Kx);
+                if (Z >= 0 && Yy >= 0 && Xx >= 0)
+                  Acc += double(X[at(B0 * P.C + C0, P.In, Z, Yy, Xx)]) *
+                         W[at(C0 * Mg + M0 - G * Mg, P.K, Kz, Ky, Kx)];
+              }
+        EXPECT_NEAR(Y[Idx], Acc, 1e-4) << "at " << Idx;
+      });
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, ConvTransposeTest,
     ::testing::Values(
-        ConvCase{1, 1, 2, 1, {1, 3, 3}, {1, 3, 3}, {1, 3, 2}, {1, 1, 1},
-                 {0, 1, 1}},
-        ConvCase{2, 4, 6, 2, {3, 4, 5}, {3, 3, 2}, {1, 2, 3}, {1, 1, 2},
-                 {0, 0, 1}},
-        ConvCase{1, 3, 3, 3, {2, 3, 3}, {2, 2, 2}, {2, 1, 2}, {2, 2, 1},
+        ConvCase{
+            1, 1, 2, 1, {1, 3, 3}, {1, 3, 3}, {1, 3, 2}, {1, 1, 1}, {0, 1, 1}},
+        ConvCase{
+            2, 4, 6, 2, {3, 4, 5}, {3, 3, 2}, {1, 2, 3}, {1, 1, 2}, {0, 0, 1}},
+        ConvCase{1,
+                 3,
+                 3,
+                 3,
+                 {2, 3, 3},
+                 {2, 2, 2},
+                 {2, 1, 2},
+                 {2, 2, 1},
                  {1, 1, 0}}));
 
 TEST(MaxPool3d, ValuesAndIndicesBothStorageOrders) {
@@ -176,8 +189,8 @@ TEST(MaxPool3d, ValuesAndIndicesBothStorageOrders) {
     std::vector<float> Y(vol(Out));
     std::vector<int64_t> Ind(vol(Out));
     cuvil_k_maxpool3d_f32(X.data(), Y.data(), Ind.data(), 1, In.data(),
-                          Out.data(), K.data(), S.data(), Dl.data(),
-                          Pad.data(), Order);
+                          Out.data(), K.data(), S.data(), Dl.data(), Pad.data(),
+                          Order);
     size_t O = 0;
     for (int64_t z = 0; z < 2; ++z)
       for (int64_t y = 0; y < 3; ++y)
@@ -187,8 +200,8 @@ TEST(MaxPool3d, ValuesAndIndicesBothStorageOrders) {
           bool Big = z <= 1 && (y == 1 || y == 2) && (x == 1 || x == 2);
           int64_t Bz = Big ? 0 : z, By = Big ? 1 : y, Bx = Big ? 1 : x;
           EXPECT_EQ(Y[O], X[(Bz * 3 + By) * 4 + Bx]);
-          EXPECT_EQ(Ind[O], Order ? (Bx * 3 + By) * 2 + Bz
-                                  : (Bz * 3 + By) * 4 + Bx);
+          EXPECT_EQ(Ind[O],
+                    Order ? (Bx * 3 + By) * 2 + Bz : (Bz * 3 + By) * 4 + Bx);
         }
   }
 }
@@ -206,9 +219,8 @@ TEST(MaxPool3d, Uint8AndInt8PaddingNeverWins) {
     EXPECT_EQ(Ind[I], 0); // the first real element
   }
   std::vector<int8_t> Xi{-128, -5, -7, -128}, Yi(4);
-  cuvil_k_maxpool3d_i8(Xi.data(), Yi.data(), nullptr, 1, In.data(),
-                       Out.data(), K.data(), S.data(), Dl.data(), Pad.data(),
-                       0);
+  cuvil_k_maxpool3d_i8(Xi.data(), Yi.data(), nullptr, 1, In.data(), Out.data(),
+                       K.data(), S.data(), Dl.data(), Pad.data(), 0);
   for (int I = 0; I < 4; ++I)
     EXPECT_EQ(Yi[I], -5);
 }
@@ -218,12 +230,12 @@ TEST(AvgPool3d, CountIncludePad) {
   Dims In{3, 3, 3}, K{2, 2, 2}, S{2, 2, 2}, PB{1, 1, 1}, PE{0, 0, 0};
   Dims Out{2, 2, 2};
   std::vector<float> X(27, 1.0f), Y(8);
-  cuvil_k_avgpool3d_f32(X.data(), Y.data(), 1, In.data(), Out.data(),
-                        K.data(), S.data(), PB.data(), PE.data(), 0);
+  cuvil_k_avgpool3d_f32(X.data(), Y.data(), 1, In.data(), Out.data(), K.data(),
+                        S.data(), PB.data(), PE.data(), 0);
   for (float V : Y)
     EXPECT_FLOAT_EQ(V, 1.0f);
-  cuvil_k_avgpool3d_f32(X.data(), Y.data(), 1, In.data(), Out.data(),
-                        K.data(), S.data(), PB.data(), PE.data(), 1);
+  cuvil_k_avgpool3d_f32(X.data(), Y.data(), 1, In.data(), Out.data(), K.data(),
+                        S.data(), PB.data(), PE.data(), 1);
   // The corner window (0,0,0) covers 1 real of 8 padded positions; the
   // opposite one is clipped to the padded input, 8 real elements.
   EXPECT_FLOAT_EQ(Y[0], 1.0f / 8.0f);

@@ -80,8 +80,8 @@ TEST(LossesSce, MatchesLogSoftmaxThenNll) {
     X[I] = std::cos(1.3 * I) * 4.0f;
   std::vector<int64_t> T = {0, 3, 1, 1, 2, 0};
   std::vector<float> LP(N * C * D), Y(N * D);
-  cuvil_k_sce_loss_f32_i64(X.data(), T.data(), nullptr, Y.data(), LP.data(),
-                           N, C, D, CUVIL_LOSS_NONE, 1, 1);
+  cuvil_k_sce_loss_f32_i64(X.data(), T.data(), nullptr, Y.data(), LP.data(), N,
+                           C, D, CUVIL_LOSS_NONE, 1, 1);
   for (int64_t I = 0; I < N; ++I)
     for (int64_t J = 0; J < D; ++J) {
       double Mx = -INFINITY, Se = 0;
@@ -192,7 +192,7 @@ TEST(LossesBatchNorm, TrainingUsesBatchStatistics) {
   float Scale[] = {1.5f, -0.5f}, Bias[] = {0.25f, 1.0f};
   float Mean[] = {0.1f, -0.2f}, Var[] = {1.0f, 2.0f}, RM[2], RV[2];
   cuvil_k_batch_norm_train_f32(X.data(), Scale, Bias, Mean, Var, Y.data(), RM,
-                              RV, N, C, S, 1e-5f, 0.9f);
+                               RV, N, C, S, 1e-5f, 0.9f);
   for (int64_t Ch = 0; Ch < C; ++Ch) {
     double M = 0, V = 0;
     for (int64_t I = 0; I < N; ++I)
@@ -215,7 +215,7 @@ TEST(LossesBatchNorm, TrainingUsesBatchStatistics) {
   }
   // Inference with run-time operands: the given mean and variance.
   cuvil_k_batch_norm_f32(X.data(), Scale, Bias, Mean, Var, Y.data(), N, C, S,
-                        1e-5f);
+                         1e-5f);
   EXPECT_NEAR(Y[1], (X[1] - 0.1) / std::sqrt(1.0 + 1e-5) * 1.5 + 0.25, 1e-5);
   EXPECT_NEAR(Y[4], (X[4] + 0.2) / std::sqrt(2.0 + 1e-5) * -0.5 + 1.0, 1e-5);
 }

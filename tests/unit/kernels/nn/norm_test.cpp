@@ -196,8 +196,8 @@ TEST(NormKernels, BatchNormInferenceAndTraining) {
 
   std::vector<float> RM(C), RV(C);
   cuvil_k_batch_norm_train_f32(X.data(), Sc.data(), Bi.data(), Mean.data(),
-                               Var.data(), Y.data(), RM.data(), RV.data(), B,
-                               C, S, Eps, Momentum);
+                               Var.data(), Y.data(), RM.data(), RV.data(), B, C,
+                               S, Eps, Momentum);
   std::vector<double> WantRM(C), WantRV(C);
   for (int64_t Ch = 0; Ch < C; ++Ch) {
     std::vector<size_t> Idx;

@@ -1,4 +1,5 @@
-//===- pool_test.cpp - Pooling and softmax kernels -------------------------===//
+//===- pool_test.cpp - Pooling and softmax kernels
+//-------------------------===//
 //
 // Max/average/global pooling and softmax against double-precision
 // references.

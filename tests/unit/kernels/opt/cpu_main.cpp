@@ -7,7 +7,8 @@
 
 int main(int argc, char **argv) {
   if (!__builtin_cpu_supports(CUVIL_TEST_CPU)) {
-    std::puts("this CPU has no " CUVIL_TEST_CPU ": the kernels built for it are not run");
+    std::puts("this CPU has no " CUVIL_TEST_CPU
+              ": the kernels built for it are not run");
     return 77;
   }
   testing::InitGoogleTest(&argc, argv);

@@ -30,9 +30,8 @@ testing::AssertionResult matches(const std::vector<float> &Got,
     const bool Close =
         std::fabs(Got[I] - Ref[I]) <= Rtol * (1.0f + std::fabs(Ref[I]));
     if (std::isnan(Ref[I]) ? !std::isnan(Got[I]) : !Close)
-      return testing::AssertionFailure()
-             << "at flat index " << I << ": got " << Got[I] << ", want "
-             << Ref[I];
+      return testing::AssertionFailure() << "at flat index " << I << ": got "
+                                         << Got[I] << ", want " << Ref[I];
   }
   return testing::AssertionSuccess();
 }
@@ -123,11 +122,12 @@ TEST(PackedConv, MatchesReference) {
   }
 }
 
-void checkDepthwise(const ConvCase &T, float Lo, float Hi, bool NaNInput = false) {
+void checkDepthwise(const ConvCase &T, float Lo, float Hi,
+                    bool NaNInput = false) {
   SCOPED_TRACE(::testing::Message()
                << "depthwise c=" << T.C << " h=" << T.H << " w=" << T.W
-               << " k=" << T.KH << "x" << T.KW << " s=" << T.SH << ","
-               << T.SW << " d=" << T.DH << "," << T.DW);
+               << " k=" << T.KH << "x" << T.KW << " s=" << T.SH << "," << T.SW
+               << " d=" << T.DH << "," << T.DW);
   std::mt19937 Rng(static_cast<unsigned>(T.C * 17 + T.W));
   const int64_t OH = outSize(T.H, T.KH, T.SH, T.DH, T.PT, T.PB);
   const int64_t OW = outSize(T.W, T.KW, T.SW, T.DW, T.PL, T.PR);
@@ -140,9 +140,9 @@ void checkDepthwise(const ConvCase &T, float Lo, float Hi, bool NaNInput = false
   cuvil_k_conv2d_f32(X.data(), Wt.data(), B.data(), Ref.data(), T.N, T.C, T.H,
                      T.W, T.C, T.KH, T.KW, OH, OW, T.SH, T.SW, T.DH, T.DW, T.PT,
                      T.PL, T.C, Lo, Hi);
-  cuvil_k_dwconv2d_f32(X.data(), Wt.data(), B.data(), Got.data(), T.N, T.C,
-                       T.H, T.W, T.KH, T.KW, OH, OW, T.SH, T.SW, T.DH, T.DW,
-                       T.PT, T.PL, Lo, Hi);
+  cuvil_k_dwconv2d_f32(X.data(), Wt.data(), B.data(), Got.data(), T.N, T.C, T.H,
+                       T.W, T.KH, T.KW, OH, OW, T.SH, T.SW, T.DH, T.DW, T.PT,
+                       T.PL, Lo, Hi);
   EXPECT_TRUE(matches(Got, Ref, 1e-5f));
 }
 
@@ -189,15 +189,17 @@ TEST(Depthwise, MatchesReference) {
 TEST(PackedAndDepthwise, NaNInputStaysNaN) {
   checkConv({1, 16, 6, 6, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}, 0.0f, 6.0f, true);
   checkConv({1, 4, 9, 11, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, 0.0f, 6.0f, true);
-  checkDepthwise({1, 4, 12, 12, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, 0.0f, 6.0f, true);
-  checkDepthwise({1, 3, 13, 13, 0, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, 0.0f, 6.0f, true);
+  checkDepthwise({1, 4, 12, 12, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, 0.0f, 6.0f,
+                 true);
+  checkDepthwise({1, 3, 13, 13, 0, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, 0.0f, 6.0f,
+                 true);
 }
 
 void checkGemm(int64_t M, int64_t N, int64_t K, bool TA, bool TB, float Alpha,
                float Beta, int CShape) {
-  SCOPED_TRACE(::testing::Message() << "m=" << M << " n=" << N << " k=" << K
-                                    << " ta=" << TA << " tb=" << TB
-                                    << " cshape=" << CShape);
+  SCOPED_TRACE(::testing::Message()
+               << "m=" << M << " n=" << N << " k=" << K << " ta=" << TA
+               << " tb=" << TB << " cshape=" << CShape);
   std::mt19937 Rng(static_cast<unsigned>(M * 1000 + N * 10 + K));
   auto A = randomVector(M * K, Rng), B = randomVector(K * N, Rng);
   // CShape: 0 none, 1 row vector [N], 2 full [M, N], 3 column [M, 1].
@@ -220,7 +222,8 @@ void checkGemm(int64_t M, int64_t N, int64_t K, bool TA, bool TB, float Alpha,
   for (int64_t J = 0; J < N; ++J) {
     const int64_t J0 = J / MR * MR, Width = std::min(MR, N - J0);
     for (int64_t P = 0; P < K; ++P)
-      Packed[J0 * K + P * Width + (J - J0)] = Alpha * B[TB ? J * K + P : P * N + J];
+      Packed[J0 * K + P * Width + (J - J0)] =
+          Alpha * B[TB ? J * K + P : P * N + J];
   }
   std::vector<float> Ref(M * N), Got(M * N, NAN);
   const float Inf = INFINITY;
@@ -240,8 +243,8 @@ TEST(PackedGemm, MatchesReference) {
     for (bool TA : {false, true})
       for (bool TB : {false, true})
         for (int CShape : {0, 1, 2, 3})
-          checkGemm(M, N, K, TA, TB, TA ? 0.5f : 1.0f, CShape == 2 ? 2.0f : 1.0f,
-                    CShape);
+          checkGemm(M, N, K, TA, TB, TA ? 0.5f : 1.0f,
+                    CShape == 2 ? 2.0f : 1.0f, CShape);
 }
 
 } // namespace

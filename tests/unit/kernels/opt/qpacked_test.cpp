@@ -26,8 +26,7 @@ std::vector<int8_t> pack(const std::vector<int8_t> &W, int64_t M, int64_t K,
     const int64_t MB = std::min(MR, M - M0);
     for (int64_t Mo = M0; Mo < M0 + MB; ++Mo)
       for (int64_t T = 0; T < K; ++T)
-        P[M0 * KP + T / KR * MB * KR + (Mo - M0) * KR + T % KR] =
-            W[Mo * K + T];
+        P[M0 * KP + T / KR * MB * KR + (Mo - M0) * KR + T % KR] = W[Mo * K + T];
   }
   return P;
 }
@@ -59,8 +58,8 @@ Params makeParams(int64_t M, int64_t G, int64_t K, const Quant &Q,
   for (int64_t Gi = 0; Gi < G; ++Gi) {
     const std::vector<int8_t> Part(W.begin() + Gi * MG * K,
                                    W.begin() + (Gi + 1) * MG * K);
-    const std::vector<int8_t> Packed = pack(
-        Part, MG, K, cuvil_k_qpack_mr, cuvil_k_qpack_kr);
+    const std::vector<int8_t> Packed =
+        pack(Part, MG, K, cuvil_k_qpack_mr, cuvil_k_qpack_kr);
     P.Wp.insert(P.Wp.end(), Packed.begin(), Packed.end());
   }
   // A typical |acc| is 128 * 74 * sqrt(K) (uniform bytes); scale it to
@@ -109,13 +108,13 @@ int64_t outSize(int64_t In, int64_t K, int64_t S, int64_t D, int64_t P0,
 void checkConv(const ConvCase &T, const Quant &Q) {
   SCOPED_TRACE(::testing::Message()
                << "n=" << T.N << " c=" << T.C << " h=" << T.H << " w=" << T.W
-               << " m=" << T.M << " k=" << T.KH << "x" << T.KW << " s="
-               << T.SH << "," << T.SW << " d=" << T.DH << "," << T.DW
-               << " pad=" << T.PT << "," << T.PL << "," << T.PB << ","
-               << T.PR << " g=" << T.G << " x_type=" << Q.XType
-               << " x_zp=" << Q.XZp << " y_type=" << Q.YType);
-  std::mt19937 Rng(static_cast<unsigned>(T.C * 131 + T.M * 7 + T.KH * 3 +
-                                         T.KW + Q.XType * 1000));
+               << " m=" << T.M << " k=" << T.KH << "x" << T.KW << " s=" << T.SH
+               << "," << T.SW << " d=" << T.DH << "," << T.DW << " pad=" << T.PT
+               << "," << T.PL << "," << T.PB << "," << T.PR << " g=" << T.G
+               << " x_type=" << Q.XType << " x_zp=" << Q.XZp
+               << " y_type=" << Q.YType);
+  std::mt19937 Rng(static_cast<unsigned>(T.C * 131 + T.M * 7 + T.KH * 3 + T.KW +
+                                         Q.XType * 1000));
   const int64_t OH = outSize(T.H, T.KH, T.SH, T.DH, T.PT, T.PB);
   const int64_t OW = outSize(T.W, T.KW, T.SW, T.DW, T.PL, T.PR);
   ASSERT_GT(OH, 0);
@@ -125,17 +124,17 @@ void checkConv(const ConvCase &T, const Quant &Q) {
   const std::vector<uint8_t> X =
       randomBytes(static_cast<size_t>(T.N * T.C * T.H * T.W), Rng);
   const int64_t Geom[CUVIL_QCONV_GEOM_SIZE] = {
-      T.N,  T.C,  T.H,  T.W,  T.M,  T.KH, T.KW, OH,
-      OW,   T.SH, T.SW, T.DH, T.DW, T.PT, T.PL, T.G};
+      T.N, T.C,  T.H,  T.W,  T.M,  T.KH, T.KW, OH,
+      OW,  T.SH, T.SW, T.DH, T.DW, T.PT, T.PL, T.G};
   const size_t YSize = static_cast<size_t>(T.N * T.M * OH * OW);
   std::vector<uint8_t> Ref(YSize, 0xAA), Got(YSize, 0x55);
   cuvil_k_qconv2d_s8(X.data(), P.Wp.data(), P.Bias.data(), P.WSum.data(),
                      P.Rq.data(), Ref.data(), Geom, cuvil_k_qpack_mr,
                      cuvil_k_qpack_kr, Q.XType, Q.XZp, Q.YType, Q.YZp, Q.YLo,
                      Q.YHi);
-  cuvil_k_qconv2d_packed_s8(X.data(), P.Wp.data(), P.Bias.data(),
-                            P.WSum.data(), P.Rq.data(), Got.data(), Geom,
-                            Q.XType, Q.XZp, Q.YType, Q.YZp, Q.YLo, Q.YHi);
+  cuvil_k_qconv2d_packed_s8(X.data(), P.Wp.data(), P.Bias.data(), P.WSum.data(),
+                            P.Rq.data(), Got.data(), Geom, Q.XType, Q.XZp,
+                            Q.YType, Q.YZp, Q.YLo, Q.YHi);
   EXPECT_TRUE(same(Got, Ref));
 }
 
@@ -207,7 +206,7 @@ void checkGemm(int64_t M, int64_t N, int64_t K, const Quant &Q) {
 TEST(QPackedGemm, Shapes) {
   const int64_t Shapes[][3] = {{1, 10, 64},  {1, 1000, 33}, {5, 7, 3},
                                {12, 16, 16}, {13, 33, 17},  {25, 40, 300},
-                               {3, 70, 700}, {7, 1, 1},    {1, 22, 301}};
+                               {3, 70, 700}, {7, 1, 1},     {1, 22, 301}};
   for (const auto &S : Shapes)
     for (const Quant &Q : Quants)
       checkGemm(S[0], S[1], S[2], Q);
@@ -235,9 +234,9 @@ TEST(QPackedGemm, Extremes) {
                      P.Rq.data(), Ref.data(), M, N, K, cuvil_k_qpack_mr,
                      cuvil_k_qpack_kr, Q.XType, Q.XZp, Q.YType, Q.YZp, Q.YLo,
                      Q.YHi);
-    cuvil_k_qgemm_packed_s8(A.data(), P.Wp.data(), P.Bias.data(),
-                            P.WSum.data(), P.Rq.data(), Got.data(), M, N, K,
-                            Q.XType, Q.XZp, Q.YType, Q.YZp, Q.YLo, Q.YHi);
+    cuvil_k_qgemm_packed_s8(A.data(), P.Wp.data(), P.Bias.data(), P.WSum.data(),
+                            P.Rq.data(), Got.data(), M, N, K, Q.XType, Q.XZp,
+                            Q.YType, Q.YZp, Q.YLo, Q.YHi);
     EXPECT_TRUE(same(Got, Ref));
   }
 }

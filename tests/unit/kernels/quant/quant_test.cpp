@@ -49,8 +49,7 @@ TEST(QuantKernels, QuantizeAndDequantizePerAxis) {
         EXPECT_EQ(Y[I], std::nearbyint(X[I] / Scale[C]) + Zp[C]) << I;
       }
   std::vector<float> Back(12);
-  cuvil_k_dequantize_f32(Y.data(), Scale, Zp, Back.data(), 2, 3, 2,
-                         CUVIL_Q_I8);
+  cuvil_k_dequantize_f32(Y.data(), Scale, Zp, Back.data(), 2, 3, 2, CUVIL_Q_I8);
   for (int O = 0; O < 2; ++O)
     for (int C = 0; C < 3; ++C)
       for (int J = 0; J < 2; ++J) {
@@ -100,8 +99,8 @@ TEST(QuantKernels, MatMulIntegerBatchedWithPerRowZeroPoints) {
   int64_t Batch[4] = {1, 1, 1, B}, AStr[4] = {0, 0, 0, M * K},
           BStr[4] = {0, 0, 0, 0};
   std::vector<int32_t> Y(B * M * N);
-  cuvil_k_matmul_integer(A.data(), Bm.data(), AZ, &BZ, Y.data(), M, N, K,
-                         Batch, AStr, BStr, CUVIL_Q_U8, CUVIL_Q_I8, 1, 0);
+  cuvil_k_matmul_integer(A.data(), Bm.data(), AZ, &BZ, Y.data(), M, N, K, Batch,
+                         AStr, BStr, CUVIL_Q_U8, CUVIL_Q_I8, 1, 0);
   for (int64_t Bi = 0; Bi < B; ++Bi)
     for (int64_t I = 0; I < M; ++I)
       for (int64_t J = 0; J < N; ++J) {
@@ -119,17 +118,15 @@ TEST(QuantKernels, QLinearMatMulRequantizes) {
   float AS = 0.5f, BS = 0.25f, YS = 0.1f;
   int64_t Batch[4] = {1, 1, 1, 1}, Zero[4] = {0, 0, 0, 0};
   uint8_t Y;
-  cuvil_k_qlinear_matmul(A, &AS, &AZ, B, &BS, &BZ, &YS, &YZ, &Y, 1, 1, 2,
-                         Batch, Zero, Zero, CUVIL_Q_U8, CUVIL_Q_U8,
-                         CUVIL_Q_U8, 0);
+  cuvil_k_qlinear_matmul(A, &AS, &AZ, B, &BS, &BZ, &YS, &YZ, &Y, 1, 1, 2, Batch,
+                         Zero, Zero, CUVIL_Q_U8, CUVIL_Q_U8, CUVIL_Q_U8, 0);
   EXPECT_EQ(Y, 100 + 40);
 }
 
 /// Direct int64 convolution with zero-point-valued padding.
 std::vector<int64_t> refConv(const std::vector<int8_t> &X,
                              const std::vector<uint8_t> &W, int8_t XZ,
-                             const std::vector<uint8_t> &WZ,
-                             const int64_t *G) {
+                             const std::vector<uint8_t> &WZ, const int64_t *G) {
   int64_t N = G[CUVIL_QCONV_N], C = G[CUVIL_QCONV_C], H = G[CUVIL_QCONV_H],
           Wd = G[CUVIL_QCONV_W], M = G[CUVIL_QCONV_M], KH = G[CUVIL_QCONV_KH],
           KW = G[CUVIL_QCONV_KW], OH = G[CUVIL_QCONV_OH],
@@ -151,9 +148,9 @@ std::vector<int64_t> refConv(const std::vector<int8_t> &X,
                 int64_t XV = XZ;
                 if (Iy >= 0 && Iy < H && Ix >= 0 && Ix < Wd)
                   XV = X[((B * C + O / MG * CG + Ic) * H + Iy) * Wd + Ix];
-                Acc += (XV - XZ) *
-                       (int64_t(W[((O * CG + Ic) * KH + Ky) * KW + Kx]) -
-                        WZ[O]);
+                Acc +=
+                    (XV - XZ) *
+                    (int64_t(W[((O * CG + Ic) * KH + Ky) * KW + Kx]) - WZ[O]);
               }
           Y[((B * M + O) * OH + Oy) * OW + Ox] = Acc;
         }
@@ -202,9 +199,9 @@ TEST(QuantKernels, ConvIntegerGroupedStridedPadded) {
   std::vector<int32_t> Bias = {100, -200, 0, 5, 7, -9};
   int8_t YZ = 3;
   std::vector<int8_t> Q(Y.size());
-  cuvil_k_qlinear_conv(X.data(), &XS, &XZ, W.data(), WS.data(), WZ.data(),
-                       &YS, &YZ, Bias.data(), Q.data(), G, CUVIL_Q_I8,
-                       CUVIL_Q_U8, CUVIL_Q_I8, 1);
+  cuvil_k_qlinear_conv(X.data(), &XS, &XZ, W.data(), WS.data(), WZ.data(), &YS,
+                       &YZ, Bias.data(), Q.data(), G, CUVIL_Q_I8, CUVIL_Q_U8,
+                       CUVIL_Q_I8, 1);
   for (size_t I = 0; I < Q.size(); ++I) {
     int64_t O = (I / (3 * 7)) % 6;
     float Mult = XS * WS[O] / YS;

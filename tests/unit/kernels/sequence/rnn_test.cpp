@@ -37,8 +37,8 @@ struct Case {
   int64_t T = 3, N = 2, I = 3, H = 4, D = 1;
   bool Reverse = false, Layout = false, Bias = true, Init = false;
   bool Peep = false, InputForget = false, LinearBeforeReset = false;
-  std::vector<int32_t> Lens;       ///< Empty: every row has T steps.
-  std::vector<int> Acts;           ///< Per direction; empty: the defaults.
+  std::vector<int32_t> Lens; ///< Empty: every row has T steps.
+  std::vector<int> Acts;     ///< Per direction; empty: the defaults.
   float Clip = 0;
 };
 
@@ -146,13 +146,13 @@ Outputs reference(const Case &K, const Tensors &S, const std::vector<int> &A) {
           const float *P = K.Peep ? &S.P[D * 3 * H] : nullptr;
           for (int64_t J = 0; J < H; ++J) {
             double C0 = Cs[J];
-            double Ig = act(F[0], Clip(WX(J, X) + RH(J, Hs) +
-                                       (P ? P[J] * C0 : 0)));
-            double Fg = K.InputForget
-                            ? 1 - Ig
-                            : act(F[0], Clip(WX(2 * H + J, X) +
-                                             RH(2 * H + J, Hs) +
-                                             (P ? P[2 * H + J] * C0 : 0)));
+            double Ig =
+                act(F[0], Clip(WX(J, X) + RH(J, Hs) + (P ? P[J] * C0 : 0)));
+            double Fg =
+                K.InputForget
+                    ? 1 - Ig
+                    : act(F[0], Clip(WX(2 * H + J, X) + RH(2 * H + J, Hs) +
+                                     (P ? P[2 * H + J] * C0 : 0)));
             double Cand = act(F[1], Clip(WX(3 * H + J, X) + RH(3 * H + J, Hs)));
             Cs[J] = Fg * C0 + Ig * Cand;
             double Og = act(F[0], Clip(WX(H + J, X) + RH(H + J, Hs) +
@@ -206,8 +206,8 @@ void check(const Case &K) {
       K.Lens.empty() ? nullptr : K.Lens.data(), Ptr(S.H0),
       K.C == LstmCell ? Ptr(S.C0) : nullptr, Ptr(S.P), Y.data(), Yh.data(),
       K.C == LstmCell ? Yc.data() : nullptr, Work.data(), K.C, K.T, K.N, K.I,
-      K.H, K.D, K.Reverse, K.Layout, Codes.data(), K.Clip,
-      K.LinearBeforeReset, K.InputForget);
+      K.H, K.D, K.Reverse, K.Layout, Codes.data(), K.Clip, K.LinearBeforeReset,
+      K.InputForget);
   Outputs O = reference(K, S, A);
   for (size_t I = 0; I < Y.size(); ++I)
     ASSERT_NEAR(Y[I], O.Y[I], 1e-5) << "Y[" << I << "]";

@@ -11,8 +11,8 @@
 
 #include <cmath>
 #include <complex>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -90,7 +90,7 @@ TEST(SignalKernels, DftNyquistOfARealSignalIsExactlyReal) {
   std::vector<float> X = {3, 1, 4, 1, 5, 9, 2, 6};
   std::vector<float> Y(5 * 2);
   cuvil_k_dft_f32(X.data(), Y.data(), 1, 8, 1, 0, 8, 5, 0);
-  EXPECT_EQ(Y[1], 0.0f);     // bin 0
+  EXPECT_EQ(Y[1], 0.0f);         // bin 0
   EXPECT_EQ(Y[4 * 2 + 1], 0.0f); // bin 4 = n/2
   EXPECT_EQ(Y[0], 31.0f);
 }
@@ -149,7 +149,7 @@ TEST(SignalKernels, DeterminantsWithPivoting) {
   cuvil_k_det_f32(S.data(), &D, 1, 2);
   EXPECT_EQ(D, 0.0f);
   std::vector<float> B = {2, -1, 0, -1, 2, -1, 0, -1, 2, //
-                          0, 0, 1, 0, 1, 0, 1, 0, 0};
+                          0, 0,  1, 0,  1, 0,  1, 0,  0};
   float Ds[2];
   cuvil_k_det_f32(B.data(), Ds, 2, 3);
   EXPECT_FLOAT_EQ(Ds[0], 4.0f);

@@ -50,8 +50,8 @@ TEST(IndexingKernels, ScatterElementsReducesAndSkipsBadIndices) {
                                         S.data(), YS.data(), 5, 1);
   EXPECT_EQ(Y, (std::vector<float>{1, 2.5f, 3, 4, 10}));
   Y = {1, 2, 3, 4, 5};
-  cuvil_k_scatter_elements_add_f32_i64(Y.data(), Idx.data(), U.data(),
-                                       S.data(), YS.data(), 5, 1);
+  cuvil_k_scatter_elements_add_f32_i64(Y.data(), Idx.data(), U.data(), S.data(),
+                                       YS.data(), 5, 1);
   EXPECT_EQ(Y, (std::vector<float>{1, 6, 3, 4, 15}));
   std::vector<int32_t> YI = {1, 2, 3, 4, 5}, UI = {7, 3, -2, 0};
   std::vector<int32_t> Idx32 = {1, 1, -1, -6};
@@ -81,8 +81,8 @@ TEST(IndexingKernels, GatherNDWithBatchDims) {
   std::vector<int64_t> Idx2 = {0, 0, 1, 1, 7, -1};
   std::vector<int64_t> Dims2 = {2, 2}, Str2 = {8, 4};
   std::vector<int32_t> Y2(3);
-  cuvil_k_gather_nd_i64(X.data(), Idx2.data(), Y2.data(), 1, 3, 2,
-                        Dims2.data(), Str2.data(), 4, 16);
+  cuvil_k_gather_nd_i64(X.data(), Idx2.data(), Y2.data(), 1, 3, 2, Dims2.data(),
+                        Str2.data(), 4, 16);
   EXPECT_EQ(Y2, (std::vector<int32_t>{0, 3, 3}));
 }
 
@@ -92,12 +92,12 @@ TEST(IndexingKernels, ScatterNDUpdatesSlices) {
   std::vector<int64_t> Idx = {2, 0, 5};
   std::vector<float> U = {10, 20, 30, 40, 50, 60};
   std::vector<int64_t> Dims = {3}, Str = {2};
-  cuvil_k_scatter_nd_none_b32(Y.data(), Idx.data(), U.data(), 3, 1,
-                              Dims.data(), Str.data(), 2);
+  cuvil_k_scatter_nd_none_b32(Y.data(), Idx.data(), U.data(), 3, 1, Dims.data(),
+                              Str.data(), 2);
   EXPECT_EQ(Y, (std::vector<float>{30, 40, 3, 4, 10, 20}));
   Y = {1, 2, 3, 4, 5, 6};
-  cuvil_k_scatter_nd_mul_f32(Y.data(), Idx.data(), U.data(), 3, 1,
-                             Dims.data(), Str.data(), 2);
+  cuvil_k_scatter_nd_mul_f32(Y.data(), Idx.data(), U.data(), 3, 1, Dims.data(),
+                             Str.data(), 2);
   EXPECT_EQ(Y, (std::vector<float>{30, 80, 3, 4, 50, 120}));
 }
 
@@ -134,8 +134,8 @@ TEST(IndexingKernels, OneHotWrapsNegativeAndBlanksOutOfRange) {
   std::vector<int32_t> Vals = {-1, 7}, Y(12);
   // axis last: [4] -> [4, 3].
   cuvil_k_onehot_i64_b32(Idx.data(), Vals.data(), Y.data(), 4, 3, 1);
-  EXPECT_EQ(Y, (std::vector<int32_t>{7, -1, -1, -1, -1, 7, -1, -1, -1, -1, -1,
-                                     -1}));
+  EXPECT_EQ(
+      Y, (std::vector<int32_t>{7, -1, -1, -1, -1, 7, -1, -1, -1, -1, -1, -1}));
   // Float indices truncate, axis 0: [2] -> [3, 2].
   std::vector<float> FIdx = {1.7f, -0.5f};
   std::vector<uint8_t> BVals = {0, 1}, BY(6);

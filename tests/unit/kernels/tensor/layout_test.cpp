@@ -1,4 +1,5 @@
-//===- layout_test.cpp - Transpose and copy kernels ------------------------===//
+//===- layout_test.cpp - Transpose and copy kernels
+//------------------------===//
 //
 // Permutations, byte copies and strided row copies, checked element by
 // element.

@@ -1,4 +1,5 @@
-//===- sampling_test.cpp - Resize, GridSample and RoiAlign kernels ---------===//
+//===- sampling_test.cpp - Resize, GridSample and RoiAlign kernels
+//---------===//
 //
 // The conformance suite covers the common forms; these cover what it does
 // not: antialiasing, the axes subset, tf_crop_and_resize extrapolation,
@@ -29,9 +30,9 @@ std::vector<float> resize1d(const std::vector<float> &X, int64_t Out,
                             float Extrapolation = 0) {
   std::vector<float> Y(Out, -1);
   int64_t In = static_cast<int64_t>(X.size()), Slot = 0, S = bits(Scale);
-  cuvil_k_resize_f32(X.data(), Roi, nullptr, Y.data(), 1, &In, &Out, &Slot,
-                     1, &S, Mode, Ctm, CUVIL_RESIZE_ROUND_PREFER_FLOOR,
-                     -0.75f, 0, Antialias, Extrapolation);
+  cuvil_k_resize_f32(X.data(), Roi, nullptr, Y.data(), 1, &In, &Out, &Slot, 1,
+                     &S, Mode, Ctm, CUVIL_RESIZE_ROUND_PREFER_FLOOR, -0.75f, 0,
+                     Antialias, Extrapolation);
   return Y;
 }
 
@@ -104,8 +105,8 @@ TEST(SamplingKernels, RoiAlignAdaptsItsSamplingToTheRoiSize) {
   const float Rois[4] = {0, 0, 3, 3};
   const int64_t Batch[1] = {0};
   float Y = -1;
-  cuvil_k_roi_align_f32(X.data(), Rois, Batch, &Y, 1, 1, 4, 4, 1, 1, 1, 0,
-                        1.0f, 0);
+  cuvil_k_roi_align_f32(X.data(), Rois, Batch, &Y, 1, 1, 4, 4, 1, 1, 1, 0, 1.0f,
+                        0);
   EXPECT_FLOAT_EQ(Y, 1.5f);
 }
 

@@ -19,8 +19,8 @@ Node *einsum(Graph &G, const std::string &Eq, const Shapes &In,
              std::vector<int64_t> Out, DType T = DType::F32) {
   std::vector<Value *> Ins;
   for (size_t I = 0; I < In.size(); ++I)
-    Ins.push_back(G.addValue(fmt::format("x{}", I), T, In[I],
-                             ValueKind::Input));
+    Ins.push_back(
+        G.addValue(fmt::format("x{}", I), T, In[I], ValueKind::Input));
   Value *Y = G.addValue("y", T, std::move(Out), ValueKind::Intermediate);
   Node *N = test::addOp(G, "Einsum", "es", Ins, {Y}, 0);
   N->setAttr("equation", Eq);
@@ -86,8 +86,8 @@ TEST(EinsumOps, BatchedProductCallsMatMul) {
 
 TEST(EinsumOps, AttentionScoresCallTheTransposedBatchedProduct) {
   Graph G("g");
-  Node *N = einsum(G, "bhqd,bhkd->bhqk", {{2, 3, 4, 8}, {2, 3, 6, 8}},
-                   {2, 3, 4, 6});
+  Node *N =
+      einsum(G, "bhqd,bhkd->bhqk", {{2, 3, 4, 8}, {2, 3, 6, 8}}, {2, 3, 4, 6});
   KernelCall C = lowerOne(*N);
   ASSERT_EQ(C.Kernel, "cuvil_k_einsum_bmm_f32");
   auto K = kabi::EinsumBmmF32::from(C);
@@ -173,28 +173,47 @@ TEST(EinsumOps, EquationErrorsNameTheNodeAndTheFault) {
     std::string Want;
   };
   const Case Cases[] = {
-      {"ij,jk->iz", {{2, 3}, {3, 4}}, {2, 4},
+      {"ij,jk->iz",
+       {{2, 3}, {3, 4}},
+       {2, 4},
        "output label 'z' does not appear in any operand"},
-      {"ij,jk->ik", {{2, 3}, {5, 4}}, {2, 4},
+      {"ij,jk->ik",
+       {{2, 3}, {5, 4}},
+       {2, 4},
        "label 'j' is 3 in input 0 ('x0') but 5 in input 1 ('x1')"},
-      {"ij,jk,kl->il", {{2, 3}, {3, 4}}, {2, 4},
+      {"ij,jk,kl->il",
+       {{2, 3}, {3, 4}},
+       {2, 4},
        "has 3 operands but the node has 2 inputs"},
-      {"ijk->i", {{2, 3}}, {2},
+      {"ijk->i",
+       {{2, 3}},
+       {2},
        "input 0 ('x0') has rank 2 but its subscripts 'ijk' name 3"},
       {"i1->i", {{2, 3}}, {2}, "'1' in operand 0 is not a label"},
       {"i..j->i", {{2, 3}}, {2}, "is not a label"},
       {"...i...->i", {{2, 3}}, {2}, "operand 0 has more than one '...'"},
       {"ij->ii", {{2, 2}}, {2, 2}, "output label 'i' appears more than once"},
-      {"...ij->ij", {{5, 2, 3}}, {2, 3},
+      {"...ij->ij",
+       {{5, 2, 3}},
+       {2, 3},
        "'...' covers 1 dimensions but the output has no '...'"},
-      {"...i,...i->...i", {{2, 3}, {4, 3}}, {2, 3},
+      {"...i,...i->...i",
+       {{2, 3}, {4, 3}},
+       {2, 3},
        "'...' dimension 1 (from the right) is 2 in input 0"},
-      {"ij->j", {{2, 3}}, {2}, "output 'y' has shape [2] but equation 'ij->j' "
-                               "gives [3]"},
+      {"ij->j",
+       {{2, 3}},
+       {2},
+       "output 'y' has shape [2] but equation 'ij->j' "
+       "gives [3]"},
       {"i->i->i", {{2}}, {2}, "has more than one '->'"},
-      {"a,a,a,a,a->a", {{2}, {2}, {2}, {2}, {2}}, {2},
+      {"a,a,a,a,a->a",
+       {{2}, {2}, {2}, {2}, {2}},
+       {2},
        "5 operands; at most 4 are supported"},
-      {"abcdefghijklm->a", {{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}}, {1},
+      {"abcdefghijklm->a",
+       {{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
+       {1},
        "has 13 distinct labels"},
   };
   for (const Case &C : Cases) {

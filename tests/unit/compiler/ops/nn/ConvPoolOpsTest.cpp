@@ -68,7 +68,8 @@ TEST(ConvPoolOps, MaxPoolKeepsThe2DKernelUnlessIndicesOrIntegers) {
   EXPECT_EQ(K.storage_order, 1);
 
   Value *Xu = G.addValue("xu", DType::U8, {1, 1, 4, 4}, ValueKind::Input);
-  Value *Yu = G.addValue("yu", DType::U8, {1, 1, 2, 2}, ValueKind::Intermediate);
+  Value *Yu =
+      G.addValue("yu", DType::U8, {1, 1, 2, 2}, ValueKind::Intermediate);
   Node *U8 = test::addOp(G, "MaxPool", "u", {Xu}, {Yu}, 2);
   U8->setAttr("kernel_shape", std::vector<int64_t>{2, 2});
   U8->setAttr("strides", std::vector<int64_t>{2, 2});
@@ -85,7 +86,8 @@ TEST(ConvPoolOps, RefusesRank6AndI32MaxPool) {
             std::string::npos);
 
   Value *Xi = G.addValue("xi", DType::I32, {1, 1, 2, 2}, ValueKind::Input);
-  Value *Yi = G.addValue("yi", DType::I32, {1, 1, 1, 1}, ValueKind::Intermediate);
+  Value *Yi =
+      G.addValue("yi", DType::I32, {1, 1, 1, 1}, ValueKind::Intermediate);
   Node *A = test::addOp(G, "MaxPool", "a", {Xi}, {Yi}, 1);
   A->setAttr("kernel_shape", std::vector<int64_t>{2, 2});
   EXPECT_NE(verifyMessage(*A).find("only f32, u8 and i8 are supported"),
@@ -142,8 +144,8 @@ TEST(ConvPoolOps, TwoDWindowApiStillRefuses3D) {
   Value *Y3 = test::tensor(G, "y3", {1, 1, 1, 1, 1});
   Node *M = test::addOp(G, "MaxPool", "q", {X3}, {Y3}, 1);
   M->setAttr("kernel_shape", std::vector<int64_t>{2, 2, 2});
-  std::string Msg = llvm::toString(
-      computeWindow(*M, *X3, *Y3, {}, false).takeError());
+  std::string Msg =
+      llvm::toString(computeWindow(*M, *X3, *Y3, {}, false).takeError());
   EXPECT_NE(Msg.find("only 1-D and 2-D windows"), std::string::npos) << Msg;
   EXPECT_TRUE(bool(computeWindowNd(*M, *X3, *Y3, {}, false)));
 }

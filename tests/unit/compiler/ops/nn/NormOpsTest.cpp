@@ -63,9 +63,10 @@ TEST(NormOps, LayerNormRefusesWhatItCannotCompute) {
   Value *Y = test::tensor(G, "y", {2, 3});
   Node *N = test::addOp(G, "LayerNormalization", "ln", {X, W}, {Y}, 0);
   N->setAttr("axis", int64_t(0));
-  EXPECT_NE(verifyError(*N).find("parameter 'w' of shape [2, 1] does not "
-                                 "broadcast to the normalized dimensions [2, 3]"),
-            std::string::npos);
+  EXPECT_NE(
+      verifyError(*N).find("parameter 'w' of shape [2, 1] does not "
+                           "broadcast to the normalized dimensions [2, 3]"),
+      std::string::npos);
 
   // With two outputs the second may be Mean or InvStdDev (the importer drops
   // an omitted one): refused rather than guessed.

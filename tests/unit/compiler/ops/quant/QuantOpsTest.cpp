@@ -58,11 +58,13 @@ TEST(QuantOps, RejectsWhatTheKernelsCannotCompute) {
   Node *A = test::addOp(G, "QuantizeLinear", "a", {X, S3, nullptr}, {Y16}, 0);
   EXPECT_NE(verifyMessage(*A).find("not supported"), std::string::npos);
   // Blocked quantization.
-  Node *B = test::addOp(G, "QuantizeLinear", "b", {X, S3, nullptr}, {Y("yb")}, 1);
+  Node *B =
+      test::addOp(G, "QuantizeLinear", "b", {X, S3, nullptr}, {Y("yb")}, 1);
   B->setAttr("block_size", int64_t(2));
   EXPECT_NE(verifyMessage(*B).find("block_size=2"), std::string::npos);
   // Per-axis scale that does not match the axis.
-  Node *C = test::addOp(G, "QuantizeLinear", "c", {X, S2, nullptr}, {Y("yc")}, 2);
+  Node *C =
+      test::addOp(G, "QuantizeLinear", "c", {X, S2, nullptr}, {Y("yc")}, 2);
   EXPECT_NE(verifyMessage(*C).find("only one value or one per"),
             std::string::npos);
   // Per-axis scale with a per-tensor zero point.

@@ -111,8 +111,8 @@ TEST(ReduceOps, RuntimeAxesAreReadByTheKernel) {
 
 TEST(ReduceOps, RejectionsNameTheReason) {
   Graph G("g");
-  Value *X = G.addValue("x", DType::F32, {2, 1, 1, 1, 1, 1, 3},
-                        ValueKind::Input);
+  Value *X =
+      G.addValue("x", DType::F32, {2, 1, 1, 1, 1, 1, 3}, ValueKind::Input);
   Value *A = G.addValue("axes", DType::I64, {1}, ValueKind::Input);
   Value *Y = test::tensor(G, "y", {2, 1, 1, 1, 1, 1, 1});
   Node *N = test::addOp(G, "ReduceSum", "rs", {X, A}, {Y}, 0);
