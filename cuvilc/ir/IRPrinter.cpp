@@ -40,6 +40,7 @@
 #include "ir/IRSyntax.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
@@ -47,6 +48,7 @@
 #include <llvm/Support/ConvertUTF.h>
 #include <map>
 #include <optional>
+#include <type_traits>
 
 namespace cuvil {
 
@@ -86,10 +88,12 @@ template <typename T> std::string floatText(T X) {
   return S;
 }
 
+// Bit for bit: -0.0 must not read back as 0.0.
 template <typename T> bool readsBack(const std::string &S, T X) {
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   T Y = sizeof(T) == 4 ? std::strtof(S.c_str(), nullptr)
                        : std::strtod(S.c_str(), nullptr);
-  return std::memcmp(&X, &Y, sizeof(T)) == 0;
+  return std::bit_cast<Bits>(X) == std::bit_cast<Bits>(Y);
 }
 
 template <typename T> T load(const uint8_t *P) {

@@ -42,7 +42,7 @@ llvm::Error verifyAttrKinds(const Node &N) {
 namespace attr_detail {
 std::vector<float> Reader<AttrKind::Floats>::read(const Node &N,
                                                   const char *Name,
-                                                  std::vector<float> D) {
+                                                  const std::vector<float> &D) {
   auto It = N.attrs().find(Name);
   if (It == N.attrs().end())
     return D;

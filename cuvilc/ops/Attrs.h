@@ -79,7 +79,7 @@ template <> struct Reader<AttrKind::Ints> {
 };
 template <> struct Reader<AttrKind::Floats> {
   using Type = std::vector<float>;
-  static Type read(const Node &N, const char *Name, Type D);
+  static Type read(const Node &N, const char *Name, const Type &D);
 };
 template <> struct Reader<AttrKind::Strings> {
   using Type = std::vector<std::string>;

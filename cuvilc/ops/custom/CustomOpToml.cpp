@@ -191,7 +191,7 @@ llvm::Error Reader::tensor(const toml::table &T, CustomOp &C, bool Input,
       if (*Ref >= C.Inputs.size() || C.Inputs[*Ref].Optional)
         return fail(*E, Field + ".dtype", "'{}' is not a required input",
                     S->get());
-      D.DTypeOf = *Ref;
+      D.DTypeOf = Ref;
       continue;
     }
     std::optional<DType> Ty = S ? dtypeNamed(S->get()) : std::nullopt;

@@ -368,7 +368,7 @@ llvm::Expected<ShapeRule> ShapeRule::parse(std::string_view Text) {
       return makeError("'{}': a shape copies an input's (inK), not an "
                        "output's",
                        Text);
-    R.CopyOf = *K;
+    R.CopyOf = K;
     return R;
   }
   if (Body.size() < 2 || Body.front() != '[' || Body.back() != ']')

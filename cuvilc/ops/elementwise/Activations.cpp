@@ -144,10 +144,10 @@ llvm::Error lowerPRelu(const Node &N, std::vector<KernelCall> &Calls) {
 #define CUVIL_ACTIVATION_OP(X, LowerFn, AttrSpecs)                             \
   extern const OpDef X##Op = {.Name = #X,                                      \
                               .Verify = verifyUnary<X##S>,                     \
-                              .Lower = LowerFn,                                \
+                              .Lower = (LowerFn),                              \
                               .Macs = noMacs,                                  \
                               .Traits = ElementWise | InPlace,                 \
-                              .Attrs = AttrSpecs};
+                              .Attrs = (AttrSpecs)};
 #define CUVIL_ALPHA_OP(X, A)                                                   \
   CUVIL_ACTIVATION_OP(X, (lowerUnaryWith<alphaParams<X##S, A>>), A::Specs)
 #define CUVIL_PLAIN_OP(X) CUVIL_ACTIVATION_OP(X, lowerUnary<X##S>, nullptr)
