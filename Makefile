@@ -65,7 +65,8 @@ format: deps
 	python3 tests/lint/check_format.py --fix .
 
 tidy: build
-	git ls-files 'cuvilc/*.cpp' | xargs -P $(JOBS) -n 8 clang-tidy-19 -p $(BUILD) --quiet
+	git ls-files 'cuvilc/*.cpp' | xargs -P $(JOBS) -n 8 clang-tidy-19 -p $(BUILD) --quiet \
+	  --extra-arg=-Wno-deprecated-declarations
 
 fuzz: sanitize
 	./scripts/run_fuzzers.sh $(SANITIZE_BUILD) $(FUZZ_SECONDS)

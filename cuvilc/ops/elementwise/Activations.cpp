@@ -148,8 +148,11 @@ llvm::Error lowerPRelu(const Node &N, std::vector<KernelCall> &Calls) {
                               .Macs = noMacs,                                  \
                               .Traits = ElementWise | InPlace,                 \
                               .Attrs = (AttrSpecs)};
+// A is a type argument, which parentheses would break.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define CUVIL_ALPHA_OP(X, A)                                                   \
   CUVIL_ACTIVATION_OP(X, (lowerUnaryWith<alphaParams<X##S, A>>), A::Specs)
+// NOLINTEND(bugprone-macro-parentheses)
 #define CUVIL_PLAIN_OP(X) CUVIL_ACTIVATION_OP(X, lowerUnary<X##S>, nullptr)
 
 CUVIL_ALPHA_OP(Celu, AlphaOneAttrs)

@@ -297,10 +297,10 @@ llvm::Error lowerWhere(const Node &N, std::vector<KernelCall> &Calls) {
                               .Verify = verifyBinary,                          \
                               .Lower = lowerBinary,                            \
                               .Macs = noMacs,                                  \
-                              .Traits = ElementWise | Tr,                      \
-                              .Shape = Sh,                                     \
-                              .Fold = Fo,                                      \
-                              .Attrs = A};
+                              .Traits = ElementWise | (Tr),                    \
+                              .Shape = (Sh),                                   \
+                              .Fold = (Fo),                                    \
+                              .Attrs = (A)};
 #define CUVIL_BINARY_OP(X, Tr, Sh, Fo)                                         \
   CUVIL_BINARY_OP_ATTRS(X, Tr, Sh, Fo, nullptr)
 CUVIL_BINARY_OP(Add, InPlace | Commutative | Sum, shapeBroadcast,
@@ -329,7 +329,7 @@ CUVIL_BINARY_OP(Xor, InPlace | Commutative, nullptr, nullptr)
                               .Lower = lowerVariadic,                          \
                               .Macs = noMacs,                                  \
                               .Traits = ElementWise | Commutative,             \
-                              .Shape = Sh};
+                              .Shape = (Sh)};
 CUVIL_VARIADIC_OP(Max, shapeBroadcast)
 CUVIL_VARIADIC_OP(Mean, nullptr)
 CUVIL_VARIADIC_OP(Min, shapeBroadcast)

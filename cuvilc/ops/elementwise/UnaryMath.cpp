@@ -56,9 +56,9 @@ kabi::IsinfF32 isInfParams(const Node &N) {
                               .Verify = verifyUnary<Spec>,                     \
                               .Lower = lowerUnary<Spec>,                       \
                               .Macs = noMacs,                                  \
-                              .Traits = ElementWise | Place,                   \
-                              .Shape = Sh,                                     \
-                              .Fold = Fo};
+                              .Traits = ElementWise | (Place),                 \
+                              .Shape = (Sh),                                   \
+                              .Fold = (Fo)};
 #define CUVIL_UNARY_OP(X, Spec, Place)                                         \
   CUVIL_UNARY_OP_HOOKS(X, Spec, Place, nullptr, nullptr)
 
