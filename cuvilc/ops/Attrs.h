@@ -67,7 +67,7 @@ template <> struct Reader<AttrKind::Float> {
 };
 template <> struct Reader<AttrKind::String> {
   using Type = std::string;
-  static Type read(const Node &N, const char *Name, Type D) {
+  static Type read(const Node &N, const char *Name, const Type &D) {
     return N.getString(Name, D);
   }
 };

@@ -60,8 +60,8 @@ void addInit(onnx::GraphProto &G, const std::string &Name, int32_t Type,
 }
 
 onnx::NodeProto makeNode(const std::string &Op, const std::string &Name,
-                         std::vector<std::string> In, const std::string &Out,
-                         int64_t Axis = -1) {
+                         const std::vector<std::string> &In,
+                         const std::string &Out, int64_t Axis = -1) {
   onnx::NodeProto N;
   N.set_op_type(Op);
   N.set_name(Name);

@@ -63,8 +63,9 @@ public:
       onnx::ShapeInferenceOptions SO(/*check_type=*/false, /*strict=*/0,
                                      /*data_prop=*/true);
       onnx::shape_inference::InferShapes(Copy, &schemaRegistry(), SO);
-    } catch (const std::exception &) {
-      // Types come only from the inputs and outputs then.
+    } catch (const std::exception &) { // NOLINT(bugprone-empty-catch)
+      // Deliberate: what inference typed before it stopped is kept, the
+      // rest comes from the inputs and outputs.
     }
     const onnx::GraphProto &CG = Copy.graph();
     for (const auto &V : CG.value_info())

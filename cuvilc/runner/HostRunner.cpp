@@ -162,12 +162,13 @@ HostModel::compile(std::string_view OnnxBytes,
     M->ArenaSizes.push_back(A.Size);
   if (M->ArenaSizes.empty()) // the entry points still take one arena
     M->ArenaSizes.push_back(0);
-  if (auto E = M->load(std::move(CM->Code.Object), CM->Name))
+  if (auto E = M->load(CM->Code.Object, CM->Name))
     return E;
   return M;
 }
 
-llvm::Error HostModel::load(std::string Object, const std::string &Name) {
+llvm::Error HostModel::load(const std::string &Object,
+                            const std::string &Name) {
   static bool Initialized = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();

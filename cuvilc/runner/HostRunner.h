@@ -80,7 +80,7 @@ public:
 
 private:
   HostModel();
-  llvm::Error load(std::string Object, const std::string &Name);
+  llvm::Error load(const std::string &Object, const std::string &Name);
 
   struct AlignedFree {
     void operator()(std::byte *P) const;
