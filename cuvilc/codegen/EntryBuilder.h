@@ -54,6 +54,8 @@ public:
   }
 
   llvm::Error build();
+  /// The type of `cuvil_<name>_t`, the caller-owned model instance.
+  llvm::StructType *stateType() const { return StateTy; }
   /// Entry points: kept external through internalisation.
   std::set<std::string> &exported() { return Exported; }
   /// After build(): whether the run code reads input I at all.

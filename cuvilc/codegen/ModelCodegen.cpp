@@ -152,6 +152,7 @@ generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
     return E;
   CodegenResult R;
   R.InputsRead = EB.inputsRead();
+  R.ContextBytes = M->getDataLayout().getTypeAllocSize(EB.stateType());
 
   // Keep the entry points and data symbols; the runtime helpers the backend
   // may call (memcpy...) stay as weak definitions so the object has no

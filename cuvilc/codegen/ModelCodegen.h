@@ -48,6 +48,9 @@ struct CodegenResult {
   /// Worst-case stack depth of init, and of run (which covers run_v), in
   /// the emitted code.
   StackBound InitStack, RunStack;
+  /// sizeof(cuvil_<name>_t) on the target: what a caller that cannot read
+  /// the header (the Python package) allocates for one instance.
+  uint64_t ContextBytes = 0;
 };
 
 /// Builds the model's entry points (init / run / run_v) calling the kernels

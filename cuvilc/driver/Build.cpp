@@ -65,9 +65,8 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   if (Wants("asm"))
     Files.push_back({replaceExtension(Opts.Out, ".s"), Code.Asm});
   if (!Opts.Report.empty()) {
-    std::string Report = writeReport(
-        *CM->G, CM->Plan, CM->Target, Name, CM->WeightsRegion, CM->Blob.size(),
-        &CM->Header.InitStack, &CM->Header.RunStack);
+    std::string Report = writeReport(*CM->G, CM->Plan, CM->Target, CM->Header,
+                                     CM->WeightsRegion, CM->Blob.size());
     // A quantized build's report also says how it was quantized and how
     // close its outputs are to the float model's.
     if (Quant) {

@@ -248,6 +248,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   HI.ExternalWeights = !CM.Embed;
   HI.InputsRead = CM.Code.InputsRead;
   HI.Checked = Opts.Checked;
+  HI.ContextBytes = CM.Code.ContextBytes;
   auto Figure = [](const StackBound &S) {
     return StackFigure{S.Known, S.Bytes, S.Reason, S.Path};
   };

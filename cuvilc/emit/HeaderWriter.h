@@ -33,6 +33,8 @@ struct HeaderInfo {
   /// Built with --checked: the struct records the failing step, and
   /// cuvil_<name>_step_name() names it.
   bool Checked = false;
+  /// sizeof(cuvil_<name>_t) on the target (0 when no code was generated).
+  uint64_t ContextBytes = 0;
   /// Prototypes of the kernels the firmware provides (--custom-ops), in
   /// the order the model first calls them.
   std::vector<std::string> FirmwareKernels;

@@ -95,21 +95,45 @@ static void writeMemory(nlohmann::ordered_json &R, const MemoryPlan &Plan) {
   R["buffers"] = Bufs;
 }
 
+/// The graph's inputs or outputs as the entry points take them.
+static nlohmann::ordered_json tensors(const std::vector<Value *> &Values,
+                                      const std::vector<bool> *Read) {
+  nlohmann::ordered_json List = nlohmann::ordered_json::array();
+  for (size_t I = 0; I < Values.size(); ++I) {
+    const Value *V = Values[I];
+    nlohmann::ordered_json J = {{"name", V->name()},
+                                {"dtype", dtypeName(V->dtype())},
+                                {"shape", V->shape()},
+                                {"bytes", V->byteSize()}};
+    if (Read)
+      J["read"] = I >= Read->size() || (*Read)[I];
+    List.push_back(J);
+  }
+  return List;
+}
+
 std::string writeReport(const Graph &G, const MemoryPlan &Plan,
-                        const TargetInfo &T, const std::string &ModelName,
-                        const std::string &WeightsRegion, uint64_t BlobSize,
-                        const StackFigure *InitStack,
-                        const StackFigure *RunStack) {
+                        const TargetInfo &T, const HeaderInfo &Info,
+                        const std::string &WeightsRegion, uint64_t BlobSize) {
   using nlohmann::ordered_json;
   ordered_json R;
-  R["model"] = ModelName;
+  R["model"] = Info.ModelName;
   R["target"] = T.Name;
+  R["interface"] = {{"prefix", "cuvil_" + Info.ModelName},
+                    {"context_bytes", Info.ContextBytes
+                                          ? ordered_json(Info.ContextBytes)
+                                          : ordered_json()},
+                    {"checked", Info.Checked},
+                    {"external_weights", Info.ExternalWeights},
+                    {"inputs", tensors(G.inputs(), &Info.InputsRead)},
+                    {"outputs", tensors(G.outputs(), nullptr)}};
   writeMemory(R, Plan);
   R["weights"] = {{"region", WeightsRegion},
                   {"blob_bytes", BlobSize},
                   {"data_bytes", Plan.WeightsSize},
                   {"tensors", Plan.Weights.size()}};
-  if (InitStack && RunStack) {
+  const StackFigure *InitStack = &Info.InitStack, *RunStack = &Info.RunStack;
+  if (InitStack->Known || !InitStack->Reason.empty()) {
     auto Stack = [](const StackFigure &F) {
       ordered_json J;
       if (F.Known) {

@@ -18,18 +18,19 @@ namespace cuvil {
 /// plan` list them in.
 std::vector<const ArenaBuffer *> buffersByAddress(const MemoryPlan &Plan);
 
-/// The build report: the memory plan (schedule; per arena its region,
-/// size, lower bound, ratio, strategy and same-bank pairs; the greedy
-/// baseline; per buffer its arena, offset, size, live steps and the values
-/// stored in it with the ONNX nodes that produce them), the weights, and
-/// per node in execution order: op, origins, MACs and output locations;
-/// the stack depth of init and run (bytes and deepest call chain, or why
-/// there is no bound), when given.
+/// The build report: the model's C interface (entry-point prefix, size of
+/// the instance struct, every input and output with its type, shape and
+/// bytes: what a caller without the header, such as the Python package,
+/// needs), the memory plan (schedule; per arena its region, size, lower
+/// bound, ratio, strategy and same-bank pairs; the greedy baseline; per
+/// buffer its arena, offset, size, live steps and the values stored in it
+/// with the ONNX nodes that produce them), the weights, and per node in
+/// execution order: op, origins, MACs and output locations; the stack depth
+/// of init and run (bytes and deepest call chain, or why there is no
+/// bound), when Info has them (code was generated).
 std::string writeReport(const Graph &G, const MemoryPlan &Plan,
-                        const TargetInfo &T, const std::string &ModelName,
-                        const std::string &WeightsRegion, uint64_t BlobSize,
-                        const StackFigure *InitStack = nullptr,
-                        const StackFigure *RunStack = nullptr);
+                        const TargetInfo &T, const HeaderInfo &Info,
+                        const std::string &WeightsRegion, uint64_t BlobSize);
 
 } // namespace cuvil
 

@@ -114,7 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   std::string Header = writeHeader(**G, *Plan, S->Target, HI);
   std::string Script = writeLinkerScript("fuzz", *Plan, S->Target,
                                          S->Target.WeightsRegion, true);
-  std::string Report = writeReport(**G, *Plan, S->Target, "fuzz",
+  std::string Report = writeReport(**G, *Plan, S->Target, HI,
                                    S->Target.WeightsRegion, Blob.size());
   if (Header.empty() || Script.empty() || Report.empty())
     fail("an emitter wrote nothing");
