@@ -19,6 +19,8 @@ packages=(
   clang-format-19 clang-tidy-19
   # tests: ONNX test data, model generator, emulators, GNU cross compilers
   libonnx-testdata python3 python3-onnx python3-numpy
+  # the Python package's tests (pytest; pip install into a venv, offline)
+  python3-pytest python3-venv python3-pip python3-setuptools
   qemu-system-misc qemu-system-arm
   gcc-riscv64-unknown-elf gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
   # reference outputs (onnxruntime-node)

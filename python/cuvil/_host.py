@@ -1,0 +1,102 @@
+"""A host model: the object cuvilc built for the build machine, linked into a
+shared library by ld.lld and called through ctypes.
+
+The generated entry points take a caller-owned instance (cuvil_<name>_t)
+and the arenas it computes in. Each Python thread gets its own instance
+and arenas, initialised on its first call, so concurrent calls on one
+model never share scratch memory; the weights are read-only and shared.
+ctypes releases the GIL for the duration of a foreign call."""
+
+import ctypes
+import threading
+
+import numpy as np
+
+from ._errors import CuvilError
+from ._tensor import TensorInfo, check_input
+
+# runtime-baremetal/include/cuvil/status.h, for the messages.
+_STATUS = {
+    -1: "CUVIL_ERR_NULL", -2: "CUVIL_ERR_ARENA_ALIGN", -3: "CUVIL_ERR_NO_WEIGHTS",
+    -4: "CUVIL_ERR_NOT_INIT", -5: "CUVIL_ERR_ARENA_OVERLAP", -6: "CUVIL_ERR_ARENA_RANGE",
+    -7: "CUVIL_ERR_BOUNDS", -10: "CUVIL_ERR_BLOB_IDENT", -11: "CUVIL_ERR_BLOB_FORMAT",
+    -12: "CUVIL_ERR_BLOB_VERSION", -13: "CUVIL_ERR_BLOB_HASH", -14: "CUVIL_ERR_BLOB_ALIGN",
+    -15: "CUVIL_ERR_BLOB_SIZE", -16: "CUVIL_ERR_BLOB_CHECKSUM", -17: "CUVIL_ERR_BLOB_SHORT",
+}
+
+
+def status_name(code):
+    return _STATUS.get(code, f"status {code}")
+
+
+def _aligned(nbytes, alignment):
+    """A zeroed byte array of nbytes starting on `alignment`."""
+    raw = np.zeros(nbytes + alignment, dtype=np.uint8)
+    start = -raw.ctypes.data % alignment
+    return raw[start:start + nbytes]
+
+
+class _Instance:
+    """One cuvil_<name>_t with its own arenas."""
+
+    def __init__(self, lib):
+        iface = lib.report["interface"]
+        self.state = (ctypes.c_uint64 * ((iface["context_bytes"] + 7) // 8))()
+        align = lib.report["arena"]["alignment"]
+        arenas = lib.report["arenas"] or [{"bytes": 0}]
+        self.arenas = [_aligned(max(a["bytes"], 1), align) for a in arenas]
+        pointers = (ctypes.c_void_p * len(self.arenas))(
+            *(a.ctypes.data for a in self.arenas))
+        status = lib.init(self.state, pointers, None, 0)
+        if status != 0:
+            raise CuvilError(f"{lib.prefix}_init failed: {status_name(status)}")
+
+
+class HostLibrary:
+    """The shared library of one host model and its entry points."""
+
+    def __init__(self, so_path, report):
+        self.report = report
+        iface = report["interface"]
+        if not iface.get("context_bytes"):
+            raise CuvilError("the build report has no instance size (context_bytes): "
+                             "rebuild with this version of cuvilc")
+        self.prefix = iface["prefix"]
+        self.inputs = tuple(TensorInfo.from_report(e) for e in iface["inputs"])
+        self.outputs = tuple(TensorInfo.from_report(e) for e in iface["outputs"])
+        try:
+            self._dll = ctypes.CDLL(str(so_path))
+            self.init = self._dll[f"{self.prefix}_init"]
+            self.run_v = self._dll[f"{self.prefix}_run_v"]
+        except (OSError, AttributeError) as e:
+            raise CuvilError(f"{so_path}: cannot load the model library: {e}") from e
+        self.init.restype = self.run_v.restype = ctypes.c_int
+        self.init.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                              ctypes.c_ulong]
+        self.run_v.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        self._local = threading.local()
+
+    def _instance(self):
+        inst = getattr(self._local, "instance", None)
+        if inst is None:
+            inst = self._local.instance = _Instance(self)
+        return inst
+
+    def __call__(self, args, copy):
+        if len(args) != len(self.inputs):
+            raise TypeError(f"the model takes {len(self.inputs)} inputs "
+                            f"({', '.join(i.name for i in self.inputs)}), got {len(args)}")
+        arrays = [check_input(info, a, i, copy)
+                  for i, (info, a) in enumerate(zip(self.inputs, args))]
+        outs = [np.empty(o.shape, dtype=o.dtype) for o in self.outputs]
+        # A zero-size tensor still needs a valid pointer (the model checks
+        # for null).
+        keep = [a if a.nbytes else np.empty(1, np.uint8) for a in arrays + outs]
+        in_ptrs = (ctypes.c_void_p * max(len(arrays), 1))(
+            *(k.ctypes.data for k in keep[:len(arrays)]))
+        out_ptrs = (ctypes.c_void_p * max(len(outs), 1))(
+            *(k.ctypes.data for k in keep[len(arrays):]))
+        status = self.run_v(self._instance().state, in_ptrs, out_ptrs)
+        if status != 0:
+            raise CuvilError(f"{self.prefix}_run_v failed: {status_name(status)}")
+        return outs
