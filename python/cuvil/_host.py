@@ -37,7 +37,8 @@ def _aligned(nbytes, alignment):
 
 
 class _Instance:
-    """One cuvil_<name>_t with its own arenas."""
+    """One cuvil_<name>_t with its own arenas, and the pointer arrays its
+    thread's calls pass (one call at a time per thread)."""
 
     def __init__(self, lib):
         iface = lib.report["interface"]
@@ -50,6 +51,10 @@ class _Instance:
         status = lib.init(self.state, pointers, None, 0)
         if status != 0:
             raise CuvilError(f"{lib.prefix}_init failed: {status_name(status)}")
+        self.in_ptrs = (ctypes.c_void_p * max(len(lib.inputs), 1))()
+        self.out_ptrs = (ctypes.c_void_p * max(len(lib.outputs), 1))()
+        # What a zero-size tensor points at: the model checks for null.
+        self.empty = np.empty(1, np.uint8)
 
 
 class HostLibrary:
@@ -86,17 +91,15 @@ class HostLibrary:
         if len(args) != len(self.inputs):
             raise TypeError(f"the model takes {len(self.inputs)} inputs "
                             f"({', '.join(i.name for i in self.inputs)}), got {len(args)}")
+        inst = self._instance()
+        # The checked arrays stay referenced until the call returns.
         arrays = [check_input(info, a, i, copy)
                   for i, (info, a) in enumerate(zip(self.inputs, args))]
         outs = [np.empty(o.shape, dtype=o.dtype) for o in self.outputs]
-        # A zero-size tensor still needs a valid pointer (the model checks
-        # for null).
-        keep = [a if a.nbytes else np.empty(1, np.uint8) for a in arrays + outs]
-        in_ptrs = (ctypes.c_void_p * max(len(arrays), 1))(
-            *(k.ctypes.data for k in keep[:len(arrays)]))
-        out_ptrs = (ctypes.c_void_p * max(len(outs), 1))(
-            *(k.ctypes.data for k in keep[len(arrays):]))
-        status = self.run_v(self._instance().state, in_ptrs, out_ptrs)
+        for ptrs, buffers in ((inst.in_ptrs, arrays), (inst.out_ptrs, outs)):
+            for i, a in enumerate(buffers):
+                ptrs[i] = (a if a.nbytes else inst.empty).ctypes.data
+        status = self.run_v(inst.state, inst.in_ptrs, inst.out_ptrs)
         if status != 0:
             raise CuvilError(f"{self.prefix}_run_v failed: {status_name(status)}")
         return outs
