@@ -45,18 +45,28 @@ def _flags(build_options):
 
 
 def _calibration(value, directory):
-    """--calibrate's directory: a path as is; a sequence of arrays (one
-    sample each, single-input models) written as .npy files."""
+    """--calibrate's directory: a path as is; a sequence of samples written
+    in the layout docs/quantization.md describes: an array per sample (one
+    .npy file each), or a tuple of arrays per sample for a model with
+    several inputs (a subdirectory each, input_<i>.npy inside)."""
     if isinstance(value, (str, os.PathLike)):
         return value
     samples = pathlib.Path(directory) / "calibration"
     samples.mkdir()
     count = 0
     for count, sample in enumerate(value, 1):
-        if not isinstance(sample, np.ndarray):
+        if isinstance(sample, np.ndarray):
+            np.save(samples / f"sample_{count:05d}.npy", sample)
+        elif isinstance(sample, (tuple, list)) and all(
+                isinstance(a, np.ndarray) for a in sample):
+            sub = samples / f"sample_{count:05d}"
+            sub.mkdir()
+            for i, a in enumerate(sample):
+                np.save(sub / f"input_{i}.npy", a)
+        else:
             raise TypeError("calibrate: give a directory (see docs/quantization.md) or a "
-                            "sequence of numpy arrays, one sample of the model's input each")
-        np.save(samples / f"sample_{count:05d}.npy", sample)
+                            "sequence of samples, each a numpy array (or a tuple of "
+                            "arrays, one per input)")
     if not count:
         raise CuvilError("calibrate: no samples")
     return samples

@@ -55,6 +55,31 @@ def test_torch_module():
     assert_matches(fn(x), expected)
 
 
+def test_int8_quantization_with_calibration_arrays(case):
+    """quantize="int8" calibrates on the arrays given and builds the integer
+    model: close to the float model, and the report says how it was done."""
+    c = case("cnn")
+    rng = np.random.default_rng(3)
+    shape = c.inputs[0].shape
+    samples = [rng.standard_normal(shape).astype(np.float32) for _ in range(16)]
+    float_fn = cuvil.compile(c.onnx)
+    int8_fn = cuvil.compile(c.onnx, quantize="int8", calibrate=samples)
+    quant = int8_fn.report["quantization"]
+    assert quant, "the report of a quantized build says how it was quantized"
+    want = np.concatenate([float_fn(x) for x in samples])
+    got = np.concatenate([int8_fn(x) for x in samples])
+    assert not np.array_equal(got, want), "the integer model computes in int8"
+    # The CNN's output is a softmax: probabilities within a few hundredths,
+    # and the same class on nearly every sample.
+    assert np.abs(got - want).max() <= 0.1, np.abs(got - want).max()
+    agree = np.mean(got.argmax(axis=1) == want.argmax(axis=1))
+    assert agree >= 0.85, agree
+    with pytest.raises(cuvil.CuvilError, match="needs calibrate"):
+        cuvil.compile(c.onnx, quantize="int8")
+    with pytest.raises(TypeError, match="calibrate"):
+        cuvil.compile(c.onnx, quantize="int8", calibrate=[1, 2])
+
+
 def test_save_load_round_trip(case, tmp_path):
     c = case("cnn")
     fn = cuvil.compile(c.onnx)
