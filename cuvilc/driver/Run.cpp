@@ -50,6 +50,16 @@ std::string shapeOf(const std::vector<int64_t> &Shape) {
   return quant::shapeText(Shape);
 }
 
+/// A tensor of an --input or --compare file: .npy (or ONNX TensorProto
+/// .pb, which `cuvilc quantize` reads too).
+llvm::Expected<quant::FileTensor> readTensor(const std::string &Path) {
+  if (!quant::isTensorFile(Path))
+    return makeError("'{}': expected a .npy file (or an ONNX TensorProto "
+                     ".pb)",
+                     Path);
+  return quant::readTensorFile(Path);
+}
+
 /// Input data from the --input files, each checked against the model's
 /// input (type and shape).
 llvm::Expected<std::vector<std::string>>
@@ -72,7 +82,7 @@ readInputs(const std::vector<std::string> &Files,
   std::vector<std::string> Data;
   for (size_t I = 0; I < Files.size(); ++I) {
     const RunnerTensor &In = Ins[I];
-    auto T = quant::readTensorFile(Files[I]);
+    auto T = readTensor(Files[I]);
     if (!T)
       return T.takeError();
     if (T->Ty != In.Ty || T->Shape != In.Shape)
@@ -176,7 +186,7 @@ llvm::Expected<Comparison> compareOutput(const RunnerTensor &T,
                                          const std::string &Data,
                                          const std::string &File, double Atol,
                                          double Rtol) {
-  auto Ref = quant::readTensorFile(File);
+  auto Ref = readTensor(File);
   if (!Ref)
     return Ref.takeError();
   if (Ref->Shape != T.Shape)
