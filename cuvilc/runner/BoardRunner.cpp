@@ -113,7 +113,13 @@ llvm::Expected<std::string> runTool(const std::vector<std::string> &Cmd,
   for (size_t I = From; I < Lines.size(); ++I)
     if (!Lines[I].trim().empty())
       Tail += fmt::format("\n  | {}", Lines[I].rtrim());
-  return makeError("{}: {}\n  $ {}{}", Step, Why, fmt::join(Cmd, " "), Tail);
+  // The command as a shell would take it back: words with blanks quoted.
+  std::vector<std::string> Shown;
+  for (const std::string &Word : Cmd)
+    Shown.push_back(Word.find_first_of(" \t'\"") == std::string::npos
+                        ? Word
+                        : "'" + Word + "'");
+  return makeError("{}: {}\n  $ {}{}", Step, Why, fmt::join(Shown, " "), Tail);
 }
 
 llvm::Error writeFile(const std::string &Path, llvm::StringRef Bytes) {
@@ -317,7 +323,10 @@ runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
   if (auto R = runTool(Link, "link", Dir); !R)
     return R.takeError();
 
-  // Boot it; semihosting reads and writes the files in the work directory.
+  // Boot it; semihosting reads and writes the files in the work directory
+  // (where a kept one may still hold the outputs of an earlier run).
+  for (size_t I = 0; I < OutBytes.size(); ++I)
+    (void)llvm::sys::fs::remove(fmt::format("{}/out_{}.bin", Dir, I));
   std::vector<std::string> Boot = Qemu;
   Boot.insert(Boot.end(), {"-icount", "shift=0", "-kernel", "image.elf"});
   Log << "cuvilc run: booting " << Qemu[0] << "\n";
