@@ -134,38 +134,43 @@ llvm::Error writeFile(const std::string &Path, llvm::StringRef Bytes) {
   return llvm::Error::success();
 }
 
-/// The work directory: removed on destruction unless the user keeps it.
+/// The work directory: removed on destruction unless the user keeps it. A
+/// temporary directory that cannot be removed is said, not an error.
 struct WorkDir {
   std::string Path;
   bool Keep = false;
+  std::ostream *Log = nullptr;
   ~WorkDir() {
-    if (!Path.empty() && !Keep)
-      (void)llvm::sys::fs::remove_directories(Path);
+    if (Path.empty() || Keep)
+      return;
+    if (std::error_code EC = llvm::sys::fs::remove_directories(Path))
+      *Log << "cuvilc run: cannot remove the work directory " << Path << ": "
+           << EC.message() << "\n";
   }
 };
 
-/// Changes the working directory until destroyed: QEMU's semihosting opens
-/// the runner's files relative to it, and ExecuteAndWait starts a child in
-/// the parent's directory.
-class ScopedCurrentPath {
-public:
-  llvm::Error enter(const std::string &Dir) {
-    if (auto EC = llvm::sys::fs::current_path(Old))
-      return makeError("cannot get the current directory: {}", EC.message());
-    if (auto EC = llvm::sys::fs::set_current_path(Dir))
-      return makeError("'{}': cannot change to it: {}", Dir, EC.message());
-    Entered = true;
-    return llvm::Error::success();
-  }
-  ~ScopedCurrentPath() {
-    if (Entered)
-      (void)llvm::sys::fs::set_current_path(Old);
-  }
-
-private:
+/// Runs Cmd as runTool does with Dir as the working directory: QEMU's
+/// semihosting opens the runner's files relative to it, and ExecuteAndWait
+/// starts a child in the parent's directory. cuvilc's own directory is
+/// restored afterwards (the user's relative paths are read after the run).
+llvm::Expected<std::string> runToolIn(const std::string &Dir,
+                                      const std::vector<std::string> &Cmd,
+                                      const std::string &Step,
+                                      unsigned TimeoutSeconds) {
   llvm::SmallString<256> Old;
-  bool Entered = false;
-};
+  if (std::error_code EC = llvm::sys::fs::current_path(Old))
+    return makeError("cannot get the current directory: {}", EC.message());
+  if (std::error_code EC = llvm::sys::fs::set_current_path(Dir))
+    return makeError("'{}': cannot change to it: {}", Dir, EC.message());
+  auto R = runTool(Cmd, Step, Dir, TimeoutSeconds);
+  if (std::error_code EC = llvm::sys::fs::set_current_path(Old)) {
+    if (!R)
+      llvm::consumeError(R.takeError());
+    return makeError("'{}': cannot change back to it: {}", Old.str(),
+                     EC.message());
+  }
+  return R;
+}
 
 /// The words of a command line in a target file (quotes as a shell takes
 /// them).
@@ -234,6 +239,7 @@ runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
       return P.takeError();
 
   WorkDir W;
+  W.Log = &Log;
   if (!O.KeepWork.empty()) {
     W.Keep = true;
     if (auto EC = llvm::sys::fs::create_directories(O.KeepWork))
@@ -270,7 +276,7 @@ runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
   }
   Pool = std::max(Pool, RunnerIoPoolDefault);
   for (const auto &[Name, Bytes] : Files)
-    if (auto E = writeFile(Dir + "/" + Name, Bytes))
+    if (auto E = writeFile(fmt::format("{}/{}", Dir, Name), Bytes))
       return E;
 
   // The runtime library and the flags runtime.mk gives a firmware.
@@ -325,24 +331,20 @@ runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
 
   // Boot it; semihosting reads and writes the files in the work directory
   // (where a kept one may still hold the outputs of an earlier run).
-  for (size_t I = 0; I < OutBytes.size(); ++I)
-    (void)llvm::sys::fs::remove(fmt::format("{}/out_{}.bin", Dir, I));
+  for (size_t I = 0; I < OutBytes.size(); ++I) {
+    std::string Old = fmt::format("{}/out_{}.bin", Dir, I);
+    if (std::error_code EC = llvm::sys::fs::remove(Old))
+      return makeError("'{}': cannot remove it: {}", Old, EC.message());
+  }
   std::vector<std::string> Boot = Qemu;
   Boot.insert(Boot.end(), {"-icount", "shift=0", "-kernel", "image.elf"});
   Log << "cuvilc run: booting " << Qemu[0] << "\n";
-  std::string Printed;
-  {
-    ScopedCurrentPath Cd;
-    if (auto E = Cd.enter(Dir))
-      return E;
-    auto R = runTool(Boot, "qemu", Dir, O.TimeoutSeconds);
-    if (!R)
-      return R.takeError();
-    Printed = std::move(*R);
-  }
+  auto Printed = runToolIn(Dir, Boot, "qemu", O.TimeoutSeconds);
+  if (!Printed)
+    return Printed.takeError();
   static const std::regex RunOk(R"(cuvil: run ok cycles=(\d+) instret=(\d+))");
   std::smatch M;
-  if (!std::regex_search(Printed, M, RunOk))
+  if (!std::regex_search(*Printed, M, RunOk))
     return makeError("qemu: the runner did not print 'cuvil: run ok "
                      "cycles=N instret=N' (output in {}/qemu.out{})",
                      Dir, W.Keep ? "" : "; keep it with --keep-work DIR");
