@@ -65,20 +65,16 @@ llvm::Expected<quant::FileTensor> readTensor(const std::string &Path) {
 llvm::Expected<std::vector<std::string>>
 readInputs(const std::vector<std::string> &Files,
            const std::vector<RunnerTensor> &Ins) {
-  if (Files.size() != Ins.size())
+  if (Files.size() != Ins.size()) {
+    std::vector<std::string> Want;
+    for (const RunnerTensor &T : Ins)
+      Want.push_back(
+          fmt::format("'{}' {} {}", T.Name, dtypeName(T.Ty), shapeOf(T.Shape)));
     return usageError(fmt::format(
         "the model has {} input(s), {} --input file(s) given: give one .npy "
         "per input, in order ({}), or none for random data",
-        Ins.size(), Files.size(),
-        fmt::join(
-            [&] {
-              std::vector<std::string> N;
-              for (const RunnerTensor &T : Ins)
-                N.push_back(fmt::format("'{}' {} {}", T.Name, dtypeName(T.Ty),
-                                        shapeOf(T.Shape)));
-              return N;
-            }(),
-            ", ")));
+        Ins.size(), Files.size(), fmt::join(Want, ", ")));
+  }
   std::vector<std::string> Data;
   for (size_t I = 0; I < Files.size(); ++I) {
     const RunnerTensor &In = Ins[I];
@@ -95,7 +91,7 @@ readInputs(const std::vector<std::string> &Files,
   return Data;
 }
 
-/// Random inputs from Seed (docs/cli.md): floats uniform in [-1, 1),
+/// Random inputs from Seed (docs/run.md): floats uniform in [-1, 1),
 /// integers uniform in [0, 8), bools 0 or 1; one mt19937_64 stream over
 /// the inputs in order, so that the data is the same on every machine.
 std::vector<std::string> randomInputs(const std::vector<RunnerTensor> &Ins,
@@ -105,13 +101,20 @@ std::vector<std::string> randomInputs(const std::vector<RunnerTensor> &Ins,
   for (const RunnerTensor &In : Ins) {
     std::string D(In.Bytes, '\0');
     auto *P = reinterpret_cast<uint8_t *>(D.data());
-    bool Float = In.Ty == DType::F32 || In.Ty == DType::F16 ||
-                 In.Ty == DType::BF16 || In.Ty == DType::F64;
+    // Floats: k / 2^(B-1) - 1 for k uniform in [0, 2^B), B the type's
+    // significand bits: exact in the type, so never rounded up to 1.
+    unsigned Bits = In.Ty == DType::F32    ? 24
+                    : In.Ty == DType::F64  ? 53
+                    : In.Ty == DType::F16  ? 11
+                    : In.Ty == DType::BF16 ? 8
+                                           : 0;
     for (size_t I = 0, N = elementCount(In); I < N; ++I) {
       uint64_t R = Gen();
       double V;
-      if (Float)
-        V = static_cast<double>(R >> 11) * 0x1.0p-52 - 1.0; // 53 bits
+      if (Bits)
+        V = std::ldexp(static_cast<double>(R >> (64 - Bits)),
+                       1 - static_cast<int>(Bits)) -
+            1.0;
       else if (In.Ty == DType::Bool)
         V = static_cast<double>(R & 1);
       else
