@@ -275,6 +275,13 @@ int main(int argc, char **argv) {
                   "cycles, run_us, arena and weight bytes, comparisons) to "
                   "FILE; '-': to stdout, the text summary then goes to "
                   "stderr");
+  Run->add_option("--weights-region", R.Build.WeightsRegion,
+                  "Memory region for the weights, as for build (e.g. FLASH "
+                  "on u74-mc)");
+  Run->add_option("--arena-regions", R.Build.ArenaRegions,
+                  "Memory regions for the activation arenas, fastest "
+                  "first, as for build")
+      ->delimiter(',');
   Run->add_option("--kernels", RunKernels,
                   "'optimized' (default) or 'portable', as for build")
       ->check(CLI::IsMember({"optimized", "portable"}));
