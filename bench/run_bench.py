@@ -17,7 +17,7 @@ For each model (written into WORK/models by bench/models.py) and target:
           bench/fma_peak.c measures the machine's multiply-adds per second
           for the target's x86-64 level: MACs / that is the model's floor,
           the least time any code of that level could take.
-  a78,    the model linked into tests/e2e/runner.c with the board's runtime
+  a78,    the model linked into runtime-baremetal/runner/runner.c with the board's runtime
   u74-mc  and run under QEMU with -icount shift=0: the instructions retired
           between the entry and the exit of the run call (the runner reads
           the counters around it), and instructions per MAC.

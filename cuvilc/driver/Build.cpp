@@ -20,22 +20,29 @@ std::string replaceExtension(const std::string &Path, const char *Ext) {
 
 } // namespace
 
+llvm::Expected<std::optional<QuantizeResult>>
+quantizeForBuild(const BuildOptions &Opts, std::ostream &Log) {
+  if (!Opts.Quantize)
+    return std::nullopt;
+  // The QDQ model cuvilc quantize would write, built from memory. A wrong
+  // target is said before the calibration runs.
+  if (auto T = loadTarget(Opts.Target); !T)
+    return usageError(llvm::toString(T.takeError()));
+  QuantizeOptions Q = Opts.Quant;
+  Q.Model = Opts.Model;
+  Q.Dims = Opts.Dims;
+  auto R = quantizeModel(Q, Log);
+  if (!R)
+    return R.takeError();
+  Log << quantizeReportText(R->Report);
+  return std::optional<QuantizeResult>(std::move(*R));
+}
+
 llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
-  // --quantize int8: the QDQ model cuvilc quantize would write, built from
-  // memory. A wrong target is said before the calibration runs.
-  std::optional<QuantizeResult> Quant;
-  if (Opts.Quantize) {
-    if (auto T = loadTarget(Opts.Target); !T)
-      return usageError(llvm::toString(T.takeError()));
-    QuantizeOptions Q = Opts.Quant;
-    Q.Model = Opts.Model;
-    Q.Dims = Opts.Dims;
-    auto R = quantizeModel(Q, Log);
-    if (!R)
-      return R.takeError();
-    Log << quantizeReportText(R->Report);
-    Quant = std::move(*R);
-  }
+  auto Q = quantizeForBuild(Opts, Log);
+  if (!Q)
+    return Q.takeError();
+  std::optional<QuantizeResult> Quant = std::move(*Q);
   auto CM = Quant ? compileModel(Opts, Log, std::string_view(Quant->Model))
                   : compileModel(Opts, Log);
   if (!CM)

@@ -117,9 +117,36 @@ loadModelBytes(std::string_view Bytes,
                const std::vector<std::string> &DumpIR, std::ostream &Log,
                const PipelineOptions &PO = {}, bool DumpData = false);
 
+/// With --quantize int8 (Opts.Quantize): the float model quantized as
+/// `cuvilc quantize` would (its report printed to Log), for the build to
+/// compile from memory; without it, nullopt.
+llvm::Expected<std::optional<QuantizeResult>>
+quantizeForBuild(const BuildOptions &Opts, std::ostream &Log);
+
 /// `cuvilc build`: writes the object, header, linker script (and blob).
 /// Progress/dumps go to Log.
 llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log);
+
+/// `cuvilc run` (driver/Run.cpp): one inference of a model compiled as
+/// `cuvilc build` would, in-process for the build machine's targets, under
+/// QEMU for a board.
+struct RunOptions {
+  BuildOptions Build;               ///< Model, target, dims, kernels...
+  std::vector<std::string> Inputs;  ///< .npy per graph input; empty: random.
+  uint64_t Seed = 0;                ///< Of the random inputs.
+  std::string OutputDir;            ///< Writes <output>.npy there; empty: none.
+  std::vector<std::string> Compare; ///< Reference .npy per output.
+  double Atol = 1e-4, Rtol = 1e-3;  ///< |got - ref| <= Atol + Rtol * |ref|.
+  std::string Json;                 ///< Summary path, "-" for Out; empty: none.
+  std::string KeepWork; ///< Boards: the work directory to keep; empty: temp.
+  std::string CC = "clang-19";   ///< Boards: the C compiler of the firmware.
+  unsigned TimeoutSeconds = 600; ///< Boards: of the QEMU run.
+};
+
+/// `cuvilc run`: the human-readable summary goes to Out (the JSON one to
+/// stdout with Json "-"), progress to Log. An output beyond the tolerance
+/// of its reference is an error (exit 1) after everything was printed.
+llvm::Error runRun(const RunOptions &O, std::ostream &Out, std::ostream &Log);
 
 struct PlanCommandOptions {
   std::string Model;                     ///< Input .onnx path.

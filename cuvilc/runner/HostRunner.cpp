@@ -77,15 +77,15 @@ CUVIL_CALLS_JIT_CODE int callRunV(llvm::orc::ExecutorAddr F, void *State,
   return F.toPtr<RunVFn>()(State, In, Out);
 }
 
-std::vector<RunnerTensor> tensorsOf(const std::vector<Value *> &Values) {
+} // namespace
+
+std::vector<RunnerTensor> runnerTensors(const std::vector<Value *> &Values) {
   std::vector<RunnerTensor> R;
   for (const Value *V : Values)
     R.push_back({V->name(), V->dtype(), V->shape(),
                  static_cast<size_t>(V->byteSize())});
   return R;
 }
-
-} // namespace
 
 std::string statusText(int Status) {
   const char *Name = nullptr;
@@ -138,33 +138,48 @@ llvm::Expected<std::unique_ptr<HostModel>>
 HostModel::compile(std::string_view OnnxBytes,
                    const std::map<std::string, int64_t> &Dims,
                    std::ostream &Log, const std::string &Target) {
+  BuildOptions Opts;
+  Opts.Target = Target;
+  Opts.Dims = Dims;
+  return compile(Opts, Log, OnnxBytes);
+}
+
+llvm::Expected<std::unique_ptr<HostModel>>
+HostModel::compile(const BuildOptions &BuildOpts, std::ostream &Log,
+                   std::optional<std::string_view> OnnxBytes) {
   // Refuse a target this machine cannot execute before compiling for it.
-  auto T = loadTarget(Target);
+  auto T = loadTarget(BuildOpts.Target);
   if (!T)
     return T.takeError();
   if (auto E = checkRunsOn(*T, llvm::sys::getProcessTriple(),
                            llvm::sys::getHostCPUFeatures()))
     return E;
 
-  BuildOptions Opts;
-  Opts.Target = Target;
+  BuildOptions Opts = BuildOpts;
   Opts.Name = JitModelName;
-  Opts.Dims = Dims;
   auto CM = compileModel(Opts, Log, OnnxBytes);
   if (!CM)
     return CM.takeError();
 
   std::unique_ptr<HostModel> M(new HostModel());
-  M->Inputs = tensorsOf(CM->G->inputs());
-  M->Outputs = tensorsOf(CM->G->outputs());
+  M->Inputs = runnerTensors(CM->G->inputs());
+  M->Outputs = runnerTensors(CM->G->outputs());
   M->Alignment = CM->Plan.Alignment;
   for (const ArenaPlan &A : CM->Plan.Arenas)
     M->ArenaSizes.push_back(A.Size);
   if (M->ArenaSizes.empty()) // the entry points still take one arena
     M->ArenaSizes.push_back(0);
+  M->WeightBytes = CM->Blob.size();
   if (auto E = M->load(CM->Code.Object, CM->Name))
     return E;
   return M;
+}
+
+int64_t HostModel::arenaBytes() const {
+  int64_t Sum = 0;
+  for (int64_t S : ArenaSizes)
+    Sum += S;
+  return Sum;
 }
 
 llvm::Error HostModel::load(const std::string &Object,

@@ -16,6 +16,7 @@
 #ifndef CUVIL_RUNNER_HOSTRUNNER_H
 #define CUVIL_RUNNER_HOSTRUNNER_H
 
+#include "driver/Driver.h"
 #include "ir/DType.h"
 #include "target/TargetInfo.h"
 
@@ -26,6 +27,7 @@
 #include <llvm/Support/Error.h>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -45,6 +47,11 @@ struct RunnerTensor {
   size_t Bytes = 0; ///< Of the whole tensor.
 };
 
+class Value;
+
+/// The descriptions of graph inputs or outputs.
+std::vector<RunnerTensor> runnerTensors(const std::vector<Value *> &Values);
+
 /// One model compiled for the build machine and loaded into this process.
 /// Each instance has its own JIT, arenas and state, so several may be alive
 /// at once; one instance runs one inference at a time (run() uses its
@@ -63,9 +70,20 @@ public:
   compile(std::string_view OnnxBytes,
           const std::map<std::string, int64_t> &Dims, std::ostream &Log,
           const std::string &Target = "host");
+  /// The same for a model compiled exactly as `cuvilc build` compiles it
+  /// with Opts (target, dims, --kernels, --checked...): `cuvilc run`. The
+  /// model is read from OnnxBytes if given, else from Opts.Model; Opts.Name
+  /// and the output paths are not used.
+  static llvm::Expected<std::unique_ptr<HostModel>>
+  compile(const BuildOptions &Opts, std::ostream &Log,
+          std::optional<std::string_view> OnnxBytes = std::nullopt);
 
   const std::vector<RunnerTensor> &inputs() const { return Inputs; }
   const std::vector<RunnerTensor> &outputs() const { return Outputs; }
+  /// Bytes of the memory plan's arenas, all together.
+  int64_t arenaBytes() const;
+  /// Bytes of the weight blob embedded in the object.
+  size_t weightBytes() const { return WeightBytes; }
 
   /// One inference: In[i] points at inputs()[i].Bytes bytes, Out[i]
   /// receives outputs()[i].Bytes bytes. Outputs must not overlap the
@@ -89,6 +107,7 @@ private:
   std::vector<RunnerTensor> Inputs, Outputs;
   int64_t Alignment = 64;
   std::vector<int64_t> ArenaSizes; ///< One per arena of the plan (at least 1).
+  size_t WeightBytes = 0;
   std::vector<std::unique_ptr<std::byte, AlignedFree>> Arenas;
   /// Storage for the generated cuvil_<name>_t (weights pointer, state
   /// word, one pointer per arena, the --checked step): words, so aligned

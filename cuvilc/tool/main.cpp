@@ -114,6 +114,16 @@ std::string parseDrop(const std::string &S, std::optional<double> &Out) {
   }
 }
 
+/// The calibration options are only for --quantize int8.
+std::string checkCalibrationUse(const cuvil::BuildOptions &B) {
+  if (!B.Quantize &&
+      (!B.Quant.Calibrate.empty() || !B.Quant.KeepFloat.empty() ||
+       B.Quant.MaxAccuracyDrop || !B.Quant.Validate.empty()))
+    return "--calibrate, --validate, --keep-float and --max-accuracy-drop go "
+           "with --quantize int8";
+  return "";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -221,6 +231,79 @@ int main(int argc, char **argv) {
                        "Value of a symbolic input dimension, NAME=N "
                        "(repeatable)");
 
+  cuvil::RunOptions R;
+  std::vector<std::string> RunDims;
+  std::string RunKernels = "optimized", RunQuantize, RunDrop;
+  auto *Run = App.add_subcommand(
+      "run", "Compile MODEL.onnx as `build` does and run one inference: "
+             "in-process for host targets, under QEMU for boards; print "
+             "the outputs and what the run cost");
+  Run->add_option("model", R.Build.Model, "ONNX model file")->required();
+  Run->add_option("--target,-t", R.Build.Target,
+                  "Target name (see `cuvilc targets`): host (or another "
+                  "target this machine executes), or a board with a [qemu] "
+                  "section in its targets/<name>.toml (a78, u74-mc)")
+      ->required();
+  Run->add_option("--input,-i", R.Inputs,
+                  "A .npy file per graph input, in order (its dtype and "
+                  "shape must be the input's); none: random data from "
+                  "--seed (floats uniform in [-1, 1), integers in [0, 8), "
+                  "bools 0 or 1)");
+  Run->add_option("--seed", R.Seed,
+                  "Seed of the random inputs (default 0; mt19937_64, the "
+                  "same data on every machine)");
+  Run->add_option("--dim", RunDims,
+                  "Value of a symbolic input dimension, NAME=N (repeatable)");
+  Run->add_option("--output-dir", R.OutputDir,
+                  "Write each output to DIR/<output name>.npy (characters "
+                  "other than letters, digits, '-', '_', '.' become '_')");
+  Run->add_option("--compare", R.Compare,
+                  "A reference .npy per output, in order: prints the max "
+                  "absolute and relative errors and exits 1 unless every "
+                  "element is within atol + rtol * |ref| (numpy.allclose; "
+                  "default atol 1e-4, rtol 1e-3)");
+  Run->add_option("--atol", R.Atol,
+                  "Absolute tolerance of --compare "
+                  "(default 1e-4)")
+      ->check(CLI::NonNegativeNumber);
+  Run->add_option("--rtol", R.Rtol,
+                  "Relative tolerance of --compare "
+                  "(default 1e-3)")
+      ->check(CLI::NonNegativeNumber);
+  Run->add_option("--json", R.Json,
+                  "Write a JSON summary (outputs, files, instructions, "
+                  "cycles, run_us, arena and weight bytes, comparisons) to "
+                  "FILE; '-': to stdout, the text summary then goes to "
+                  "stderr");
+  Run->add_option("--weights-region", R.Build.WeightsRegion,
+                  "Memory region for the weights, as for build (e.g. FLASH "
+                  "on u74-mc)");
+  Run->add_option("--arena-regions", R.Build.ArenaRegions,
+                  "Memory regions for the activation arenas, fastest "
+                  "first, as for build")
+      ->delimiter(',');
+  Run->add_option("--kernels", RunKernels,
+                  "'optimized' (default) or 'portable', as for build")
+      ->check(CLI::IsMember({"optimized", "portable"}));
+  Run->add_flag("--checked", R.Build.Checked,
+                "Debug build with guard gaps and bounds checks, as for "
+                "build");
+  Run->add_option("--quantize", RunQuantize,
+                  "'int8': quantize the float model first (needs "
+                  "--calibrate), as for build")
+      ->check(CLI::IsMember({"int8"}));
+  addCalibrationOptions(Run, R.Build.Quant, RunDrop);
+  Run->add_option("--keep-work", R.KeepWork,
+                  "Boards: build and run in DIR and keep it (model, "
+                  "runtime, image.elf, input_<i>.bin, out_<i>.bin, QEMU's "
+                  "output); default: a temporary directory, removed");
+  Run->add_option("--cc", R.CC,
+                  "Boards: C compiler of the firmware (default clang-19; a "
+                  "GNU cross gcc also works)");
+  Run->add_option("--timeout", R.TimeoutSeconds,
+                  "Boards: seconds the QEMU run may take (default 600)")
+      ->check(CLI::PositiveNumber);
+
   std::string InspectModel, InspectTarget = "host";
   std::vector<std::string> InspectDims;
   auto *Inspect = App.add_subcommand(
@@ -254,7 +337,7 @@ int main(int argc, char **argv) {
 
   auto *Targets = App.add_subcommand(
       "targets", "List the targets and their memory regions");
-  for (CLI::App *Sub : {Build, Quantize, Inspect, Plan, Targets})
+  for (CLI::App *Sub : {Build, Run, Quantize, Inspect, Plan, Targets})
     Sub->set_version_flag("--version", "cuvilc " CUVIL_VERSION);
 
   try {
@@ -280,14 +363,23 @@ int main(int argc, char **argv) {
     if (std::string Err = parseDrop(BuildDrop, B.Quant.MaxAccuracyDrop);
         !Err.empty())
       return report(cuvil::usageError(Err), "");
-    if (!B.Quantize &&
-        (!B.Quant.Calibrate.empty() || !B.Quant.KeepFloat.empty() ||
-         B.Quant.MaxAccuracyDrop || !B.Quant.Validate.empty()))
-      return report(cuvil::usageError("--calibrate, --validate, --keep-float "
-                                      "and --max-accuracy-drop go with "
-                                      "--quantize int8"),
-                    "");
+    if (std::string Err = checkCalibrationUse(B); !Err.empty())
+      return report(cuvil::usageError(Err), "");
     return report(cuvil::runBuild(B, std::cerr), B.Model);
+  }
+  if (Run->parsed()) {
+    if (std::string Err = parseDims(RunDims, R.Build.Dims); !Err.empty())
+      return report(cuvil::usageError(Err), "");
+    R.Build.PortableKernels = RunKernels == "portable";
+    R.Build.Quantize = RunQuantize == "int8";
+    if (std::string Err = parseDrop(RunDrop, R.Build.Quant.MaxAccuracyDrop);
+        !Err.empty())
+      return report(cuvil::usageError(Err), "");
+    if (std::string Err = checkCalibrationUse(R.Build); !Err.empty())
+      return report(cuvil::usageError(Err), "");
+    // With the JSON summary on stdout, the text goes to stderr.
+    std::ostream &Out = R.Json == "-" ? std::cerr : std::cout;
+    return report(cuvil::runRun(R, Out, std::cerr), R.Build.Model);
   }
   if (Quantize->parsed()) {
     if (std::string Err = parseDims(QuantDims, Q.Dims); !Err.empty())

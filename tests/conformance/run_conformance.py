@@ -21,7 +21,7 @@ tools of tests/e2e/run_e2e.py:
      rejected model fails with cuvilc's first error line as the reason,
      marked `unsupported:` when cuvilc says the model uses something it does
      not support;
-  2. build tests/e2e/runner.c against it (natively for host, with the
+  2. build runtime-baremetal/runner/runner.c against it (natively for host, with the
      target's runtime library, built once up front, for a board);
   3. for each test_data_set: write its inputs as raw little-endian bytes
      (input_<i>.bin; bool as one byte), run the image (natively or under
@@ -64,7 +64,7 @@ SCOPE = HERE / "scope.txt"
 RTOL = 1e-3
 ATOL = 1e-7
 SUBSET_CAP = 2
-# tests/e2e/runner.c's IO_ALIGN and default CUVIL_RUNNER_IO_POOL_BYTES.
+# runtime-baremetal/runner/runner.c's IO_ALIGN and default CUVIL_RUNNER_IO_POOL_BYTES.
 RUNNER_IO_ALIGN = 64
 RUNNER_IO_POOL_DEFAULT = 1 << 20
 SCOPE_LINE = re.compile(r"^(\S+/\S+) (?:(in)|out (\S+))$")

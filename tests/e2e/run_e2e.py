@@ -15,7 +15,7 @@ weights in flash. For each target (or variant) T and model, in WORK/T/<model>:
   1. cuvilc build model.onnx --target T --name model --out model.o, plus the
      variant's flags and --dim NAME=N for each of the manifest's "dims" (also
      writes model.h and model.ld); model.o must have no undefined symbols;
-  2. build tests/e2e/runner.c against it: natively for `host`; for a board
+  2. build runtime-baremetal/runner/runner.c against it: natively for `host`; for a board
      target, with the runtime library (runtime-baremetal/runtime.mk, built
      once per target or variant into WORK/runtime-T, so that tests running at
      the same time never share one) and the target's base linker script,
@@ -49,7 +49,7 @@ import tomllib
 import numpy as np
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-RUNNER = pathlib.Path(__file__).resolve().parent / "runner.c"
+RUNNER = REPO / "runtime-baremetal" / "runner" / "runner.c"
 TARGETS_DIR = REPO / "targets"
 RUNTIME_MK = REPO / "runtime-baremetal" / "runtime.mk"
 LINKER_SCRIPTS = REPO / "linker-scripts"

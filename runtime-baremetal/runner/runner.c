@@ -4,7 +4,8 @@
  * model's header sizes them), in the current directory.
  *
  * The model is compiled with `cuvilc build ... --name model`, so this file
- * includes the generated "model.h". tests/e2e/run_e2e.py builds it:
+ * includes the generated "model.h". tests/e2e/run_e2e.py and `cuvilc run`
+ * (cuvilc/runner/BoardRunner.cpp) build it:
  *   host (-DCUVIL_HOST): against the C library, files through stdio;
  *   targets: freestanding, with the cuvil runtime; files through semihosting,
  *            relative to QEMU's working directory; counters read around the

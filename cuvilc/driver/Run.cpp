@@ -1,0 +1,418 @@
+//===- Run.cpp - `cuvilc run`: one inference of a compiled model ----------===//
+//
+// The model is compiled exactly as `cuvilc build` compiles it and run once:
+// in this process (runner/HostRunner.h) for a target the build machine
+// executes, under QEMU (runner/BoardRunner.h) for a board. Inputs come from
+// .npy files or from a seeded generator; outputs are printed, written as
+// .npy, compared with references, and summed up as JSON.
+//
+//===----------------------------------------------------------------------===//
+#include "driver/Compile.h"
+#include "ir/Diagnostic.h"
+#include "quantize/TensorFile.h"
+#include "runner/BoardRunner.h"
+#include "runner/HostRunner.h"
+#include "runner/Npy.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <llvm/TargetParser/Host.h>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace cuvil {
+
+namespace {
+
+/// What one run measured: the outputs' bytes and its cost.
+struct RunResult {
+  std::vector<std::string> Outputs;
+  std::optional<uint64_t> Instructions, Cycles; ///< Boards.
+  std::optional<double> RunUs;                  ///< Host: wall time.
+  int64_t ArenaBytes = 0;
+  size_t WeightBytes = 0;
+};
+
+size_t elementCount(const RunnerTensor &T) {
+  return dtypeSize(T.Ty) ? T.Bytes / dtypeSize(T.Ty) : 0;
+}
+
+std::string shapeOf(const std::vector<int64_t> &Shape) {
+  return quant::shapeText(Shape);
+}
+
+/// A tensor of an --input or --compare file: .npy (or ONNX TensorProto
+/// .pb, which `cuvilc quantize` reads too).
+llvm::Expected<quant::FileTensor> readTensor(const std::string &Path) {
+  if (!quant::isTensorFile(Path))
+    return makeError("'{}': expected a .npy file (or an ONNX TensorProto "
+                     ".pb)",
+                     Path);
+  return quant::readTensorFile(Path);
+}
+
+/// Input data from the --input files, each checked against the model's
+/// input (type and shape).
+llvm::Expected<std::vector<std::string>>
+readInputs(const std::vector<std::string> &Files,
+           const std::vector<RunnerTensor> &Ins) {
+  if (Files.size() != Ins.size()) {
+    std::vector<std::string> Want;
+    for (const RunnerTensor &T : Ins)
+      Want.push_back(
+          fmt::format("'{}' {} {}", T.Name, dtypeName(T.Ty), shapeOf(T.Shape)));
+    return usageError(fmt::format(
+        "the model has {} input(s), {} --input file(s) given: give one .npy "
+        "per input, in order ({}), or none for random data",
+        Ins.size(), Files.size(), fmt::join(Want, ", ")));
+  }
+  std::vector<std::string> Data;
+  for (size_t I = 0; I < Files.size(); ++I) {
+    const RunnerTensor &In = Ins[I];
+    auto T = readTensor(Files[I]);
+    if (!T)
+      return T.takeError();
+    if (T->Ty != In.Ty || T->Shape != In.Shape)
+      return makeError("'{}': input {} ('{}') must be {} {}, the file holds "
+                       "{} {}",
+                       Files[I], I, In.Name, dtypeName(In.Ty),
+                       shapeOf(In.Shape), dtypeName(T->Ty), shapeOf(T->Shape));
+    Data.emplace_back(T->Data.begin(), T->Data.end());
+  }
+  return Data;
+}
+
+/// Random inputs from Seed (docs/run.md): floats uniform in [-1, 1),
+/// integers uniform in [0, 8), bools 0 or 1; one mt19937_64 stream over
+/// the inputs in order, so that the data is the same on every machine.
+std::vector<std::string> randomInputs(const std::vector<RunnerTensor> &Ins,
+                                      uint64_t Seed) {
+  std::mt19937_64 Gen(Seed);
+  std::vector<std::string> Data;
+  for (const RunnerTensor &In : Ins) {
+    std::string D(In.Bytes, '\0');
+    auto *P = reinterpret_cast<uint8_t *>(D.data());
+    // Floats: k / 2^(B-1) - 1 for k uniform in [0, 2^B), B the type's
+    // significand bits: exact in the type, so never rounded up to 1.
+    unsigned Bits = In.Ty == DType::F32    ? 24
+                    : In.Ty == DType::F64  ? 53
+                    : In.Ty == DType::F16  ? 11
+                    : In.Ty == DType::BF16 ? 8
+                                           : 0;
+    for (size_t I = 0, N = elementCount(In); I < N; ++I) {
+      uint64_t R = Gen();
+      double V;
+      if (Bits)
+        V = std::ldexp(static_cast<double>(R >> (64 - Bits)),
+                       1 - static_cast<int>(Bits)) -
+            1.0;
+      else if (In.Ty == DType::Bool)
+        V = static_cast<double>(R & 1);
+      else
+        V = static_cast<double>(R % 8);
+      setElementValue(In.Ty, P, I, V);
+    }
+    Data.push_back(std::move(D));
+  }
+  return Data;
+}
+
+/// A file name for an output: its name with every character but letters,
+/// digits, '-', '_' and '.' replaced by '_', never hidden nor empty, and
+/// made unique among the outputs by its index.
+std::string outputFileName(const std::string &Name, size_t Index,
+                           std::set<std::string> &Used) {
+  std::string S;
+  for (char C : Name)
+    S += std::isalnum(static_cast<unsigned char>(C)) || C == '-' || C == '_' ||
+                 C == '.'
+             ? C
+             : '_';
+  if (S.empty() || S[0] == '.')
+    S = "output_" + std::to_string(Index) + S;
+  if (!Used.insert(S).second) {
+    S += "_" + std::to_string(Index);
+    Used.insert(S);
+  }
+  return S + ".npy";
+}
+
+std::string valueText(DType T, double V) {
+  if (T == DType::F32 || T == DType::F16 || T == DType::BF16 || T == DType::F64)
+    return fmt::format("{:.6g}", V);
+  return fmt::format("{}", V);
+}
+
+/// The values of an output: all of them up to 32, else the first 16 and
+/// the minimum, maximum and mean.
+void printValues(std::ostream &Out, const RunnerTensor &T,
+                 const std::string &Data) {
+  const auto *P = reinterpret_cast<const uint8_t *>(Data.data());
+  size_t N = elementCount(T);
+  std::vector<std::string> Shown;
+  for (size_t I = 0; I < N && (N <= 32 || I < 16); ++I)
+    Shown.push_back(valueText(T.Ty, elementValue(T.Ty, P, I)));
+  Out << "  values: " << fmt::format("{}", fmt::join(Shown, " "))
+      << (N > 32 ? " ..." : "") << "\n";
+  if (N <= 32)
+    return;
+  double Min = std::numeric_limits<double>::infinity(), Max = -Min, Sum = 0;
+  for (size_t I = 0; I < N; ++I) {
+    double V = elementValue(T.Ty, P, I);
+    Min = std::min(Min, V);
+    Max = std::max(Max, V);
+    Sum += V;
+  }
+  Out << fmt::format("  {} elements: min {} max {} mean {:.6g}\n", N,
+                     valueText(T.Ty, Min), valueText(T.Ty, Max),
+                     Sum / static_cast<double>(N));
+}
+
+struct Comparison {
+  double MaxAbs = 0, MaxRel = 0;
+  bool Ok = true;
+};
+
+/// Compares an output with the reference in File (numpy's allclose, with
+/// NaN equal to NaN): the reference must have the output's shape; its
+/// element type may differ (values are compared as numbers).
+llvm::Expected<Comparison> compareOutput(const RunnerTensor &T,
+                                         const std::string &Data,
+                                         const std::string &File, double Atol,
+                                         double Rtol) {
+  auto Ref = readTensor(File);
+  if (!Ref)
+    return Ref.takeError();
+  if (Ref->Shape != T.Shape)
+    return makeError("'{}': output '{}' is {} {}, the reference is {} {}", File,
+                     T.Name, dtypeName(T.Ty), shapeOf(T.Shape),
+                     dtypeName(Ref->Ty), shapeOf(Ref->Shape));
+  const auto *P = reinterpret_cast<const uint8_t *>(Data.data());
+  Comparison C;
+  for (size_t I = 0, N = elementCount(T); I < N; ++I) {
+    double Got = elementValue(T.Ty, P, I);
+    double Want = elementValue(Ref->Ty, Ref->Data.data(), I);
+    if (std::isnan(Got) && std::isnan(Want))
+      continue;
+    double Abs = std::fabs(Got - Want);
+    if (std::isnan(Abs))
+      Abs = std::numeric_limits<double>::infinity();
+    C.MaxAbs = std::max(C.MaxAbs, Abs);
+    if (Want != 0)
+      C.MaxRel = std::max(C.MaxRel, Abs / std::fabs(Want));
+    if (!(Abs <= Atol + Rtol * std::fabs(Want)))
+      C.Ok = false;
+  }
+  return C;
+}
+
+/// JSON has no infinity: such an error is written as null.
+nlohmann::ordered_json number(double V) {
+  if (std::isfinite(V))
+    return V;
+  return nullptr;
+}
+
+/// Whether T runs in this process (a target of the build machine), or the
+/// reason it does not.
+llvm::Error runsHere(const TargetInfo &T) {
+  return checkRunsOn(T, llvm::sys::getProcessTriple(),
+                     llvm::sys::getHostCPUFeatures());
+}
+
+llvm::Expected<RunResult> runOnHost(const RunOptions &O,
+                                    std::optional<std::string_view> Bytes,
+                                    std::vector<RunnerTensor> &Ins,
+                                    std::vector<RunnerTensor> &Outs,
+                                    std::ostream &Log) {
+  auto M = HostModel::compile(O.Build, Log, Bytes);
+  if (!M)
+    return M.takeError();
+  Ins = (*M)->inputs();
+  Outs = (*M)->outputs();
+  auto In =
+      O.Inputs.empty() ? randomInputs(Ins, O.Seed) : readInputs(O.Inputs, Ins);
+  if (!In)
+    return In.takeError();
+  RunResult R;
+  std::vector<const void *> InPtrs;
+  for (const std::string &D : *In)
+    InPtrs.push_back(D.data());
+  std::vector<void *> OutPtrs;
+  for (const RunnerTensor &T : Outs) {
+    R.Outputs.emplace_back(T.Bytes, '\0');
+    OutPtrs.push_back(R.Outputs.back().data());
+  }
+  auto Start = std::chrono::steady_clock::now();
+  if (auto E = (*M)->run(InPtrs, OutPtrs))
+    return E;
+  std::chrono::duration<double, std::micro> Took =
+      std::chrono::steady_clock::now() - Start;
+  R.RunUs = Took.count();
+  R.ArenaBytes = (*M)->arenaBytes();
+  R.WeightBytes = (*M)->weightBytes();
+  return R;
+}
+
+llvm::Expected<RunResult> runOnBoard(const RunOptions &O,
+                                     std::optional<std::string_view> Bytes,
+                                     std::vector<RunnerTensor> &Ins,
+                                     std::vector<RunnerTensor> &Outs,
+                                     std::ostream &Log) {
+  BuildOptions B = O.Build;
+  B.Name = "model"; // the runner includes "model.h"
+  auto CM = compileModel(B, Log, Bytes);
+  if (!CM)
+    return CM.takeError();
+  Ins = runnerTensors(CM->G->inputs());
+  Outs = runnerTensors(CM->G->outputs());
+  auto In =
+      O.Inputs.empty() ? randomInputs(Ins, O.Seed) : readInputs(O.Inputs, Ins);
+  if (!In)
+    return In.takeError();
+  BoardRunOptions BO;
+  BO.CC = O.CC;
+  BO.KeepWork = O.KeepWork;
+  BO.TimeoutSeconds = O.TimeoutSeconds;
+  auto Board = runFirmware(*CM, *In, BO, Log);
+  if (!Board)
+    return Board.takeError();
+  RunResult R;
+  R.Outputs = std::move(Board->Outputs);
+  R.Instructions = Board->Instructions;
+  R.Cycles = Board->Cycles;
+  for (const ArenaPlan &A : CM->Plan.Arenas)
+    R.ArenaBytes += A.Size;
+  R.WeightBytes = CM->Blob.size();
+  return R;
+}
+
+} // namespace
+
+llvm::Error runRun(const RunOptions &O, std::ostream &Out, std::ostream &Log) {
+  auto T = loadTarget(O.Build.Target);
+  if (!T)
+    return usageError(llvm::toString(T.takeError()));
+  bool Host = T->QemuCommand.empty();
+  if (Host)
+    if (auto E = runsHere(*T))
+      return usageError(fmt::format(
+          "{}; and targets/{}.toml has no [qemu] section to run it under",
+          llvm::toString(std::move(E)), T->Name));
+
+  auto Quant = quantizeForBuild(O.Build, Log);
+  if (!Quant)
+    return Quant.takeError();
+  std::optional<std::string_view> Bytes;
+  if (*Quant)
+    Bytes = (*Quant)->Model;
+  std::vector<RunnerTensor> Ins, Outs;
+  auto R = Host ? runOnHost(O, Bytes, Ins, Outs, Log)
+                : runOnBoard(O, Bytes, Ins, Outs, Log);
+  if (!R)
+    return R.takeError();
+  if (!O.Compare.empty() && O.Compare.size() != Outs.size())
+    return usageError(fmt::format("the model has {} output(s), {} --compare "
+                                  "file(s) given: give one per output",
+                                  Outs.size(), O.Compare.size()));
+
+  nlohmann::ordered_json J;
+  J["model"] = O.Build.Model;
+  J["target"] = T->Name;
+  J["outputs"] = nlohmann::ordered_json::array();
+  if (!O.OutputDir.empty()) {
+    std::error_code EC;
+    fs::create_directories(O.OutputDir, EC);
+    if (EC)
+      return makeError("'{}': cannot create the directory: {}", O.OutputDir,
+                       EC.message());
+  }
+  std::set<std::string> Used;
+  for (size_t I = 0; I < Outs.size(); ++I) {
+    const RunnerTensor &OT = Outs[I];
+    Out << fmt::format("output {} '{}': {} {}\n", I, OT.Name, dtypeName(OT.Ty),
+                       shapeOf(OT.Shape));
+    printValues(Out, OT, R->Outputs[I]);
+    nlohmann::ordered_json JO;
+    JO["name"] = OT.Name;
+    JO["dtype"] = dtypeName(OT.Ty);
+    JO["shape"] = OT.Shape;
+    if (!O.OutputDir.empty()) {
+      std::string Path =
+          (fs::path(O.OutputDir) / outputFileName(OT.Name, I, Used)).string();
+      if (auto E = writeNpyFile(Path, OT.Ty, OT.Shape, R->Outputs[I]))
+        return E;
+      Out << "  written to " << Path << "\n";
+      JO["file"] = Path;
+    }
+    J["outputs"].push_back(std::move(JO));
+  }
+  if (R->RunUs)
+    Out << fmt::format("run: {:.1f} us wall time (host: no instruction or "
+                       "cycle counts)\n",
+                       *R->RunUs);
+  else
+    Out << fmt::format("run: {} instructions, {} cycles\n", *R->Instructions,
+                       *R->Cycles);
+  Out << fmt::format("memory: {} arena bytes, {} weight bytes\n", R->ArenaBytes,
+                     R->WeightBytes);
+  J["instructions"] = R->Instructions ? nlohmann::ordered_json(*R->Instructions)
+                                      : nlohmann::ordered_json(nullptr);
+  J["cycles"] = R->Cycles ? nlohmann::ordered_json(*R->Cycles)
+                          : nlohmann::ordered_json(nullptr);
+  J["run_us"] = R->RunUs ? nlohmann::ordered_json(*R->RunUs)
+                         : nlohmann::ordered_json(nullptr);
+  J["arena_bytes"] = R->ArenaBytes;
+  J["weight_bytes"] = R->WeightBytes;
+
+  std::vector<std::string> Bad;
+  if (!O.Compare.empty()) {
+    J["compare"] = nlohmann::ordered_json::array();
+    for (size_t I = 0; I < Outs.size(); ++I) {
+      auto C =
+          compareOutput(Outs[I], R->Outputs[I], O.Compare[I], O.Atol, O.Rtol);
+      if (!C)
+        return C.takeError();
+      Out << fmt::format("compare output {} '{}' with {}: max abs error "
+                         "{:.3g}, max rel error {:.3g}: {}\n",
+                         I, Outs[I].Name, O.Compare[I], C->MaxAbs, C->MaxRel,
+                         C->Ok ? "ok" : "DIFFERENT");
+      J["compare"].push_back({{"max_abs", number(C->MaxAbs)},
+                              {"max_rel", number(C->MaxRel)},
+                              {"ok", C->Ok}});
+      if (!C->Ok)
+        Bad.push_back(fmt::format("'{}'", Outs[I].Name));
+    }
+  }
+  if (!O.Json.empty()) {
+    std::string Text =
+        J.dump(2, ' ', false,
+               nlohmann::ordered_json::error_handler_t::replace) +
+        "\n";
+    if (O.Json == "-") {
+      std::cout << Text << std::flush;
+    } else {
+      std::ofstream F(O.Json, std::ios::binary);
+      F << Text;
+      F.close();
+      if (!F)
+        return makeError("'{}': cannot write the JSON summary", O.Json);
+    }
+  }
+  if (!Bad.empty())
+    return makeError("output(s) {} differ from the reference beyond atol {} "
+                     "+ rtol {} * |ref|",
+                     fmt::join(Bad, ", "), O.Atol, O.Rtol);
+  return llvm::Error::success();
+}
+
+} // namespace cuvil

@@ -1,0 +1,60 @@
+//===- BoardRunner.h - Run a compiled model on a board under QEMU -*- C++ -*-=//
+//
+// `cuvilc run --target <board>`: the model, compiled as `cuvilc build`
+// compiles it (with the C prefix "model"), is linked into the runner
+// firmware (runtime-baremetal/runner/runner.c) with the board's runtime
+// library and base linker script, and booted with the [qemu] command of
+// the target's file under `-icount shift=0`, so that the instruction and
+// cycle counts the runner prints are the same on every run. This is what
+// tests/e2e/run_e2e.py does for the end-to-end tests, in a work directory:
+//
+//   model.o model.h model.ld cuvil-models.ld  the model, as `build` writes
+//   input_<i>.bin / out_<i>.bin               raw data, through semihosting
+//   runtime/                                  the runtime (runtime.mk)
+//   runner.o image.elf                        the firmware
+//   qemu.out qemu.err                         what QEMU printed
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUVIL_RUNNER_BOARDRUNNER_H
+#define CUVIL_RUNNER_BOARDRUNNER_H
+
+#include <cstdint>
+#include <llvm/Support/Error.h>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace cuvil {
+
+struct CompiledModel;
+
+struct BoardRunOptions {
+  /// The firmware's C compiler: clang-N (the runtime's archiver is then
+  /// llvm-ar-N) or a GNU cross gcc, as runtime.mk accepts them.
+  std::string CC = "clang-19";
+  /// The work directory, kept afterwards; empty: a temporary one, removed.
+  std::string KeepWork;
+  unsigned TimeoutSeconds = 600; ///< Of the QEMU run.
+};
+
+struct BoardRunResult {
+  std::vector<std::string> Outputs; ///< Raw bytes, one per graph output.
+  uint64_t Instructions = 0, Cycles = 0;
+};
+
+/// Where cuvil's runtime, runner and linker scripts are: $CUVIL_HOME if
+/// set, else ../share/cuvil beside the cuvilc executable if it exists (an
+/// installed cuvil), else the source tree cuvilc was built from.
+std::string cuvilHome();
+
+/// Runs CM (compiled with the name "model" for a target with a [qemu]
+/// section) once on Inputs (raw bytes, one per graph input). Errors name
+/// the step and show the end of the failing tool's output; a tool that is
+/// not installed is named with the package that provides it.
+llvm::Expected<BoardRunResult>
+runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
+            const BoardRunOptions &O, std::ostream &Log);
+
+} // namespace cuvil
+
+#endif
