@@ -136,8 +136,9 @@ struct RunOptions {
   uint64_t Seed = 0;                ///< Of the random inputs.
   std::string OutputDir;            ///< Writes <output>.npy there; empty: none.
   std::vector<std::string> Compare; ///< Reference .npy per output.
-  double Atol = 1e-4, Rtol = 1e-3;  ///< |got - ref| <= Atol + Rtol * |ref|.
-  std::string Json;                 ///< Summary path, "-" for Out; empty: none.
+  bool CompareOrt = false; ///< Compare with ONNX Runtime on the same inputs.
+  double Atol = 1e-4, Rtol = 1e-3; ///< |got - ref| <= Atol + Rtol * |ref|.
+  std::string Json;                ///< Summary path, "-" for Out; empty: none.
   std::string KeepWork; ///< Boards: the work directory to keep; empty: temp.
   std::string CC = "clang-19";   ///< Boards: the C compiler of the firmware.
   unsigned TimeoutSeconds = 600; ///< Boards: of the QEMU run.

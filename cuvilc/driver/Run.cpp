@@ -13,6 +13,7 @@
 #include "runner/BoardRunner.h"
 #include "runner/HostRunner.h"
 #include "runner/Npy.h"
+#include "runner/OrtReference.h"
 
 #include <chrono>
 #include <cmath>
@@ -22,6 +23,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/TargetParser/Host.h>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -35,6 +37,7 @@ namespace {
 
 /// What one run measured: the outputs' bytes and its cost.
 struct RunResult {
+  std::vector<std::string> Inputs; ///< The data the model ran on.
   std::vector<std::string> Outputs;
   std::optional<uint64_t> Instructions, Cycles; ///< Boards.
   std::optional<double> RunUs;                  ///< Host: wall time.
@@ -182,25 +185,17 @@ struct Comparison {
   bool Ok = true;
 };
 
-/// Compares an output with the reference in File (numpy's allclose, with
-/// NaN equal to NaN): the reference must have the output's shape; its
-/// element type may differ (values are compared as numbers).
-llvm::Expected<Comparison> compareOutput(const RunnerTensor &T,
-                                         const std::string &Data,
-                                         const std::string &File, double Atol,
-                                         double Rtol) {
-  auto Ref = readTensor(File);
-  if (!Ref)
-    return Ref.takeError();
-  if (Ref->Shape != T.Shape)
-    return makeError("'{}': output '{}' is {} {}, the reference is {} {}", File,
-                     T.Name, dtypeName(T.Ty), shapeOf(T.Shape),
-                     dtypeName(Ref->Ty), shapeOf(Ref->Shape));
+/// Compares an output with a reference of the same shape (numpy's
+/// allclose, with NaN equal to NaN); the reference's element type may
+/// differ (values are compared as numbers).
+Comparison compareValues(const RunnerTensor &T, const std::string &Data,
+                         DType RefTy, const uint8_t *Ref, double Atol,
+                         double Rtol) {
   const auto *P = reinterpret_cast<const uint8_t *>(Data.data());
   Comparison C;
   for (size_t I = 0, N = elementCount(T); I < N; ++I) {
     double Got = elementValue(T.Ty, P, I);
-    double Want = elementValue(Ref->Ty, Ref->Data.data(), I);
+    double Want = elementValue(RefTy, Ref, I);
     if (std::isnan(Got) && std::isnan(Want))
       continue;
     double Abs = std::fabs(Got - Want);
@@ -213,6 +208,59 @@ llvm::Expected<Comparison> compareOutput(const RunnerTensor &T,
       C.Ok = false;
   }
   return C;
+}
+
+/// Compares an output with the reference in File, which must have the
+/// output's shape.
+llvm::Expected<Comparison> compareOutput(const RunnerTensor &T,
+                                         const std::string &Data,
+                                         const std::string &File, double Atol,
+                                         double Rtol) {
+  auto Ref = readTensor(File);
+  if (!Ref)
+    return Ref.takeError();
+  if (Ref->Shape != T.Shape)
+    return makeError("'{}': output '{}' is {} {}, the reference is {} {}", File,
+                     T.Name, dtypeName(T.Ty), shapeOf(T.Shape),
+                     dtypeName(Ref->Ty), shapeOf(Ref->Shape));
+  return compareValues(T, Data, Ref->Ty, Ref->Data.data(), Atol, Rtol);
+}
+
+/// The references of --compare (files) or --compare-ort (ONNX Runtime on
+/// the model that was compiled, Onnx, and the same inputs), with what
+/// they are called in the summary.
+struct References {
+  std::vector<std::string> Labels;
+  std::vector<std::string> OrtData; ///< --compare-ort: float32 bytes.
+};
+
+llvm::Expected<References> references(const RunOptions &O,
+                                      std::optional<std::string_view> Onnx,
+                                      const std::vector<RunnerTensor> &Ins,
+                                      const std::vector<RunnerTensor> &Outs,
+                                      const RunResult &R, std::ostream &Log) {
+  References Refs;
+  if (!O.CompareOrt) {
+    Refs.Labels = O.Compare;
+    return Refs;
+  }
+  std::string Bytes;
+  if (Onnx) {
+    Bytes = std::string(*Onnx);
+  } else {
+    auto B = llvm::MemoryBuffer::getFile(O.Build.Model, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+    if (!B)
+      return makeError("'{}': cannot read: {}", O.Build.Model,
+                       B.getError().message());
+    Bytes = (*B)->getBuffer().str();
+  }
+  auto Data = ortOutputs(Bytes, Ins, R.Inputs, Outs, "", Log);
+  if (!Data)
+    return Data.takeError();
+  Refs.OrtData = std::move(*Data);
+  Refs.Labels.assign(Outs.size(), "ONNX Runtime");
+  return Refs;
 }
 
 /// JSON has no infinity: such an error is written as null.
@@ -244,6 +292,7 @@ llvm::Expected<RunResult> runOnHost(const RunOptions &O,
   if (!In)
     return In.takeError();
   RunResult R;
+  R.Inputs = *In;
   std::vector<const void *> InPtrs;
   for (const std::string &D : *In)
     InPtrs.push_back(D.data());
@@ -287,6 +336,7 @@ llvm::Expected<RunResult> runOnBoard(const RunOptions &O,
   if (!Board)
     return Board.takeError();
   RunResult R;
+  R.Inputs = std::move(*In);
   R.Outputs = std::move(Board->Outputs);
   R.Instructions = Board->Instructions;
   R.Cycles = Board->Cycles;
@@ -299,6 +349,8 @@ llvm::Expected<RunResult> runOnBoard(const RunOptions &O,
 } // namespace
 
 llvm::Error runRun(const RunOptions &O, std::ostream &Out, std::ostream &Log) {
+  if (!O.Compare.empty() && O.CompareOrt)
+    return usageError("--compare and --compare-ort: give one of them");
   auto T = loadTarget(O.Build.Target);
   if (!T)
     return usageError(llvm::toString(T.takeError()));
@@ -375,18 +427,28 @@ llvm::Error runRun(const RunOptions &O, std::ostream &Out, std::ostream &Log) {
   J["weight_bytes"] = R->WeightBytes;
 
   std::vector<std::string> Bad;
-  if (!O.Compare.empty()) {
+  auto Refs = references(O, Bytes, Ins, Outs, *R, Log);
+  if (!Refs)
+    return Refs.takeError();
+  if (!Refs->Labels.empty()) {
     J["compare"] = nlohmann::ordered_json::array();
     for (size_t I = 0; I < Outs.size(); ++I) {
       auto C =
-          compareOutput(Outs[I], R->Outputs[I], O.Compare[I], O.Atol, O.Rtol);
+          O.CompareOrt
+              ? Comparison(compareValues(
+                    Outs[I], R->Outputs[I], DType::F32,
+                    reinterpret_cast<const uint8_t *>(Refs->OrtData[I].data()),
+                    O.Atol, O.Rtol))
+              : compareOutput(Outs[I], R->Outputs[I], O.Compare[I], O.Atol,
+                              O.Rtol);
       if (!C)
         return C.takeError();
       Out << fmt::format("compare output {} '{}' with {}: max abs error "
                          "{:.3g}, max rel error {:.3g}: {}\n",
-                         I, Outs[I].Name, O.Compare[I], C->MaxAbs, C->MaxRel,
+                         I, Outs[I].Name, Refs->Labels[I], C->MaxAbs, C->MaxRel,
                          C->Ok ? "ok" : "DIFFERENT");
-      J["compare"].push_back({{"max_abs", number(C->MaxAbs)},
+      J["compare"].push_back({{"reference", Refs->Labels[I]},
+                              {"max_abs", number(C->MaxAbs)},
                               {"max_rel", number(C->MaxRel)},
                               {"ok", C->Ok}});
       if (!C->Ok)

@@ -5,6 +5,7 @@
 #include "emit/HeaderWriter.h"
 #include "emit/LinkerScript.h"
 #include "ir/Diagnostic.h"
+#include "runner/Process.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -12,16 +13,10 @@
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/FileSystem.h>
-#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
-#include <llvm/Support/Program.h>
 #include <llvm/Support/StringSaver.h>
 #include <llvm/Support/raw_ostream.h>
 #include <regex>
-
-#ifndef CUVIL_SOURCE_DIR
-#error "CUVIL_SOURCE_DIR must name the source tree cuvilc is built from"
-#endif
 
 namespace cuvil {
 
@@ -31,146 +26,6 @@ namespace {
 /// IO_ALIGN and CUVIL_RUNNER_IO_POOL_BYTES).
 constexpr uint64_t RunnerIoAlign = 64;
 constexpr uint64_t RunnerIoPoolDefault = 1u << 20;
-
-/// Lines of a failing tool's output an error shows.
-constexpr size_t ToolOutputLines = 20;
-
-/// The Debian/Ubuntu package of a tool cuvilc runs, for the message that
-/// it is missing.
-std::string packageOf(llvm::StringRef Tool) {
-  if (Tool.starts_with("qemu-system-riscv"))
-    return "qemu-system-misc";
-  if (Tool.starts_with("qemu-system-aarch64") ||
-      Tool.starts_with("qemu-system-arm"))
-    return "qemu-system-arm";
-  if (Tool.starts_with("qemu-system-"))
-    return "qemu-system";
-  if (Tool.consume_front("llvm-ar"))
-    return ("llvm" + Tool).str(); // llvm-ar-19 is in llvm-19
-  if (Tool.ends_with("-gcc"))
-    return ("gcc-" + Tool.drop_back(4)).str();
-  return Tool.str(); // make, clang-19
-}
-
-/// The path of a program named by the user or a target file: as given if it
-/// has a slash, else found on PATH.
-llvm::Expected<std::string> findTool(const std::string &Name) {
-  if (Name.find('/') != std::string::npos) {
-    if (!llvm::sys::fs::can_execute(Name))
-      return makeError("'{}' is not an executable file", Name);
-    return Name;
-  }
-  auto P = llvm::sys::findProgramByName(Name);
-  if (!P)
-    return makeError("'{}' is not installed (not found on PATH; Debian/Ubuntu "
-                     "package {})",
-                     Name, packageOf(Name));
-  return *P;
-}
-
-/// Runs Cmd (its first word found by findTool) with stdin from /dev/null and
-/// its output in WorkDir/<Step>.out and .err; returns what it printed on
-/// stdout. A failure says what was run and the end of its output.
-llvm::Expected<std::string> runTool(const std::vector<std::string> &Cmd,
-                                    const std::string &Step,
-                                    const std::string &WorkDir,
-                                    unsigned TimeoutSeconds = 0) {
-  auto Program = findTool(Cmd[0]);
-  if (!Program)
-    return Program.takeError();
-  std::string OutPath = WorkDir + "/" + Step + ".out";
-  std::string ErrPath = WorkDir + "/" + Step + ".err";
-  std::vector<llvm::StringRef> Args(Cmd.begin(), Cmd.end());
-  std::optional<llvm::StringRef> Redirects[] = {
-      llvm::StringRef(), llvm::StringRef(OutPath), llvm::StringRef(ErrPath)};
-  std::string ErrMsg;
-  bool ExecFailed = false;
-  int Code = llvm::sys::ExecuteAndWait(*Program, Args, std::nullopt, Redirects,
-                                       TimeoutSeconds, 0, &ErrMsg, &ExecFailed);
-  auto Read = [](const std::string &Path) {
-    auto B = llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
-    return B ? (*B)->getBuffer().str() : std::string();
-  };
-  std::string Out = Read(OutPath);
-  if (Code == 0)
-    return Out;
-  std::string Why;
-  if (ExecFailed)
-    Why = fmt::format("cannot execute '{}': {}", *Program, ErrMsg);
-  else if (Code == -2 && TimeoutSeconds &&
-           llvm::StringRef(ErrMsg).contains("timed out"))
-    Why = fmt::format("timed out after {} s (--timeout)", TimeoutSeconds);
-  else if (Code < 0)
-    Why = ErrMsg.empty() ? "crashed" : ErrMsg;
-  else
-    Why = fmt::format("exit code {}", Code);
-  llvm::SmallVector<llvm::StringRef> Lines;
-  std::string All = Out + Read(ErrPath);
-  llvm::StringRef(All).trim().split(Lines, '\n');
-  size_t From =
-      Lines.size() > ToolOutputLines ? Lines.size() - ToolOutputLines : 0;
-  std::string Tail;
-  for (size_t I = From; I < Lines.size(); ++I)
-    if (!Lines[I].trim().empty())
-      Tail += fmt::format("\n  | {}", Lines[I].rtrim());
-  // The command as a shell would take it back: words with blanks quoted.
-  std::vector<std::string> Shown;
-  for (const std::string &Word : Cmd)
-    Shown.push_back(Word.find_first_of(" \t'\"") == std::string::npos
-                        ? Word
-                        : "'" + Word + "'");
-  return makeError("{}: {}\n  $ {}{}", Step, Why, fmt::join(Shown, " "), Tail);
-}
-
-llvm::Error writeFile(const std::string &Path, llvm::StringRef Bytes) {
-  std::error_code EC;
-  llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_None);
-  if (EC)
-    return makeError("'{}': cannot write: {}", Path, EC.message());
-  OS << Bytes;
-  OS.close();
-  if (OS.has_error())
-    return makeError("'{}': cannot write: {}", Path, OS.error().message());
-  return llvm::Error::success();
-}
-
-/// The work directory: removed on destruction unless the user keeps it. A
-/// temporary directory that cannot be removed is said, not an error.
-struct WorkDir {
-  std::string Path;
-  bool Keep = false;
-  std::ostream *Log = nullptr;
-  ~WorkDir() {
-    if (Path.empty() || Keep)
-      return;
-    if (std::error_code EC = llvm::sys::fs::remove_directories(Path))
-      *Log << "cuvilc run: cannot remove the work directory " << Path << ": "
-           << EC.message() << "\n";
-  }
-};
-
-/// Runs Cmd as runTool does with Dir as the working directory: QEMU's
-/// semihosting opens the runner's files relative to it, and ExecuteAndWait
-/// starts a child in the parent's directory. cuvilc's own directory is
-/// restored afterwards (the user's relative paths are read after the run).
-llvm::Expected<std::string> runToolIn(const std::string &Dir,
-                                      const std::vector<std::string> &Cmd,
-                                      const std::string &Step,
-                                      unsigned TimeoutSeconds) {
-  llvm::SmallString<256> Old;
-  if (std::error_code EC = llvm::sys::fs::current_path(Old))
-    return makeError("cannot get the current directory: {}", EC.message());
-  if (std::error_code EC = llvm::sys::fs::set_current_path(Dir))
-    return makeError("'{}': cannot change to it: {}", Dir, EC.message());
-  auto R = runTool(Cmd, Step, Dir, TimeoutSeconds);
-  if (std::error_code EC = llvm::sys::fs::set_current_path(Old)) {
-    if (!R)
-      llvm::consumeError(R.takeError());
-    return makeError("'{}': cannot change back to it: {}", Old.str(),
-                     EC.message());
-  }
-  return R;
-}
 
 /// The words of a command line in a target file (quotes as a shell takes
 /// them).
@@ -186,32 +41,7 @@ uint64_t alignUp(uint64_t N) {
   return (N + RunnerIoAlign - 1) / RunnerIoAlign * RunnerIoAlign;
 }
 
-/// A file of cuvil's data directory that must exist.
-llvm::Expected<std::string> homeFile(const std::string &Relative) {
-  std::string Path = cuvilHome() + "/" + Relative;
-  if (!llvm::sys::fs::exists(Path))
-    return makeError("'{}' does not exist: is cuvil's data directory {} "
-                     "complete? (set CUVIL_HOME to the cuvil source tree)",
-                     Path, cuvilHome());
-  return Path;
-}
-
 } // namespace
-
-std::string cuvilHome() {
-  if (const char *Env = std::getenv("CUVIL_HOME"))
-    return Env;
-  std::string Self = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
-  if (!Self.empty()) {
-    llvm::SmallString<256> Installed(llvm::sys::path::parent_path(Self));
-    llvm::sys::path::append(Installed, "..", "share", "cuvil");
-    if (llvm::sys::fs::is_directory(Installed)) {
-      llvm::sys::path::remove_dots(Installed, /*remove_dot_dot=*/true);
-      return Installed.str().str();
-    }
-  }
-  return CUVIL_SOURCE_DIR;
-}
 
 llvm::Expected<BoardRunResult>
 runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
@@ -238,24 +68,10 @@ runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
     if (auto P = findTool(Tool); !P)
       return P.takeError();
 
-  WorkDir W;
-  W.Log = &Log;
-  if (!O.KeepWork.empty()) {
-    W.Keep = true;
-    if (auto EC = llvm::sys::fs::create_directories(O.KeepWork))
-      return makeError("'{}': cannot create the directory: {}", O.KeepWork,
-                       EC.message());
-    llvm::SmallString<256> Abs(O.KeepWork);
-    if (auto EC = llvm::sys::fs::make_absolute(Abs))
-      return makeError("'{}': {}", O.KeepWork, EC.message());
-    W.Path = Abs.str().str();
-  } else {
-    llvm::SmallString<256> Tmp;
-    if (auto EC = llvm::sys::fs::createUniqueDirectory("cuvil-run", Tmp))
-      return makeError("cannot create a temporary directory: {}", EC.message());
-    W.Path = Tmp.str().str();
-  }
-  const std::string &Dir = W.Path;
+  WorkDir W(Log);
+  if (auto E = W.create(O.KeepWork, "cuvil-run"))
+    return E;
+  const std::string &Dir = W.path();
 
   // The model as `cuvilc build --name model` writes it, and its inputs.
   std::vector<std::pair<std::string, std::string>> Files = {
@@ -347,22 +163,17 @@ runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
   if (!std::regex_search(*Printed, M, RunOk))
     return makeError("qemu: the runner did not print 'cuvil: run ok "
                      "cycles=N instret=N' (output in {}/qemu.out{})",
-                     Dir, W.Keep ? "" : "; keep it with --keep-work DIR");
+                     Dir, W.kept() ? "" : "; keep it with --keep-work DIR");
   BoardRunResult R;
   if (!llvm::to_integer(M[1].str(), R.Cycles) ||
       !llvm::to_integer(M[2].str(), R.Instructions))
     return makeError("qemu: counts out of range in '{}'", M[0].str());
   for (size_t I = 0; I < OutBytes.size(); ++I) {
-    std::string Path = fmt::format("{}/out_{}.bin", Dir, I);
-    auto B = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
-    if (!B)
-      return makeError("the runner did not write '{}': {}", Path,
-                       B.getError().message());
-    if ((*B)->getBufferSize() != OutBytes[I])
-      return makeError("'{}' holds {} bytes, output {} has {}", Path,
-                       (*B)->getBufferSize(), I, OutBytes[I]);
-    R.Outputs.push_back((*B)->getBuffer().str());
+    auto Data = readOutputFile(fmt::format("{}/out_{}.bin", Dir, I),
+                               "the runner", I, OutBytes[I]);
+    if (!Data)
+      return Data.takeError();
+    R.Outputs.push_back(std::move(*Data));
   }
   return R;
 }

@@ -42,11 +42,6 @@ struct BoardRunResult {
   uint64_t Instructions = 0, Cycles = 0;
 };
 
-/// Where cuvil's runtime, runner and linker scripts are: $CUVIL_HOME if
-/// set, else ../share/cuvil beside the cuvilc executable if it exists (an
-/// installed cuvil), else the source tree cuvilc was built from.
-std::string cuvilHome();
-
 /// Runs CM (compiled with the name "model" for a target with a [qemu]
 /// section) once on Inputs (raw bytes, one per graph input). Errors name
 /// the step and show the end of the failing tool's output; a tool that is

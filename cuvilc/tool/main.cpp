@@ -262,6 +262,12 @@ int main(int argc, char **argv) {
                   "absolute and relative errors and exits 1 unless every "
                   "element is within atol + rtol * |ref| (numpy.allclose; "
                   "default atol 1e-4, rtol 1e-3)");
+  Run->add_flag("--compare-ort", R.CompareOrt,
+                "Compare every output with ONNX Runtime's for the same "
+                "inputs (the model cuvil compiled: the INT8 one with "
+                "--quantize), with the tolerance of --compare. Needs the "
+                "onnxruntime-node that scripts/install-deps.sh installs into "
+                "the source tree's tests/reference; float32 tensors only");
   Run->add_option("--atol", R.Atol,
                   "Absolute tolerance of --compare "
                   "(default 1e-4)")
