@@ -115,6 +115,7 @@ llvm::Error materializeReachable(llvm::Module &M,
 llvm::Expected<CodegenResult>
 generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
                const TargetInfo &T, const CodegenOptions &Opts) {
+  beginStage(Opts.Timer, "entry-points");
   auto Bitcode = kernelBitcode(T.Kernels);
   if (!Bitcode)
     return makeError("target '{}': this cuvilc has no kernel library '{}' "
@@ -157,6 +158,7 @@ generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
   // Keep the entry points and data symbols; the runtime helpers the backend
   // may call (memcpy...) stay as weak definitions so the object has no
   // undefined symbols yet does not clash with the firmware's own.
+  beginStage(Opts.Timer, "link-kernels");
   std::set<std::string> Keep = EB.exported();
   for (const char *S : WeakRuntimeSymbols)
     Keep.insert(S);
@@ -176,7 +178,9 @@ generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
   if (llvm::verifyModule(*M, &VOS))
     return makeError("internal error: invalid LLVM module: {}", VerifyMsg);
 
+  beginStage(Opts.Timer, "llvm-optimize");
   optimizeModule(*M, **TM);
+  beginStage(Opts.Timer, "llvm-codegen");
 
   if (Opts.WantLLVMIR) {
     llvm::raw_string_ostream OS(R.LLVMIR);
@@ -193,6 +197,7 @@ generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
   if (auto E = emitFile(*M, **TM, llvm::CodeGenFileType::ObjectFile, T.Name,
                         R.Object, &Frames))
     return E;
+  beginStage(Opts.Timer, "stack-bounds");
   std::vector<std::string> Helpers(std::begin(WeakRuntimeSymbols),
                                    std::end(WeakRuntimeSymbols));
   R.InitStack = entryStackBound(

@@ -4,6 +4,7 @@
 
 #include "codegen/StackUsage.h"
 #include "ir/Graph.h"
+#include "ir/StageTimer.h"
 #include "lowering/KernelCall.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
@@ -36,6 +37,8 @@ struct CodegenOptions {
   bool Checked = false;
   /// Kernels lowering may call that the kernel library does not define.
   std::vector<FirmwareKernel> FirmwareKernels;
+  /// Times the LLVM stages (-v, --time-passes); null: not timed.
+  StageTimer *Timer = nullptr;
 };
 
 struct CodegenResult {

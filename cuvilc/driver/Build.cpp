@@ -3,9 +3,12 @@
 #include "emit/LinkerScript.h"
 #include "emit/OutputFiles.h"
 #include "emit/Report.h"
+#include "ir/Diagnostic.h"
+#include "ir/Escape.h"
 
 #include <algorithm>
 #include <filesystem>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
@@ -39,14 +42,40 @@ quantizeForBuild(const BuildOptions &Opts, std::ostream &Log) {
 }
 
 llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
-  auto Q = quantizeForBuild(Opts, Log);
+  StageTimer::Options TO;
+  if (Opts.Verbose)
+    TO.Verbose = &Log;
+  else if (Opts.ProgressLine && !Opts.Quiet)
+    TO.Progress = &Log;
+  StageTimer Timer(TO);
+  Timer.expect(buildStageCount(Opts.Quantize));
+  // --quiet: what is not an error, or asked for (--dump-ir), is dropped.
+  std::ostream Discard(nullptr);
+  std::ostream &Notes = Opts.Quiet ? Discard : Log;
+
+  if (Opts.Quantize)
+    Timer.begin("quantize");
+  auto Q = quantizeForBuild(Opts, Notes);
   if (!Q)
     return Q.takeError();
   std::optional<QuantizeResult> Quant = std::move(*Q);
-  auto CM = Quant ? compileModel(Opts, Log, std::string_view(Quant->Model))
-                  : compileModel(Opts, Log);
+  auto CM =
+      Quant ? compileModel(Opts, Log, std::string_view(Quant->Model), &Timer)
+            : compileModel(Opts, Log, std::nullopt, &Timer);
   if (!CM)
     return CM.takeError();
+  // Warnings before any file is written: with -Werror none is.
+  for (const BuildWarning &W : CM->Warnings)
+    if (!Opts.Quiet || Opts.WarningsAsErrors)
+      Log << fmt::format("{}: {}: node '{}' ({}): {}\n",
+                         Opts.WarningsAsErrors ? "error" : "warning",
+                         printable(Opts.Model), printable(W.Node),
+                         printable(W.Op), printable(W.Message));
+  if (Opts.WarningsAsErrors && !CM->Warnings.empty())
+    return makeError("{} warning(s) treated as errors (-Werror); nothing "
+                     "was written",
+                     CM->Warnings.size());
+  Timer.begin("emit");
   const std::string &Name = CM->Name;
   CodegenResult &Code = CM->Code;
   std::string HeaderPath =
@@ -86,7 +115,12 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
     }
     Files.push_back({Opts.Report, std::move(Report)});
   }
-  return writeOutputFiles(Files);
+  if (auto E = writeOutputFiles(Files))
+    return E;
+  Timer.finish();
+  if (Opts.Verbose || Opts.TimePasses)
+    Log << Timer.table() << std::flush;
+  return llvm::Error::success();
 }
 
 } // namespace cuvil

@@ -105,6 +105,7 @@ loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
   ImportOptions IO;
   IO.DimValues = Dims;
   IO.CustomOps = CustomOps;
+  beginStage(PO.Timer, "import");
   return optimizeModel(importOnnx(Model, IO), DumpIR, Log, PO, DumpData);
 }
 
@@ -125,6 +126,7 @@ loadModelBytes(std::string_view Bytes,
                const PipelineOptions &PO, bool DumpData) {
   ImportOptions IO;
   IO.DimValues = Dims;
+  beginStage(PO.Timer, "import");
   return optimizeModel(importOnnxBytes(Bytes, IO), DumpIR, Log, PO, DumpData);
 }
 
@@ -141,6 +143,14 @@ std::vector<std::string> dumpStageNames() {
   return Names;
 }
 
+/// The stages compileModel times after the passes (plan, weights, lower,
+/// and generateObject's five) and runBuild's own: emit, and quantize.
+static constexpr size_t StagesAfterPasses = 8;
+
+size_t buildStageCount(bool Quantize) {
+  return dumpStageNames().size() + StagesAfterPasses + 1 + (Quantize ? 1 : 0);
+}
+
 std::string defaultModelName(const std::string &Path) {
   std::string Stem = fs::path(Path).stem().string();
   for (char &C : Stem)
@@ -150,7 +160,7 @@ std::string defaultModelName(const std::string &Path) {
 
 llvm::Expected<CompiledModel>
 compileModel(const BuildOptions &Opts, std::ostream &Log,
-             std::optional<std::string_view> OnnxBytes) {
+             std::optional<std::string_view> OnnxBytes, StageTimer *Timer) {
   // Usage checks first: nothing is read when they fail.
   CompiledModel CM;
   CM.Name = Opts.Name.empty() ? defaultModelName(Opts.Model) : Opts.Name;
@@ -190,6 +200,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   // facts of the target's kernel library: read them from there so compiler
   // and kernels agree.
   PipelineOptions Passes;
+  Passes.Timer = Timer;
   if (!Opts.PortableKernels) {
     Passes.PackPanel = kernelConstant(T.Kernels, "cuvil_k_pack_mr").value_or(0);
     Passes.QPackMr = kernelConstant(T.Kernels, "cuvil_k_qpack_mr").value_or(0);
@@ -207,11 +218,15 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   Graph &G = *CM.G;
 
   // Memory.
+  beginStage(Timer, "plan");
   auto Plan = planMemory(G, *PO);
   if (!Plan)
     return Plan.takeError();
   CM.Plan = std::move(*Plan);
+  CM.Warnings = buildWarnings(
+      G, CM.Plan, PO->Regions.empty() ? "" : PO->Regions.front()->Name);
   CM.Embed = Opts.ExternalWeights.empty();
+  beginStage(Timer, "weights");
   uint64_t Hash = graphHash(G, CM.Plan, T);
   CM.Blob = buildWeightsBlob(CM.Plan, CM.Name, T.Name, Hash);
   if (CM.Embed && CM.Blob.size() > WR->Length)
@@ -225,6 +240,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   CO.GraphHash = Hash;
   CO.WeightsDataSize = CM.Plan.WeightsSize;
   CO.Checked = Opts.Checked;
+  CO.Timer = Timer;
   if (CM.Embed)
     CO.EmbeddedBlob = CM.Blob;
   for (const std::string &E : Opts.Emit) {
@@ -233,6 +249,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   }
   HeaderInfo &HI = CM.Header;
   firmwareKernels(G, CO, HI);
+  beginStage(Timer, "lower");
   auto Lowered = lowerGraph(G);
   if (!Lowered)
     return Lowered.takeError();

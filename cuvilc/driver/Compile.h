@@ -13,6 +13,7 @@
 
 #include "codegen/ModelCodegen.h"
 #include "driver/Driver.h"
+#include "driver/Warnings.h"
 #include "emit/HeaderWriter.h"
 #include "ops/custom/CustomOp.h"
 
@@ -39,6 +40,8 @@ struct CompiledModel {
   CodegenResult Code;
   /// What the C header needs, filled in from the stages above.
   HeaderInfo Header;
+  /// What the build says without failing (driver/Warnings.h).
+  std::vector<BuildWarning> Warnings;
 };
 
 /// Compiles the model Opts describes: usage checks (name, --emit, target,
@@ -47,9 +50,11 @@ struct CompiledModel {
 /// is read from these bytes of a .onnx file (--custom-ops is then not
 /// supported) and Opts.Model only names it: the default C prefix and the
 /// header's source comment come from it.
+/// Timer, if given, times each stage.
 llvm::Expected<CompiledModel>
 compileModel(const BuildOptions &Opts, std::ostream &Log,
-             std::optional<std::string_view> OnnxBytes = std::nullopt);
+             std::optional<std::string_view> OnnxBytes = std::nullopt,
+             StageTimer *Timer = nullptr);
 
 } // namespace cuvil
 

@@ -70,6 +70,17 @@ struct BuildOptions {
   /// and the other quantize options; its Model and Dims are this build's).
   bool Quantize = false;
   QuantizeOptions Quant;
+  /// -v: every stage with its wall time as it ends, then the table.
+  bool Verbose = false;
+  /// --time-passes: the table of the stages' times at the end.
+  bool TimePasses = false;
+  /// --quiet: errors only (no quantization report, no progress line).
+  bool Quiet = false;
+  /// -Werror: a warning is an error (and nothing is written).
+  bool WarningsAsErrors = false;
+  /// Log is a terminal: a build running longer than 2 s shows a progress
+  /// line there (unless Verbose or Quiet).
+  bool ProgressLine = false;
 };
 
 /// Quantizes O.Model in memory (progress and notes go to Log).
@@ -86,6 +97,10 @@ bool isUsageError(const llvm::Error &E);
 /// The stages --dump-ir can name: "import", then the default pipeline's
 /// passes in order.
 std::vector<std::string> dumpStageNames();
+
+/// How many stages `cuvilc build` times (-v, --time-passes): import, the
+/// passes, and those after them, for the progress line's percent.
+size_t buildStageCount(bool Quantize);
 
 /// The planner options for target T: its DMA alignment, its arena regions
 /// (or ArenaRegions, if not empty: names checked) and its spill policy.

@@ -105,7 +105,13 @@ llvm::Error runInspect(const std::string &Model, const std::string &Target,
     for (const std::string &P : Problems)
       Line("  {}", P);
   }
-  Out << S;
+  Out << S << std::flush;
+  // A model the target cannot compile fails (exit 1), so that scripts can
+  // use inspect as a check; the listing above says which nodes and why.
+  if (!Problems.empty())
+    return makeError("{} node(s) cannot be compiled for target {} (listed "
+                     "above)",
+                     Problems.size(), T->Name);
   return llvm::Error::success();
 }
 

@@ -33,11 +33,11 @@ struct HeaderInfo {
   /// Built with --checked: the struct records the failing step, and
   /// cuvil_<name>_step_name() names it.
   bool Checked = false;
-  /// sizeof(cuvil_<name>_t) on the target (0 when no code was generated).
-  uint64_t ContextBytes = 0;
   /// Prototypes of the kernels the firmware provides (--custom-ops), in
   /// the order the model first calls them.
   std::vector<std::string> FirmwareKernels;
+  /// sizeof(cuvil_<name>_t) on the target (0 when no code was generated).
+  uint64_t ContextBytes = 0;
 };
 
 /// The C API of one compiled model: sizes, shapes, the state struct and

@@ -3,6 +3,7 @@
 #define CUVIL_PASSES_PASS_H
 
 #include "ir/Graph.h"
+#include "ir/StageTimer.h"
 
 #include <functional>
 #include <llvm/Support/Error.h>
@@ -21,6 +22,8 @@ struct PipelineOptions {
   /// library's cuvil_k_qpack_mr / _kr); 0 keeps them plain, for the
   /// reference integer kernels.
   int64_t QPackMr = 0, QPackKr = 0;
+  /// Times each pass as a stage (-v, --time-passes); null: not timed.
+  StageTimer *Timer = nullptr;
 };
 
 /// A graph-to-graph transformation with a name (used by --dump-ir=NAME).

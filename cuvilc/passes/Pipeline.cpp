@@ -81,6 +81,7 @@ runPipeline(Graph &G, const std::vector<std::string> &DumpAfter,
   if (Wanted("import"))
     Dump("import", G);
   for (const Pass &P : defaultPipeline()) {
+    beginStage(O.Timer, P.Name);
     if (auto E = P.Run(G, O))
       return E;
     if (Wanted(P.Name))

@@ -38,9 +38,8 @@ ortOutputs(const std::string &OnnxBytes, const std::vector<RunnerTensor> &Ins,
   nlohmann::ordered_json Manifest;
   Manifest["inputs"] = nlohmann::ordered_json::array();
   for (size_t I = 0; I < Ins.size(); ++I) {
-    Manifest["inputs"].push_back({{"name", Ins[I].Name},
-                                  {"shape", Ins[I].Shape},
-                                  {"dtype", "float32"}});
+    Manifest["inputs"].push_back(
+        {{"name", Ins[I].Name}, {"shape", Ins[I].Shape}, {"dtype", "float32"}});
     if (auto E = writeFile(fmt::format("{}/input_{}.bin", Dir, I), InData[I]))
       return E;
   }

@@ -199,8 +199,7 @@ llvm::Error WorkDir::create(const std::string &KeepPath,
   if (KeepPath.empty()) {
     llvm::SmallString<256> Tmp;
     if (auto EC = llvm::sys::fs::createUniqueDirectory(Prefix, Tmp))
-      return makeError("cannot create a temporary directory: {}",
-                       EC.message());
+      return makeError("cannot create a temporary directory: {}", EC.message());
     Path = Tmp.str().str();
     return llvm::Error::success();
   }

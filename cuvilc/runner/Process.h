@@ -1,4 +1,5 @@
-//===- Process.h - The tools cuvilc runs, and cuvil's data directory -*- C++ -*-===//
+//===- Process.h - The tools cuvilc runs, and cuvil's data directory -*- C++
+//-*-===//
 //
 // `cuvilc run` drives programs outside the compiler: make, the firmware's C
 // compiler and QEMU for a board (BoardRunner.h), node with ONNX Runtime for

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 #include <iostream>
 #include <llvm/Support/Error.h>
+#include <unistd.h>
 
 #ifndef CUVIL_VERSION
 #error "CUVIL_VERSION must be defined by the build"
@@ -197,6 +198,27 @@ int main(int argc, char **argv) {
                   "their regions");
   Build->add_option("--report", B.Report,
                     "Write a JSON report (memory map, per-node MACs, origins)");
+  auto *Verbose = Build->add_flag(
+      "-v,--verbose", B.Verbose,
+      "Print every stage (import, each graph pass, memory planning, the "
+      "weight blob, lowering, the LLVM stages, writing the files) with its "
+      "wall time as it ends, then the --time-passes table");
+  Build->add_flag("--time-passes", B.TimePasses,
+                  "Print the wall time of every stage at the end, slowest "
+                  "first, with its share of the total");
+  Build
+      ->add_flag("-q,--quiet", B.Quiet,
+                 "Print errors only: no quantization report, no progress "
+                 "line (a build that runs longer than 2 s on a terminal "
+                 "otherwise shows one)")
+      ->excludes(Verbose);
+  std::string WarnAs;
+  Build
+      ->add_option("-W", WarnAs,
+                   "-Werror: every warning (an arena buffer spilled to a "
+                   "slower region, a node computing in float inside an "
+                   "INT8 model) is an error, and nothing is written")
+      ->check(CLI::IsMember({"error"}));
   Build->add_option("--dim", BuildDims,
                     "Value of a symbolic input dimension, NAME=N (repeatable)");
   const char *CustomOpsHelp =
@@ -371,6 +393,8 @@ int main(int argc, char **argv) {
       return report(cuvil::usageError(Err), "");
     if (std::string Err = checkCalibrationUse(B); !Err.empty())
       return report(cuvil::usageError(Err), "");
+    B.ProgressLine = isatty(STDERR_FILENO) != 0;
+    B.WarningsAsErrors = WarnAs == "error";
     return report(cuvil::runBuild(B, std::cerr), B.Model);
   }
   if (Run->parsed()) {
