@@ -77,7 +77,7 @@ planOptionsFor(const TargetInfo &T,
 static llvm::Expected<std::unique_ptr<Graph>>
 optimizeModel(llvm::Expected<std::unique_ptr<Graph>> G,
               const std::vector<std::string> &DumpIR, std::ostream &Log,
-              const PipelineOptions &PO, bool DumpData = false) {
+              const PipelineOptions &PO, bool DumpData, bool DumpJson) {
   if (!G)
     return G.takeError();
   // The pipeline verifies the graph once constants are folded and shapes
@@ -85,6 +85,10 @@ optimizeModel(llvm::Expected<std::unique_ptr<Graph>> G,
   if (auto E = runPipeline(
           **G, DumpIR,
           [&](std::string_view Pass, const Graph &Gr) {
+            if (DumpJson) {
+              Log << Gr.printJson(Pass);
+              return;
+            }
             IRPrintOptions O;
             O.FullData = DumpData;
             Log << "// IR after " << Pass << "\n" << Gr.print(O);
@@ -100,13 +104,14 @@ optimizeModel(llvm::Expected<std::unique_ptr<Graph>> G,
 llvm::Expected<std::unique_ptr<Graph>>
 loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
           const std::vector<std::string> &DumpIR, std::ostream &Log,
-          const PipelineOptions &PO, const RuntimeOps *CustomOps,
-          bool DumpData) {
+          const PipelineOptions &PO, const RuntimeOps *CustomOps, bool DumpData,
+          bool DumpJson) {
   ImportOptions IO;
   IO.DimValues = Dims;
   IO.CustomOps = CustomOps;
   beginStage(PO.Timer, "import");
-  return optimizeModel(importOnnx(Model, IO), DumpIR, Log, PO, DumpData);
+  return optimizeModel(importOnnx(Model, IO), DumpIR, Log, PO, DumpData,
+                       DumpJson);
 }
 
 llvm::Expected<std::unique_ptr<CustomOpSet>>
@@ -123,11 +128,12 @@ llvm::Expected<std::unique_ptr<Graph>>
 loadModelBytes(std::string_view Bytes,
                const std::map<std::string, int64_t> &Dims,
                const std::vector<std::string> &DumpIR, std::ostream &Log,
-               const PipelineOptions &PO, bool DumpData) {
+               const PipelineOptions &PO, bool DumpData, bool DumpJson) {
   ImportOptions IO;
   IO.DimValues = Dims;
   beginStage(PO.Timer, "import");
-  return optimizeModel(importOnnxBytes(Bytes, IO), DumpIR, Log, PO, DumpData);
+  return optimizeModel(importOnnxBytes(Bytes, IO), DumpIR, Log, PO, DumpData,
+                       DumpJson);
 }
 
 llvm::Error usageError(const std::string &Msg) {
@@ -208,10 +214,10 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   }
   auto GOrErr =
       OnnxBytes ? loadModelBytes(*OnnxBytes, Opts.Dims, Opts.DumpIR, Log,
-                                 Passes, Opts.DumpIRData)
+                                 Passes, Opts.DumpIRData, Opts.DumpIRJson)
                 : loadModel(Opts.Model, Opts.Dims, Opts.DumpIR, Log, Passes,
                             CM.CustomOps ? &CM.CustomOps->registry() : nullptr,
-                            Opts.DumpIRData);
+                            Opts.DumpIRData, Opts.DumpIRJson);
   if (!GOrErr)
     return GOrErr.takeError();
   CM.G = std::move(*GOrErr);

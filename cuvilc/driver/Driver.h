@@ -62,6 +62,7 @@ struct BuildOptions {
   std::vector<std::string> Emit;         ///< "llvm", "asm".
   std::vector<std::string> DumpIR;       ///< Pass names, or "all".
   bool DumpIRData = false;               ///< Dumps print every constant's data.
+  bool DumpIRJson = false; ///< --dump-ir-format json: Graph::printJson.
   std::map<std::string, int64_t> Dims;
   bool PortableKernels = false; ///< Reference kernels only (--kernels).
   bool Checked = false;         ///< --checked: guard gaps and bounds checks.
@@ -113,12 +114,12 @@ planOptionsFor(const TargetInfo &T,
 /// PO carries the target facts some passes need (default: none, so every
 /// weight keeps its ONNX layout). CustomOps: the ops the user declared.
 /// DumpData: the dumps print the data of every constant, so that cuvil-opt
-/// can read them.
+/// can read them. DumpJson: the dumps are JSON lines (Graph::printJson).
 llvm::Expected<std::unique_ptr<Graph>>
 loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
           const std::vector<std::string> &DumpIR, std::ostream &Log,
           const PipelineOptions &PO = {}, const RuntimeOps *CustomOps = nullptr,
-          bool DumpData = false);
+          bool DumpData = false, bool DumpJson = false);
 
 /// The declarations of a --custom-ops file (null for an empty path); a
 /// bad file is a usage error naming its line, op and field.
@@ -130,7 +131,8 @@ llvm::Expected<std::unique_ptr<Graph>>
 loadModelBytes(std::string_view Bytes,
                const std::map<std::string, int64_t> &Dims,
                const std::vector<std::string> &DumpIR, std::ostream &Log,
-               const PipelineOptions &PO = {}, bool DumpData = false);
+               const PipelineOptions &PO = {}, bool DumpData = false,
+               bool DumpJson = false);
 
 /// With --quantize int8 (Opts.Quantize): the float model quantized as
 /// `cuvilc quantize` would (its report printed to Log), for the build to

@@ -3,9 +3,9 @@
 
 #include "ops/OpRegistry.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <algorithm>
 #include <map>
 
 namespace cuvil {
@@ -30,8 +30,8 @@ template <typename Pred> bool computesIn(const Node &N, Pred P) {
   return P(N.outputs().front()->dtype());
 }
 
-void spills(const MemoryPlan &Plan,
-            const std::string &FastRegion, std::vector<BuildWarning> &Out) {
+void spills(const MemoryPlan &Plan, const std::string &FastRegion,
+            std::vector<BuildWarning> &Out) {
   // Spilled buffers by the region they went to.
   std::map<std::string, std::vector<const ArenaBuffer *>> To;
   for (const ArenaBuffer &B : Plan.Buffers)

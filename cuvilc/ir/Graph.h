@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -266,9 +267,23 @@ public:
   /// (driver/Build.cpp) is computed over it, and generated code embeds
   /// that hash: changing this text changes every object.
   std::string summary() const;
+  /// The same graph as one line of JSON (--dump-ir-format json): every
+  /// value's type, every node's id, op, operands, attributes and origins,
+  /// with the source location of each origin the model records. After:
+  /// the pass the graph was dumped after.
+  std::string printJson(std::string_view After) const;
+
+  /// Where ONNX node OnnxIndex (an Origin index) was written, as
+  /// "file:line (function)", when the model records it (PyTorch's
+  /// exporter puts the Python stack in doc_string); empty otherwise.
+  const std::string &sourceOf(int OnnxIndex) const;
+  void setSourceOf(int OnnxIndex, std::string Location) {
+    Sources[OnnxIndex] = std::move(Location);
+  }
 
 private:
   std::string Name;
+  std::map<int, std::string> Sources;
   std::vector<std::unique_ptr<Value>> Values;
   std::vector<std::unique_ptr<Node>> Nodes;
   std::vector<Value *> Inputs;

@@ -86,17 +86,15 @@ std::string StageTimer::table() const {
   std::vector<const Stage *> Order;
   for (const Stage &S : Done)
     Order.push_back(&S);
-  std::stable_sort(Order.begin(), Order.end(),
-                   [](const Stage *A, const Stage *B) {
-                     return A->Seconds > B->Seconds;
-                   });
+  std::stable_sort(
+      Order.begin(), Order.end(),
+      [](const Stage *A, const Stage *B) { return A->Seconds > B->Seconds; });
   std::string T = "cuvilc: time per stage (wall clock)\n";
   T += fmt::format("  {:<22} {:>9} {:>7}\n", "stage", "ms", "share");
   for (const Stage *S : Order)
     T += fmt::format("  {:<22} {:9.1f} {:6.1f}%\n", S->Name, 1000 * S->Seconds,
                      Total > 0 ? 100 * S->Seconds / Total : 0.0);
-  T += fmt::format("  {:<22} {:9.1f} {:6.1f}%\n", "total", 1000 * Total,
-                   100.0);
+  T += fmt::format("  {:<22} {:9.1f} {:6.1f}%\n", "total", 1000 * Total, 100.0);
   return T;
 }
 

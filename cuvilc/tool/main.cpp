@@ -183,6 +183,15 @@ int main(int argc, char **argv) {
                   "With --dump-ir: print the data of every constant (by "
                   "default those of more than 16 elements are elided), so "
                   "that cuvil-opt can read the dump");
+  std::string DumpFormat = "text";
+  Build
+      ->add_option("--dump-ir-format", DumpFormat,
+                   "With --dump-ir: 'text' (default; what cuvil-opt reads) "
+                   "or 'json': one JSON object per dump and line, every "
+                   "node with its id, op, operands with shapes, attributes "
+                   "and ONNX origins with their source location when the "
+                   "model records one (PyTorch's verbose export)")
+      ->check(CLI::IsMember({"text", "json"}));
   std::string Kernels = "optimized";
   Build
       ->add_option("--kernels", Kernels,
@@ -395,6 +404,7 @@ int main(int argc, char **argv) {
       return report(cuvil::usageError(Err), "");
     B.ProgressLine = isatty(STDERR_FILENO) != 0;
     B.WarningsAsErrors = WarnAs == "error";
+    B.DumpIRJson = DumpFormat == "json";
     return report(cuvil::runBuild(B, std::cerr), B.Model);
   }
   if (Run->parsed()) {

@@ -11,6 +11,7 @@
 #include "frontend/onnx/Opsets.h"
 #include "frontend/onnx/ScanUnroll.h"
 #include "frontend/onnx/Schemas.h"
+#include "frontend/onnx/SourceLocation.h"
 #include "frontend/onnx/TensorProto.h"
 
 #include "ir/CheckedMath.h"
@@ -254,6 +255,8 @@ llvm::Error Importer::importNode(const onnx::NodeProto &NP, int Index) {
       N->setUnsupportedReason(It->second); // verification says it
   N->origin().Names.push_back(Name);
   N->origin().Indices.push_back(Index);
+  if (std::string Where = sourceLocation(NP.doc_string()); !Where.empty())
+    G->setSourceOf(Index, std::move(Where));
   auto OS = Opsets.find(Standard ? "" : Domain);
   N->setOpset(OS == Opsets.end() ? 0 : OS->second);
   if (!Standard)

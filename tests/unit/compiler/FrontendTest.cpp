@@ -1,5 +1,6 @@
 //===- FrontendTest.cpp - ONNX import: shapes, constants, errors ----------===//
 #include "frontend/onnx/OnnxImporter.h"
+#include "frontend/onnx/SourceLocation.h"
 
 #include <fstream>
 #include <functional>
@@ -302,4 +303,27 @@ TEST(Frontend, RefusesNodesOfTheInternalDomain) {
                      "for cuvil's internal ops"),
             std::string::npos)
       << Msg;
+}
+
+TEST(SourceLocation, FirstFrameOutsideTorch) {
+  // As PyTorch 1.13's verbose export writes a Linear's doc_string.
+  const char *Doc =
+      "/usr/lib/python3/dist-packages/torch/nn/modules/linear.py(114): "
+      "forward\n"
+      "/usr/lib/python3/dist-packages/torch/nn/modules/module.py(1182): "
+      "_slow_forward\n"
+      "/home/u/model.py(30): forward\n"
+      "/home/u/train.py(7): <module>\n";
+  EXPECT_EQ(cuvil::sourceLocation(Doc), "/home/u/model.py:30 (forward)");
+  // Only torch frames: the innermost one.
+  EXPECT_EQ(cuvil::sourceLocation(
+                "/x/site-packages/torch/functional.py(12): einsum\n"),
+            "/x/site-packages/torch/functional.py:12 (einsum)");
+  // Not a stack: nothing.
+  EXPECT_EQ(cuvil::sourceLocation(""), "");
+  EXPECT_EQ(cuvil::sourceLocation("a hand-written note (v2): keep"), "");
+  EXPECT_EQ(cuvil::sourceLocation("f(x): g\nmodel.py(): h"), "");
+  // A path with parentheses keeps them; the line is the last group.
+  EXPECT_EQ(cuvil::sourceLocation("/a (copy)/m.py(3): f"),
+            "/a (copy)/m.py:3 (f)");
 }
