@@ -22,6 +22,9 @@ FORMAT = 1
 # cuvilc options the package sets itself.
 _RESERVED = {"out", "header", "linker_script", "name", "report", "target", "dim"}
 HOST_TARGETS = ("host", "host-avx512")
+# The options of `cuvilc build --quantize int8` that `cuvilc quantize` takes.
+QUANTIZE_OPTIONS = {"quantize", "calibrate", "calibration_method", "percentile",
+                    "validate", "keep_float", "max_accuracy_drop"}
 
 
 def _flags(build_options):
@@ -165,15 +168,27 @@ def compile(model, input_shape=None, target="host", dims=None, quantize=None,
     try:
         onnx_path = _source.write_onnx(model, input_shape, work)
         all_dims = _source.dims_for(onnx_path, input_shape, dims)
+        dim_args = []
+        for name, size in sorted(all_dims.items()):
+            dim_args += ["--dim", f"{name}={size}"]
         if quantize is not None:
             if "calibrate" not in build_options:
                 raise CuvilError("quantize='int8' needs calibrate= (a directory of inputs "
                                  "or a list of numpy arrays)")
             build_options = dict(build_options, quantize=quantize,
                                  calibrate=_calibration(build_options["calibrate"], work))
-        args = _flags(build_options)
-        for name, size in sorted(all_dims.items()):
-            args += ["--dim", f"{name}={size}"]
+            if target not in HOST_TARGETS:
+                # A board call builds the model again (`cuvilc run`), maybe after
+                # load() when the calibration data is gone: quantize once, here,
+                # and keep the QDQ model it gives.
+                quant = {k: build_options.pop(k) for k in list(build_options)
+                         if k in QUANTIZE_OPTIONS}
+                quant.pop("quantize")
+                quantized = pathlib.Path(work) / "quantized.onnx"
+                _tool.run([_tool.cuvilc(), "quantize", onnx_path, "--out", quantized,
+                           *_flags(quant), *dim_args], "cuvilc quantize")
+                onnx_path = quantized
+        args = _flags(build_options) + dim_args
         model_obj = pathlib.Path(work) / "model.o"
         report_path = pathlib.Path(work) / "model.json"
         _tool.run([_tool.cuvilc(), "build", onnx_path, "--target", target, "--out", model_obj,

@@ -22,3 +22,18 @@ def test_u74_mc_call_through_qemu(case, tmp_path):
     fn.save(tmp_path / "cnn.cuv")
     again = cuvil.load(tmp_path / "cnn.cuv")
     np.testing.assert_array_equal(again(*c.inputs), fn(*c.inputs))
+
+
+def test_quantized_board_model_survives_save_and_load(case, tmp_path):
+    """A board model quantized from calibration arrays keeps its QDQ model:
+    after load() (the arrays long gone) it still boots, with the same result."""
+    c = case("cnn")
+    rng = np.random.default_rng(5)
+    samples = [rng.standard_normal(c.inputs[0].shape).astype(np.float32) for _ in range(8)]
+    fn = cuvil.compile(c.onnx, target="u74-mc", quantize="int8", calibrate=samples)
+    host = cuvil.compile(c.onnx, quantize="int8", calibrate=samples)
+    y = fn(*c.inputs)
+    np.testing.assert_allclose(y, host(*c.inputs), atol=1e-6)
+    fn.save(tmp_path / "q.cuv")
+    del fn
+    np.testing.assert_array_equal(cuvil.load(tmp_path / "q.cuv")(*c.inputs), y)
