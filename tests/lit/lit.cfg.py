@@ -21,3 +21,8 @@ config.substitutions.append(("%llvm_bin", config.llvm_tools_dir))
 config.substitutions.append(("%python", config.python3))
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])
+
+# The main tree's models carry ONNX Runtime's outputs (ref_<i>.bin); the
+# sanitized tree's do not: tests comparing with them say REQUIRES: ort-refs.
+if os.path.exists(os.path.join(config.models_dir, "mlp", "ref_0.bin")):
+    config.available_features.add("ort-refs")

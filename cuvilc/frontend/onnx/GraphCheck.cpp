@@ -15,6 +15,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -241,17 +242,33 @@ llvm::Error checkRanksOnnxInferenceAssumes(const onnx::GraphProto &GP) {
   // Counts ONNX's inference sizes vectors by: a Scan's num_scan_inputs of
   // 2^31 makes it allocate until the process is killed. In subgraphs too.
   llvm::Error Counts = llvm::Error::success();
+  // Divides by them: a stride of 0 on a Conv or pool is a SIGFPE in its
+  // shape inference (found by fuzz_onnx).
+  static const std::set<std::string> WindowOps = {
+      "Conv",        "ConvTranspose", "ConvInteger", "QLinearConv",
+      "AveragePool", "MaxPool",       "LpPool",      "MaxUnpool"};
   forEachOnnxNode(GP, [&](const onnx::NodeProto &NP, int Index) {
-    if (NP.op_type() != "Scan" || Counts)
+    if (Counts)
       return;
-    for (const auto &A : NP.attribute())
-      if (A.name() == "num_scan_inputs" &&
-          (A.i() < 1 || A.i() > NP.input_size()))
-        Counts = makeError("node '{}' (Scan): num_scan_inputs is {}; it must "
-                           "be between 1 and the node's {} inputs",
-                           NP.name().empty() ? "Scan_" + std::to_string(Index)
-                                             : NP.name(),
-                           A.i(), NP.input_size());
+    std::string Name = NP.name().empty()
+                           ? NP.op_type() + "_" + std::to_string(Index)
+                           : NP.name();
+    if (NP.op_type() == "Scan")
+      for (const auto &A : NP.attribute())
+        if (A.name() == "num_scan_inputs" &&
+            (A.i() < 1 || A.i() > NP.input_size()))
+          Counts = makeError("node '{}' (Scan): num_scan_inputs is {}; it "
+                             "must be between 1 and the node's {} inputs",
+                             Name, A.i(), NP.input_size());
+    if (WindowOps.count(NP.op_type()))
+      for (const auto &A : NP.attribute())
+        if (A.name() == "strides" || A.name() == "dilations" ||
+            A.name() == "kernel_shape")
+          for (int64_t V : A.ints())
+            if (V < 1 && !Counts)
+              Counts = makeError("node '{}' ({}): {} holds {}; every value "
+                                 "must be at least 1",
+                                 Name, NP.op_type(), A.name(), V);
   });
   if (Counts)
     return Counts;
