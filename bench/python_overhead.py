@@ -18,6 +18,7 @@ the ctypes call.
 
 import argparse
 import json
+import os
 import pathlib
 import statistics
 import subprocess
@@ -40,9 +41,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
-    import os
     os.environ["CUVILC"] = args.cuvilc
-    import cuvil
+    import cuvil  # after $CUVILC is set: the package finds cuvilc through it
 
     with tempfile.TemporaryDirectory(prefix="cuvil-overhead-") as work:
         work = pathlib.Path(work)
