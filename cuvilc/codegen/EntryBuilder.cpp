@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace cuvil {
 
@@ -143,6 +144,16 @@ void EntryBuilder::buildInit() {
   if (Opts.Checked)
     B.CreateStore(llvm::ConstantInt::getSigned(I32, -1),
                   B.CreateStructGEP(StateTy, State, 3));
+  if (Profile) { // no runs yet: the table starts at zero
+    llvm::Value *Runs = B.CreateStructGEP(StateTy, State, ProfileRunsField);
+    B.CreateStore(llvm::ConstantInt::get(I64, 0), Runs);
+    llvm::Value *Table =
+        B.CreateStructGEP(StateTy, State, ProfileRunsField + 1);
+    B.CreateMemSet(Table, B.getInt8(0),
+                   M.getDataLayout().getTypeAllocSize(
+                       StateTy->getElementType(ProfileRunsField + 1)),
+                   llvm::MaybeAlign(8));
+  }
   B.CreateStore(llvm::ConstantInt::get(I32, ReadyMagic),
                 B.CreateStructGEP(StateTy, State, 1));
   B.CreateRet(llvm::ConstantInt::get(I32, StatusOk));
@@ -251,6 +262,8 @@ llvm::Error EntryBuilder::buildRunV() {
     setCodeAttributes(Guards->paintFunction());
     setCodeAttributes(Guards->checkFunction());
   }
+  if (Profile)
+    Profile->start(B, State);
   size_t Step = 0;
   for (unsigned S = 0; S < G.nodes().size(); ++S) {
     const Node &N = *G.nodes()[S];
@@ -264,23 +277,47 @@ llvm::Error EntryBuilder::buildRunV() {
       StepNames.push_back(N.name());
       Guards->check(B, S, Step);
     }
+    if (Profile)
+      Profile->record(B, Step);
     ++Step;
   }
-  if (Opts.Checked) {
-    llvm::Function *Names = buildStepName(M, sym("step_name"), StepNames);
-    setCodeAttributes(Names);
-    if (!T.PIC)
-      Names->setDSOLocal(true);
-    Exported.insert(Names->getName().str());
-  }
+  buildStepTables();
   // Outputs that no node writes directly (see MemoryPlan::OutputCopies).
   llvm::Function *Copy = M.getFunction("cuvil_k_copy");
   assert(Copy && "kernel bitcode lacks cuvil_k_copy");
   for (const auto &[I, V] : Plan.OutputCopies)
     B.CreateCall(Copy, {pointerTo(V, 0), OutputPtrs[I],
                         llvm::ConstantInt::get(I64, V->byteSize())});
+  if (Profile) {
+    if (!Plan.OutputCopies.empty())
+      Profile->record(B, Step);
+    Profile->finish(B);
+  }
   B.CreateRet(llvm::ConstantInt::get(I32, StatusOk));
   return llvm::Error::success();
+}
+
+void EntryBuilder::buildStepTables() {
+  std::vector<std::pair<std::string, std::vector<std::string>>> Tables;
+  if (Profile) {
+    // The profile's steps (with the output copies), and the ONNX nodes
+    // each runs.
+    std::vector<std::string> Names, Origins;
+    for (const ProfileStep &P : Steps) {
+      Names.push_back(P.Name);
+      Origins.push_back(fmt::format("{}", fmt::join(P.Origins, ",")));
+    }
+    Tables = {{"step_name", Names}, {"step_origins", Origins}};
+  } else if (Opts.Checked) {
+    Tables = {{"step_name", StepNames}};
+  }
+  for (const auto &[Suffix, Strings] : Tables) {
+    llvm::Function *F = buildStepName(M, sym(Suffix), Strings);
+    setCodeAttributes(F);
+    if (!T.PIC)
+      F->setDSOLocal(true);
+    Exported.insert(F->getName().str());
+  }
 }
 
 /// One node's kernel calls, in a function of their own that run_v calls
@@ -424,6 +461,11 @@ llvm::Error EntryBuilder::build() {
                      L.size(), G.name(), G.nodes().size());
   if (auto E = declareFirmwareKernels())
     return E;
+  if (Opts.Profile) {
+    if (auto C = profileCounters(T); !C)
+      return C.takeError();
+    Profile = std::make_unique<ProfileCode>(M, T, StateTy, ProfileRunsField);
+  }
   // The static arenas, one per region. A global with an explicit section is
   // never placed in BSS by LLVM, so each arena is defined in module
   // assembly as a NOBITS section: the object carries no bytes for it, and

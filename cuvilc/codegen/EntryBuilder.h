@@ -10,6 +10,7 @@
 
 #include "codegen/CheckedCode.h"
 #include "codegen/ModelCodegen.h"
+#include "codegen/ProfileCode.h"
 #include "lowering/KernelCall.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -49,6 +50,14 @@ public:
                                         llvm::ArrayType::get(PtrTy, NumArenas)};
     if (Opts.Checked)
       Fields.push_back(I32);
+    // --profile adds `uint64_t profile_runs, profile[STEPS][2]`.
+    if (Opts.Profile) {
+      Steps = cuvil::profileSteps(G, L, Plan);
+      ProfileRunsField = static_cast<unsigned>(Fields.size());
+      Fields.push_back(I64);
+      Fields.push_back(llvm::ArrayType::get(llvm::ArrayType::get(I64, 2),
+                                            std::max<size_t>(Steps.size(), 1)));
+    }
     StateTy = llvm::StructType::create(Ctx, Fields,
                                        "struct.cuvil_" + Opts.ModelName + "_t");
   }
@@ -58,6 +67,9 @@ public:
   llvm::StructType *stateType() const { return StateTy; }
   /// Entry points: kept external through internalisation.
   std::set<std::string> &exported() { return Exported; }
+  /// --profile: the steps of the table, and the field of profile_runs.
+  const std::vector<ProfileStep> &profileSteps() const { return Steps; }
+  unsigned profileRunsField() const { return ProfileRunsField; }
   /// After build(): whether the run code reads input I at all.
   std::vector<bool> inputsRead() const {
     std::vector<bool> R;
@@ -117,6 +129,13 @@ private:
   // --checked: run_v's bounds checks, and each step's node name.
   std::unique_ptr<GuardChecks> Guards;
   std::vector<std::string> StepNames;
+  /// --profile: the counter reads, and the table's steps.
+  std::unique_ptr<ProfileCode> Profile;
+  std::vector<ProfileStep> Steps;
+  unsigned ProfileRunsField = 0;
+  /// cuvil_<name>_step_name (--checked, --profile) and step_origins
+  /// (--profile).
+  void buildStepTables();
   /// Node functions by what they do: per kernel call, the kernel, then
   /// each argument as a constant or the index of the parameter it is.
   /// Equal nodes (a long chain of equal layers) share one function from

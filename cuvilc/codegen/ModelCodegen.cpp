@@ -154,6 +154,12 @@ generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
   CodegenResult R;
   R.InputsRead = EB.inputsRead();
   R.ContextBytes = M->getDataLayout().getTypeAllocSize(EB.stateType());
+  if (Opts.Profile) {
+    R.ProfileSteps = EB.profileSteps();
+    R.ProfileOffset = M->getDataLayout()
+                          .getStructLayout(EB.stateType())
+                          ->getElementOffset(EB.profileRunsField());
+  }
 
   // Keep the entry points and data symbols; the runtime helpers the backend
   // may call (memcpy...) stay as weak definitions so the object has no

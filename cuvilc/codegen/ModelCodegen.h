@@ -2,6 +2,7 @@
 #ifndef CUVIL_CODEGEN_MODELCODEGEN_H
 #define CUVIL_CODEGEN_MODELCODEGEN_H
 
+#include "codegen/ProfileCode.h"
 #include "codegen/StackUsage.h"
 #include "ir/Graph.h"
 #include "ir/StageTimer.h"
@@ -35,6 +36,9 @@ struct CodegenOptions {
   /// --checked: canaries in the plan's guard gaps checked after every
   /// step, operands checked against their regions (see CheckedCode.h).
   bool Checked = false;
+  /// --profile: counters read after every step into a table in the model
+  /// struct (see ProfileCode.h).
+  bool Profile = false;
   /// Kernels lowering may call that the kernel library does not define.
   std::vector<FirmwareKernel> FirmwareKernels;
   /// Times the LLVM stages (-v, --time-passes); null: not timed.
@@ -54,6 +58,10 @@ struct CodegenResult {
   /// sizeof(cuvil_<name>_t) on the target: what a caller that cannot read
   /// the header (the Python package) allocates for one instance.
   uint64_t ContextBytes = 0;
+  /// --profile: the table's rows, and the byte offset of profile_runs in
+  /// cuvil_<name>_t (the table follows it).
+  std::vector<ProfileStep> ProfileSteps;
+  uint64_t ProfileOffset = 0;
 };
 
 /// Builds the model's entry points (init / run / run_v) calling the kernels

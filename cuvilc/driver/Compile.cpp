@@ -246,6 +246,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   CO.GraphHash = Hash;
   CO.WeightsDataSize = CM.Plan.WeightsSize;
   CO.Checked = Opts.Checked;
+  CO.Profile = Opts.Profile;
   CO.Timer = Timer;
   if (CM.Embed)
     CO.EmbeddedBlob = CM.Blob;
@@ -272,6 +273,17 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   HI.InputsRead = CM.Code.InputsRead;
   HI.Checked = Opts.Checked;
   HI.ContextBytes = CM.Code.ContextBytes;
+  if (Opts.Profile) {
+    auto Counters = profileCounters(CM.Target);
+    if (!Counters) // generateObject refused the target already
+      return Counters.takeError();
+    HeaderInfo::Profile Prof{{}, {}, *Counters, CM.Code.ProfileOffset};
+    for (const ProfileStep &P : CM.Code.ProfileSteps) {
+      Prof.Steps.push_back(P.Name);
+      Prof.Origins.push_back(P.Origins);
+    }
+    HI.Profiled = std::move(Prof);
+  }
   auto Figure = [](const StackBound &S) {
     return StackFigure{S.Known, S.Bytes, S.Reason, S.Path};
   };

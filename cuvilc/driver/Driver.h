@@ -66,7 +66,8 @@ struct BuildOptions {
   std::map<std::string, int64_t> Dims;
   bool PortableKernels = false; ///< Reference kernels only (--kernels).
   bool Checked = false;         ///< --checked: guard gaps and bounds checks.
-  std::string CustomOps;        ///< --custom-ops: the user's op declarations.
+  bool Profile = false;  ///< --profile: per-step counters in the model struct.
+  std::string CustomOps; ///< --custom-ops: the user's op declarations.
   /// --quantize int8: quantize the float model first (Quant: calibration
   /// and the other quantize options; its Model and Dims are this build's).
   bool Quantize = false;

@@ -14,6 +14,7 @@
 #include "runner/HostRunner.h"
 #include "runner/Npy.h"
 #include "runner/OrtReference.h"
+#include "runner/Profile.h"
 
 #include <chrono>
 #include <cmath>
@@ -43,6 +44,7 @@ struct RunResult {
   std::optional<double> RunUs;                  ///< Host: wall time.
   int64_t ArenaBytes = 0;
   size_t WeightBytes = 0;
+  std::optional<ProfileData> Profile; ///< --profile.
 };
 
 size_t elementCount(const RunnerTensor &T) {
@@ -307,6 +309,15 @@ llvm::Expected<RunResult> runOnHost(const RunOptions &O,
   std::chrono::duration<double, std::micro> Took =
       std::chrono::steady_clock::now() - Start;
   R.RunUs = Took.count();
+  if (O.Build.Profile) {
+    ProfileData P;
+    P.Counters = {"nanoseconds", ""};
+    P.Steps = (*M)->profileSteps();
+    if (auto E = decodeProfileTable((*M)->profileTable(), P))
+      return E;
+    P.Total = {static_cast<uint64_t>(*R.RunUs * 1000), 0};
+    R.Profile = std::move(P);
+  }
   R.ArenaBytes = (*M)->arenaBytes();
   R.WeightBytes = (*M)->weightBytes();
   return R;
@@ -340,6 +351,17 @@ llvm::Expected<RunResult> runOnBoard(const RunOptions &O,
   R.Outputs = std::move(Board->Outputs);
   R.Instructions = Board->Instructions;
   R.Cycles = Board->Cycles;
+  if (const auto &Prof = CM->Header.Profiled) {
+    ProfileData P;
+    P.Counters = Prof->Counters;
+    P.Steps = CM->Code.ProfileSteps;
+    if (!Board->ProfileTable)
+      return makeError("the runner wrote no profile table");
+    if (auto E = decodeProfileTable(*Board->ProfileTable, P))
+      return E;
+    P.Total = {Board->Cycles, Board->Instructions};
+    R.Profile = std::move(P);
+  }
   for (const ArenaPlan &A : CM->Plan.Arenas)
     R.ArenaBytes += A.Size;
   R.WeightBytes = CM->Blob.size();
@@ -425,6 +447,12 @@ llvm::Error runRun(const RunOptions &O, std::ostream &Out, std::ostream &Log) {
                          : nlohmann::ordered_json(nullptr);
   J["arena_bytes"] = R->ArenaBytes;
   J["weight_bytes"] = R->WeightBytes;
+  if (R->Profile) {
+    R->Profile->Model = O.Build.Model;
+    R->Profile->Target = T->Name;
+    Out << profileText(*R->Profile);
+    J["profile"] = profileJson(*R->Profile);
+  }
 
   std::vector<std::string> Bad;
   auto Refs = references(O, Bytes, Ins, Outs, *R, Log);

@@ -17,6 +17,52 @@ static std::string upper(std::string S) {
   return S;
 }
 
+/// The --profile part of the header, after the struct.
+static void writeProfileApi(std::string &S, const std::string &P,
+                            const std::string &N,
+                            const HeaderInfo::Profile &Prof,
+                            bool DeclareStepName) {
+  bool Board = !Prof.Counters[1].empty();
+  S += "/* Built with --profile: run_v reads the counters after every step "
+       "and\n"
+       " * adds their advance since the previous read to m->profile[step]";
+  if (Board)
+    S += fmt::format(":\n * [0] {}, [1] {}. On AArch64 these are PMCCNTR_EL0 "
+                     "and PMU event\n"
+                     " * counter 0, which the firmware enables with "
+                     "INST_RETIRED (event 0x08)\n"
+                     " * before init, as cuvil's boot code does; on RISC-V "
+                     "the cycle and\n"
+                     " * instret CSRs.",
+                     Prof.Counters[0], Prof.Counters[1]);
+  else
+    S += fmt::format(":\n * [0] {} of CLOCK_MONOTONIC, [1] 0.",
+                     Prof.Counters[0]);
+  S += fmt::format(
+      " init zeroes the table; m->profile_runs\n"
+      " * counts the runs. Step i runs the graph node cuvil_{0}_step_name(i),\n"
+      " * made of the ONNX nodes cuvil_{0}_step_origins(i) (comma-separated);\n"
+      " * both return \"\" out of range. {1}PROFILE_PRINT(m) prints the "
+      "table\n"
+      " * with runtime-baremetal's cuvil_profile_print (cuvil/profile.h). */\n",
+      N, P);
+  S += fmt::format("#define {}PROFILE 1\n", P);
+  for (unsigned C = 0; C < 2; ++C)
+    S += fmt::format("#define {}PROFILE_COUNTER_{} {}\n", P, C,
+                     cStringLiteral(Prof.Counters[C]));
+  if (DeclareStepName)
+    S += fmt::format("const char *cuvil_{}_step_name(int32_t step);\n", N);
+  S += fmt::format("const char *cuvil_{}_step_origins(int32_t step);\n", N);
+  S += fmt::format("#define {0}PROFILE_PRINT(m) \\\n"
+                   "  cuvil_profile_print(\"{1}\", {0}PROFILE_STEPS, \\\n"
+                   "                      {0}PROFILE_COUNTER_0, "
+                   "{0}PROFILE_COUNTER_1, \\\n"
+                   "                      (m)->profile_runs, "
+                   "&(m)->profile[0][0], \\\n"
+                   "                      cuvil_{1}_step_name)\n\n",
+                   P, N);
+}
+
 std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
                         const TargetInfo &T, const HeaderInfo &Info) {
   const std::string &N = Info.ModelName;
@@ -123,6 +169,9 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Tensors("input", G.inputs(), &Info.InputsRead);
   Tensors("output", G.outputs(), nullptr);
 
+  if (Info.Profiled) // the struct's table needs the count
+    Line("#define {}PROFILE_STEPS {}", P,
+         std::max<size_t>(Info.Profiled->Steps.size(), 1));
   Line("/* One model instance. Caller-owned; fill it with {}_init(). */",
        "cuvil_" + N);
   Line("typedef struct cuvil_{} {{", N);
@@ -131,8 +180,16 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("  void *arenas[{}NUM_ARENAS]; /* activation arenas in use */", P);
   if (Info.Checked)
     Line("  int32_t bounds_step;  /* step whose bounds check failed, or -1 */");
+  if (Info.Profiled) {
+    Line("  uint64_t profile_runs; /* runs since init */");
+    Line("  uint64_t profile[{}PROFILE_STEPS][2]; /* per step, summed over "
+         "runs */",
+         P);
+  }
   Line("}} cuvil_{}_t;", N);
   Line("");
+  if (Info.Profiled)
+    writeProfileApi(S, P, N, *Info.Profiled, !Info.Checked);
   if (Info.Checked) {
     Line(
         "/* Built with --checked: after every step run checks the canaries in");

@@ -7,6 +7,8 @@
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
 
+#include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,16 @@ struct HeaderInfo {
   /// Built with --checked: the struct records the failing step, and
   /// cuvil_<name>_step_name() names it.
   bool Checked = false;
+  /// Built with --profile: the table's rows (IR node names; the last may
+  /// be the output copies), the ONNX nodes of each, what its two columns
+  /// count, and where profile_runs sits in cuvil_<name>_t.
+  struct Profile {
+    std::vector<std::string> Steps;
+    std::vector<std::vector<std::string>> Origins;
+    std::array<std::string, 2> Counters;
+    uint64_t Offset = 0;
+  };
+  std::optional<Profile> Profiled;
   /// Prototypes of the kernels the firmware provides (--custom-ops), in
   /// the order the model first calls them.
   std::vector<std::string> FirmwareKernels;

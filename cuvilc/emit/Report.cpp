@@ -127,6 +127,19 @@ std::string writeReport(const Graph &G, const MemoryPlan &Plan,
                     {"external_weights", Info.ExternalWeights},
                     {"inputs", tensors(G.inputs(), &Info.InputsRead)},
                     {"outputs", tensors(G.outputs(), nullptr)}};
+  if (const auto &P = Info.Profiled) {
+    // Where the table is, for a caller that reads it from the context.
+    ordered_json Steps = ordered_json::array();
+    for (size_t I = 0; I < P->Steps.size(); ++I)
+      Steps.push_back({{"name", P->Steps[I]}, {"origins", P->Origins[I]}});
+    R["interface"]["profile"] = {
+        {"runs_offset", P->Offset},
+        {"table_offset", P->Offset + 8},
+        {"counters", P->Counters[1].empty()
+                         ? ordered_json::array({P->Counters[0]})
+                         : ordered_json(P->Counters)},
+        {"steps", Steps}};
+  }
   writeMemory(R, Plan);
   R["weights"] = {{"region", WeightsRegion},
                   {"blob_bytes", BlobSize},

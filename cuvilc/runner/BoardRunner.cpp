@@ -13,6 +13,7 @@
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/StringSaver.h>
 #include <llvm/Support/raw_ostream.h>
@@ -147,11 +148,12 @@ runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
 
   // Boot it; semihosting reads and writes the files in the work directory
   // (where a kept one may still hold the outputs of an earlier run).
-  for (size_t I = 0; I < OutBytes.size(); ++I) {
-    std::string Old = fmt::format("{}/out_{}.bin", Dir, I);
-    if (std::error_code EC = llvm::sys::fs::remove(Old))
-      return makeError("'{}': cannot remove it: {}", Old, EC.message());
-  }
+  std::vector<std::string> Old = {Dir + "/profile.bin"};
+  for (size_t I = 0; I < OutBytes.size(); ++I)
+    Old.push_back(fmt::format("{}/out_{}.bin", Dir, I));
+  for (const std::string &F : Old)
+    if (std::error_code EC = llvm::sys::fs::remove(F))
+      return makeError("'{}': cannot remove it: {}", F, EC.message());
   std::vector<std::string> Boot = Qemu;
   Boot.insert(Boot.end(), {"-icount", "shift=0", "-kernel", "image.elf"});
   Log << "cuvilc run: booting " << Qemu[0] << "\n";
@@ -174,6 +176,15 @@ runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
     if (!Data)
       return Data.takeError();
     R.Outputs.push_back(std::move(*Data));
+  }
+  if (CM.Header.Profiled) { // its size is checked where it is decoded
+    std::string Path = Dir + "/profile.bin";
+    auto B = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+    if (!B)
+      return makeError("the runner did not write '{}': {}", Path,
+                       B.getError().message());
+    R.ProfileTable = (*B)->getBuffer().str();
   }
   return R;
 }

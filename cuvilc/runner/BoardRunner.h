@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <llvm/Support/Error.h>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -40,6 +41,8 @@ struct BoardRunOptions {
 struct BoardRunResult {
   std::vector<std::string> Outputs; ///< Raw bytes, one per graph output.
   uint64_t Instructions = 0, Cycles = 0;
+  /// A --profile build's table (profile.bin: profile_runs, then the rows).
+  std::optional<std::string> ProfileTable;
 };
 
 /// Runs CM (compiled with the name "model" for a target with a [qemu]

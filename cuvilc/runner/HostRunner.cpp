@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <ctime>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -170,6 +171,10 @@ HostModel::compile(const BuildOptions &BuildOpts, std::ostream &Log,
   if (M->ArenaSizes.empty()) // the entry points still take one arena
     M->ArenaSizes.push_back(0);
   M->WeightBytes = CM->Blob.size();
+  // cuvil_<name>_t in words (for its pointers' alignment).
+  M->State.assign((CM->Code.ContextBytes + 7) / 8, 0);
+  M->Steps = CM->Code.ProfileSteps;
+  M->ProfileOffset = CM->Code.ProfileOffset;
   if (auto E = M->load(CM->Code.Object, CM->Name))
     return E;
   return M;
@@ -197,6 +202,15 @@ llvm::Error HostModel::load(const std::string &Object,
   if (!J)
     return J.takeError();
   JIT = std::move(*J);
+  // The one C library function generated code calls: the clock of a
+  // --profile build.
+  llvm::orc::SymbolMap Libc;
+  Libc[JIT->mangleAndIntern("clock_gettime")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&clock_gettime),
+      llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  if (auto E = JIT->getMainJITDylib().define(
+          llvm::orc::absoluteSymbols(std::move(Libc))))
+    return E;
   if (auto E = JIT->addObjectFile(
           llvm::MemoryBuffer::getMemBufferCopy(Object, "cuvil_" + Name + ".o")))
     return E;
@@ -221,12 +235,18 @@ llvm::Error HostModel::load(const std::string &Object,
     Arenas.emplace_back(P);
     ArenaPtrs.push_back(P);
   }
-  // Weights pointer, state word, arena pointers, --checked step.
-  State.assign(3 + ArenaSizes.size(), 0);
   int Status = callInit(*Init, State.data(), ArenaPtrs.data());
   if (Status != CUVIL_OK)
     return makeError("cuvil_{}_init failed: {}", Name, statusText(Status));
   return llvm::Error::success();
+}
+
+std::string HostModel::profileTable() const {
+  if (Steps.empty())
+    return "";
+  size_t Bytes = 8 * (1 + 2 * Steps.size());
+  return std::string(
+      reinterpret_cast<const char *>(State.data()) + ProfileOffset, Bytes);
 }
 
 llvm::Error HostModel::run(const std::vector<const void *> &In,

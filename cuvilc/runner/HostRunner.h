@@ -16,6 +16,7 @@
 #ifndef CUVIL_RUNNER_HOSTRUNNER_H
 #define CUVIL_RUNNER_HOSTRUNNER_H
 
+#include "codegen/ProfileCode.h"
 #include "driver/Driver.h"
 #include "ir/DType.h"
 #include "target/TargetInfo.h"
@@ -92,6 +93,12 @@ public:
   llvm::Error run(const std::vector<const void *> &In,
                   const std::vector<void *> &Out);
 
+  /// A --profile build: its steps, and the bytes of its table (runs, then
+  /// the rows) as the runs so far left them. Not profiled: no steps, and
+  /// an empty table.
+  const std::vector<ProfileStep> &profileSteps() const { return Steps; }
+  std::string profileTable() const;
+
   ~HostModel();
   HostModel(const HostModel &) = delete;
   HostModel &operator=(const HostModel &) = delete;
@@ -113,6 +120,10 @@ private:
   /// word, one pointer per arena, the --checked step): words, so aligned
   /// for its pointers.
   std::vector<uint64_t> State;
+  /// --profile: the table's rows, and the byte offset of profile_runs in
+  /// State.
+  std::vector<ProfileStep> Steps;
+  uint64_t ProfileOffset = 0;
   /// cuvil_<name>_run_v in the JIT.
   llvm::orc::ExecutorAddr RunV;
 };

@@ -205,6 +205,10 @@ int main(int argc, char **argv) {
                   "canary run checks after each step (CUVIL_ERR_BOUNDS and "
                   "the step on a violation), operands checked against "
                   "their regions");
+  Build->add_flag("--profile", B.Profile,
+                  "Per-layer profiling: read the cycle and instruction "
+                  "counters (host: a monotonic clock) after every step into "
+                  "a table in the model struct (docs/profiling.md)");
   Build->add_option("--report", B.Report,
                     "Write a JSON report (memory map, per-node MACs, origins)");
   auto *Verbose = Build->add_flag(
@@ -325,6 +329,11 @@ int main(int argc, char **argv) {
   Run->add_flag("--checked", R.Build.Checked,
                 "Debug build with guard gaps and bounds checks, as for "
                 "build");
+  Run->add_flag("--profile", R.Build.Profile,
+                "Build with --profile and print the per-layer table "
+                "(cycles and instructions per step; host: nanoseconds); "
+                "--json adds it as \"profile\", the input of cuvilc report "
+                "--profile-data");
   Run->add_option("--quantize", RunQuantize,
                   "'int8': quantize the float model first (needs "
                   "--calibrate), as for build")

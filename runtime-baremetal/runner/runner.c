@@ -32,6 +32,7 @@
 #define say printf
 #else
 #include "cuvil/port.h"
+#include "cuvil/profile.h"
 #define say cuvil_printf
 #endif
 
@@ -282,6 +283,19 @@ static int run_model(void) {
       return 1;
     }
   }
+
+#ifdef CUVIL_MODEL_PROFILE
+  /* --profile: the table for cuvilc run (profile_runs, then the rows), and
+   * on a board also printed as firmware would print it. */
+  if (write_file("profile.bin", &model.profile_runs,
+                 sizeof model.profile_runs + sizeof model.profile) < 0) {
+    say("cuvil: error: cannot write profile.bin\n");
+    return 1;
+  }
+#ifndef CUVIL_HOST
+  CUVIL_MODEL_PROFILE_PRINT(&model);
+#endif
+#endif
 
 #ifdef CUVIL_HOST
   say("cuvil: run ok\n");
