@@ -14,7 +14,7 @@ CUVILC := $(abspath $(BUILD))/cuvilc/cuvilc
 SANITIZE_BUILD ?= $(BUILD)/sanitize
 FUZZ_SECONDS ?= 300
 
-.PHONY: all deps configure build sanitize test fuzz demo demo-a78 memory-report conformance conformance-quick bench ptq-accuracy clean help format tidy
+.PHONY: all deps configure build sanitize test fuzz demo demo-a78 memory-report profile-report conformance conformance-quick bench ptq-accuracy clean help format tidy
 
 all: build
 
@@ -27,6 +27,7 @@ help:
 	@echo "make fuzz       run each fuzz target for FUZZ_SECONDS (default 300), report crashes"
 	@echo "make demo-a78   the a78 example (CMake + GNU toolchain file)"
 	@echo "make memory-report  regenerate docs/memory.md (arena sizes per model)"
+	@echo "make profile-report regenerate docs/profile-figures.md and the MobileNetV2 report page"
 	@echo "make conformance  run every in-scope ONNX backend test on all targets, refresh docs/conformance.md"
 	@echo "make conformance-quick  only the tests of tests/conformance/subset.txt (every op, a few minutes)"
 	@echo "make bench      run the benchmark suite (bench/) on all targets, refresh docs/benchmarks.md"
@@ -93,6 +94,11 @@ conformance-quick: build
 memory-report: build
 	/usr/bin/python3 scripts/memory_report.py --cuvilc $(CUVILC) \
 	  --models $(BUILD)/models --out docs/memory.md --jobs $(JOBS)
+
+profile-report: build
+	/usr/bin/python3 scripts/profile_report.py --cuvilc $(CUVILC) \
+	  --work $(BUILD)/profile-report --out docs/profile-figures.md \
+	  --html docs/mobilenet_v2-u74-mc.html
 
 bench: build
 	/usr/bin/python3 bench/run_bench.py --cuvilc $(CUVILC) --work $(BUILD)/bench \

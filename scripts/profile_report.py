@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""Writes docs/profile-figures.md: what --profile costs, and a real profile.
+
+    /usr/bin/python3 scripts/profile_report.py --cuvilc build/cuvilc/cuvilc \\
+        --work build/profile-report --out docs/profile-figures.md \\
+        [--html docs/mobilenet_v2-u74-mc.html]
+
+1. Overhead. For the benchmark models (bench/models.py) on both boards,
+   `cuvilc run MODEL --target T --seed 1 --json` with and without --profile,
+   under qemu -icount shift=0 (deterministic): the instructions the
+   profiled run adds, per step and as a share of the run.
+2. The profile of MobileNetV2 on the u74-mc: `cuvilc run --profile` (its
+   table: the ten costliest steps), and with --html the page
+   `cuvilc report MODEL --target u74-mc --profile-data PROFILE -o HTML`
+   writes from it.
+Standard library only; the figures in the file are exactly what this run
+measured.
+"""
+
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+import models as bench_models  # noqa: E402
+
+BOARDS = ["a78", "u74-mc"]
+OVERHEAD_MODELS = ["ds_cnn", "resnet8", "mobilenet_v1_025", "mobilenet_v2"]
+PROFILED = ("mobilenet_v2", "u74-mc")
+REGENERATE = ("make profile-report   # or: /usr/bin/python3 scripts/profile_report.py "
+              "--cuvilc build/cuvilc/cuvilc --work build/profile-report "
+              "--out docs/profile-figures.md --html docs/mobilenet_v2-u74-mc.html")
+
+
+def run(cuvilc, model, target, work, profile):
+    """`cuvilc run` of model on target; its JSON summary."""
+    summary = work / f"{model.parent.name}-{target}{'-profile' if profile else ''}.json"
+    cmd = [cuvilc, "run", model, "--target", target, "--seed", "1", "--json", summary]
+    if profile:
+        cmd.append("--profile")
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(map(str, cmd))} failed:\n{proc.stdout}{proc.stderr}")
+    return json.loads(summary.read_text()), summary
+
+
+def overhead_table(cuvilc, models, work):
+    lines = ["| model | target | steps | instructions | with --profile | "
+             "added per step | added |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for name in OVERHEAD_MODELS:
+        for target in BOARDS:
+            plain, _ = run(cuvilc, models[name], target, work, False)
+            prof, _ = run(cuvilc, models[name], target, work, True)
+            steps = len(prof["profile"]["steps"])
+            added = prof["instructions"] - plain["instructions"]
+            lines.append(
+                f"| {name} | {target} | {steps} | {plain['instructions']:,} | "
+                f"{prof['instructions']:,} | {added / steps:.1f} | "
+                f"{100 * added / plain['instructions']:.2g}% |")
+    return "\n".join(lines)
+
+
+def profile_table(summary):
+    prof = summary["profile"]
+    steps = prof["steps"]
+    total = sum(s["cycles"] for s in steps)
+    top = sorted(steps, key=lambda s: -s["cycles"])[:10]
+    lines = [f"{len(steps)} steps; the steps add up to {total:,} cycles, the "
+             f"whole run is {prof['total']['cycles']:,} "
+             f"({100 * total / prof['total']['cycles']:.2f}%). The ten costliest:",
+             "",
+             "| step | node | op | ONNX nodes | cycles | share |",
+             "|---:|---|---|---|---:|---:|"]
+    for s in top:
+        lines.append(f"| {s['step']} | {s['node']} | {s['op']} | "
+                     f"{', '.join(s['origins'])} | {s['cycles']:,} | "
+                     f"{100 * s['cycles'] / total:.1f}% |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cuvilc", required=True, type=pathlib.Path)
+    ap.add_argument("--work", required=True, type=pathlib.Path)
+    ap.add_argument("--out", required=True, type=pathlib.Path)
+    ap.add_argument("--html", type=pathlib.Path,
+                    help="also write the cuvilc report page of the profile")
+    args = ap.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    models = {n: bench_models.write(args.work / "models", n)
+              for n in sorted(set(OVERHEAD_MODELS) | {PROFILED[0]})}
+
+    overhead = overhead_table(args.cuvilc, models, args.work)
+    name, target = PROFILED
+    summary, summary_path = run(args.cuvilc, models[name], target, args.work, True)
+    page = ""
+    if args.html:
+        cmd = [args.cuvilc, "report", models[name], "--target", target,
+               "--profile-data", summary_path, "-o", args.html]
+        subprocess.run(cmd, check=True, timeout=600)
+        page = (f"\nThe page `cuvilc report` makes of it: [{args.html.name}]"
+                f"({args.html.name}) (open it in a browser; it needs no network "
+                "and no JavaScript).\n")
+
+    args.out.write_text(f"""# Profiling figures
+
+Generated by `scripts/profile_report.py`; regenerate with
+
+    {REGENERATE}
+
+All counts are from QEMU with `-icount shift=0`, where the cycle counter
+advances one per instruction: deterministic, but not the cycles of real
+silicon (docs/profiling.md says what that means for reading a profile).
+
+## What --profile costs
+
+Instructions of one run of the benchmark models (`bench/models.py`), built
+without and with `--profile`; the difference is the counter reads and the
+table updates between the steps.
+
+{overhead}
+
+## MobileNetV2 on the u74-mc
+
+`cuvilc run {name}.onnx --target {target} --profile --seed 1 --json PROFILE`:
+
+{profile_table(summary)}
+{page}""")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
