@@ -77,12 +77,40 @@ void floatIslands(const Graph &G, std::vector<BuildWarning> &Out) {
                                  N->def()->Macs(*N))});
 }
 
+/// Nodes that the pack-weights pass would have rebuilt for the target's
+/// optimised kernels but left in their form (a convolution with dilations
+/// or an unusual group count, a Gemm whose weights are not constant...):
+/// they run on the reference kernel. Only those that matter: 1% of the
+/// model's MACs or more.
+void referenceKernels(const Graph &G, std::vector<BuildWarning> &Out) {
+  int64_t Total = 0;
+  for (const auto &N : G.nodes())
+    if (N->def())
+      Total += N->def()->Macs(*N);
+  for (const auto &N : G.nodes()) {
+    if (!N->def() || !N->def()->PackWeights)
+      continue;
+    int64_t Macs = N->def()->Macs(*N);
+    if (Macs == 0 || Macs * 100 < Total)
+      continue;
+    Out.push_back(
+        {onnxName(*N), N->opType(),
+         fmt::format("runs on the slow reference kernel ({} MACs, {:.0f}% of "
+                     "the model): its form has no optimised kernel on this "
+                     "target, so the weights were not packed for one",
+                     Macs, 100.0 * double(Macs) / double(Total))});
+  }
+}
+
 } // namespace
 
 std::vector<BuildWarning> buildWarnings(const Graph &G, const MemoryPlan &Plan,
-                                        const std::string &FastRegion) {
+                                        const std::string &FastRegion,
+                                        bool OptimizedKernels) {
   std::vector<BuildWarning> W;
   floatIslands(G, W);
+  if (OptimizedKernels)
+    referenceKernels(G, W);
   spills(Plan, FastRegion, W);
   return W;
 }

@@ -7,7 +7,9 @@
 //     and spilled to a slower one;
 //   - a node that computes in float inside a model whose other compute
 //     nodes run in integer (a float island of an INT8 model, e.g. a layer
-//     kept float, or one whose QDQ pattern could not be lowered).
+//     kept float, or one whose QDQ pattern could not be lowered);
+//   - a convolution or Gemm with a large share of the model's MACs left on
+//     the slow reference kernel, because its form has no optimised one.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUVIL_DRIVER_WARNINGS_H
@@ -29,8 +31,11 @@ struct BuildWarning {
 
 /// The warnings of a graph after the passes and its memory plan, in step
 /// order. FastRegion: the first arena region the plan was given.
+/// OptimizedKernels: the build uses the optimised kernels (not --kernels
+/// portable), so a node left on a reference kernel is worth a warning.
 std::vector<BuildWarning> buildWarnings(const Graph &G, const MemoryPlan &Plan,
-                                        const std::string &FastRegion);
+                                        const std::string &FastRegion,
+                                        bool OptimizedKernels);
 
 } // namespace cuvil
 
