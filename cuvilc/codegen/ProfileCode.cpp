@@ -46,7 +46,8 @@ llvm::Expected<std::array<std::string, 2>>
 profileCounters(const TargetInfo &T) {
   switch (clockOf(T)) {
   case Clock::ArmPmu:
-  case Clock::RiscvCsr: return std::array<std::string, 2>{"cycles", "instructions"};
+  case Clock::RiscvCsr:
+    return std::array<std::string, 2>{"cycles", "instructions"};
   case Clock::Monotonic: return std::array<std::string, 2>{"nanoseconds", ""};
   case Clock::None: break;
   }
@@ -87,8 +88,7 @@ ProfileCode::Reading ProfileCode::read(llvm::IRBuilder<> &B) {
         "clock_gettime", llvm::FunctionType::get(I32, {I32, PtrTy}, false));
     auto *TsTy = llvm::StructType::get(I64, I64);
     llvm::Function *F = B.GetInsertBlock()->getParent();
-    llvm::IRBuilder<> EntryB(&F->getEntryBlock(),
-                             F->getEntryBlock().begin());
+    llvm::IRBuilder<> EntryB(&F->getEntryBlock(), F->getEntryBlock().begin());
     llvm::Value *Ts = EntryB.CreateAlloca(TsTy, nullptr, "ts");
     B.CreateCall(Get, {B.getInt32(1), Ts});
     llvm::Value *Sec = B.CreateLoad(I64, B.CreateStructGEP(TsTy, Ts, 0));
@@ -113,10 +113,10 @@ void ProfileCode::record(llvm::IRBuilder<> &B, size_t Step) {
     llvm::Value *Delta = B.CreateSub(Now[C], Last[C]);
     if (C == 1 && clockOf(T) == Clock::ArmPmu) // a 32-bit event counter
       Delta = B.CreateZExt(B.CreateTrunc(Delta, B.getInt32Ty()), I64);
-    llvm::Value *Slot = B.CreateInBoundsGEP(
-        StateTy, State,
-        {B.getInt32(0), B.getInt32(RunsField + 1), B.getInt64(Step),
-         B.getInt64(C)});
+    llvm::Value *Slot =
+        B.CreateInBoundsGEP(StateTy, State,
+                            {B.getInt32(0), B.getInt32(RunsField + 1),
+                             B.getInt64(Step), B.getInt64(C)});
     B.CreateStore(B.CreateAdd(B.CreateLoad(I64, Slot), Delta), Slot);
   }
   Last = Now;

@@ -58,8 +58,7 @@ std::vector<ProfileStep> profileSteps(const Graph &G, const GraphLowering &L,
 /// What the two columns of target T's profile count: "cycles" and
 /// "instructions", or "nanoseconds" and "" on a hosted target. An error if
 /// cuvil cannot read counters on T's architecture.
-llvm::Expected<std::array<std::string, 2>>
-profileCounters(const TargetInfo &T);
+llvm::Expected<std::array<std::string, 2>> profileCounters(const TargetInfo &T);
 
 /// The counter reads and table updates inside one run_v.
 class ProfileCode {

@@ -229,10 +229,9 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   if (!Plan)
     return Plan.takeError();
   CM.Plan = std::move(*Plan);
-  CM.Warnings =
-      buildWarnings(G, CM.Plan,
-                    PO->Regions.empty() ? "" : PO->Regions.front()->Name,
-                    !Opts.PortableKernels && Passes.PackPanel > 0);
+  CM.Warnings = buildWarnings(
+      G, CM.Plan, PO->Regions.empty() ? "" : PO->Regions.front()->Name,
+      !Opts.PortableKernels && Passes.PackPanel > 0);
   CM.Embed = Opts.ExternalWeights.empty();
   beginStage(Timer, "weights");
   uint64_t Hash = graphHash(G, CM.Plan, T);

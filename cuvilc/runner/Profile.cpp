@@ -58,8 +58,8 @@ std::string profileText(const ProfileData &P) {
                      printable(St.Op));
     if (!St.Origins.empty() &&
         !(St.Origins.size() == 1 && St.Origins[0] == St.Name))
-      S += fmt::format(" <- {}", printable(fmt::format(
-                                     "{}", fmt::join(St.Origins, ", "))));
+      S += fmt::format(
+          " <- {}", printable(fmt::format("{}", fmt::join(St.Origins, ", "))));
     S += '\n';
   }
   S += fmt::format("{:>5} {:>14}", "sum", Total0);
@@ -99,10 +99,8 @@ nlohmann::ordered_json profileJson(const ProfileData &P) {
   ordered_json Steps = ordered_json::array();
   for (size_t I = 0; I < P.Steps.size(); ++I) {
     const ProfileStep &St = P.Steps[I];
-    ordered_json E = {{"step", I},
-                      {"node", St.Name},
-                      {"op", St.Op},
-                      {"origins", St.Origins}};
+    ordered_json E = {
+        {"step", I}, {"node", St.Name}, {"op", St.Op}, {"origins", St.Origins}};
     for (unsigned C = 0; C < Cols; ++C)
       E[P.Counters[C]] = P.Counts[I][C];
     Steps.push_back(std::move(E));

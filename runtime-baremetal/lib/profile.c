@@ -33,8 +33,8 @@ void cuvil_profile_print(const char *model, unsigned steps,
     cuvil_printf("cuvil: profile %5s %14s %14s %6s  %s\n", "step", counter0,
                  counter1, "share", "node");
   else
-    cuvil_printf("cuvil: profile %5s %14s %6s  %s\n", "step", counter0,
-                 "share", "node");
+    cuvil_printf("cuvil: profile %5s %14s %6s  %s\n", "step", counter0, "share",
+                 "node");
   for (unsigned s = 0; s < steps; ++s) {
     unsigned pm = permille(table[2 * s], total0);
     const char *name = step_name ? step_name((int32_t)s) : "";
