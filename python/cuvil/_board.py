@@ -22,6 +22,9 @@ class RunStats:
     cycles: int
     arena_bytes: int
     weight_bytes: int
+    #: Built with profile=True: the per-layer table of the call, as
+    #: `cuvilc run --profile --json` writes it (docs/profiling.md); else None.
+    profile: dict = None
 
 
 class BoardRunner:
@@ -59,5 +62,6 @@ class BoardRunner:
                                      f"{info.dtype}{info.shape}")
                 outs.append(value)
         stats = RunStats(summary["instructions"], summary["cycles"],
-                         summary["arena_bytes"], summary["weight_bytes"])
+                         summary["arena_bytes"], summary["weight_bytes"],
+                         summary.get("profile"))
         return outs, stats

@@ -103,6 +103,15 @@ class Model:
         self._cleanup = weakref.finalize(self, shutil.rmtree, work, True)
 
     @property
+    def profile(self):
+        """Built with profile=True, the per-layer table (docs/profiling.md):
+        on the host, this thread's calls so far (nanoseconds); on a board,
+        the last call (cycles and instructions). None otherwise."""
+        if isinstance(self._run, HostLibrary):
+            return self._run.profile()
+        return self.last_run.profile if self.last_run else None
+
+    @property
     def arena_bytes(self):
         return self.report["arena"]["bytes"]
 

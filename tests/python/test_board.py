@@ -37,3 +37,16 @@ def test_quantized_board_model_survives_save_and_load(case, tmp_path):
     fn.save(tmp_path / "q.cuv")
     del fn
     np.testing.assert_array_equal(cuvil.load(tmp_path / "q.cuv")(*c.inputs), y)
+
+
+def test_profile_of_a_board_call(case):
+    """profile=True on a board: the last call's per-layer cycles and
+    instructions, adding up to (almost all of) the whole run."""
+    c = case("cnn")
+    fn = cuvil.compile(c.onnx, target="a78", profile=True)
+    assert_matches_reference(c, fn(*c.inputs))
+    prof = fn.profile
+    assert prof["runs"] == 1 and prof["counters"] == ["cycles", "instructions"]
+    assert [s["node"] for s in prof["steps"]][0] == "conv1"
+    total = sum(s["instructions"] for s in prof["steps"])
+    assert 0.98 * fn.last_run.instructions <= total <= fn.last_run.instructions

@@ -163,3 +163,22 @@ def test_version_matches_cuvilc():
     out = subprocess.run([_tool.cuvilc(), "--version"], capture_output=True, text=True,
                          check=True).stdout
     assert out.split() == ["cuvilc", cuvil.__version__]
+
+
+def test_profile_on_the_host(case):
+    """profile=True: each thread's table sums its calls; steps are named after
+    the layers and their ONNX nodes, and each took time."""
+    c = case("cnn")
+    fn = cuvil.compile(c.onnx, profile=True)
+    assert cuvil.compile(c.onnx).profile is None
+    assert_matches_reference(c, as_tuple(fn(*c.inputs)))
+    fn(*c.inputs)
+    prof = fn.profile
+    assert prof["counters"] == ["nanoseconds"] and prof["runs"] == 2
+    assert [s["node"] for s in prof["steps"]] == ["conv1", "pool1", "conv2", "pool2", "fc",
+                                                  "probs"]
+    assert prof["steps"][0]["origins"] == ["conv1", "bn1", "relu1"]
+    assert all(s["nanoseconds"] > 0 for s in prof["steps"])
+    # Another thread has its own instance, and table.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        assert pool.submit(lambda: fn.profile["runs"]).result() == 0
