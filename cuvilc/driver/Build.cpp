@@ -21,6 +21,16 @@ std::string replaceExtension(const std::string &Path, const char *Ext) {
   return fs::path(Path).replace_extension(Ext).string();
 }
 
+/// The files a build reads, which it must not overwrite.
+std::vector<InputFile> buildInputs(const BuildOptions &Opts) {
+  std::vector<InputFile> In = {{Opts.Model, "the input model"}};
+  if (!Opts.CustomOps.empty())
+    In.push_back({Opts.CustomOps, "the custom ops file (--custom-ops)"});
+  if (Opts.Quantize && !Opts.Quant.Calibrate.empty())
+    In.push_back({Opts.Quant.Calibrate, "the calibration data (--calibrate)"});
+  return In;
+}
+
 } // namespace
 
 llvm::Expected<std::optional<QuantizeResult>>
@@ -84,22 +94,28 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
                                ? replaceExtension(Opts.Out, ".ld")
                                : Opts.LinkerScript;
   std::vector<OutputFile> Files = {
-      {Opts.Out, std::move(Code.Object)},
-      {HeaderPath, writeHeader(*CM->G, CM->Plan, CM->Target, CM->Header)},
-      {ScriptPath, writeLinkerScript(Name, CM->Plan, CM->Target,
-                                     CM->WeightsRegion, CM->Embed)},
+      {Opts.Out, std::move(Code.Object), "the object (--out)"},
+      {HeaderPath, writeHeader(*CM->G, CM->Plan, CM->Target, CM->Header),
+       "the header (--header)"},
+      {ScriptPath,
+       writeLinkerScript(Name, CM->Plan, CM->Target, CM->WeightsRegion,
+                         CM->Embed),
+       "the linker script (--linker-script)"},
   };
   if (!CM->Embed)
-    Files.push_back(
-        {Opts.ExternalWeights, std::string(CM->Blob.begin(), CM->Blob.end())});
+    Files.push_back({Opts.ExternalWeights,
+                     std::string(CM->Blob.begin(), CM->Blob.end()),
+                     "the weights (--weights external=)"});
   auto Wants = [&](const char *Kind) {
     return std::find(Opts.Emit.begin(), Opts.Emit.end(), Kind) !=
            Opts.Emit.end();
   };
   if (Wants("llvm"))
-    Files.push_back({replaceExtension(Opts.Out, ".ll"), Code.LLVMIR});
+    Files.push_back({replaceExtension(Opts.Out, ".ll"), Code.LLVMIR,
+                     "the LLVM IR (--emit llvm)"});
   if (Wants("asm"))
-    Files.push_back({replaceExtension(Opts.Out, ".s"), Code.Asm});
+    Files.push_back({replaceExtension(Opts.Out, ".s"), Code.Asm,
+                     "the assembly (--emit asm)"});
   if (!Opts.Report.empty()) {
     std::string Report = writeReport(*CM->G, CM->Plan, CM->Target, CM->Header,
                                      CM->WeightsRegion, CM->Blob.size());
@@ -113,9 +129,9 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
                       nlohmann::ordered_json::error_handler_t::replace) +
                "\n";
     }
-    Files.push_back({Opts.Report, std::move(Report)});
+    Files.push_back({Opts.Report, std::move(Report), "the report (--report)"});
   }
-  if (auto E = writeOutputFiles(Files))
+  if (auto E = writeOutputFiles(Files, buildInputs(Opts)))
     return E;
   Timer.finish();
   if (Opts.Verbose || Opts.TimePasses)

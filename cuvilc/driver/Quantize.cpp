@@ -381,10 +381,16 @@ llvm::Error runQuantize(const QuantizeOptions &O, std::ostream &Log) {
   if (!R)
     return R.takeError();
   Log << quantizeReportText(R->Report);
-  std::vector<OutputFile> Files = {{O.Out, std::move(R->Model)}};
+  std::vector<OutputFile> Files = {
+      {O.Out, std::move(R->Model), "the quantized model (--out)"}};
   if (!O.Report.empty())
-    Files.push_back({O.Report, quantizeReportJson(R->Report)});
-  return writeOutputFiles(Files);
+    Files.push_back(
+        {O.Report, quantizeReportJson(R->Report), "the report (--report)"});
+  std::vector<InputFile> In = {{O.Model, "the input model"},
+                               {O.Calibrate, "the calibration data"}};
+  if (!O.Validate.empty())
+    In.push_back({O.Validate, "the validation data (--validate)"});
+  return writeOutputFiles(Files, In);
 }
 
 } // namespace cuvil

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
+#include <llvm/Support/FileSystem.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,7 +39,41 @@ static llvm::Error writeTemp(const OutputFile &F, std::string &Temp) {
   return llvm::Error::success();
 }
 
-llvm::Error writeOutputFiles(const std::vector<OutputFile> &Files) {
+/// Whether A and B name one file: the same existing file (by device and
+/// inode), or, when one does not exist yet, the same absolute path once
+/// symlinks in the existing part and "." and ".." are resolved.
+static bool sameFile(const std::string &A, const std::string &B) {
+  bool Same = false;
+  if (!llvm::sys::fs::equivalent(A, B, Same))
+    return Same;
+  std::error_code ECA, ECB;
+  std::filesystem::path CA = std::filesystem::weakly_canonical(A, ECA);
+  std::filesystem::path CB = std::filesystem::weakly_canonical(B, ECB);
+  return !ECA && !ECB && CA == CB;
+}
+
+static llvm::Error checkPaths(const std::vector<OutputFile> &Files,
+                              const std::vector<InputFile> &Inputs) {
+  auto Role = [](const OutputFile &F) { return F.Role ? F.Role : "an output"; };
+  for (size_t I = 0; I < Files.size(); ++I) {
+    for (const InputFile &In : Inputs)
+      if (!In.Path.empty() && sameFile(Files[I].Path, In.Path))
+        return makeError("'{}' is {}: writing {} there would replace it; "
+                         "give another path",
+                         Files[I].Path, In.Role, Role(Files[I]));
+    for (size_t J = 0; J < I; ++J)
+      if (sameFile(Files[I].Path, Files[J].Path))
+        return makeError("'{}' would be written twice, as {} and as {}; "
+                         "give them different paths",
+                         Files[I].Path, Role(Files[J]), Role(Files[I]));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error writeOutputFiles(const std::vector<OutputFile> &Files,
+                             const std::vector<InputFile> &Inputs) {
+  if (auto E = checkPaths(Files, Inputs))
+    return E;
   std::vector<std::string> Temps;
   for (const OutputFile &F : Files) {
     std::string T;
