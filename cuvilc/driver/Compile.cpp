@@ -265,6 +265,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   if (!Code)
     return Code.takeError();
   CM.Code = std::move(*Code);
+  CM.Lowering = std::move(*Lowered);
 
   HI.ModelName = CM.Name;
   HI.SourceFile = fs::path(Opts.Model).filename().string();

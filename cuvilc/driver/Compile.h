@@ -38,6 +38,9 @@ struct CompiledModel {
   /// The weight blob (also inside Code.Object when Embed).
   std::vector<uint8_t> Blob;
   CodegenResult Code;
+  /// The kernel calls every node was lowered to (entry I: node I of G), as
+  /// codegen compiled them: `cuvilc report` names each node's kernels.
+  GraphLowering Lowering;
   /// What the C header needs, filled in from the stages above.
   HeaderInfo Header;
   /// What the build says without failing (driver/Warnings.h).

@@ -167,6 +167,22 @@ struct RunOptions {
 /// of its reference is an error (exit 1) after everything was printed.
 llvm::Error runRun(const RunOptions &O, std::ostream &Out, std::ostream &Log);
 
+/// `cuvilc report` (driver/Report.cpp): one HTML page of a build.
+struct ReportOptions {
+  BuildOptions Build;      ///< Model, target, and what shapes the graph.
+  std::string Out;         ///< The .html to write.
+  std::string ProfileData; ///< A profile of the same build; empty: none.
+};
+
+/// `cuvilc report`: compiles the model as `cuvilc build` does, in memory,
+/// and writes O.Out (emit/HtmlReport.h); with O.ProfileData, checks that
+/// the profile is of this build and adds its heat map and bottlenecks. A
+/// profile that cannot be read, or is of another build, is a usage error
+/// naming the file; nothing is written then. "wrote FILE" goes to Out,
+/// the quantization report (--quantize) to Log.
+llvm::Error runReport(const ReportOptions &O, std::ostream &Out,
+                      std::ostream &Log);
+
 struct PlanCommandOptions {
   std::string Model;                     ///< Input .onnx path.
   std::string Target;                    ///< Target name.

@@ -21,6 +21,7 @@
 #include <fstream>
 #include <llvm/TargetParser/Triple.h>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <toml++/toml.h>
 
@@ -126,6 +127,29 @@ static int64_t intKey(View N, int64_t Default, const char *Key,
   return Default;
 }
 
+/// The optional [perf] table: peak MACs per cycle and core, positive
+/// numbers (an integer is taken as the number it is).
+static llvm::Error readPerf(const toml::table &T, const std::string &Path,
+                            TargetInfo &TI) {
+  auto Peak = [&](const char *Key, double &Out) -> llvm::Error {
+    toml::node_view<const toml::node> N = T.at_path(Key);
+    if (!N)
+      return llvm::Error::success();
+    std::optional<double> V = N.is_integer()
+                                  ? std::optional<double>(N.as_integer()->get())
+                                  : N.value<double>();
+    if (!V || !(*V > 0) || *V > 1e6)
+      return makeError("{}:{}: {} must be a positive number of MACs per "
+                       "cycle",
+                       Path, N.node()->source().begin.line, Key);
+    Out = *V;
+    return llvm::Error::success();
+  };
+  if (auto E = Peak("perf.peak_macs_per_cycle_f32", TI.PeakMacsF32))
+    return E;
+  return Peak("perf.peak_macs_per_cycle_int8", TI.PeakMacsInt8);
+}
+
 /// The target described by R, the parse of the file at Path.
 static llvm::Expected<TargetInfo> targetFromToml(const toml::parse_result &R,
                                                  const std::string &Path) {
@@ -167,6 +191,8 @@ static llvm::Expected<TargetInfo> targetFromToml(const toml::parse_result &R,
       intKey(T.at_path("memory.cache_line"), 64, "memory.cache_line", NotInt);
   if (!NotInt.empty())
     return makeError("{}: {} must be an integer", Path, NotInt);
+  if (auto E = readPerf(T, Path, TI))
+    return E;
   if (!Missing.empty())
     return makeError("{}: missing required key '{}'", Path, Missing);
   // The name is what --target takes and what names the kernel library.

@@ -49,6 +49,10 @@ struct TargetInfo {
   bool AllowSpill = false; ///< Buffers may overflow into the next region.
   std::string WeightsRegion;
   std::vector<MemoryRegion> Regions;
+  /// [perf]: the most multiply-accumulates one core can retire per cycle,
+  /// for float32 and for int8 operands (0: not stated). `cuvilc report`
+  /// measures a profiled layer's MACs per cycle against them.
+  double PeakMacsF32 = 0, PeakMacsInt8 = 0;
 
   const MemoryRegion *region(const std::string &Name) const;
   /// True for the build machine target (no linker script, PIC objects).

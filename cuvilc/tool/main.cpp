@@ -125,6 +125,49 @@ std::string checkCalibrationUse(const cuvil::BuildOptions &B) {
   return "";
 }
 
+/// What run and report take, as build does, of the options that shape the
+/// compiled graph: --dim, the regions, --kernels, --quantize with its
+/// calibration options. The strings are for finishGraphOptions.
+struct GraphOptionStrings {
+  std::vector<std::string> Dims;
+  std::string Kernels = "optimized", Quantize, Drop;
+};
+
+void addGraphOptions(CLI::App *Sub, cuvil::BuildOptions &B,
+                     GraphOptionStrings &S) {
+  Sub->add_option("--dim", S.Dims,
+                  "Value of a symbolic input dimension, NAME=N (repeatable)");
+  Sub->add_option("--weights-region", B.WeightsRegion,
+                  "Memory region for the weights, as for build (e.g. FLASH "
+                  "on u74-mc)");
+  Sub->add_option("--arena-regions", B.ArenaRegions,
+                  "Memory regions for the activation arenas, fastest "
+                  "first, as for build")
+      ->delimiter(',');
+  Sub->add_option("--kernels", S.Kernels,
+                  "'optimized' (default) or 'portable', as for build")
+      ->check(CLI::IsMember({"optimized", "portable"}));
+  Sub->add_option("--quantize", S.Quantize,
+                  "'int8': quantize the float model first (needs "
+                  "--calibrate), as for build")
+      ->check(CLI::IsMember({"int8"}));
+  addCalibrationOptions(Sub, B.Quant, S.Drop);
+}
+
+/// The command-line strings that shape the compiled graph, as build, run
+/// and report take them: into B. Returns the usage error, or "".
+std::string finishGraphOptions(cuvil::BuildOptions &B,
+                               const GraphOptionStrings &S) {
+  if (std::string Err = parseDims(S.Dims, B.Dims); !Err.empty())
+    return Err;
+  B.PortableKernels = S.Kernels == "portable";
+  B.Quantize = S.Quantize == "int8";
+  if (std::string Err = parseDrop(S.Drop, B.Quant.MaxAccuracyDrop);
+      !Err.empty())
+    return Err;
+  return checkCalibrationUse(B);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -267,8 +310,7 @@ int main(int argc, char **argv) {
                        "(repeatable)");
 
   cuvil::RunOptions R;
-  std::vector<std::string> RunDims;
-  std::string RunKernels = "optimized", RunQuantize, RunDrop;
+  GraphOptionStrings RunGraph;
   auto *Run = App.add_subcommand(
       "run", "Compile MODEL.onnx as `build` does and run one inference: "
              "in-process for host targets, under QEMU for boards; print "
@@ -287,8 +329,6 @@ int main(int argc, char **argv) {
   Run->add_option("--seed", R.Seed,
                   "Seed of the random inputs (default 0; mt19937_64, the "
                   "same data on every machine)");
-  Run->add_option("--dim", RunDims,
-                  "Value of a symbolic input dimension, NAME=N (repeatable)");
   Run->add_option("--output-dir", R.OutputDir,
                   "Write each output to DIR/<output name>.npy (characters "
                   "other than letters, digits, '-', '_', '.' become '_')");
@@ -316,16 +356,7 @@ int main(int argc, char **argv) {
                   "cycles, run_us, arena and weight bytes, comparisons) to "
                   "FILE; '-': to stdout, the text summary then goes to "
                   "stderr");
-  Run->add_option("--weights-region", R.Build.WeightsRegion,
-                  "Memory region for the weights, as for build (e.g. FLASH "
-                  "on u74-mc)");
-  Run->add_option("--arena-regions", R.Build.ArenaRegions,
-                  "Memory regions for the activation arenas, fastest "
-                  "first, as for build")
-      ->delimiter(',');
-  Run->add_option("--kernels", RunKernels,
-                  "'optimized' (default) or 'portable', as for build")
-      ->check(CLI::IsMember({"optimized", "portable"}));
+  addGraphOptions(Run, R.Build, RunGraph);
   Run->add_flag("--checked", R.Build.Checked,
                 "Debug build with guard gaps and bounds checks, as for "
                 "build");
@@ -334,11 +365,6 @@ int main(int argc, char **argv) {
                 "(cycles and instructions per step; host: nanoseconds); "
                 "--json adds it as \"profile\", the input of cuvilc report "
                 "--profile-data");
-  Run->add_option("--quantize", RunQuantize,
-                  "'int8': quantize the float model first (needs "
-                  "--calibrate), as for build")
-      ->check(CLI::IsMember({"int8"}));
-  addCalibrationOptions(Run, R.Build.Quant, RunDrop);
   Run->add_option("--keep-work", R.KeepWork,
                   "Boards: build and run in DIR and keep it (model, "
                   "runtime, image.elf, input_<i>.bin, out_<i>.bin, QEMU's "
@@ -381,9 +407,31 @@ int main(int argc, char **argv) {
                    "Value of a symbolic input dimension, NAME=N (repeatable)");
   Plan->add_option("--custom-ops", P.CustomOps, CustomOpsHelp);
 
+  cuvil::ReportOptions Rep;
+  GraphOptionStrings RepGraph;
+  auto *Report = App.add_subcommand(
+      "report", "Compile MODEL.onnx as `build` does and write one "
+                "self-contained HTML page of it: the graph after fusion "
+                "(MACs, bytes, kernels, precision per node), the memory "
+                "map, and with --profile-data a per-layer heat map and "
+                "bottlenecks (see docs/report.md)");
+  Report->add_option("model", Rep.Build.Model, "ONNX model file")->required();
+  Report
+      ->add_option("--target,-t", Rep.Build.Target,
+                   "Target name (see `cuvilc targets`)")
+      ->required();
+  Report->add_option("--out,-o", Rep.Out, "HTML file to write")->required();
+  Report->add_option("--profile-data", Rep.ProfileData,
+                     "JSON profile of this build (`cuvilc run --profile`, "
+                     "built with the same options): adds the heat map and "
+                     "the bottleneck list");
+  addGraphOptions(Report, Rep.Build, RepGraph);
+  Report->add_option("--name", Rep.Build.Name, "C symbol prefix, as for build");
+  Report->add_option("--custom-ops", Rep.Build.CustomOps, CustomOpsHelp);
+
   auto *Targets = App.add_subcommand(
       "targets", "List the targets and their memory regions");
-  for (CLI::App *Sub : {Build, Run, Quantize, Inspect, Plan, Targets})
+  for (CLI::App *Sub : {Build, Run, Quantize, Inspect, Plan, Report, Targets})
     Sub->set_version_flag("--version", "cuvilc " CUVIL_VERSION);
 
   try {
@@ -394,7 +442,9 @@ int main(int argc, char **argv) {
   }
 
   if (Build->parsed()) {
-    if (std::string Err = parseDims(BuildDims, B.Dims); !Err.empty())
+    if (std::string Err = finishGraphOptions(
+            B, {BuildDims, Kernels, BuildQuantize, BuildDrop});
+        !Err.empty())
       return report(cuvil::usageError(Err), "");
     if (Weights.rfind("external=", 0) == 0 && Weights.size() > 9)
       B.ExternalWeights = Weights.substr(9);
@@ -404,27 +454,13 @@ int main(int argc, char **argv) {
                                         "'external=FILE.cuvw'",
                                         Weights)),
           "");
-    B.PortableKernels = Kernels == "portable";
-    B.Quantize = BuildQuantize == "int8";
-    if (std::string Err = parseDrop(BuildDrop, B.Quant.MaxAccuracyDrop);
-        !Err.empty())
-      return report(cuvil::usageError(Err), "");
-    if (std::string Err = checkCalibrationUse(B); !Err.empty())
-      return report(cuvil::usageError(Err), "");
     B.ProgressLine = isatty(STDERR_FILENO) != 0;
     B.WarningsAsErrors = WarnAs == "error";
     B.DumpIRJson = DumpFormat == "json";
     return report(cuvil::runBuild(B, std::cerr), B.Model);
   }
   if (Run->parsed()) {
-    if (std::string Err = parseDims(RunDims, R.Build.Dims); !Err.empty())
-      return report(cuvil::usageError(Err), "");
-    R.Build.PortableKernels = RunKernels == "portable";
-    R.Build.Quantize = RunQuantize == "int8";
-    if (std::string Err = parseDrop(RunDrop, R.Build.Quant.MaxAccuracyDrop);
-        !Err.empty())
-      return report(cuvil::usageError(Err), "");
-    if (std::string Err = checkCalibrationUse(R.Build); !Err.empty())
+    if (std::string Err = finishGraphOptions(R.Build, RunGraph); !Err.empty())
       return report(cuvil::usageError(Err), "");
     // With the JSON summary on stdout, the text goes to stderr.
     std::ostream &Out = R.Json == "-" ? std::cerr : std::cout;
@@ -449,6 +485,11 @@ int main(int argc, char **argv) {
     if (std::string Err = parseDims(PlanDims, P.Dims); !Err.empty())
       return report(cuvil::usageError(Err), "");
     return report(cuvil::runPlan(P, std::cout), P.Model);
+  }
+  if (Report->parsed()) {
+    if (std::string Err = finishGraphOptions(Rep.Build, RepGraph); !Err.empty())
+      return report(cuvil::usageError(Err), "");
+    return report(cuvil::runReport(Rep, std::cout, std::cerr), Rep.Build.Model);
   }
   if (Targets->parsed())
     return report(cuvil::runTargets(std::cout), "");
