@@ -55,7 +55,7 @@ struct ProfileAnalysis {
   double MaxShare = 0;
   /// Median MACs per unit over the profiled layers that have MACs.
   std::optional<double> MedianRate;
-  std::vector<ProfileRow> Rows; ///< In the profile's (execution) order.
+  std::vector<ProfileRow> Rows;        ///< In the profile's (execution) order.
   std::vector<Bottleneck> Bottlenecks; ///< Largest excess first.
 };
 

@@ -49,8 +49,8 @@ std::string peakNote(const HtmlReportInput &In, const ProfileAnalysis &A) {
         "target's peak is given (the peak is stated per cycle).",
         html(A.Counter));
   if (T.PeakMacsF32 <= 0 && T.PeakMacsInt8 <= 0)
-    return "The target file states no peak ([perf] in targets/" +
-           html(T.Name) + ".toml), so no fraction of it is given.";
+    return "The target file states no peak ([perf] in targets/" + html(T.Name) +
+           ".toml), so no fraction of it is given.";
   return fmt::format(
       "Peak of one {} core, from the [perf] table of its target file: {} "
       "float32 MACs per cycle, {} int8 MACs per cycle; a layer is measured "
@@ -66,11 +66,9 @@ std::string heatMap(const HtmlReportInput &In, const ProfileAnalysis &A) {
       "<span class=\"code\">{}</span>{}{}: {} run{}, counter <b>{}</b>. The "
       "whole inference: {} {}{}; the {} profiled steps sum to {} ({:.1f}% of "
       "it). Rows are shaded by their share of the total. {}</p>\n",
-      html(In.ProfileFile),
-      P.Model.empty() ? "" : ", model " + html(P.Model),
+      html(In.ProfileFile), P.Model.empty() ? "" : ", model " + html(P.Model),
       P.Target.empty() ? "" : ", target " + html(P.Target), P.Runs,
-      P.Runs == 1 ? "" : "s",
-      html(A.Counter), number(A.Total), html(A.Counter),
+      P.Runs == 1 ? "" : "s", html(A.Counter), number(A.Total), html(A.Counter),
       A.TotalMeasured ? " as the run measured it" : " (the steps' sum)",
       A.Rows.size(), number(A.StepSum),
       A.Total > 0 ? 100 * A.StepSum / A.Total : 100.0, peakNote(In, A));
@@ -106,7 +104,8 @@ std::string bottlenecks(const ProfileAnalysis &A) {
       "Each layer's {0} are compared with what its MACs would cost at the "
       "model's median rate ({1} MACs per {2}, over the layers that have "
       "MACs); a layer without MACs is expected to cost nothing. Listed: up to "
-      "{3} layers, those with the largest excess, if it is at least {4:.0f}% of the "
+      "{3} layers, those with the largest excess, if it is at least {4:.0f}% "
+      "of the "
       "total. The reasons come from facts of the build: a reference kernel "
       "where a packed one exists (scalar path), kernels that only move bytes "
       "(layout copies), no MACs at all, at least {5} bytes moved per MAC "

@@ -89,28 +89,29 @@ std::string summary(const HtmlReportInput &In) {
   auto Item = [&](std::string_view Term, const std::string &Def) {
     S += fmt::format("<dt>{}</dt><dd>{}</dd>\n", Term, Def);
   };
-  Item("Model", fmt::format("<span class=\"code\">{}</span> (graph '{}', "
-                            "entry points cuvil_{}_*)",
-                            html(In.ModelFile), html(In.G->name()),
-                            html(In.Name)));
+  Item("Model",
+       fmt::format("<span class=\"code\">{}</span> (graph '{}', "
+                   "entry points cuvil_{}_*)",
+                   html(In.ModelFile), html(In.G->name()), html(In.Name)));
   Item("Target", fmt::format("{}: {}", html(T.Name), html(T.Description)));
   if (!In.Options.empty())
     Item("Build options",
          fmt::format("<span class=\"code\">{}</span>", html(In.Options)));
-  Item("Total MACs", fmt::format("<span id=\"total-macs\">{}</span>",
-                                 grouped(Macs)));
-  Item("Arena", fmt::format("{} for a lower bound of {}: ratio {:.3f}",
-                            bytesText(Plan.arenaSize()),
-                            bytesText(Plan.LowerBound),
-                            ratio(Plan.arenaSize(), Plan.LowerBound)));
+  Item("Total MACs",
+       fmt::format("<span id=\"total-macs\">{}</span>", grouped(Macs)));
+  Item("Arena",
+       fmt::format("{} for a lower bound of {}: ratio {:.3f}",
+                   bytesText(Plan.arenaSize()), bytesText(Plan.LowerBound),
+                   ratio(Plan.arenaSize(), Plan.LowerBound)));
   Item("Weights", fmt::format("{} of data in {} tensors; blob {} in {}",
                               bytesText(Plan.WeightsSize), Plan.Weights.size(),
                               bytesText(static_cast<int64_t>(In.BlobBytes)),
                               html(In.WeightsRegion)));
+  size_t Views = In.Layers->size() - WithCode;
   Item("Nodes", fmt::format("<span id=\"node-count\">{}</span> after fusion: "
-                            "{} with code, {} views; {} compute in int8",
-                            In.Layers->size(), WithCode,
-                            In.Layers->size() - WithCode, Int8));
+                            "{} with code, {} view{}; {} compute in int8",
+                            In.Layers->size(), WithCode, Views,
+                            Views == 1 ? "" : "s", Int8));
   return S + "</dl>\n</section>\n";
 }
 
@@ -149,18 +150,17 @@ regionContents(const HtmlReportInput &In) {
   const MemoryPlan &Plan = *In.Plan;
   for (size_t I = 0; I < Plan.Arenas.size(); ++I) {
     const ArenaPlan &A = Plan.Arenas[I];
-    size_t Buffers = std::count_if(
-        Plan.Buffers.begin(), Plan.Buffers.end(),
-        [&](const ArenaBuffer &B) { return B.Arena == I; });
+    size_t Buffers =
+        std::count_if(Plan.Buffers.begin(), Plan.Buffers.end(),
+                      [&](const ArenaBuffer &B) { return B.Arena == I; });
     Holds[A.Region].push_back(fmt::format(
         "<a href=\"#arena-{}\">activation arena</a>: {} in {} buffers (lower "
         "bound {}, ratio {:.3f}, strategy {})",
         html(A.Region), bytesText(A.Size), Buffers, bytesText(A.LowerBound),
         A.ratio(), html(A.Strategy)));
   }
-  Holds[In.WeightsRegion].push_back(
-      fmt::format("weights: the blob, {}",
-                  bytesText(static_cast<int64_t>(In.BlobBytes))));
+  Holds[In.WeightsRegion].push_back(fmt::format(
+      "weights: the blob, {}", bytesText(static_cast<int64_t>(In.BlobBytes))));
   return Holds;
 }
 
@@ -227,9 +227,9 @@ std::string memoryMap(const HtmlReportInput &In) {
   std::string Model = In.G->name().empty() ? In.Name : In.G->name();
   for (unsigned I = 0; I < Plan.Arenas.size(); ++I) {
     const std::string &Region = Plan.Arenas[I].Region;
-    std::string Svg = writePlanSvg(
-        *In.G, Plan, I,
-        fmt::format("{} on {}: arena {}", Model, T.Name, Region));
+    std::string Svg =
+        writePlanSvg(*In.G, Plan, I,
+                     fmt::format("{} on {}: arena {}", Model, T.Name, Region));
     // Inline SVG in HTML: the XML declaration is not allowed there.
     if (Svg.starts_with("<?xml"))
       Svg.erase(0, Svg.find('\n') + 1);

@@ -36,8 +36,8 @@ std::vector<LayerFacts> layerFacts(const Graph &G, const GraphLowering &L) {
             F.Kernels.end())
           F.Kernels.push_back(C.Kernel);
     }
-    F.Int8 = F.Macs > 0 && std::any_of(N.inputs().begin(), N.inputs().end(),
-                                       isByteInteger);
+    F.Int8 = F.Macs > 0 &&
+             std::any_of(N.inputs().begin(), N.inputs().end(), isByteInteger);
     const Value *Out = N.outputs().empty() ? nullptr : N.outputs().front();
     F.Precision = F.Int8 ? "int8"
                   : Out  ? std::string(dtypeName(Out->dtype()))

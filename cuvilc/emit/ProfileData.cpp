@@ -32,8 +32,7 @@ llvm::Expected<double> count(const Json &V, const std::string &Where) {
 
 /// A string member Key of O; absent: Default, or an error when Required.
 llvm::Expected<std::string> stringKey(const Json &O, const char *Key,
-                                      const std::string &Where,
-                                      bool Required) {
+                                      const std::string &Where, bool Required) {
   auto It = O.find(Key);
   if (It == O.end()) {
     if (Required)

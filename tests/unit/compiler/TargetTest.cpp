@@ -128,3 +128,42 @@ TEST(Target, ScanListsGoodFilesAndReportsBrokenOnes) {
   ASSERT_FALSE(bool(Twin));
   EXPECT_EQ(llvm::toString(Twin.takeError()), S->Problems[1]);
 }
+
+TEST(Target, PerfPeaksOfTheShippedBoards) {
+  auto A78 = loadTarget("a78");
+  auto U74 = loadTarget("u74-mc");
+  ASSERT_TRUE(bool(A78) && bool(U74));
+  EXPECT_EQ(A78->PeakMacsF32, 8);
+  EXPECT_EQ(A78->PeakMacsInt8, 32);
+  EXPECT_EQ(U74->PeakMacsF32, 1);
+  EXPECT_EQ(U74->PeakMacsInt8, 1);
+}
+
+TEST(Target, PerfPeaksAreOptionalAndChecked) {
+  const std::string Head = "name = \"p\"\n[llvm]\ntriple = "
+                           "\"aarch64-none-elf\"\ncpu = \"c\"\n[memory]\n"
+                           "arena_regions = [\"RAM\"]\nweights_region = "
+                           "\"RAM\"\n[[memory.region]]\nname = \"RAM\"\n"
+                           "origin = 0\nlength = 0x1000\n";
+  auto None = parseTarget(Head, "p.toml");
+  ASSERT_TRUE(bool(None)) << llvm::toString(None.takeError());
+  EXPECT_EQ(None->PeakMacsF32, 0);
+  EXPECT_EQ(None->PeakMacsInt8, 0);
+
+  // [perf] after the regions: line 12, its key on line 13.
+  auto Float =
+      parseTarget(Head + "[perf]\npeak_macs_per_cycle_f32 = 2.5\n", "p.toml");
+  ASSERT_TRUE(bool(Float)) << llvm::toString(Float.takeError());
+  EXPECT_EQ(Float->PeakMacsF32, 2.5);
+  EXPECT_EQ(Float->PeakMacsInt8, 0);
+
+  for (const char *Bad : {"0", "-4", "\"fast\"", "1e9"}) {
+    auto T = parseTarget(
+        Head + "[perf]\npeak_macs_per_cycle_int8 = " + Bad + "\n", "p.toml");
+    ASSERT_FALSE(bool(T)) << Bad;
+    EXPECT_EQ(llvm::toString(T.takeError()),
+              "p.toml:13: perf.peak_macs_per_cycle_int8 must be a positive "
+              "number of MACs per cycle")
+        << Bad;
+  }
+}
