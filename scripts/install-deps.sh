@@ -25,6 +25,8 @@ packages=(
   gcc-riscv64-unknown-elf gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
   # reference outputs (onnxruntime-node)
   nodejs
+  # the browser test of `cuvilc report` (headless, tests/report/)
+  chromium
 )
 
 missing=()

@@ -117,8 +117,9 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
     Files.push_back({replaceExtension(Opts.Out, ".s"), Code.Asm,
                      "the assembly (--emit asm)"});
   if (!Opts.Report.empty()) {
-    std::string Report = writeReport(*CM->G, CM->Plan, CM->Target, CM->Header,
-                                     CM->WeightsRegion, CM->Blob.size());
+    std::string Report =
+        writeReport(*CM->G, CM->Plan, CM->Target, CM->Header, CM->WeightsRegion,
+                    CM->Blob.size(), &CM->Lowering);
     // A quantized build's report also says how it was quantized and how
     // close its outputs are to the float model's.
     if (Quant) {

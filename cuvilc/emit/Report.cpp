@@ -1,6 +1,7 @@
 //===- Report.cpp ---------------------------------------------------------===//
 #include "emit/Report.h"
 
+#include "emit/LayerFacts.h"
 #include "ops/OpRegistry.h"
 
 #include <algorithm>
@@ -114,7 +115,8 @@ static nlohmann::ordered_json tensors(const std::vector<Value *> &Values,
 
 std::string writeReport(const Graph &G, const MemoryPlan &Plan,
                         const TargetInfo &T, const HeaderInfo &Info,
-                        const std::string &WeightsRegion, uint64_t BlobSize) {
+                        const std::string &WeightsRegion, uint64_t BlobSize,
+                        const GraphLowering *L) {
   using nlohmann::ordered_json;
   ordered_json R;
   R["model"] = Info.ModelName;
@@ -161,6 +163,9 @@ std::string writeReport(const Graph &G, const MemoryPlan &Plan,
     R["stack"] = {{"init", Stack(*InitStack)}, {"run", Stack(*RunStack)}};
   }
   ordered_json Nodes = ordered_json::array();
+  std::vector<LayerFacts> Facts;
+  if (L)
+    Facts = layerFacts(G, *L);
   int64_t TotalMacs = 0;
   for (size_t Step = 0; Step < G.nodes().size(); ++Step) {
     const Node *N = G.nodes()[Step].get();
@@ -182,6 +187,13 @@ std::string writeReport(const Graph &G, const MemoryPlan &Plan,
                       {"offset", L.Offset}});
     }
     J["outputs"] = Outs;
+    if (Step < Facts.size()) {
+      const LayerFacts &F = Facts[Step];
+      J["has_code"] = F.HasCode;
+      J["kernels"] = F.Kernels;
+      J["bytes_moved"] = F.BytesMoved;
+      J["precision"] = F.Precision;
+    }
     Nodes.push_back(J);
   }
   R["macs"] = TotalMacs;

@@ -5,6 +5,7 @@
 
 #include "emit/HeaderWriter.h"
 #include "ir/Graph.h"
+#include "lowering/KernelCall.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
 
@@ -25,12 +26,15 @@ std::vector<const ArenaBuffer *> buffersByAddress(const MemoryPlan &Plan);
 /// bound, ratio, strategy and same-bank pairs; the greedy baseline; per
 /// buffer its arena, offset, size, live steps and the values stored in it
 /// with the ONNX nodes that produce them), the weights, and per node in
-/// execution order: op, origins, MACs and output locations; the stack depth
-/// of init and run (bytes and deepest call chain, or why there is no
-/// bound), when Info has them (code was generated).
+/// execution order: op, origins, MACs and output locations (and, given the
+/// lowering L, whether it has code, its kernels, the bytes it moves and its
+/// precision: emit/LayerFacts.h); the stack depth of init and run (bytes
+/// and deepest call chain, or why there is no bound), when Info has them
+/// (code was generated).
 std::string writeReport(const Graph &G, const MemoryPlan &Plan,
                         const TargetInfo &T, const HeaderInfo &Info,
-                        const std::string &WeightsRegion, uint64_t BlobSize);
+                        const std::string &WeightsRegion, uint64_t BlobSize,
+                        const GraphLowering *L = nullptr);
 
 } // namespace cuvil
 

@@ -77,7 +77,7 @@ TEST(ProfileData, ReadsTopLevelAndNestedObjects) {
 
 TEST(ProfileData, SaysWhatIsWrong) {
   EXPECT_EQ(errorOf("{\"counters\": [\"cycles\"], \"steps\": ["), "not valid "
-                                                                   "JSON");
+                                                                  "JSON");
   EXPECT_EQ(errorOf("[1, 2]"), "expected a JSON object with \"counters\" and "
                                "\"steps\" (see docs/profiling.md)");
   EXPECT_EQ(errorOf(R"({"steps": []})"),
@@ -88,10 +88,9 @@ TEST(ProfileData, SaysWhatIsWrong) {
             "steps[0] (node 'a') has no \"cycles\" count");
   EXPECT_EQ(errorOf(R"({"counters": ["cycles"], "steps": [{"cycles": 1}]})"),
             "steps[0] has no \"node\"");
-  EXPECT_EQ(
-      errorOf(R"({"counters": ["cycles"], "steps": [{"node": "a",
+  EXPECT_EQ(errorOf(R"({"counters": ["cycles"], "steps": [{"node": "a",
                   "cycles": -5}]})"),
-      "steps[0].cycles is -5: counts are finite and not negative");
+            "steps[0].cycles is -5: counts are finite and not negative");
   EXPECT_EQ(errorOf(R"({"counters": ["cycles"], "target": 7,
                         "steps": [{"node": "a", "cycles": 1}]})"),
             "the profile: \"target\" is not a string");
