@@ -101,6 +101,9 @@ llvm::Error runReport(const ReportOptions &O, std::ostream &Out,
   In.Options = graphOptions(O.Build);
   In.WeightsRegion = CM->WeightsRegion;
   In.BlobBytes = CM->Blob.size();
+  for (const BuildWarning &W : CM->Warnings)
+    In.Warnings.push_back(
+        fmt::format("node '{}' ({}): {}", W.Node, W.Op, W.Message));
   std::optional<ProfileAnalysis> Analysis;
   if (*Profile) {
     auto A = analyzeProfile(**Profile, Layers, CM->Target);

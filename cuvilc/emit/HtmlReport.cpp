@@ -112,6 +112,12 @@ std::string summary(const HtmlReportInput &In) {
                             "{} with code, {} view{}; {} compute in int8",
                             In.Layers->size(), WithCode, Views,
                             Views == 1 ? "" : "s", Int8));
+  if (!In.Warnings.empty()) {
+    std::string Items;
+    for (const std::string &W : In.Warnings)
+      Items += "<li>" + html(W) + "</li>";
+    Item("Warnings", "<ul id=\"warnings\">" + Items + "</ul>");
+  }
   return S + "</dl>\n</section>\n";
 }
 

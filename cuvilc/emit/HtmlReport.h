@@ -39,6 +39,9 @@ struct HtmlReportInput {
   std::string Options;
   std::string WeightsRegion;
   uint64_t BlobBytes = 0;
+  /// What the build warns of (spilled buffers, float islands), one line
+  /// each, naming the node.
+  std::vector<std::string> Warnings;
   /// With --profile-data: the file, its data and its analysis.
   std::string ProfileFile;
   const ProfileData *Profile = nullptr;
