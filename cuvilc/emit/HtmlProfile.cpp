@@ -27,6 +27,14 @@ std::string number(double V) {
   return fmt::format("{:.1f}", V);
 }
 
+/// One of what a counter counts: "cycles" -> "cycle".
+std::string unitOf(const std::string &Counter) {
+  std::string_view U = Counter;
+  if (U.size() > 1 && U.back() == 's')
+    U.remove_suffix(1);
+  return html(U);
+}
+
 std::string rateText(const std::optional<double> &R) {
   if (!R)
     return "-";
@@ -60,7 +68,7 @@ std::string peakNote(const HtmlReportInput &In, const ProfileAnalysis &A) {
 
 std::string heatMap(const HtmlReportInput &In, const ProfileAnalysis &A) {
   const ProfileData &P = *In.Profile;
-  std::string Unit = A.Cycles ? "cycle" : html(A.Counter);
+  std::string Unit = unitOf(A.Counter);
   std::string S = fmt::format(
       "<section id=\"profile\">\n<h2>Profile</h2>\n<p class=\"note\">From "
       "<span class=\"code\">{}</span>{}{}: {} run{}, counter <b>{}</b>. The "
@@ -97,7 +105,7 @@ std::string heatMap(const HtmlReportInput &In, const ProfileAnalysis &A) {
 }
 
 std::string bottlenecks(const ProfileAnalysis &A) {
-  std::string Unit = A.Cycles ? "cycle" : html(A.Counter);
+  std::string Unit = unitOf(A.Counter);
   std::string S = fmt::format(
       "<section id=\"bottlenecks\">\n<h2>Bottlenecks</h2>\n<p "
       "class=\"note\">These are heuristics, not measurements of the causes. "
