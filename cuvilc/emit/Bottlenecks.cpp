@@ -152,7 +152,11 @@ analyzeProfile(const ProfileData &P, const std::vector<LayerFacts> &Layers,
   if (auto E = matchSteps(P, Layers, A.Rows))
     return E;
   for (ProfileRow &R : A.Rows) {
-    R.Count = R.Step->Counts.at(A.Counter);
+    auto It = R.Step->Counts.find(A.Counter);
+    if (It == R.Step->Counts.end())
+      return makeError("step {} (node '{}') has no \"{}\" count", R.Step->Step,
+                       printable(R.Step->Node), A.Counter);
+    R.Count = It->second;
     A.StepSum += R.Count;
   }
   auto Measured = P.Total.find(A.Counter);

@@ -260,9 +260,9 @@ std::string writeHtmlReport(const HtmlReportInput &In) {
       "charset=\"utf-8\">\n<title>{0}</title>\n<style>{1}</style>\n</head>\n"
       "<body>\n<h1>{0}</h1>\n<nav><a href=\"#summary\">Summary</a><a "
       "href=\"#graph\">Graph</a><a href=\"#memory\">Memory map</a><a "
-      "href=\"#profile\">Profile</a><a href=\"#bottlenecks\">Bottlenecks</a>"
-      "</nav>\n",
-      Title, Style);
+      "href=\"#profile\">Profile</a>{2}</nav>\n",
+      Title, Style,
+      In.Analysis ? "<a href=\"#bottlenecks\">Bottlenecks</a>" : "");
   S += summary(In);
   S += graphTable(In);
   S += memoryMap(In);

@@ -195,6 +195,9 @@ TEST(Bottlenecks, AProfileOfAnotherBuildIsRefused) {
             "profile is of a build with other options");
   EXPECT_EQ(Err({step("conv", 1), step("conv", 1), step("relu", 1)}),
             "node 'conv' is profiled twice");
+  std::vector<ProfileStep> NoCycles = {step("conv", 1), step("relu", 1)};
+  NoCycles[1].Counts = {{"instructions", 4}};
+  EXPECT_EQ(Err(NoCycles), "step 0 (node 'relu') has no \"cycles\" count");
   EXPECT_EQ(Err({step("conv", 1)}),
             "node 'relu' (step 2) of this build has code but no profiled "
             "step: the profile is of another model or of a build with other "
