@@ -90,16 +90,19 @@ std::string heatMap(const HtmlReportInput &In, const ProfileAnalysis &A) {
   for (const ProfileRow &R : A.Rows) {
     int64_t Macs = R.Layer ? R.Layer->Macs : 0;
     std::string Op = R.Layer ? R.Layer->Op : R.Step->Op;
+    // The graph's step, as in the graph table; the profile's own numbering
+    // (code steps only) stays in the attribute.
     S += fmt::format(
         "<tr data-profile-step=\"{0}\" data-node=\"{1}\" style=\"{2}\">"
-        "<td class=\"num\">{0}</td>{3}<td>{4}</td><td class=\"num\">{5}</td>"
+        "<td class=\"num\">{10}</td>{3}<td>{4}</td><td class=\"num\">{5}</td>"
         "<td class=\"num\">{6:.1f}%</td><td class=\"num\">{7}</td>"
         "<td class=\"num\">{8}</td><td class=\"num\">{9}</td></tr>\n",
         R.Step->Step, html(R.Step->Node), heatStyle(R.Share, A.MaxShare),
         nodeCell(R), html(Op), number(R.Count), 100 * R.Share, grouped(Macs),
         rateText(R.Rate),
         R.PeakFraction ? fmt::format("{:.1f}%", 100 * *R.PeakFraction)
-                       : std::string("-"));
+                       : std::string("-"),
+        R.Layer ? std::to_string(R.Layer->Step) : std::string("end"));
   }
   return S + "</tbody>\n</table>\n</section>\n";
 }
