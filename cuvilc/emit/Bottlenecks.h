@@ -70,8 +70,9 @@ inline constexpr int64_t SmallSpatial = 64;
 
 /// Matches P to the build (Layers, in execution order, on target T). A
 /// profile of another target, or whose nodes are not the build's (a step
-/// naming an unknown node or a view, a node with kernel calls that has no
-/// step, a node profiled twice), is an error saying which.
+/// naming an unknown node or a view, a node with kernel calls other than
+/// copies that has no step, a node profiled twice), is an error saying
+/// which.
 /// The rows point into Layers and P, which must outlive the result.
 llvm::Expected<ProfileAnalysis>
 analyzeProfile(const ProfileData &P, const std::vector<LayerFacts> &Layers,

@@ -31,6 +31,9 @@ std::vector<LayerFacts> layerFacts(const Graph &G, const GraphLowering &L) {
       F.BytesMoved += V->byteSize();
     if (Step < L.size()) {
       F.HasCode = L[Step].HasCode;
+      F.OnlyCopies = !L[Step].Calls.empty() &&
+                     std::all_of(L[Step].Calls.begin(), L[Step].Calls.end(),
+                                 [](const KernelCall &C) { return C.IsCopy; });
       for (const KernelCall &C : L[Step].Calls)
         if (std::find(F.Kernels.begin(), F.Kernels.end(), C.Kernel) ==
             F.Kernels.end())

@@ -30,6 +30,9 @@ struct LayerFacts {
   bool HasCode = false;
   /// The kernels of its calls, each once, in call order.
   std::vector<std::string> Kernels;
+  /// Every call is a pure copy, which codegen drops when the planner put
+  /// both ends at the same bytes: the step may run no kernel at all.
+  bool OnlyCopies = false;
   /// Its multiply-accumulates take int8 operands (an integer kernel reads
   /// 8-bit data): the target's int8 peak applies, not the float32 one.
   bool Int8 = false;

@@ -198,6 +198,10 @@ TEST(Bottlenecks, AProfileOfAnotherBuildIsRefused) {
   std::vector<ProfileStep> NoCycles = {step("conv", 1), step("relu", 1)};
   NoCycles[1].Counts = {{"instructions", 4}};
   EXPECT_EQ(Err(NoCycles), "step 0 (node 'relu') has no \"cycles\" count");
+  // A step of copies only may have no kernel left to time.
+  Layers[2].OnlyCopies = true;
+  EXPECT_EQ(Err({step("conv", 1)}), "matched");
+  Layers[2].OnlyCopies = false;
   EXPECT_EQ(Err({step("conv", 1)}),
             "node 'relu' (step 2) of this build has code but no profiled "
             "step: the profile is of another model or of a build with other "
