@@ -47,7 +47,7 @@ llvm::Error profileError(const std::string &Path, llvm::Error E) {
       fmt::format("--profile-data {}: {}", Path, llvm::toString(std::move(E))));
 }
 
-llvm::Expected<std::optional<ProfileData>>
+llvm::Expected<std::optional<LayerProfile>>
 readProfile(const std::string &Path) {
   if (Path.empty())
     return std::nullopt;
@@ -62,10 +62,10 @@ readProfile(const std::string &Path) {
   if (!In || In.bad())
     return usageError(
         fmt::format("--profile-data {}: cannot read the file", Path));
-  auto P = parseProfileData(Text.str());
+  auto P = parseLayerProfile(Text.str());
   if (!P)
     return profileError(Path, P.takeError());
-  return std::optional<ProfileData>(std::move(*P));
+  return std::optional<LayerProfile>(std::move(*P));
 }
 
 } // namespace

@@ -1,6 +1,8 @@
 //===- Bottlenecks.cpp - A profile matched to a build, and read -----------===//
 #include "emit/Bottlenecks.h"
 
+#include "codegen/ProfileCode.h"
+
 #include "ir/Diagnostic.h"
 #include "ir/Escape.h"
 
@@ -94,14 +96,14 @@ std::vector<std::string> reasonsFor(const ProfileRow &R) {
 /// Every node with kernel calls must be profiled, each once, and every
 /// profiled node must be one with code: otherwise the profile is of
 /// another build.
-llvm::Error matchSteps(const ProfileData &P,
+llvm::Error matchSteps(const LayerProfile &P,
                        const std::vector<LayerFacts> &Layers,
                        std::vector<ProfileRow> &Rows) {
   std::map<std::string, const LayerFacts *> ByName;
   for (const LayerFacts &L : Layers)
     ByName.emplace(L.Name, &L);
   std::set<const LayerFacts *> Seen;
-  for (const ProfileStep &S : P.Steps) {
+  for (const LayerProfileStep &S : P.Steps) {
     ProfileRow R;
     R.Step = &S;
     if (S.Node != OutputCopiesStep) {
@@ -142,7 +144,7 @@ double median(std::vector<double> V) {
 } // namespace
 
 llvm::Expected<ProfileAnalysis>
-analyzeProfile(const ProfileData &P, const std::vector<LayerFacts> &Layers,
+analyzeProfile(const LayerProfile &P, const std::vector<LayerFacts> &Layers,
                const TargetInfo &T) {
   if (!P.Target.empty() && P.Target != T.Name)
     return makeError("the profile was measured on target '{}', the report "
@@ -158,12 +160,16 @@ analyzeProfile(const ProfileData &P, const std::vector<LayerFacts> &Layers,
     if (It == R.Step->Counts.end())
       return makeError("step {} (node '{}') has no \"{}\" count", R.Step->Step,
                        printable(R.Step->Node), A.Counter);
-    R.Count = It->second;
+    // The table sums every run: per run, rates are MACs of one inference.
+    R.Count = It->second / static_cast<double>(P.Runs);
     A.StepSum += R.Count;
   }
   auto Measured = P.Total.find(A.Counter);
-  A.TotalMeasured = Measured != P.Total.end() && Measured->second >= A.StepSum;
-  A.Total = A.TotalMeasured ? Measured->second : A.StepSum;
+  double Total = Measured == P.Total.end()
+                     ? 0
+                     : Measured->second / static_cast<double>(P.Runs);
+  A.TotalMeasured = Measured != P.Total.end() && Total >= A.StepSum;
+  A.Total = A.TotalMeasured ? Total : A.StepSum;
 
   std::vector<double> Rates;
   for (ProfileRow &R : A.Rows) {

@@ -12,7 +12,7 @@
 #define CUVIL_EMIT_BOTTLENECKS_H
 
 #include "emit/LayerFacts.h"
-#include "emit/ProfileData.h"
+#include "emit/LayerProfile.h"
 #include "target/TargetInfo.h"
 
 #include <llvm/Support/Error.h>
@@ -26,8 +26,8 @@ namespace cuvil {
 struct ProfileRow {
   /// Its node in the build; null for the copies of the outputs.
   const LayerFacts *Layer = nullptr;
-  const ProfileStep *Step = nullptr;
-  double Count = 0; ///< Of the heat map's counter.
+  const LayerProfileStep *Step = nullptr;
+  double Count = 0; ///< Of the heat map's counter, per run.
   double Share = 0; ///< Of the run's total, 0..1.
   /// MACs per counted unit (per cycle, per nanosecond...); none without
   /// MACs or counts.
@@ -75,7 +75,7 @@ inline constexpr int64_t SmallSpatial = 64;
 /// which.
 /// The rows point into Layers and P, which must outlive the result.
 llvm::Expected<ProfileAnalysis>
-analyzeProfile(const ProfileData &P, const std::vector<LayerFacts> &Layers,
+analyzeProfile(const LayerProfile &P, const std::vector<LayerFacts> &Layers,
                const TargetInfo &T);
 
 } // namespace cuvil

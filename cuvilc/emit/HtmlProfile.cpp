@@ -67,16 +67,18 @@ std::string peakNote(const HtmlReportInput &In, const ProfileAnalysis &A) {
 }
 
 std::string heatMap(const HtmlReportInput &In, const ProfileAnalysis &A) {
-  const ProfileData &P = *In.Profile;
+  const LayerProfile &P = *In.Profile;
   std::string Unit = unitOf(A.Counter);
   std::string S = fmt::format(
       "<section id=\"profile\">\n<h2>Profile</h2>\n<p class=\"note\">From "
-      "<span class=\"code\">{}</span>{}{}: {} run{}, counter <b>{}</b>. The "
+      "<span class=\"code\">{}</span>{}{}: {}, counter <b>{}</b>. The "
       "whole inference: {} {}{}; the {} profiled steps sum to {} ({:.1f}% of "
       "it). Rows are shaded by their share of the total. {}</p>\n",
       html(In.ProfileFile), P.Model.empty() ? "" : ", model " + html(P.Model),
-      P.Target.empty() ? "" : ", target " + html(P.Target), P.Runs,
-      P.Runs == 1 ? "" : "s", html(A.Counter), number(A.Total), html(A.Counter),
+      P.Target.empty() ? "" : ", target " + html(P.Target),
+      P.Runs == 1 ? std::string("1 run")
+                  : fmt::format("{} runs, counts per run", P.Runs),
+      html(A.Counter), number(A.Total), html(A.Counter),
       A.TotalMeasured ? " as the run measured it" : " (the steps' sum)",
       A.Rows.size(), number(A.StepSum),
       A.Total > 0 ? 100 * A.StepSum / A.Total : 100.0, peakNote(In, A));

@@ -17,7 +17,7 @@
 
 #include "emit/Bottlenecks.h"
 #include "emit/LayerFacts.h"
-#include "emit/ProfileData.h"
+#include "emit/LayerProfile.h"
 #include "ir/Graph.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
@@ -44,7 +44,7 @@ struct HtmlReportInput {
   std::vector<std::string> Warnings;
   /// With --profile-data: the file, its data and its analysis.
   std::string ProfileFile;
-  const ProfileData *Profile = nullptr;
+  const LayerProfile *Profile = nullptr;
   const ProfileAnalysis *Analysis = nullptr;
 };
 

@@ -1,7 +1,8 @@
 //===- ReportTest.cpp - cuvilc report: profiles, bottlenecks, HTML --------===//
+#include "codegen/ProfileCode.h"
 #include "emit/Bottlenecks.h"
 #include "emit/HtmlReport.h"
-#include "emit/ProfileData.h"
+#include "emit/LayerProfile.h"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +21,7 @@ const char *const TwoSteps = R"J({
     {"step": 2, "node": "(output copies)", "op": "Copy", "cycles": 50}]})J";
 
 std::string errorOf(std::string_view Text) {
-  auto P = parseProfileData(Text);
+  auto P = parseLayerProfile(Text);
   if (P)
     return "parsed";
   return llvm::toString(P.takeError());
@@ -48,8 +49,8 @@ TargetInfo board() {
   return T;
 }
 
-ProfileStep step(std::string Node, double Cycles) {
-  ProfileStep S;
+LayerProfileStep step(std::string Node, double Cycles) {
+  LayerProfileStep S;
   S.Node = std::move(Node);
   S.Counts["cycles"] = Cycles;
   return S;
@@ -57,8 +58,8 @@ ProfileStep step(std::string Node, double Cycles) {
 
 } // namespace
 
-TEST(ProfileData, ReadsTopLevelAndNestedObjects) {
-  auto P = parseProfileData(TwoSteps);
+TEST(LayerProfile, ReadsTopLevelAndNestedObjects) {
+  auto P = parseLayerProfile(TwoSteps);
   ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
   EXPECT_EQ(P->Target, "u74-mc");
   EXPECT_EQ(P->Counters, (std::vector<std::string>{"cycles", "instructions"}));
@@ -67,15 +68,15 @@ TEST(ProfileData, ReadsTopLevelAndNestedObjects) {
   EXPECT_EQ(P->Steps[0].Counts.at("instructions"), 900);
   // A counter after the first may be missing from a step.
   EXPECT_EQ(P->Steps[1].Counts.count("instructions"), 0u);
-  EXPECT_EQ(P->Steps[2].Node, OutputCopiesStep);
+  EXPECT_EQ(P->Steps[2].Node, std::string(OutputCopiesStep));
 
-  auto Nested = parseProfileData(std::string(R"({"outputs": [], "profile": )") +
-                                 TwoSteps + "}");
+  auto Nested = parseLayerProfile(
+      std::string(R"({"outputs": [], "profile": )") + TwoSteps + "}");
   ASSERT_TRUE(bool(Nested)) << llvm::toString(Nested.takeError());
   EXPECT_EQ(Nested->Steps.size(), 3u);
 }
 
-TEST(ProfileData, SaysWhatIsWrong) {
+TEST(LayerProfile, SaysWhatIsWrong) {
   EXPECT_EQ(errorOf("{\"counters\": [\"cycles\"], \"steps\": ["), "not valid "
                                                                   "JSON");
   EXPECT_EQ(errorOf("[1, 2]"), "expected a JSON object with \"counters\" and "
@@ -102,7 +103,7 @@ TEST(Bottlenecks, SharesRatesAndPeakFractions) {
       layer(1, "reshape", 0, {}),
       layer(2, "relu", 0, {"cuvil_k_relu_f32"}, 800)};
   Layers[1].HasCode = false;
-  auto P = parseProfileData(R"J({"counters": ["cycles"],
+  auto P = parseLayerProfile(R"J({"counters": ["cycles"],
       "total": {"cycles": 1000},
       "steps": [{"node": "conv", "cycles": 600},
                 {"node": "relu", "cycles": 300},
@@ -144,7 +145,7 @@ TEST(Bottlenecks, ReasonsComeFromTheLayersFacts) {
   Layers.push_back(layer(5, "tail", 2000, {"cuvil_k_dwconv2d_f32"}, 500));
   Layers.push_back(layer(6, "perm", 0, {"cuvil_k_transpose_b32"}, 1000));
   Layers[5].OutputSpatial = 49;
-  ProfileData P;
+  LayerProfile P;
   P.Counters = {"cycles"};
   P.Steps = {step("fast0", 1000), step("fast1", 1000), step("fast2", 1000),
              step("ref", 9000),   step("fc", 3000),    step("tail", 4000),
@@ -175,8 +176,8 @@ TEST(Bottlenecks, AProfileOfAnotherBuildIsRefused) {
                                     layer(1, "view", 0, {}),
                                     layer(2, "relu", 0, {"k"})};
   Layers[1].HasCode = false;
-  auto Err = [&](std::vector<ProfileStep> Steps, std::string Target = "") {
-    ProfileData P;
+  auto Err = [&](std::vector<LayerProfileStep> Steps, std::string Target = "") {
+    LayerProfile P;
     P.Counters = {"cycles"};
     P.Target = std::move(Target);
     P.Steps = std::move(Steps);
@@ -195,7 +196,7 @@ TEST(Bottlenecks, AProfileOfAnotherBuildIsRefused) {
             "profile is of a build with other options");
   EXPECT_EQ(Err({step("conv", 1), step("conv", 1), step("relu", 1)}),
             "node 'conv' is profiled twice");
-  std::vector<ProfileStep> NoCycles = {step("conv", 1), step("relu", 1)};
+  std::vector<LayerProfileStep> NoCycles = {step("conv", 1), step("relu", 1)};
   NoCycles[1].Counts = {{"instructions", 4}};
   EXPECT_EQ(Err(NoCycles), "step 0 (node 'relu') has no \"cycles\" count");
   // A step of copies only may have no kernel left to time.

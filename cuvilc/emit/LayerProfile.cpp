@@ -1,11 +1,12 @@
-//===- ProfileData.cpp - A per-layer profile read back --------------------===//
+//===- LayerProfile.cpp - A per-layer profile read back
+//--------------------===//
 //
 // Built without exceptions: nlohmann's parse is asked not to throw, and
 // every value's type is checked before it is read (a mistyped get<>()
 // would abort).
 //
 //===----------------------------------------------------------------------===//
-#include "emit/ProfileData.h"
+#include "emit/LayerProfile.h"
 
 #include "ir/Diagnostic.h"
 #include "ir/Escape.h"
@@ -44,12 +45,12 @@ llvm::Expected<std::string> stringKey(const Json &O, const char *Key,
   return It->get<std::string>();
 }
 
-llvm::Expected<ProfileStep> readStep(const Json &S, size_t I,
-                                     const std::vector<std::string> &Counters) {
+llvm::Expected<LayerProfileStep>
+readStep(const Json &S, size_t I, const std::vector<std::string> &Counters) {
   std::string Where = "steps[" + std::to_string(I) + "]";
   if (!S.is_object())
     return makeError("{} is not an object", Where);
-  ProfileStep Step;
+  LayerProfileStep Step;
   Step.Step = static_cast<int64_t>(I);
   if (auto It = S.find("step"); It != S.end()) {
     if (!It->is_number_integer() || It->get<int64_t>() < 0)
@@ -84,7 +85,7 @@ llvm::Expected<ProfileStep> readStep(const Json &S, size_t I,
 
 } // namespace
 
-llvm::Expected<ProfileData> parseProfileData(std::string_view Text) {
+llvm::Expected<LayerProfile> parseLayerProfile(std::string_view Text) {
   Json Doc = Json::parse(Text.begin(), Text.end(), nullptr,
                          /*allow_exceptions=*/false);
   if (Doc.is_discarded())
@@ -96,7 +97,7 @@ llvm::Expected<ProfileData> parseProfileData(std::string_view Text) {
   if (!Doc.is_object())
     return makeError("expected a JSON object with \"counters\" and "
                      "\"steps\" (see docs/profiling.md)");
-  ProfileData P;
+  LayerProfile P;
   for (const char *Key : {"model", "target"}) {
     auto S = stringKey(Doc, Key, "the profile", false);
     if (!S)
