@@ -196,7 +196,9 @@ analyzeProfile(const LayerProfile &P, const std::vector<LayerFacts> &Layers,
     B.Row = I;
     B.Excess = R.Count - Expected;
     B.ExcessShare = A.Total > 0 ? B.Excess / A.Total : 0;
-    if (B.ExcessShare >= MinExcessShare)
+    bool Slow =
+        !R.Rate || !A.MedianRate || *R.Rate < SlowRateFraction * *A.MedianRate;
+    if (Slow && B.ExcessShare >= MinExcessShare)
       A.Bottlenecks.push_back(B);
   }
   std::stable_sort(A.Bottlenecks.begin(), A.Bottlenecks.end(),

@@ -59,10 +59,13 @@ struct ProfileAnalysis {
   std::vector<Bottleneck> Bottlenecks; ///< Largest excess first.
 };
 
-/// The most bottlenecks listed, and the least excess (share of the total)
-/// that makes one.
+/// The most bottlenecks listed; what makes one: a rate below this fraction
+/// of the median (or no MACs), and an excess of at least this share of the
+/// total. On a board whose every layer runs near the same rate (u74-mc's
+/// scalar FPU), the slowest still differ by 10% or more.
 inline constexpr size_t MaxBottlenecks = 8;
-inline constexpr double MinExcessShare = 0.01;
+inline constexpr double SlowRateFraction = 0.9;
+inline constexpr double MinExcessShare = 0.001;
 /// Bytes moved per MAC at or above which a layer is called memory-bound.
 inline constexpr double MemoryBoundBytesPerMac = 0.5;
 /// Output positions per channel at or below which a layer is called small.

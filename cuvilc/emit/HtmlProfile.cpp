@@ -117,18 +117,20 @@ std::string bottlenecks(const ProfileAnalysis &A) {
       "Each layer's {0} are compared with what its MACs would cost at the "
       "model's median rate ({1} MACs per {2}, over the layers that have "
       "MACs); a layer without MACs is expected to cost nothing. Listed: up to "
-      "{3} layers, those with the largest excess, if it is at least {4:.0f}% "
-      "of the "
-      "total. The reasons come from facts of the build: a reference kernel "
+      "{3} layers with the largest excess among those slower than {7:.0f}% "
+      "of the median rate (or without MACs) whose excess is at least "
+      "{4:.1f}% of the total. The reasons come from facts of the build: a "
+      "reference kernel "
       "where a packed one exists (scalar path), kernels that only move bytes "
       "(layout copies), no MACs at all, at least {5} bytes moved per MAC "
       "(memory-bound), at most {6} output positions per channel (small "
       "spatial size).</p>\n",
       html(A.Counter), rateText(A.MedianRate), Unit, MaxBottlenecks,
-      100 * MinExcessShare, MemoryBoundBytesPerMac, SmallSpatial);
+      100 * MinExcessShare, MemoryBoundBytesPerMac, SmallSpatial,
+      100 * SlowRateFraction);
   if (A.Bottlenecks.empty())
-    return S + "<p>None: no layer takes more than its MACs' worth of time "
-               "by that margin.</p>\n</section>\n";
+    return S + "<p>None: no layer is that much slower than its MACs' worth "
+               "of time.</p>\n</section>\n";
   S += "<ol class=\"bottlenecks\">\n";
   for (const Bottleneck &B : A.Bottlenecks) {
     const ProfileRow &R = A.Rows[B.Row];

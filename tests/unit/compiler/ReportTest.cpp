@@ -171,6 +171,23 @@ TEST(Bottlenecks, ReasonsComeFromTheLayersFacts) {
   EXPECT_EQ(A->Bottlenecks[3].Reasons.size(), 1u);
 }
 
+TEST(Bottlenecks, OnlyLayersWellBelowTheMedianRateAreListed) {
+  // Rates 1.0 (twice), 0.95 and 0.85 MACs per cycle, median 0.975: "near"
+  // takes 0.6% of the total beyond its MACs' worth but is within 10% of
+  // the median rate, so only "slow" is listed.
+  std::vector<LayerFacts> Layers;
+  for (const char *Name : {"a", "b", "near", "slow"})
+    Layers.push_back(layer(Layers.size(), Name, 95000, {"k"}));
+  LayerProfile P;
+  P.Counters = {"cycles"};
+  P.Steps = {step("a", 95000), step("b", 95000), step("near", 100000),
+             step("slow", 111765)};
+  auto A = analyzeProfile(P, Layers, board());
+  ASSERT_TRUE(bool(A)) << llvm::toString(A.takeError());
+  ASSERT_EQ(A->Bottlenecks.size(), 1u);
+  EXPECT_EQ(A->Bottlenecks[0].Row, 3u);
+}
+
 TEST(Bottlenecks, AProfileOfAnotherBuildIsRefused) {
   std::vector<LayerFacts> Layers = {layer(0, "conv", 10, {"k"}),
                                     layer(1, "view", 0, {}),
