@@ -129,9 +129,10 @@ void EntryBuilder::buildInit() {
   llvm::IRBuilder<> EntryB(Entry, Entry->begin());
   llvm::Value *DataSlot = EntryB.CreateAlloca(PtrTy, nullptr, "data");
   llvm::Value *Rc = B.CreateCall(
-      Open, {BlobPtr, BlobSize, llvm::ConstantInt::get(I64, Opts.GraphHash),
+      Open, {BlobPtr, BlobSize, llvm::ConstantInt::get(I64, Opts.StructureHash),
              llvm::ConstantInt::get(I64, Plan.Alignment),
-             llvm::ConstantInt::get(I64, Opts.WeightsDataSize), DataSlot});
+             llvm::ConstantInt::get(I64, Opts.WeightsDataSize),
+             llvm::ConstantInt::get(I32, 0), DataSlot});
   auto *Store = llvm::BasicBlock::Create(Ctx, "store", F);
   Code->addIncoming(Rc, B.GetInsertBlock());
   B.CreateCondBr(B.CreateICmpNE(Rc, llvm::ConstantInt::get(I32, 0)), Fail,

@@ -1,6 +1,7 @@
 //===- HeaderWriter.cpp ---------------------------------------------------===//
 #include "emit/HeaderWriter.h"
 
+#include "emit/WeightsBlob.h"
 #include "ir/Escape.h"
 
 #include <algorithm>
@@ -115,7 +116,13 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("#define {}ARENA_ALIGN {}u", P, Plan.Alignment);
   Line("#define {}WEIGHTS_SIZE {}u /* blob bytes{} */", P, Info.BlobSize,
        Info.ExternalWeights ? "; external: see the .cuvw file" : "");
-  Line("#define {}GRAPH_HASH 0x{:016x}ull", P, Info.GraphHash);
+  Line("/* Weights: a blob of any weights with this structure hash (the same");
+  Line(" * model, target and flags, e.g. retrained) is accepted; the SHA-256 "
+       "is");
+  Line(" * that of the weights this build wrote. */");
+  Line("#define {}STRUCTURE_HASH 0x{:016x}ull", P, Info.StructureHash);
+  Line("#define {}WEIGHTS_SHA256 \"{}\"", P, Info.WeightsSha256);
+  Line("#define {}BLOB_SCHEMA_VERSION {}u", P, WeightsSchemaVersion);
   Line("");
   Line("/* Stack: the most bytes below the caller's stack pointer that a call");
   Line(" * of init, and of run or run_v, uses (frames of the emitted code "
@@ -212,11 +219,15 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
            ? "the .cuvw blob (required: this model was built with external "
              "weights), aligned to ARENA_ALIGN."
            : "NULL/0 for the embedded blob, or a replacement .cuvw blob.");
-  Line(" * The blob is checked (identifier, version, graph hash, bounds,");
-  Line(" * alignment, size, checksum), and the arenas (alignment, address "
-       "range,");
-  Line(" * no overlap with each other or the blob). Returns CUVIL_OK or a");
-  Line(" * negative CUVIL_ERR_*. */");
+  Line(" * The blob is checked (identifier, schema version, structure hash,");
+  Line(" * bounds, alignment, size, CRC-32 of the data), and the arenas");
+  Line(
+      " * (alignment, address range, no overlap with each other or the blob).");
+  Line(" * Returns CUVIL_OK or a negative CUVIL_ERR_*: for the blob IDENT (not "
+       "a");
+  Line(" * blob), FORMAT (malformed), VERSION (another schema version),");
+  Line(" * STRUCTURE (built for another structure), ALIGN, SHORT/SIZE (too");
+  Line(" * small), CHECKSUM (corrupted). */");
   Line("int cuvil_{}_init(cuvil_{}_t *m, void *const *arenas, const void "
        "*weights,",
        N, N);
