@@ -64,6 +64,40 @@ static void writeProfileApi(std::string &S, const std::string &P,
                    P, N);
 }
 
+/// The A/B weight slot entry points (codegen/WeightSlots.cpp).
+static void writeSlotsApi(std::string &S, const std::string &N) {
+  S += fmt::format(
+      "/* A/B weights. init_ab: init with the primary blob, or if init "
+      "refuses\n"
+      " * it, with the fallback (NULL: the embedded blob, where there is "
+      "one);\n"
+      " * then slot 0 holds the primary and m->slot_status[0] why it was\n"
+      " * refused, slot 1 the fallback, active. Returns CUVIL_OK when either\n"
+      " * blob was taken, else the fallback's refusal. */\n"
+      "int cuvil_{0}_init_ab(cuvil_{0}_t *m, void *const *arenas,\n"
+      "                     const void *primary, unsigned long primary_size,\n"
+      "                     const void *fallback, unsigned long fallback_size);"
+      "\n\n"
+      "/* Checks a new blob as init does and also its SHA-256, and only if it\n"
+      " * passes makes it the active slot (the other slot's blob stays as it\n"
+      " * is): one pointer store, between runs; a run in progress on another\n"
+      " * core finishes on the old weights. Call it when no other call on m "
+      "is\n"
+      " * under way. A refused blob changes nothing; the status says why:\n"
+      " * CUVIL_ERR_NOT_INIT, or a CUVIL_ERR_BLOB_* as for init, DIGEST for a\n"
+      " * SHA-256 that differs. NULL: the embedded blob, where there is one. "
+      "*/\n"
+      "int cuvil_{0}_switch_weights(cuvil_{0}_t *m, const void *weights,\n"
+      "                             unsigned long weights_size);\n\n"
+      "/* The slot in use (0 or 1), or CUVIL_ERR_NULL/NOT_INIT. */\n"
+      "int cuvil_{0}_active_slot(const cuvil_{0}_t *m);\n\n"
+      "/* The 32-byte SHA-256 of the active weights (as the blob states it:\n"
+      " * verified by switch_weights; init verifies the CRC-32 only), or NULL\n"
+      " * before a successful init. */\n"
+      "const uint8_t *cuvil_{0}_active_sha256(const cuvil_{0}_t *m);\n\n",
+      N);
+}
+
 std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
                         const TargetInfo &T, const HeaderInfo &Info) {
   const std::string &N = Info.ModelName;
@@ -193,6 +227,13 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
          "runs */",
          P);
   }
+  Line(
+      "  /* A/B weight slots (init_ab, switch_weights): each slot's blob, its");
+  Line("   * size and the status of its last check, and the slot in use. */");
+  Line("  const void *slot_blob[2];");
+  Line("  uint64_t slot_size[2];");
+  Line("  int32_t slot_status[2];");
+  Line("  uint32_t active_slot;");
   Line("}} cuvil_{}_t;", N);
   Line("");
   if (Info.Profiled)
@@ -233,6 +274,7 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
        N, N);
   Line("                  unsigned long weights_size);");
   Line("");
+  writeSlotsApi(S, N);
   std::vector<std::string> Params;
   std::set<std::string> Used = {"m"};
   auto ParamName = [&](const Value *V, const char *Fallback, size_t I) {
