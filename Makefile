@@ -14,7 +14,7 @@ CUVILC := $(abspath $(BUILD))/cuvilc/cuvilc
 SANITIZE_BUILD ?= $(BUILD)/sanitize
 FUZZ_SECONDS ?= 300
 
-.PHONY: all deps configure build sanitize test fuzz demo demo-a78 memory-report profile-report conformance conformance-quick bench ptq-accuracy clean help format tidy
+.PHONY: all deps configure build sanitize test fuzz demo demo-a78 demo-update memory-report profile-report conformance conformance-quick bench ptq-accuracy clean help format tidy
 
 all: build
 
@@ -26,6 +26,8 @@ help:
 	@echo "make sanitize   build the ASan+UBSan tree with the fuzz targets ($(SANITIZE_BUILD))"
 	@echo "make fuzz       run each fuzz target for FUZZ_SECONDS (default 300), report crashes"
 	@echo "make demo-a78   the a78 example (CMake + GNU toolchain file)"
+	@echo "make demo-update  weight update on u74-mc: boot on v1 in flash, switch to a"
+	@echo "                received v2, refuse a damaged v3 (docs/deployment.md)"
 	@echo "make memory-report  regenerate docs/memory.md (arena sizes per model)"
 	@echo "make profile-report regenerate docs/profile-figures.md and the MobileNetV2 report page"
 	@echo "make conformance  run every in-scope ONNX backend test on all targets, refresh docs/conformance.md"
@@ -77,6 +79,11 @@ demo: build
 	  MODEL=$(abspath $(BUILD))/models/cnn/model.onnx \
 	  INPUT=$(abspath $(BUILD))/models/cnn/input_0.bin \
 	  BUILD=$(abspath $(BUILD))/examples/u74-mc-make run
+
+demo-update: build
+	$(MAKE) -C examples/weight-update CUVILC=$(CUVILC) \
+	  MODEL_DIR=$(abspath $(BUILD))/models/cnn \
+	  BUILD=$(abspath $(BUILD))/examples/weight-update run
 
 demo-a78: build
 	cmake -S examples/a78-cmake -B $(BUILD)/examples/a78-cmake \

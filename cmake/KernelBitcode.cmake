@@ -9,6 +9,8 @@ set(CUVIL_KERNEL_SOURCES_GLOB
   ${PROJECT_SOURCE_DIR}/runtime-baremetal/kernels/*/*.c)
 set(CUVIL_KERNEL_EXTRA_SOURCES
   ${PROJECT_SOURCE_DIR}/runtime-baremetal/lib/blob.c
+  ${PROJECT_SOURCE_DIR}/runtime-baremetal/lib/digest.c
+  ${PROJECT_SOURCE_DIR}/runtime-baremetal/lib/slots.c
   ${PROJECT_SOURCE_DIR}/runtime-baremetal/lib/mem.c)
 
 function(cuvil_toml_string file key out)

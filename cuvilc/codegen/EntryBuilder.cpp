@@ -41,6 +41,7 @@ void EntryBuilder::buildInit() {
   // int cuvil_<name>_init(cuvil_<name>_t *m, void *const *arenas,
   //                       const void *weights, unsigned long size)
   llvm::Function *F = newFunction(sym("init"), I32, {PtrTy, PtrTy, PtrTy, I64});
+  Init = F;
   auto *Entry = llvm::BasicBlock::Create(Ctx, "entry", F);
   auto *Fail = llvm::BasicBlock::Create(Ctx, "fail", F);
   B.SetInsertPoint(Fail);
@@ -90,16 +91,9 @@ void EntryBuilder::buildInit() {
     Check(B.CreateICmpULT(End, Start), StatusArenaRange, "arena.range.ok");
     Ranges.emplace_back(Start, End);
   }
-  llvm::Value *BlobPtr = UserBlob, *BlobSize = UserSize;
-  if (Blob) {
-    llvm::Value *UseEmbedded = B.CreateIsNull(UserBlob);
-    BlobPtr = B.CreateSelect(UseEmbedded, Blob, UserBlob);
-    BlobSize = B.CreateSelect(
-        UseEmbedded, llvm::ConstantInt::get(I64, Opts.EmbeddedBlob.size()),
-        UserSize);
-  } else {
+  auto [BlobPtr, BlobSize] = blobOrEmbedded(UserBlob, UserSize);
+  if (!Blob)
     Check(B.CreateIsNull(UserBlob), StatusNoWeights, "weights.given");
-  }
   // The caller's blob: aligned like the data block in it, big enough for
   // this model's weights (data vector, its length, root offset and
   // identifier), and apart from every arena.
@@ -129,9 +123,10 @@ void EntryBuilder::buildInit() {
   llvm::IRBuilder<> EntryB(Entry, Entry->begin());
   llvm::Value *DataSlot = EntryB.CreateAlloca(PtrTy, nullptr, "data");
   llvm::Value *Rc = B.CreateCall(
-      Open, {BlobPtr, BlobSize, llvm::ConstantInt::get(I64, Opts.GraphHash),
+      Open, {BlobPtr, BlobSize, llvm::ConstantInt::get(I64, Opts.StructureHash),
              llvm::ConstantInt::get(I64, Plan.Alignment),
-             llvm::ConstantInt::get(I64, Opts.WeightsDataSize), DataSlot});
+             llvm::ConstantInt::get(I64, Opts.WeightsDataSize),
+             llvm::ConstantInt::get(I32, 0), DataSlot});
   auto *Store = llvm::BasicBlock::Create(Ctx, "store", F);
   Code->addIncoming(Rc, B.GetInsertBlock());
   B.CreateCondBr(B.CreateICmpNE(Rc, llvm::ConstantInt::get(I32, 0)), Fail,
@@ -141,6 +136,9 @@ void EntryBuilder::buildInit() {
                 B.CreateStructGEP(StateTy, State, 0));
   for (size_t A = 0; A < NumArenas; ++A)
     B.CreateStore(ArenaPtrs[A], arenaSlot(State, A));
+  // Slot 0 holds the blob, and is active.
+  B.CreateCall(M.getFunction("cuvil_slots_reset"),
+               {slots(State), BlobPtr, BlobSize});
   if (Opts.Checked)
     B.CreateStore(llvm::ConstantInt::getSigned(I32, -1),
                   B.CreateStructGEP(StateTy, State, 3));
@@ -508,6 +506,7 @@ llvm::Error EntryBuilder::build() {
       Blob->setDSOLocal(true);
   }
   buildInit();
+  buildWeightSlots();
   if (auto E = buildRunV())
     return E;
   buildRun();

@@ -58,6 +58,9 @@ public:
       Fields.push_back(llvm::ArrayType::get(llvm::ArrayType::get(I64, 2),
                                             std::max<size_t>(Steps.size(), 1)));
     }
+    // Last, the A/B weight slots (cuvil_slots_t of cuvil/slots.h).
+    SlotsField = static_cast<unsigned>(Fields.size());
+    Fields.push_back(slotsType());
     StateTy = llvm::StructType::create(Ctx, Fields,
                                        "struct.cuvil_" + Opts.ModelName + "_t");
   }
@@ -88,6 +91,25 @@ private:
   llvm::Error buildNode(const Node &N, const std::vector<KernelCall> &Calls,
                         size_t Step);
   void buildInit();
+  /// init_ab, switch_weights, active_slot, active_sha256 (WeightSlots.cpp).
+  void buildWeightSlots();
+  llvm::StructType *slotsType() {
+    return llvm::StructType::get(Ctx, {llvm::ArrayType::get(PtrTy, 2),
+                                       llvm::ArrayType::get(I64, 2),
+                                       llvm::ArrayType::get(I32, 2), I32});
+  }
+  /// The caller's blob and size, or the embedded blob's where Ptr is
+  /// null and the model has one.
+  std::pair<llvm::Value *, llvm::Value *> blobOrEmbedded(llvm::Value *Ptr,
+                                                         llvm::Value *Size);
+  /// Address of the instance's cuvil_slots_t.
+  llvm::Value *slots(llvm::Value *State) {
+    return B.CreateStructGEP(StateTy, State, SlotsField);
+  }
+  /// Leaves B in the block after checks that State is non-null (else F
+  /// returns IfNull) and initialised (else IfNotReady).
+  void requireReady(llvm::Function *F, llvm::Value *State, llvm::Value *IfNull,
+                    llvm::Value *IfNotReady);
   llvm::Error buildRunV();
   void buildRun();
   llvm::Value *pointerTo(const Value *V, int64_t ExtraOffset);
@@ -133,6 +155,8 @@ private:
   std::unique_ptr<ProfileCode> Profile;
   std::vector<ProfileStep> Steps;
   unsigned ProfileRunsField = 0;
+  unsigned SlotsField = 0;
+  llvm::Function *Init = nullptr;
   /// cuvil_<name>_step_name (--checked, --profile) and step_origins
   /// (--profile).
   void buildStepTables();

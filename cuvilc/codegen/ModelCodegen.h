@@ -27,8 +27,8 @@ struct FirmwareKernel {
 };
 
 struct CodegenOptions {
-  std::string ModelName;  ///< C symbol prefix.
-  uint64_t GraphHash = 0; ///< Must match the weight blob's.
+  std::string ModelName;      ///< C symbol prefix.
+  uint64_t StructureHash = 0; ///< Must match the weight blob's.
   uint64_t WeightsDataSize = 0;
   /// The FlatBuffers weight blob to embed; empty for external weights.
   std::vector<uint8_t> EmbeddedBlob;

@@ -149,7 +149,7 @@ std::vector<std::string> dumpStageNames() {
   return Names;
 }
 
-/// The stages compileModel times after the passes (plan, weights, lower,
+/// The stages compileModel times after the passes (plan, lower, weights,
 /// and generateObject's five) and runBuild's own: emit, and quantize.
 static constexpr size_t StagesAfterPasses = 8;
 
@@ -233,8 +233,14 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
       G, CM.Plan, PO->Regions.empty() ? "" : PO->Regions.front()->Name,
       !Opts.PortableKernels && Passes.PackPanel > 0);
   CM.Embed = Opts.ExternalWeights.empty();
+  // Lowered before the weights: the structure hash covers the constants no
+  // kernel reads at run time, which the lowering tells.
+  beginStage(Timer, "lower");
+  auto Lowered = lowerGraph(G);
+  if (!Lowered)
+    return Lowered.takeError();
   beginStage(Timer, "weights");
-  uint64_t Hash = graphHash(G, CM.Plan, T);
+  uint64_t Hash = structureHash(G, *Lowered, CM.Plan, T);
   CM.Blob = buildWeightsBlob(CM.Plan, CM.Name, T.Name, Hash);
   if (CM.Embed && CM.Blob.size() > WR->Length)
     return makeError("the weights need {} bytes, more than region {} of "
@@ -244,7 +250,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   // Code.
   CodegenOptions CO;
   CO.ModelName = CM.Name;
-  CO.GraphHash = Hash;
+  CO.StructureHash = Hash;
   CO.WeightsDataSize = CM.Plan.WeightsSize;
   CO.Checked = Opts.Checked;
   CO.Profile = Opts.Profile;
@@ -257,10 +263,6 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   }
   HeaderInfo &HI = CM.Header;
   firmwareKernels(G, CO, HI);
-  beginStage(Timer, "lower");
-  auto Lowered = lowerGraph(G);
-  if (!Lowered)
-    return Lowered.takeError();
   auto Code = generateObject(G, *Lowered, CM.Plan, T, CO);
   if (!Code)
     return Code.takeError();
@@ -270,7 +272,8 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   HI.ModelName = CM.Name;
   HI.SourceFile = fs::path(Opts.Model).filename().string();
   HI.BlobSize = CM.Blob.size();
-  HI.GraphHash = Hash;
+  HI.StructureHash = Hash;
+  HI.WeightsSha256 = blobSha256Hex(CM.Blob);
   HI.ExternalWeights = !CM.Embed;
   HI.InputsRead = CM.Code.InputsRead;
   HI.Checked = Opts.Checked;

@@ -1,6 +1,7 @@
 //===- HeaderWriter.cpp ---------------------------------------------------===//
 #include "emit/HeaderWriter.h"
 
+#include "emit/WeightsBlob.h"
 #include "ir/Escape.h"
 
 #include <algorithm>
@@ -63,6 +64,40 @@ static void writeProfileApi(std::string &S, const std::string &P,
                    P, N);
 }
 
+/// The A/B weight slot entry points (codegen/WeightSlots.cpp).
+static void writeSlotsApi(std::string &S, const std::string &N) {
+  S += fmt::format(
+      "/* A/B weights. init_ab: init with the primary blob, or if init "
+      "refuses\n"
+      " * it, with the fallback (NULL: the embedded blob, where there is "
+      "one);\n"
+      " * then slot 0 holds the primary and m->slot_status[0] why it was\n"
+      " * refused, slot 1 the fallback, active. Returns CUVIL_OK when either\n"
+      " * blob was taken, else the fallback's refusal. */\n"
+      "int cuvil_{0}_init_ab(cuvil_{0}_t *m, void *const *arenas,\n"
+      "                     const void *primary, unsigned long primary_size,\n"
+      "                     const void *fallback, unsigned long fallback_size);"
+      "\n\n"
+      "/* Checks a new blob as init does and also its SHA-256, and only if it\n"
+      " * passes makes it the active slot (the other slot's blob stays as it\n"
+      " * is): one pointer store, between runs; a run in progress on another\n"
+      " * core finishes on the old weights. Call it when no other call on m "
+      "is\n"
+      " * under way. A refused blob changes nothing; the status says why:\n"
+      " * CUVIL_ERR_NOT_INIT, or a CUVIL_ERR_BLOB_* as for init, DIGEST for a\n"
+      " * SHA-256 that differs. NULL: the embedded blob, where there is one. "
+      "*/\n"
+      "int cuvil_{0}_switch_weights(cuvil_{0}_t *m, const void *weights,\n"
+      "                             unsigned long weights_size);\n\n"
+      "/* The slot in use (0 or 1), or CUVIL_ERR_NULL/NOT_INIT. */\n"
+      "int cuvil_{0}_active_slot(const cuvil_{0}_t *m);\n\n"
+      "/* The 32-byte SHA-256 of the active weights (as the blob states it:\n"
+      " * verified by switch_weights; init verifies the CRC-32 only), or NULL\n"
+      " * before a successful init. */\n"
+      "const uint8_t *cuvil_{0}_active_sha256(const cuvil_{0}_t *m);\n\n",
+      N);
+}
+
 std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
                         const TargetInfo &T, const HeaderInfo &Info) {
   const std::string &N = Info.ModelName;
@@ -115,7 +150,13 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("#define {}ARENA_ALIGN {}u", P, Plan.Alignment);
   Line("#define {}WEIGHTS_SIZE {}u /* blob bytes{} */", P, Info.BlobSize,
        Info.ExternalWeights ? "; external: see the .cuvw file" : "");
-  Line("#define {}GRAPH_HASH 0x{:016x}ull", P, Info.GraphHash);
+  Line("/* Weights: a blob of any weights with this structure hash (the same");
+  Line(" * model, target and flags, e.g. retrained) is accepted; the SHA-256 "
+       "is");
+  Line(" * that of the weights this build wrote. */");
+  Line("#define {}STRUCTURE_HASH 0x{:016x}ull", P, Info.StructureHash);
+  Line("#define {}WEIGHTS_SHA256 \"{}\"", P, Info.WeightsSha256);
+  Line("#define {}BLOB_SCHEMA_VERSION {}u", P, WeightsSchemaVersion);
   Line("");
   Line("/* Stack: the most bytes below the caller's stack pointer that a call");
   Line(" * of init, and of run or run_v, uses (frames of the emitted code "
@@ -186,6 +227,13 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
          "runs */",
          P);
   }
+  Line(
+      "  /* A/B weight slots (init_ab, switch_weights): each slot's blob, its");
+  Line("   * size and the status of its last check, and the slot in use. */");
+  Line("  const void *slot_blob[2];");
+  Line("  uint64_t slot_size[2];");
+  Line("  int32_t slot_status[2];");
+  Line("  uint32_t active_slot;");
   Line("}} cuvil_{}_t;", N);
   Line("");
   if (Info.Profiled)
@@ -212,16 +260,21 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
            ? "the .cuvw blob (required: this model was built with external "
              "weights), aligned to ARENA_ALIGN."
            : "NULL/0 for the embedded blob, or a replacement .cuvw blob.");
-  Line(" * The blob is checked (identifier, version, graph hash, bounds,");
-  Line(" * alignment, size, checksum), and the arenas (alignment, address "
-       "range,");
-  Line(" * no overlap with each other or the blob). Returns CUVIL_OK or a");
-  Line(" * negative CUVIL_ERR_*. */");
+  Line(" * The blob is checked (identifier, schema version, structure hash,");
+  Line(" * bounds, alignment, size, CRC-32 of the data), and the arenas");
+  Line(
+      " * (alignment, address range, no overlap with each other or the blob).");
+  Line(" * Returns CUVIL_OK or a negative CUVIL_ERR_*: for the blob IDENT (not "
+       "a");
+  Line(" * blob), FORMAT (malformed), VERSION (another schema version),");
+  Line(" * STRUCTURE (built for another structure), ALIGN, SHORT/SIZE (too");
+  Line(" * small), CHECKSUM (corrupted). */");
   Line("int cuvil_{}_init(cuvil_{}_t *m, void *const *arenas, const void "
        "*weights,",
        N, N);
   Line("                  unsigned long weights_size);");
   Line("");
+  writeSlotsApi(S, N);
   std::vector<std::string> Params;
   std::set<std::string> Used = {"m"};
   auto ParamName = [&](const Value *V, const char *Fallback, size_t I) {

@@ -23,10 +23,10 @@ struct StackFigure {
 };
 
 struct HeaderInfo {
-  std::string ModelName;  ///< C prefix.
-  std::string SourceFile; ///< The ONNX file's base name (for the comment).
-  uint64_t BlobSize = 0;  ///< 0 for external weights.
-  uint64_t GraphHash = 0;
+  std::string ModelName;      ///< C prefix.
+  std::string SourceFile;     ///< The ONNX file's base name (for the comment).
+  uint64_t BlobSize = 0;      ///< 0 for external weights.
+  uint64_t StructureHash = 0; ///< What a blob must match (WeightsBlob.h).
   bool ExternalWeights = false;
   /// Per graph input: false if the model never reads it (empty: all read).
   std::vector<bool> InputsRead;
@@ -50,6 +50,8 @@ struct HeaderInfo {
   std::vector<std::string> FirmwareKernels;
   /// sizeof(cuvil_<name>_t) on the target (0 when no code was generated).
   uint64_t ContextBytes = 0;
+  /// SHA-256 of the built weights' data, in hex.
+  std::string WeightsSha256;
 };
 
 /// The C API of one compiled model: sizes, shapes, the state struct and

@@ -5,6 +5,7 @@
 #include "ops/OpRegistry.h"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <tuple>
 
@@ -143,10 +144,13 @@ std::string writeReport(const Graph &G, const MemoryPlan &Plan,
         {"steps", Steps}};
   }
   writeMemory(R, Plan);
-  R["weights"] = {{"region", WeightsRegion},
-                  {"blob_bytes", BlobSize},
-                  {"data_bytes", Plan.WeightsSize},
-                  {"tensors", Plan.Weights.size()}};
+  R["weights"] = {
+      {"region", WeightsRegion},
+      {"blob_bytes", BlobSize},
+      {"data_bytes", Plan.WeightsSize},
+      {"tensors", Plan.Weights.size()},
+      {"structure_hash", fmt::format("{:016x}", Info.StructureHash)},
+      {"sha256", Info.WeightsSha256}};
   const StackFigure *InitStack = &Info.InitStack, *RunStack = &Info.RunStack;
   if (InitStack->Known || !InitStack->Reason.empty()) {
     auto Stack = [](const StackFigure &F) {

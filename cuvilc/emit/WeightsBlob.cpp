@@ -3,6 +3,11 @@
 
 #include "weights_generated.h"
 
+#include <cuvil/blob.h>
+#include <cuvil/digest.h>
+#include <fmt/format.h>
+#include <set>
+
 #include <cstring>
 
 namespace cuvil {
@@ -16,14 +21,26 @@ uint64_t fnv1a64(const void *Data, size_t Size, uint64_t H) {
   return H;
 }
 
-uint64_t graphHash(const Graph &G, const MemoryPlan &Plan,
-                   const TargetInfo &T) {
-  std::string Text = G.summary() + "\ntarget " + T.Name + "\n";
+uint64_t structureHash(const Graph &G, const GraphLowering &L,
+                       const MemoryPlan &Plan, const TargetInfo &T) {
+  // The constants kernels read through a pointer (and a constant graph
+  // output, which run copies out): their bytes are the weights proper.
+  std::set<const Value *> ReadAtRunTime(G.outputs().begin(), G.outputs().end());
+  for (const NodeLowering &NL : L)
+    for (const KernelCall &C : NL.Calls)
+      for (const KernelArg &A : C.Args)
+        if (A.K == KernelArg::Kind::Tensor)
+          ReadAtRunTime.insert(A.V);
+  std::string Text = fmt::format("{}\ntarget {}\nalign {}\n", G.summary(),
+                                 T.Name, Plan.Alignment);
   uint64_t H = fnv1a64(Text.data(), Text.size());
   for (const Value *V : Plan.Weights) {
-    int64_t Off = Plan.at(V).Offset;
-    H = fnv1a64(&Off, sizeof(Off), H);
-    H = fnv1a64(V->data().data(), V->data().size(), H);
+    int64_t Fields[] = {static_cast<int64_t>(V->dtype()), Plan.at(V).Offset,
+                        V->byteSize(), static_cast<int64_t>(V->rank())};
+    H = fnv1a64(Fields, sizeof(Fields), H);
+    H = fnv1a64(V->shape().data(), V->shape().size() * sizeof(int64_t), H);
+    if (!ReadAtRunTime.count(V))
+      H = fnv1a64(V->data().data(), V->data().size(), H);
   }
   return H;
 }
@@ -31,13 +48,15 @@ uint64_t graphHash(const Graph &G, const MemoryPlan &Plan,
 std::vector<uint8_t> buildWeightsBlob(const MemoryPlan &Plan,
                                       const std::string &ModelName,
                                       const std::string &TargetName,
-                                      uint64_t GraphHash) {
+                                      uint64_t StructureHash) {
   namespace fbs = cuvil::schema;
   std::vector<uint8_t> Data(Plan.WeightsSize, 0);
   for (const Value *V : Plan.Weights)
     if (!V->data().empty()) // an empty tensor's data may be a null pointer
       std::memcpy(Data.data() + Plan.at(V).Offset, V->data().data(),
                   V->data().size());
+  std::vector<uint8_t> Sha(CUVIL_SHA256_BYTES);
+  cuvil_sha256(Data.data(), Data.size(), Sha.data());
 
   flatbuffers::FlatBufferBuilder FB(Plan.WeightsSize + 4096);
   FB.ForceDefaults(true); // explicit fields: the C reader finds every one
@@ -47,9 +66,10 @@ std::vector<uint8_t> buildWeightsBlob(const MemoryPlan &Plan,
         FB, V->name().c_str(), static_cast<fbs::DType>(V->dtype()), &V->shape(),
         0, Plan.at(V).Offset, V->byteSize()));
   auto Header = fbs::CreateHeaderDirect(
-      FB, WeightsSchemaVersion, ModelName.c_str(), GraphHash,
+      FB, WeightsSchemaVersion, ModelName.c_str(), StructureHash,
       TargetName.c_str(), static_cast<uint32_t>(Plan.Alignment));
   auto TensorVec = FB.CreateVector(Tensors);
+  auto ShaVec = FB.CreateVector(Sha);
   // What ForceVectorAlignment does, without its assertion that the
   // alignment is at most FLATBUFFERS_MAX_ALIGNMENT (32): the DMA alignment
   // of a target is 64 bytes or more. The builder records it as the
@@ -58,10 +78,21 @@ std::vector<uint8_t> buildWeightsBlob(const MemoryPlan &Plan,
   FB.PreAlign(Data.size(), static_cast<size_t>(Plan.Alignment));
   auto DataVec = FB.CreateVector(Data);
   auto Root = fbs::CreateWeights(FB, Header, TensorVec,
-                                 fnv1a64(Data.data(), Data.size()), DataVec);
+                                 cuvil_crc32(Data.data(), Data.size()), DataVec,
+                                 ShaVec);
   fbs::FinishWeightsBuffer(FB, Root);
   return std::vector<uint8_t>(FB.GetBufferPointer(),
                               FB.GetBufferPointer() + FB.GetSize());
+}
+
+std::string blobSha256Hex(const std::vector<uint8_t> &Blob) {
+  const uint8_t *Digest = nullptr;
+  if (cuvil_blob_sha256(Blob.data(), Blob.size(), &Digest) != CUVIL_OK)
+    return "";
+  std::string Hex;
+  for (unsigned I = 0; I < CUVIL_SHA256_BYTES; ++I)
+    Hex += fmt::format("{:02x}", Digest[I]);
+  return Hex;
 }
 
 } // namespace cuvil

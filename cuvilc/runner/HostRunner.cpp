@@ -42,14 +42,17 @@ const char *statusMeaning(int Status) {
   case CUVIL_ERR_BLOB_FORMAT: return "the weight blob is malformed";
   case CUVIL_ERR_BLOB_VERSION:
     return "the weight blob's version is unsupported";
-  case CUVIL_ERR_BLOB_HASH:
-    return "the weight blob was built for another graph";
+  case CUVIL_ERR_BLOB_STRUCTURE:
+    return "the weight blob was built for another model structure";
   case CUVIL_ERR_BLOB_ALIGN: return "the weight blob is misaligned";
   case CUVIL_ERR_BLOB_SIZE:
     return "the weight data is smaller than the code needs";
-  case CUVIL_ERR_BLOB_CHECKSUM: return "the weight data is corrupted";
+  case CUVIL_ERR_BLOB_CHECKSUM:
+    return "the weight data is corrupted (CRC-32 differs)";
   case CUVIL_ERR_BLOB_SHORT:
     return "the weight blob is too short for the model";
+  case CUVIL_ERR_BLOB_DIGEST:
+    return "the weight data is corrupted (SHA-256 differs)";
   default: return "an unknown status";
   }
 }

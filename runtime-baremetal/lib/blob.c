@@ -15,8 +15,13 @@
 #include <stddef.h>
 
 /* Field numbers in schema/weights.fbs. */
-enum { WEIGHTS_HEADER = 0, WEIGHTS_CHECKSUM = 2, WEIGHTS_DATA = 3 };
-enum { HEADER_VERSION = 0, HEADER_GRAPH_HASH = 2 };
+enum {
+  WEIGHTS_HEADER = 0,
+  WEIGHTS_CRC32 = 2,
+  WEIGHTS_DATA = 3,
+  WEIGHTS_SHA256 = 4
+};
+enum { HEADER_VERSION = 0, HEADER_STRUCTURE_HASH = 2 };
 
 typedef struct {
   const uint8_t *p;
@@ -60,60 +65,97 @@ static int64_t follow(buf_t b, int64_t pos) {
   return t + 4 <= b.size ? (int64_t)t : -1;
 }
 
-uint64_t cuvil_fnv1a64(const uint8_t *p, uint64_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint64_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
+/* The vector whose uoffset is field `idx` of the table at `table`: its
+ * length in *len and the position of its first element, 0 if the field is
+ * absent, -1 if out of bounds. */
+static int64_t vector(buf_t b, uint64_t table, unsigned idx, uint64_t *len) {
+  int64_t at = field(b, table, idx, 4);
+  if (at <= 0)
+    return at;
+  int64_t vec = follow(b, at);
+  if (vec < 0)
+    return -1;
+  *len = rd(b.p + vec, 4);
+  if ((uint64_t)vec + 4 + *len > b.size)
+    return -1;
+  return vec + 4;
 }
 
-int cuvil_blob_open(const void *blob, uint64_t size, uint64_t graph_hash,
-                    uint64_t align, uint64_t min_data, const uint8_t **data) {
-  buf_t b = {(const uint8_t *)blob, size};
-  if (!blob || !data)
+/* The root table of the blob at `blob` after checking the pointers, the
+ * identifier and the size, or a status (< 0). */
+static int64_t root_table(buf_t b, const void *out) {
+  if (!b.p || !out)
     return CUVIL_ERR_NULL;
-  if (size < 8 || b.p[4] != 'C' || b.p[5] != 'U' || b.p[6] != 'V' ||
+  if (b.size < 8 || b.p[4] != 'C' || b.p[5] != 'U' || b.p[6] != 'V' ||
       b.p[7] != 'W')
     return CUVIL_ERR_BLOB_IDENT;
+  uint64_t root = rd(b.p, 4);
+  return root + 4 <= b.size ? (int64_t)root : CUVIL_ERR_BLOB_FORMAT;
+}
 
-  int64_t root = (int64_t)rd(b.p, 4);
-  if ((uint64_t)root + 4 > size)
+int cuvil_blob_sha256(const void *blob, uint64_t size, const uint8_t **digest) {
+  buf_t b = {(const uint8_t *)blob, size};
+  int64_t root = root_table(b, digest);
+  if (root < 0)
+    return (int)root;
+  uint64_t len = 0;
+  int64_t at = vector(b, (uint64_t)root, WEIGHTS_SHA256, &len);
+  if (at <= 0 || len != CUVIL_SHA256_BYTES)
     return CUVIL_ERR_BLOB_FORMAT;
+  *digest = b.p + at;
+  return CUVIL_OK;
+}
+
+int cuvil_blob_open(const void *blob, uint64_t size, uint64_t structure_hash,
+                    uint64_t align, uint64_t min_data, unsigned flags,
+                    const uint8_t **data) {
+  buf_t b = {(const uint8_t *)blob, size};
+  int64_t root = root_table(b, data);
+  if (root < 0)
+    return (int)root;
 
   int64_t hdr_field = field(b, (uint64_t)root, WEIGHTS_HEADER, 4);
   int64_t hdr = hdr_field > 0 ? follow(b, hdr_field) : -1;
   if (hdr < 0)
     return CUVIL_ERR_BLOB_FORMAT;
   int64_t ver = field(b, (uint64_t)hdr, HEADER_VERSION, 4);
-  int64_t hash = field(b, (uint64_t)hdr, HEADER_GRAPH_HASH, 8);
+  int64_t hash = field(b, (uint64_t)hdr, HEADER_STRUCTURE_HASH, 8);
   if (ver < 0 || hash < 0)
     return CUVIL_ERR_BLOB_FORMAT;
+  /* The version first: a blob of another version may lay its fields out
+   * differently, so nothing else in it can be read. */
   if (ver == 0 || rd(b.p + ver, 4) != CUVIL_BLOB_SCHEMA_VERSION)
     return CUVIL_ERR_BLOB_VERSION;
-  if (hash == 0 || rd(b.p + hash, 8) != graph_hash)
-    return CUVIL_ERR_BLOB_HASH;
+  if (hash == 0 || rd(b.p + hash, 8) != structure_hash)
+    return CUVIL_ERR_BLOB_STRUCTURE;
 
-  int64_t sum = field(b, (uint64_t)root, WEIGHTS_CHECKSUM, 8);
-  int64_t data_field = field(b, (uint64_t)root, WEIGHTS_DATA, 4);
-  if (sum < 0 || data_field < 0)
+  int64_t crc = field(b, (uint64_t)root, WEIGHTS_CRC32, 4);
+  uint64_t len = 0;
+  int64_t start = vector(b, (uint64_t)root, WEIGHTS_DATA, &len);
+  if (crc < 0 || start < 0)
     return CUVIL_ERR_BLOB_FORMAT;
-  if (data_field == 0) /* no data vector: only valid for a weightless model */
+  const uint8_t *digest = 0;
+  if ((flags & CUVIL_BLOB_VERIFY_SHA256) &&
+      cuvil_blob_sha256(blob, size, &digest) != CUVIL_OK)
+    return CUVIL_ERR_BLOB_FORMAT;
+  if (start == 0) /* no data vector: only valid for a weightless model */
     return min_data == 0 ? (*data = b.p, CUVIL_OK) : CUVIL_ERR_BLOB_SIZE;
-  int64_t vec = follow(b, data_field);
-  if (vec < 0)
-    return CUVIL_ERR_BLOB_FORMAT;
-  uint64_t len = rd(b.p + vec, 4);
-  const uint8_t *start = b.p + vec + 4;
-  if ((uint64_t)vec + 4 + len > size)
-    return CUVIL_ERR_BLOB_FORMAT;
-  if (len && align && ((uintptr_t)start & (align - 1)) != 0)
+  const uint8_t *p = b.p + start;
+  if (len && align && ((uintptr_t)p & (align - 1)) != 0)
     return CUVIL_ERR_BLOB_ALIGN;
   if (len < min_data)
     return CUVIL_ERR_BLOB_SIZE;
-  if (cuvil_fnv1a64(start, len) != (sum ? rd(b.p + sum, 8) : 0))
+  if (cuvil_crc32(p, len) != (crc ? (uint32_t)rd(b.p + crc, 4) : 0))
     return CUVIL_ERR_BLOB_CHECKSUM;
-  *data = start;
+  if (digest) {
+    uint8_t sum[CUVIL_SHA256_BYTES];
+    cuvil_sha256(p, len, sum);
+    uint8_t diff = 0;
+    for (unsigned i = 0; i < CUVIL_SHA256_BYTES; ++i)
+      diff |= (uint8_t)(sum[i] ^ digest[i]);
+    if (diff)
+      return CUVIL_ERR_BLOB_DIGEST;
+  }
+  *data = p;
   return CUVIL_OK;
 }

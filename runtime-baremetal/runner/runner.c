@@ -14,6 +14,10 @@
  * `cuvil: run ok` (host) and returns 0; on failure it prints
  * `cuvil: error: ...` and returns 1.
  *
+ * -DCUVIL_RUNNER_WEIGHTS: init takes the weight blob in weights.cuvw instead
+ * of the embedded one (external weights, or a weight-only update; boards
+ * also print what verifying it costs: tests/e2e/weight_update.py).
+ *
  * Stack check: init and run_v are called on a painted stack (boards: the
  * boot stack from __cuvil_stack_bottom up to the caller's stack pointer;
  * host: a thread on a painted static stack), and the deepest byte they
@@ -31,6 +35,7 @@
 #include <stdio.h>
 #define say printf
 #else
+#include "cuvil/blob.h"
 #include "cuvil/port.h"
 #include "cuvil/profile.h"
 #define say cuvil_printf
@@ -67,8 +72,8 @@ static cuvil_model_t model;
 
 #ifdef CUVIL_HOST
 /* stdio versions of the runtime's semihosting file calls: the number of bytes
- * transferred, or -1. Reading also fails unless the file holds exactly `size`
- * bytes (semihosting only detects a file that is too short). */
+ * transferred, or -1. As with semihosting, reading takes the whole file,
+ * which must fit in `size` bytes. */
 static long read_file(const char *path, void *buf, size_t size) {
   FILE *f = fopen(path, "rb");
   if (!f)
@@ -76,7 +81,7 @@ static long read_file(const char *path, void *buf, size_t size) {
   size_t got = fread(buf, 1, size, f);
   int at_end = fgetc(f) == EOF;
   fclose(f);
-  return got == size && at_end ? (long)got : -1;
+  return at_end ? (long)got : -1;
 }
 
 static long write_file(const char *path, const void *buf, size_t size) {
@@ -167,11 +172,27 @@ static unsigned long init_stack_used, run_stack_used;
 static uint64_t run_cycles, run_instret;
 #endif
 
+#ifdef CUVIL_RUNNER_WEIGHTS
+/* -DCUVIL_RUNNER_WEIGHTS: init takes the blob in weights.cuvw (a model built
+ * with external weights, or other weights of the same structure) instead of
+ * the embedded one. The buffer holds the model's own blob and more. */
+#ifndef CUVIL_RUNNER_WEIGHTS_BYTES
+#define CUVIL_RUNNER_WEIGHTS_BYTES (CUVIL_MODEL_WEIGHTS_SIZE + 65536ul)
+#endif
+static unsigned char weights[CUVIL_RUNNER_WEIGHTS_BYTES]
+    __attribute__((aligned(CUVIL_MODEL_ARENA_ALIGN)));
+static long weights_size;
+#define INIT_WEIGHTS weights, (unsigned long)weights_size
+#else
+/* NULL: the embedded weights. */
+#define INIT_WEIGHTS NULL, 0
+#endif
+
 static __attribute__((noinline)) int measured_init(void) {
   uintptr_t sp = stack_pointer();
   paint_below(sp);
-  /* NULL, NULL: the arena placed by model.ld and the embedded weights. */
-  int rc = cuvil_model_init(&model, NULL, NULL, 0);
+  /* NULL: the arena placed by model.ld. */
+  int rc = cuvil_model_init(&model, NULL, INIT_WEIGHTS);
   init_stack_used = used_below(sp);
   return rc;
 }
@@ -194,6 +215,27 @@ static __attribute__((noinline)) int measured_run(const void *const *inputs,
   run_stack_used = used_below(sp);
   return rc;
 }
+
+#if defined(CUVIL_RUNNER_WEIGHTS) && !defined(CUVIL_HOST)
+/* What checking the blob costs, in instructions: the whole check init makes
+ * (CRC-32 of the data), and the same with the SHA-256 of the data too
+ * (docs/deployment.md quotes these). The result is not judged here: init
+ * returns it. */
+static void report_verify_cost(void) {
+  const uint8_t *data;
+  uint64_t instret[2];
+  for (unsigned sha = 0; sha < 2; ++sha) {
+    uint64_t start = cuvil_port_instret();
+    cuvil_blob_open(weights, (uint64_t)weights_size, CUVIL_MODEL_STRUCTURE_HASH,
+                    CUVIL_MODEL_ARENA_ALIGN, 0,
+                    sha ? CUVIL_BLOB_VERIFY_SHA256 : 0, &data);
+    instret[sha] = cuvil_port_instret() - start;
+  }
+  say("cuvil: verify bytes=%ld crc32 instret=%llu sha256 instret=%llu\n",
+      weights_size, (unsigned long long)instret[0],
+      (unsigned long long)instret[1]);
+}
+#endif
 
 static int fail_stack(const char *entry) {
   say("cuvil: error: %s used more stack than model.h states\n", entry);
@@ -245,6 +287,17 @@ static int run_model(void) {
     next += align_up(output_bytes[i]);
   }
 
+#ifdef CUVIL_RUNNER_WEIGHTS
+  weights_size = read_file("weights.cuvw", weights, sizeof weights);
+  if (weights_size < 0) {
+    say("cuvil: error: cannot read weights.cuvw (at most %lu bytes)\n",
+        (unsigned long)sizeof weights);
+    return 1;
+  }
+#ifndef CUVIL_HOST
+  report_verify_cost();
+#endif
+#endif
   int rc = measured_init();
   if (rc != 0)
     return fail_status("cuvil_model_init", rc);

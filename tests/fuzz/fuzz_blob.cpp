@@ -9,11 +9,13 @@
 //
 // FlatBuffers' own verifier (the schema's generated code) is the
 // reference: when both accept a blob they must find the same data block,
-// and a blob that the verifier accepts and whose identifier, version, hash,
-// alignment and checksum are right may only be refused for its layout.
+// and a blob that the verifier accepts and whose identifier, version,
+// structure hash, alignment, CRC-32 and SHA-256 are right may only be
+// refused for its layout.
 //
 //===----------------------------------------------------------------------===//
 #include "cuvil/blob.h"
+#include "cuvil/digest.h"
 #include "weights_generated.h"
 
 #include <cstdio>
@@ -35,6 +37,12 @@ template <typename T> bool has(const T *Tbl, flatbuffers::voffset_t Field) {
   return reinterpret_cast<const flatbuffers::Table *>(Tbl)->CheckField(Field);
 }
 
+bool sha256Matches(const uint8_t *Data, size_t Size, const uint8_t *Want) {
+  uint8_t Got[CUVIL_SHA256_BYTES];
+  cuvil_sha256(Data, Size, Got);
+  return std::memcmp(Got, Want, sizeof(Got)) == 0;
+}
+
 void check(const uint8_t *Blob, size_t Size) {
   namespace fbs = cuvil::schema;
   flatbuffers::Verifier V(Blob, Size);
@@ -42,10 +50,11 @@ void check(const uint8_t *Blob, size_t Size) {
       fbs::VerifyWeightsBuffer(V) ? fbs::GetWeights(Blob) : nullptr;
   const fbs::Header *H = W ? W->header() : nullptr;
   // The hash the blob claims, so that inputs get past the hash check.
-  uint64_t Hash = H ? H->graph_hash() : 0x5eed;
+  uint64_t Hash = H ? H->structure_hash() : 0x5eed;
 
   const uint8_t *Data = nullptr;
-  int Status = cuvil_blob_open(Blob, Size, Hash, Align, 0, &Data);
+  int Status = cuvil_blob_open(Blob, Size, Hash, Align, 0,
+                               CUVIL_BLOB_VERIFY_SHA256, &Data);
   if (Status == CUVIL_OK) {
     if (!Data || Data < Blob || Data > Blob + Size)
       fail("accepted, with a data block outside the blob");
@@ -53,7 +62,8 @@ void check(const uint8_t *Blob, size_t Size) {
       fail("accepted, with another data block than FlatBuffers finds");
     // Asking for more data than the blob has must fail.
     const uint8_t *Unused = nullptr;
-    if (cuvil_blob_open(Blob, Size, Hash, Align, Size + 1, &Unused) == CUVIL_OK)
+    if (cuvil_blob_open(Blob, Size, Hash, Align, Size + 1, 0, &Unused) ==
+        CUVIL_OK)
       fail("accepted a data block larger than the blob");
   } else if (Data) {
     fail("rejected, but stored a data pointer");
@@ -62,9 +72,12 @@ void check(const uint8_t *Blob, size_t Size) {
   bool Valid =
       W && H && has(H, fbs::Header::VT_SCHEMA_VERSION) &&
       H->schema_version() == CUVIL_BLOB_SCHEMA_VERSION &&
-      has(H, fbs::Header::VT_GRAPH_HASH) && has(W, fbs::Weights::VT_DATA) &&
+      has(H, fbs::Header::VT_STRUCTURE_HASH) && has(W, fbs::Weights::VT_DATA) &&
       (reinterpret_cast<uintptr_t>(W->data()->data()) & (Align - 1)) == 0 &&
-      cuvil_fnv1a64(W->data()->data(), W->data()->size()) == W->data_checksum();
+      cuvil_crc32(W->data()->data(), W->data()->size()) == W->data_crc32() &&
+      W->data_sha256() && W->data_sha256()->size() == CUVIL_SHA256_BYTES &&
+      sha256Matches(W->data()->data(), W->data()->size(),
+                    W->data_sha256()->data());
   // The runtime is stricter than FlatBuffers' verifier about layout on
   // purpose (a table's fields must lie within the inline size its vtable
   // declares, and that within the blob; FlatBuffers checks only the bytes

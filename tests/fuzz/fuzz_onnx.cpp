@@ -60,9 +60,9 @@ void checkBlobWithRuntime(const std::vector<uint8_t> &Blob,
     fail("out of memory");
   std::memcpy(Copy, Blob.data(), Blob.size());
   const uint8_t *Data = nullptr;
-  int Status = cuvil_blob_open(Copy, Blob.size(), Hash,
-                               static_cast<uint64_t>(Plan.Alignment),
-                               static_cast<uint64_t>(Plan.WeightsSize), &Data);
+  int Status = cuvil_blob_open(
+      Copy, Blob.size(), Hash, static_cast<uint64_t>(Plan.Alignment),
+      static_cast<uint64_t>(Plan.WeightsSize), CUVIL_BLOB_VERIFY_SHA256, &Data);
   std::free(Copy);
   if (Status != CUVIL_OK)
     fail("the runtime rejects the weight blob the compiler wrote");
@@ -110,7 +110,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   HI.ModelName = "fuzz";
   HI.SourceFile = "fuzz.onnx";
   HI.BlobSize = Blob.size();
-  HI.GraphHash = Hash;
+  HI.StructureHash = Hash;
   std::string Header = writeHeader(**G, *Plan, S->Target, HI);
   std::string Script = writeLinkerScript("fuzz", *Plan, S->Target,
                                          S->Target.WeightsRegion, true);
@@ -122,7 +122,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   if (S->Codegen) {
     CodegenOptions CO;
     CO.ModelName = "fuzz";
-    CO.GraphHash = Hash;
+    CO.StructureHash = Hash;
     CO.WeightsDataSize = Plan->WeightsSize;
     CO.EmbeddedBlob = Blob;
     auto Lowered = lowerGraph(**G);

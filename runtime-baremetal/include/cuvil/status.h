@@ -2,6 +2,14 @@
  * Status codes of cuvil's generated entry points (cuvil_<model>_init/run)
  * and of the runtime's weight-blob check. Generated model headers define
  * the same values, so a firmware needs only the model header.
+ *
+ * A weight blob (.cuvw, schema/weights.fbs) is refused, in this order of
+ * checks, as: not a blob (IDENT); malformed (FORMAT); of another schema
+ * version, e.g. written by an older cuvilc (VERSION); built for another
+ * structure: another model, target, shapes, layout or packing (STRUCTURE);
+ * misaligned (ALIGN); too small (SHORT before reading it, SIZE after);
+ * corrupted: CRC-32 (CHECKSUM, every check) or SHA-256 (DIGEST, when asked
+ * for). Other weights of the same structure are accepted.
  */
 #ifndef CUVIL_STATUS_H
 #define CUVIL_STATUS_H
@@ -19,11 +27,12 @@
 #define CUVIL_ERR_BLOB_IDENT (-10)   /* not a cuvil weight blob (CUVW) */
 #define CUVIL_ERR_BLOB_FORMAT (-11)  /* malformed: offsets out of bounds */
 #define CUVIL_ERR_BLOB_VERSION (-12) /* unsupported schema version */
-#define CUVIL_ERR_BLOB_HASH (-13)    /* blob built for another graph */
-#define CUVIL_ERR_BLOB_ALIGN (-14)   /* blob or its data block misaligned */
-#define CUVIL_ERR_BLOB_SIZE (-15)    /* data smaller than the code needs */
-#define CUVIL_ERR_BLOB_CHECKSUM (-16) /* data corrupted */
-#define CUVIL_ERR_BLOB_SHORT (-17)    /* weights_size below the weights */
+#define CUVIL_ERR_BLOB_STRUCTURE (-13) /* built for another structure */
+#define CUVIL_ERR_BLOB_ALIGN (-14)     /* blob or its data block misaligned */
+#define CUVIL_ERR_BLOB_SIZE (-15)      /* data smaller than the code needs */
+#define CUVIL_ERR_BLOB_CHECKSUM (-16)  /* data corrupted: CRC-32 differs */
+#define CUVIL_ERR_BLOB_SHORT (-17)     /* weights_size below the weights */
+#define CUVIL_ERR_BLOB_DIGEST (-18)    /* data corrupted: SHA-256 differs */
 #endif
 
 #endif /* CUVIL_STATUS_H */

@@ -25,7 +25,7 @@ Built build(const std::string &Target, std::unique_ptr<Graph> G) {
   EXPECT_TRUE(bool(P));
   CodegenOptions O;
   O.ModelName = "cbr";
-  O.GraphHash = 42;
+  O.StructureHash = 42;
   O.WeightsDataSize = P->WeightsSize;
   O.EmbeddedBlob.assign(128, 0);
   auto R = generateObject(*G, test::lowered(*G), *P, *T, O);

@@ -7,7 +7,9 @@
 #include "ir/Escape.h"
 #include "target/TargetInfo.h"
 
+#include <cstring>
 #include <cuvil/blob.h>
+#include <functional>
 #include <gtest/gtest.h>
 #include <set>
 
@@ -40,7 +42,7 @@ TEST(Emit, BlobIsAValidFlatBufferWithTheTensorTable) {
   const schema::Weights *W = schema::GetWeights(F.Blob.data());
   EXPECT_EQ(W->header()->schema_version(), WeightsSchemaVersion);
   EXPECT_EQ(W->header()->model_name()->str(), "cbr");
-  EXPECT_EQ(W->header()->graph_hash(), 0x1234u);
+  EXPECT_EQ(W->header()->structure_hash(), 0x1234u);
   ASSERT_EQ(W->tensors()->size(), F.Plan.Weights.size());
   const schema::Tensor *T0 = W->tensors()->Get(0);
   EXPECT_EQ(T0->name()->str(), "w");
@@ -60,30 +62,101 @@ TEST(Emit, RuntimeBlobCheckAcceptsAndRejects) {
   std::memcpy(A->Bytes, F.Blob.data(), F.Blob.size());
   const uint8_t *Data = nullptr;
   uint64_t N = F.Blob.size();
-  EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x1234, 64, F.Plan.WeightsSize, &Data),
-            CUVIL_OK);
-  EXPECT_EQ(Data, schema::GetWeights(A->Bytes)->data()->data());
-  EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x9999, 64, 0, &Data),
-            CUVIL_ERR_BLOB_HASH);
-  EXPECT_EQ(
-      cuvil_blob_open(A->Bytes, N, 0x1234, 64, F.Plan.WeightsSize + 64, &Data),
-      CUVIL_ERR_BLOB_SIZE);
-  EXPECT_EQ(cuvil_blob_open(A->Bytes, 7, 0x1234, 64, 0, &Data),
+  const uint64_t Need = F.Plan.WeightsSize;
+  for (unsigned Flags : {0u, CUVIL_BLOB_VERIFY_SHA256}) {
+    EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x1234, 64, Need, Flags, &Data),
+              CUVIL_OK);
+    EXPECT_EQ(Data, schema::GetWeights(A->Bytes)->data()->data());
+  }
+  EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x9999, 64, 0, 0, &Data),
+            CUVIL_ERR_BLOB_STRUCTURE);
+  EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x1234, 64, Need + 64, 0, &Data),
+            CUVIL_ERR_BLOB_SIZE);
+  EXPECT_EQ(cuvil_blob_open(A->Bytes, 7, 0x1234, 64, 0, 0, &Data),
             CUVIL_ERR_BLOB_IDENT);
-  EXPECT_EQ(cuvil_blob_open(A->Bytes, N / 2, 0x1234, 64, 0, &Data),
+  EXPECT_EQ(cuvil_blob_open(A->Bytes, N / 2, 0x1234, 64, 0, 0, &Data),
             CUVIL_ERR_BLOB_FORMAT);
-  // Flip one weight byte: the checksum catches it.
-  A->Bytes[Data - A->Bytes + 5] ^= 1;
-  EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x1234, 64, 0, &Data),
+  // The digest the blob states is the SHA-256 of its data.
+  const uint8_t *Digest = nullptr;
+  ASSERT_EQ(cuvil_blob_sha256(A->Bytes, N, &Digest), CUVIL_OK);
+  uint8_t Sha[CUVIL_SHA256_BYTES];
+  cuvil_sha256(Data, Need, Sha);
+  EXPECT_EQ(std::memcmp(Sha, Digest, sizeof(Sha)), 0);
+  // Flip one weight byte: the CRC-32 catches it.
+  uint8_t *Byte = &A->Bytes[Data - A->Bytes + 5];
+  *Byte ^= 1;
+  EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x1234, 64, 0, 0, &Data),
             CUVIL_ERR_BLOB_CHECKSUM);
+  *Byte ^= 1;
+  // A stated digest that is not the data's: only the SHA-256 check sees it
+  // (the CRC-32 covers the data alone).
+  A->Bytes[Digest - A->Bytes] ^= 0x80;
+  EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x1234, 64, 0, 0, &Data), CUVIL_OK);
+  EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x1234, 64, 0,
+                            CUVIL_BLOB_VERIFY_SHA256, &Data),
+            CUVIL_ERR_BLOB_DIGEST);
+  // Another schema version: refused before anything else is read.
+  std::memcpy(A->Bytes, F.Blob.data(), F.Blob.size());
+  auto *Hdr = schema::GetWeights(A->Bytes)->header();
+  auto *Ver =
+      reinterpret_cast<const uint8_t *>(Hdr) +
+      reinterpret_cast<const flatbuffers::Table *>(Hdr)->GetOptionalFieldOffset(
+          schema::Header::VT_SCHEMA_VERSION);
+  A->Bytes[Ver - A->Bytes] = 1;
+  EXPECT_EQ(cuvil_blob_open(A->Bytes, N, 0x1234, 64, 0, 0, &Data),
+            CUVIL_ERR_BLOB_VERSION);
+}
+
+TEST(Emit, StructureHashIgnoresWeightsTheKernelsRead) {
+  auto T = loadTarget("u74-mc");
+  ASSERT_TRUE(bool(T));
+  // Conv reads w and b through pointers; the batch-norm parameters are
+  // read by nobody at run time (as if the compiler had built them into
+  // the code), so their values are part of the structure.
+  auto Hash = [&](const std::function<void(Graph &)> &Change,
+                  const std::string &Target = "u74-mc") {
+    std::unique_ptr<Graph> G = test::convBnRelu();
+    Change(*G);
+    MemoryPlan Plan = std::move(*planMemory(*G, {64}));
+    GraphLowering L(G->nodes().size());
+    const Node &Conv = *G->nodes()[0];
+    L[0].HasCode = true;
+    L[0].Calls.push_back(
+        {"cuvil_k_conv",
+         {KernelArg::tensor(Conv.input(1)), KernelArg::tensor(Conv.input(2))},
+         false});
+    auto Tgt = loadTarget(Target);
+    return structureHash(*G, L, Plan, *Tgt);
+  };
+  auto SetFirst = [](const char *Name, float X) {
+    return [=](Graph &G) {
+      for (const auto &V : G.values())
+        if (V->name() == Name) {
+          std::vector<uint8_t> D = V->data();
+          std::memcpy(D.data(), &X, sizeof(X));
+          V->setData(D);
+        }
+    };
+  };
+  uint64_t Base = Hash([](Graph &) {});
+  EXPECT_EQ(Hash([](Graph &) {}), Base);
+  EXPECT_EQ(Hash(SetFirst("w", 42.0f)), Base);
+  EXPECT_EQ(Hash(SetFirst("b", -1.0f)), Base);
+  EXPECT_NE(Hash(SetFirst("scale", 3.0f)), Base);
+  EXPECT_NE(Hash([](Graph &) {}, "a78"), Base);
+  EXPECT_NE(Hash([](Graph &G) { G.nodes()[0]->setAttr("group", int64_t(1)); }),
+            Base);
 }
 
 TEST(Emit, HeaderDeclaresTheApiAndSizes) {
   Fixture F;
   auto T = loadTarget("u74-mc");
   ASSERT_TRUE(bool(T));
-  HeaderInfo HI{"cbr", "cbr.onnx", F.Blob.size(), 0x1234, false, {},
-                {},    {},         false,         {}};
+  HeaderInfo HI;
+  HI.ModelName = "cbr";
+  HI.SourceFile = "cbr.onnx";
+  HI.BlobSize = F.Blob.size();
+  HI.StructureHash = 0x1234;
   std::string H = writeHeader(*F.G, F.Plan, *T, HI);
   EXPECT_NE(H.find("#define CUVIL_CBR_ARENA_0_SIZE " +
                    std::to_string(F.Plan.Arenas[0].Size) + "u"),
@@ -101,14 +174,19 @@ TEST(Emit, HeaderDeclaresTheApiAndSizes) {
       std::string::npos)
       << H;
   EXPECT_NE(H.find("#define CUVIL_ERR_BLOB_CHECKSUM (-16)"), std::string::npos);
+  EXPECT_NE(H.find("#define CUVIL_CBR_STRUCTURE_HASH 0x0000000000001234ull"),
+            std::string::npos);
 }
 
 TEST(Emit, StatusCodesAgreeInRuntimeHeaderAndCodegen) {
   Fixture F;
   auto T = loadTarget("u74-mc");
   ASSERT_TRUE(bool(T));
-  HeaderInfo HI{"cbr", "cbr.onnx", F.Blob.size(), 0x1234, false, {},
-                {},    {},         false,         {}};
+  HeaderInfo HI;
+  HI.ModelName = "cbr";
+  HI.SourceFile = "cbr.onnx";
+  HI.BlobSize = F.Blob.size();
+  HI.StructureHash = 0x1234;
   std::string H = writeHeader(*F.G, F.Plan, *T, HI);
   // Every code the generated init/run return: the runtime's value, the
   // generated header's and codegen's must be one.
@@ -137,7 +215,8 @@ TEST(Emit, StatusCodesAgreeInRuntimeHeaderAndCodegen) {
   }
   for (int Blob :
        {CUVIL_ERR_BLOB_IDENT, CUVIL_ERR_BLOB_FORMAT, CUVIL_ERR_BLOB_VERSION,
-        CUVIL_ERR_BLOB_HASH, CUVIL_ERR_BLOB_SIZE, CUVIL_ERR_BLOB_CHECKSUM})
+        CUVIL_ERR_BLOB_STRUCTURE, CUVIL_ERR_BLOB_SIZE, CUVIL_ERR_BLOB_CHECKSUM,
+        CUVIL_ERR_BLOB_DIGEST})
     EXPECT_TRUE(Seen.insert(Blob).second) << Blob << " is not distinct";
 }
 

@@ -130,7 +130,7 @@ TEST_P(StackOfTarget, GeneratedEntryPointsHaveBounds) {
   ASSERT_TRUE(bool(P));
   CodegenOptions O;
   O.ModelName = "cbr";
-  O.GraphHash = 42;
+  O.StructureHash = 42;
   O.WeightsDataSize = P->WeightsSize;
   O.EmbeddedBlob.assign(128, 0);
   auto R = generateObject(*G, test::lowered(*G), *P, *T, O);
