@@ -93,12 +93,22 @@ void referenceKernels(const Graph &G, std::vector<BuildWarning> &Out) {
     int64_t Macs = N->def()->Macs(*N);
     if (Macs == 0 || Macs * 100 < Total)
       continue;
+    // Packing needs the weights at compile time: a model that feeds them
+    // as a graph input can be fixed by the user, a form without a packed
+    // kernel cannot.
+    bool ConstWeights = N->inputs().size() > 1 && N->inputs()[1] &&
+                        N->inputs()[1]->isConstant();
     Out.push_back(
         {onnxName(*N), N->opType(),
          fmt::format("runs on the slow reference kernel ({} MACs, {:.0f}% of "
-                     "the model): its form has no optimised kernel on this "
-                     "target, so the weights were not packed for one",
-                     Macs, 100.0 * double(Macs) / double(Total))});
+                     "the model): {}",
+                     Macs, 100.0 * double(Macs) / double(Total),
+                     ConstWeights
+                         ? "its form has no optimised kernel on this target, "
+                           "so the weights were not packed for one"
+                         : "its weights are not constant (a graph input or "
+                           "computed), so they cannot be packed at compile "
+                           "time for the optimised kernel")});
   }
 }
 

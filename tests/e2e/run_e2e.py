@@ -346,8 +346,9 @@ def cuvilc_build(cmd, what, expected=(), **kwargs):
     return proc
 
 
-def compile_model(cuvilc, target, model_dir, case_dir, name="model"):
-    """cuvilc build into case_dir/<name>.o (and .h, .ld), without warnings; the
+def compile_model(cuvilc, target, model_dir, case_dir, name="model", expected_warnings=()):
+    """cuvilc build into case_dir/<name>.o (and .h, .ld), without warnings but
+    expected_warnings and those of the model's manifest (substrings); the
     object must have no undefined symbols."""
     model_o = case_dir / f"{name}.o"
     manifest = model_dir / "manifest.json"
@@ -356,7 +357,8 @@ def compile_model(cuvilc, target, model_dir, case_dir, name="model"):
     dim_flags = [f for n, v in sorted(dims.items()) for f in ("--dim", f"{n}={v}")]
     cuvilc_build([cuvilc, "build", model_dir / "model.onnx", "--target", target.name, "--name",
                   name, "--out", model_o, *target.cuvilc_flags, *dim_flags],
-                 f"cuvilc build {model_dir.name}", facts.get("expected_warnings", ()))
+                 f"cuvilc build {model_dir.name}",
+                 (*facts.get("expected_warnings", ()), *expected_warnings))
     undefined = run([NM, "-u", "-j", model_o], f"{NM} -u {model_o.name}").stdout.split()
     if undefined:
         raise CaseError(f"{model_o.name} has undefined symbols: {', '.join(undefined)}")
