@@ -87,9 +87,12 @@ ProfileCode::Reading ProfileCode::read(llvm::IRBuilder<> &B) {
     llvm::FunctionCallee Get = M.getOrInsertFunction(
         "clock_gettime", llvm::FunctionType::get(I32, {I32, PtrTy}, false));
     auto *TsTy = llvm::StructType::get(I64, I64);
-    llvm::Function *F = B.GetInsertBlock()->getParent();
-    llvm::IRBuilder<> EntryB(&F->getEntryBlock(), F->getEntryBlock().begin());
-    llvm::Value *Ts = EntryB.CreateAlloca(TsTy, nullptr, "ts");
+    if (!Timespec) { // one stack slot for every read of this run_v
+      llvm::Function *F = B.GetInsertBlock()->getParent();
+      llvm::IRBuilder<> EntryB(&F->getEntryBlock(), F->getEntryBlock().begin());
+      Timespec = EntryB.CreateAlloca(TsTy, nullptr, "ts");
+    }
+    llvm::Value *Ts = Timespec;
     B.CreateCall(Get, {B.getInt32(1), Ts});
     llvm::Value *Sec = B.CreateLoad(I64, B.CreateStructGEP(TsTy, Ts, 0));
     llvm::Value *Nsec = B.CreateLoad(I64, B.CreateStructGEP(TsTy, Ts, 1));

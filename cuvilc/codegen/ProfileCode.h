@@ -85,6 +85,8 @@ private:
   unsigned RunsField;
   llvm::Value *State = nullptr;
   Reading Last{};
+  /// Host: the struct timespec clock_gettime fills, in run_v's entry block.
+  llvm::Value *Timespec = nullptr;
 };
 
 } // namespace cuvil
