@@ -130,6 +130,10 @@ llvm::Error runTargets(std::ostream &Out) {
                        "weights in {}\n",
                        T.DmaAlign, fmt::join(T.ArenaRegions, " > "),
                        T.WeightsRegion);
+    if (T.PeakMacsF32 > 0 || T.PeakMacsInt8 > 0)
+      Out << fmt::format("         peak per core: {:g} float32 and {:g} int8 "
+                         "MACs per cycle (cuvilc report)\n",
+                         T.PeakMacsF32, T.PeakMacsInt8);
     for (const MemoryRegion &R : T.Regions)
       Out << fmt::format("         region {:<6} 0x{:08x} .. 0x{:08x} ({} "
                          "KiB, {}, {} bank{})\n",

@@ -311,7 +311,14 @@ llvm::Expected<RunResult> runOnHost(const RunOptions &O,
   R.RunUs = Took.count();
   if (O.Build.Profile) {
     ProfileData P;
-    P.Counters = {"nanoseconds", ""};
+    // The build above loaded this target and accepted its clock.
+    auto T = loadTarget(O.Build.Target);
+    if (!T)
+      return T.takeError();
+    auto Counters = profileCounters(*T);
+    if (!Counters)
+      return Counters.takeError();
+    P.Counters = *Counters;
     P.Steps = (*M)->profileSteps();
     if (auto E = decodeProfileTable((*M)->profileTable(), P))
       return E;
