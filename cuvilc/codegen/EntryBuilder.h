@@ -56,7 +56,7 @@ public:
       ProfileRunsField = static_cast<unsigned>(Fields.size());
       Fields.push_back(I64);
       Fields.push_back(llvm::ArrayType::get(llvm::ArrayType::get(I64, 2),
-                                            std::max<size_t>(Steps.size(), 1)));
+                                            profileRows(Steps.size())));
     }
     // Last, the A/B weight slots (cuvil_slots_t of cuvil/slots.h).
     SlotsField = static_cast<unsigned>(Fields.size());

@@ -49,6 +49,14 @@ struct ProfileStep {
 /// The name of the step that copies into outputs no node writes directly.
 inline constexpr const char *OutputCopiesStep = "(output copies)";
 
+/// Rows of the table for Steps steps (at least one: C has no empty
+/// arrays), and its bytes with profile_runs before it: the layout the
+/// struct, the runner's profile.bin and the readers share.
+inline size_t profileRows(size_t Steps) { return Steps ? Steps : 1; }
+inline size_t profileTableBytes(size_t Steps) {
+  return 8 * (1 + 2 * profileRows(Steps));
+}
+
 /// The steps a profile of G has, in order: every node with code (the
 /// numbering --checked uses too), then the output copies if the plan has
 /// any.

@@ -1,6 +1,7 @@
 //===- HeaderWriter.cpp ---------------------------------------------------===//
 #include "emit/HeaderWriter.h"
 
+#include "codegen/ProfileCode.h"
 #include "emit/WeightsBlob.h"
 #include "ir/Escape.h"
 
@@ -212,7 +213,7 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
 
   if (Info.Profiled) // the struct's table needs the count
     Line("#define {}PROFILE_STEPS {}", P,
-         std::max<size_t>(Info.Profiled->Steps.size(), 1));
+         profileRows(Info.Profiled->Steps.size()));
   Line("/* One model instance. Caller-owned; fill it with {}_init(). */",
        "cuvil_" + N);
   Line("typedef struct cuvil_{} {{", N);

@@ -176,6 +176,7 @@ HostModel::compile(const BuildOptions &BuildOpts, std::ostream &Log,
   M->WeightBytes = CM->Blob.size();
   // cuvil_<name>_t in words (for its pointers' alignment).
   M->State.assign((CM->Code.ContextBytes + 7) / 8, 0);
+  M->Profiled = BuildOpts.Profile;
   M->Steps = CM->Code.ProfileSteps;
   M->ProfileOffset = CM->Code.ProfileOffset;
   if (auto E = M->load(CM->Code.Object, CM->Name))
@@ -245,11 +246,11 @@ llvm::Error HostModel::load(const std::string &Object,
 }
 
 std::string HostModel::profileTable() const {
-  if (Steps.empty())
+  if (!Profiled)
     return "";
-  size_t Bytes = 8 * (1 + 2 * Steps.size());
-  return std::string(
-      reinterpret_cast<const char *>(State.data()) + ProfileOffset, Bytes);
+  return std::string(reinterpret_cast<const char *>(State.data()) +
+                         ProfileOffset,
+                     profileTableBytes(Steps.size()));
 }
 
 llvm::Error HostModel::run(const std::vector<const void *> &In,

@@ -122,6 +122,7 @@ private:
   std::vector<uint64_t> State;
   /// --profile: the table's rows, and the byte offset of profile_runs in
   /// State.
+  bool Profiled = false;
   std::vector<ProfileStep> Steps;
   uint64_t ProfileOffset = 0;
   /// cuvil_<name>_run_v in the JIT.

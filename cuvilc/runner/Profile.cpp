@@ -18,8 +18,7 @@ uint64_t ProfileData::sum(unsigned Column) const {
 }
 
 llvm::Error decodeProfileTable(std::string_view Bytes, ProfileData &P) {
-  size_t Rows = std::max<size_t>(P.Steps.size(), 1);
-  size_t Want = 8 * (1 + 2 * Rows);
+  size_t Want = profileTableBytes(P.Steps.size());
   if (Bytes.size() != Want)
     return makeError("the profile table holds {} bytes, the model's {} "
                      "steps need {}",
