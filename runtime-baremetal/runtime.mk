@@ -18,6 +18,12 @@
 #               $(CUVIL_RT_LDLIBS) -o $@
 #
 # Inputs (CUVIL_TARGET and CC are required):
+#   CUVIL_RT_BOOT       boot code, boot/<name>/ (default: CUVIL_TARGET)
+#   CUVIL_RT_ARCH       target flags of the CPU, as the target file's
+#                       llvm.clang_flags (default: u74-mc's or a78's; needed
+#                       for any other board)
+#   CUVIL_RT_TRIPLE     clang's --target (default: u74-mc's or a78's;
+#                       needed for another board built with clang)
 #   CUVIL_RT_DIR        this directory (default: where this file is)
 #   CUVIL_RT_BUILD      output directory (default: build/cuvil-rt/TARGET)
 #   CUVIL_MODEL_LDS     linker-script fragments written by cuvilc
@@ -40,7 +46,7 @@
 # it is rewritten only when that list changes. See linker-scripts/README.md.
 
 ifndef CUVIL_TARGET
-$(error runtime.mk: set CUVIL_TARGET to u74-mc or a78)
+$(error runtime.mk: set CUVIL_TARGET to u74-mc, a78 or your board's name)
 endif
 
 # The rules below must not become the including Makefile's default goal.
@@ -68,18 +74,29 @@ endif
 
 # --- Target flags ------------------------------------------------------------
 
+# A board described by its own target file (docs/targets.md) gives its
+# flags and boot code; the shipped targets have theirs here.
+CUVIL_RT_BOOT ?= $(CUVIL_TARGET)
 ifeq ($(CUVIL_TARGET),u74-mc)
-cuvil_rt_arch := -march=rv64gc_zba_zbb -mabi=lp64d -mcmodel=medany
-cuvil_rt_clang_target := riscv64-unknown-elf
+CUVIL_RT_ARCH ?= -march=rv64gc_zba_zbb -mabi=lp64d -mcmodel=medany
+CUVIL_RT_TRIPLE ?= riscv64-unknown-elf
 else ifeq ($(CUVIL_TARGET),a78)
-cuvil_rt_arch := -mcpu=cortex-a78
-cuvil_rt_clang_target := aarch64-none-elf
-else
-$(error runtime.mk: unknown CUVIL_TARGET '$(CUVIL_TARGET)' (u74-mc or a78))
+CUVIL_RT_ARCH ?= -mcpu=cortex-a78
+CUVIL_RT_TRIPLE ?= aarch64-none-elf
 endif
+ifeq ($(strip $(CUVIL_RT_ARCH)),)
+$(error runtime.mk: CUVIL_TARGET '$(CUVIL_TARGET)' is not u74-mc or a78: set CUVIL_RT_ARCH (its llvm.clang_flags) and CUVIL_RT_BOOT (u74-mc or a78))
+endif
+ifeq ($(wildcard $(CUVIL_RT_DIR)/boot/$(CUVIL_RT_BOOT)/start.S),)
+$(error runtime.mk: no boot code '$(CUVIL_RT_BOOT)' in $(CUVIL_RT_DIR)/boot (CUVIL_RT_BOOT: u74-mc or a78))
+endif
+cuvil_rt_arch := $(CUVIL_RT_ARCH)
 
 ifeq ($(cuvil_rt_cc),clang)
-cuvil_rt_arch := --target=$(cuvil_rt_clang_target) $(cuvil_rt_arch)
+ifeq ($(strip $(CUVIL_RT_TRIPLE)),)
+$(error runtime.mk: set CUVIL_RT_TRIPLE (clang's --target) for board '$(CUVIL_TARGET)')
+endif
+cuvil_rt_arch := --target=$(CUVIL_RT_TRIPLE) $(cuvil_rt_arch)
 cuvil_rt_linker := -fuse-ld=lld
 cuvil_rt_libgcc :=
 cuvil_rt_mem_flags :=
@@ -94,7 +111,7 @@ endif
 
 # aarch64-linux-gnu-gcc targets Linux, where code is position-independent
 # and executables are PIE by default.
-ifeq ($(cuvil_rt_cc)-$(CUVIL_TARGET),gnu-a78)
+ifeq ($(cuvil_rt_cc)-$(CUVIL_RT_BOOT),gnu-a78)
 cuvil_rt_arch += -fno-pic -mcmodel=small
 cuvil_rt_linker += -no-pie
 endif
@@ -117,8 +134,8 @@ CUVIL_RT_LINK_DEPS := $(CUVIL_RT_LIB) $(CUVIL_RT_MODELS_LD) \
 # --- Library -----------------------------------------------------------------
 
 cuvil_rt_sources := \
-  $(wildcard $(CUVIL_RT_DIR)/boot/$(CUVIL_TARGET)/*.S) \
-  $(wildcard $(CUVIL_RT_DIR)/boot/$(CUVIL_TARGET)/*.c) \
+  $(wildcard $(CUVIL_RT_DIR)/boot/$(CUVIL_RT_BOOT)/*.S) \
+  $(wildcard $(CUVIL_RT_DIR)/boot/$(CUVIL_RT_BOOT)/*.c) \
   $(wildcard $(CUVIL_RT_DIR)/lib/*.c)
 # build/cuvil-rt/boot/a78/start.S.o: the suffix keeps start.S and start.c apart.
 cuvil_rt_objects := \

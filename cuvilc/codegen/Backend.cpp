@@ -4,6 +4,7 @@
 #include "ir/Diagnostic.h"
 
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
@@ -46,6 +47,16 @@ createTargetMachine(const TargetInfo &T) {
                      "{} / {}",
                      T.Name, T.Triple, T.CPU);
   return TM;
+}
+
+bool targetHasFeature(const TargetInfo &T, llvm::StringRef Feature) {
+  auto TM = createTargetMachine(T);
+  if (!TM) {
+    llvm::consumeError(TM.takeError());
+    return false;
+  }
+  const llvm::MCSubtargetInfo *STI = (*TM)->getMCSubtargetInfo();
+  return STI && STI->checkFeatures(("+" + Feature).str());
 }
 
 void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {

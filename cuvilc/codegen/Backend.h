@@ -25,6 +25,10 @@ namespace cuvil {
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const TargetInfo &T);
 
+/// Whether T's CPU and features include the LLVM subtarget feature Feature
+/// (e.g. "dotprod"); false when T has no machine.
+bool targetHasFeature(const TargetInfo &T, llvm::StringRef Feature);
+
 /// O3 with TM's cost model, then MergeFunctions: functions that came out
 /// identical (layers of the same shape) share one body.
 void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM);

@@ -28,6 +28,9 @@ std::vector<InputFile> buildInputs(const BuildOptions &Opts) {
     In.push_back({Opts.CustomOps, "the custom ops file (--custom-ops)"});
   if (Opts.Quantize && !Opts.Quant.Calibrate.empty())
     In.push_back({Opts.Quant.Calibrate, "the calibration data (--calibrate)"});
+  if (!Opts.RegionsFrom.empty())
+    In.push_back({Opts.RegionsFrom, "the firmware's linker script "
+                                    "(--regions-from)"});
   return In;
 }
 
@@ -99,7 +102,7 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
        "the header (--header)"},
       {ScriptPath,
        writeLinkerScript(Name, CM->Plan, CM->Target, CM->WeightsRegion,
-                         CM->Embed),
+                         CM->Embed, CM->Regions),
        "the linker script (--linker-script)"},
   };
   if (!CM->Embed)

@@ -1,6 +1,7 @@
 //===- Compile.cpp - ONNX model -> in-memory object and its facts ---------===//
 #include "driver/Compile.h"
 
+#include "codegen/Backend.h"
 #include "codegen/KernelLibrary.h"
 #include "emit/WeightsBlob.h"
 #include "frontend/onnx/OnnxImporter.h"
@@ -66,11 +67,85 @@ planOptionsFor(const TargetInfo &T,
     const MemoryRegion *MR = T.region(R);
     if (!MR || !MR->writable())
       return usageError(fmt::format("--arena-regions: '{}' is not a writable "
-                                    "memory region of target '{}'",
-                                    R, T.Name));
+                                    "memory region of target '{}' (its "
+                                    "regions: {})",
+                                    R, T.Name,
+                                    fmt::join(T.regionNames(), ", ")));
     PO.Regions.push_back(MR);
   }
   return PO;
+}
+
+/// The firmware's region names (CM.Regions), the weights region
+/// (CM.WeightsRegion) and the arena regions of the build, checked: the
+/// region options take the target's names or the firmware's.
+static llvm::Expected<PlanOptions> placeRegions(const BuildOptions &Opts,
+                                                CompiledModel &CM) {
+  TargetInfo &T = CM.Target;
+  if (!Opts.RegionMapPairs.empty() && !Opts.RegionsFrom.empty())
+    return usageError("--region-map and --regions-from both name the "
+                      "firmware's regions: give one of them");
+  bool FromScript = !Opts.RegionsFrom.empty();
+  if (!Opts.RegionMapPairs.empty()) {
+    auto M = parseRegionMap(Opts.RegionMapPairs, T);
+    if (!M)
+      return usageError(llvm::toString(M.takeError()));
+    CM.Regions = std::move(*M);
+  } else if (FromScript) {
+    // The script's own errors name it (and its line): not the model's.
+    auto M = regionMapFromScript(Opts.RegionsFrom, T);
+    if (!M)
+      return usageError(llvm::toString(M.takeError()));
+    CM.Regions = std::move(*M);
+  }
+  const RegionMap &Map = CM.Regions;
+  auto Mapped = [&](const std::string &R) {
+    return !FromScript || Map.ToFirmware.count(R) != 0;
+  };
+  // A name the user gave: the target's, or the firmware's through the map.
+  auto Resolve = [&](const char *Option,
+                     const std::string &Name) -> llvm::Expected<std::string> {
+    std::string R = Map.targetName(T, Name);
+    if (R.empty())
+      return usageError(fmt::format(
+          "{}: target '{}' has no memory region '{}' (its regions: {}{})",
+          Option, T.Name, Name, fmt::join(T.regionNames(), ", "),
+          Map.empty() ? "; a firmware's own names are given with "
+                        "--region-map TARGET=FIRMWARE or --regions-from"
+                      : "; firmware names: " + Map.describe()));
+    if (!Mapped(R))
+      return usageError(unmappedMessage(Map, T, R));
+    return R;
+  };
+
+  CM.WeightsRegion = T.WeightsRegion;
+  if (!Opts.WeightsRegion.empty()) {
+    auto R = Resolve("--weights-region", Opts.WeightsRegion);
+    if (!R)
+      return R.takeError();
+    CM.WeightsRegion = *R;
+  } else if (Opts.ExternalWeights.empty() && !Mapped(T.WeightsRegion)) {
+    return usageError(unmappedMessage(Map, T, T.WeightsRegion) +
+                      " (the weights' region: see --weights-region)");
+  }
+
+  std::vector<std::string> Arenas;
+  for (const std::string &Name : Opts.ArenaRegions) {
+    auto R = Resolve("--arena-regions", Name);
+    if (!R)
+      return R.takeError();
+    Arenas.push_back(*R);
+  }
+  if (Opts.ArenaRegions.empty()) {
+    // The target's arena regions the firmware has.
+    for (const std::string &R : T.ArenaRegions)
+      if (Mapped(R))
+        Arenas.push_back(R);
+    if (Arenas.empty())
+      return usageError(unmappedMessage(Map, T, T.ArenaRegions.front()) +
+                        " (the arenas' regions, --arena-regions)");
+  }
+  return planOptionsFor(T, Arenas);
 }
 
 /// The imported graph G through the pass pipeline, verified.
@@ -183,14 +258,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
     return usageError(llvm::toString(Target.takeError()));
   CM.Target = std::move(*Target);
   const TargetInfo &T = CM.Target;
-  CM.WeightsRegion =
-      Opts.WeightsRegion.empty() ? T.WeightsRegion : Opts.WeightsRegion;
-  const MemoryRegion *WR = T.region(CM.WeightsRegion);
-  if (!WR)
-    return usageError(fmt::format("--weights-region: target '{}' has no "
-                                  "memory region '{}'",
-                                  T.Name, CM.WeightsRegion));
-  auto PO = planOptionsFor(T, Opts.ArenaRegions);
+  auto PO = placeRegions(Opts, CM);
   if (!PO)
     return PO.takeError();
   if (OnnxBytes && !Opts.CustomOps.empty())
@@ -207,10 +275,23 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   // and kernels agree.
   PipelineOptions Passes;
   Passes.Timer = Timer;
+  std::string QPackNote;
   if (!Opts.PortableKernels) {
     Passes.PackPanel = kernelConstant(T.Kernels, "cuvil_k_pack_mr").value_or(0);
     Passes.QPackMr = kernelConstant(T.Kernels, "cuvil_k_qpack_mr").value_or(0);
     Passes.QPackKr = kernelConstant(T.Kernels, "cuvil_k_qpack_kr").value_or(0);
+    // A board of the a78's ISA without ARMv8.2 dotprod (a Cortex-A72,
+    // llvm.kernels = "a78"): the library's packed integer kernels are
+    // SDOT code, which its CPU cannot run; the reference ones can.
+    if (kernelConstant(T.Kernels, "cuvil_k_qpack_dotprod").value_or(0) &&
+        !targetHasFeature(T, "dotprod")) {
+      Passes.QPackMr = Passes.QPackKr = 0;
+      QPackNote = fmt::format(
+          "note: target '{}' lacks the dotprod extension (SDOT/UDOT) that "
+          "the packed integer kernels of library '{}' use: integer "
+          "convolutions and matrix products run on the reference kernels",
+          T.Name, T.Kernels);
+    }
   }
   auto GOrErr =
       OnnxBytes ? loadModelBytes(*OnnxBytes, Opts.Dims, Opts.DumpIR, Log,
@@ -222,6 +303,13 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
     return GOrErr.takeError();
   CM.G = std::move(*GOrErr);
   Graph &G = *CM.G;
+  if (!QPackNote.empty() && !Opts.Quiet &&
+      std::any_of(G.nodes().begin(), G.nodes().end(), [](const auto &N) {
+        return !N->outputs().empty() &&
+               (N->outputs().front()->dtype() == DType::I8 ||
+                N->outputs().front()->dtype() == DType::U8);
+      }))
+    Log << QPackNote << "\n";
 
   // Memory.
   beginStage(Timer, "plan");
@@ -242,6 +330,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   beginStage(Timer, "weights");
   uint64_t Hash = structureHash(G, *Lowered, CM.Plan, T);
   CM.Blob = buildWeightsBlob(CM.Plan, CM.Name, T.Name, Hash);
+  const MemoryRegion *WR = T.region(CM.WeightsRegion);
   if (CM.Embed && CM.Blob.size() > WR->Length)
     return makeError("the weights need {} bytes, more than region {} of "
                      "target '{}' holds ({} bytes)",

@@ -16,6 +16,7 @@
 #include "driver/Warnings.h"
 #include "emit/HeaderWriter.h"
 #include "ops/custom/CustomOp.h"
+#include "target/RegionMap.h"
 
 #include <cstdint>
 #include <memory>
@@ -34,7 +35,10 @@ struct CompiledModel {
   TargetInfo Target;
   std::string Name;          ///< C prefix of the entry points.
   std::string WeightsRegion; ///< Where the embedded weights go.
-  bool Embed = true;         ///< Weights inside the object.
+  /// The firmware's names of the target's regions (--region-map,
+  /// --regions-from); Target's regions are cut to the firmware's memory.
+  RegionMap Regions;
+  bool Embed = true; ///< Weights inside the object.
   /// The weight blob (also inside Code.Object when Embed).
   std::vector<uint8_t> Blob;
   CodegenResult Code;

@@ -59,10 +59,14 @@ struct BuildOptions {
   std::string ExternalWeights; ///< .cuvw path; empty: embed.
   std::string WeightsRegion;   ///< Default: the target's weights_region.
   std::vector<std::string> ArenaRegions; ///< Default: the target's.
-  std::vector<std::string> Emit;         ///< "llvm", "asm".
-  std::vector<std::string> DumpIR;       ///< Pass names, or "all".
-  bool DumpIRData = false;               ///< Dumps print every constant's data.
-  bool DumpIRJson = false; ///< --dump-ir-format json: Graph::printJson.
+  /// --region-map TARGET=FIRMWARE pairs, or --regions-from: the firmware
+  /// linker script whose MEMORY names the fragment uses (target/RegionMap.h).
+  std::vector<std::string> RegionMapPairs;
+  std::string RegionsFrom;
+  std::vector<std::string> Emit;   ///< "llvm", "asm".
+  std::vector<std::string> DumpIR; ///< Pass names, or "all".
+  bool DumpIRData = false;         ///< Dumps print every constant's data.
+  bool DumpIRJson = false;         ///< --dump-ir-format json: Graph::printJson.
   std::map<std::string, int64_t> Dims;
   bool PortableKernels = false; ///< Reference kernels only (--kernels).
   bool Checked = false;         ///< --checked: guard gaps and bounds checks.

@@ -10,7 +10,7 @@ namespace cuvil {
 std::string writeLinkerScript(const std::string &N, const MemoryPlan &Plan,
                               const TargetInfo &T,
                               const std::string &WeightsRegion,
-                              bool EmbeddedWeights) {
+                              bool EmbeddedWeights, const RegionMap &Map) {
   int64_t A = Plan.Alignment;
   std::string S;
   S += fmt::format("/* {}.ld: placement of model '{}' (target {}), generated "
@@ -20,6 +20,10 @@ std::string writeLinkerScript(const std::string &N, const MemoryPlan &Plan,
     S += fmt::format(
         " * Arena in {}: {} bytes (lower bound {}, ratio {:.3f}).\n",
         cComment(AP.Region), AP.Size, AP.LowerBound, AP.ratio());
+  if (!Map.empty())
+    S += fmt::format(" * Regions named as the firmware names them ({}): "
+                     "{}.\n",
+                     cComment(Map.Source), cComment(Map.describe()));
   S += fmt::format(" * Buffers and sizes are multiples of the {}-byte DMA "
                    "alignment. */\n",
                    A);
@@ -31,7 +35,7 @@ std::string writeLinkerScript(const std::string &N, const MemoryPlan &Plan,
                      "    . = ALIGN({1});\n"
                      "    __cuvil_{0}_weights_end = .;\n"
                      "  }} > {2}\n",
-                     N, A, WeightsRegion);
+                     N, A, Map.firmwareName(WeightsRegion));
   }
   for (const ArenaPlan &AP : Plan.Arenas)
     S += fmt::format("  .cuvil.{0}.arena.{1} (NOLOAD) : ALIGN({2})\n  {{\n"
@@ -39,8 +43,8 @@ std::string writeLinkerScript(const std::string &N, const MemoryPlan &Plan,
                      "    KEEP(*(.cuvil.{0}.arena.{1}))\n"
                      "    . = ALIGN({2});\n"
                      "    __cuvil_{0}_arena_{1}_end = .;\n"
-                     "  }} > {1}\n",
-                     N, AP.Region, A);
+                     "  }} > {3}\n",
+                     N, AP.Region, A, Map.firmwareName(AP.Region));
   S += "}\n";
   return S;
 }

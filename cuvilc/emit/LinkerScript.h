@@ -3,6 +3,7 @@
 #define CUVIL_EMIT_LINKERSCRIPT_H
 
 #include "planner/MemoryPlan.h"
+#include "target/RegionMap.h"
 #include "target/TargetInfo.h"
 
 #include <string>
@@ -12,11 +13,13 @@ namespace cuvil {
 /// A `SECTIONS { ... }` fragment that the board's base script INCLUDEs:
 /// places every .cuvil.<name>.arena.<region> (NOLOAD) in its region and
 /// .cuvil.<name>.weights in WeightsRegion (unless the weights are external),
-/// aligned, with start/end symbols.
+/// aligned, with start/end symbols. The `> REGION` placements use the
+/// firmware's names of the regions (Map); the section and symbol names
+/// keep the target's.
 std::string writeLinkerScript(const std::string &ModelName,
                               const MemoryPlan &Plan, const TargetInfo &T,
                               const std::string &WeightsRegion,
-                              bool EmbeddedWeights);
+                              bool EmbeddedWeights, const RegionMap &Map = {});
 
 } // namespace cuvil
 

@@ -43,6 +43,13 @@ const MemoryRegion *TargetInfo::region(const std::string &N) const {
   return nullptr;
 }
 
+std::vector<std::string> TargetInfo::regionNames() const {
+  std::vector<std::string> Names;
+  for (const MemoryRegion &R : Regions)
+    Names.push_back(R.Name);
+  return Names;
+}
+
 std::string targetsDir() {
   if (const char *Env = std::getenv("CUVIL_TARGETS_DIR"))
     return Env;
@@ -179,6 +186,10 @@ static llvm::Expected<TargetInfo> targetFromToml(const toml::parse_result &R,
   Str("llvm.kernels", TI.Kernels, false);
   if (TI.Kernels.empty())
     TI.Kernels = TI.Name;
+  Str("llvm.clang_flags", TI.ClangFlags, false);
+  Str("runtime.boot", TI.Boot, false);
+  if (TI.Boot.empty())
+    TI.Boot = TI.Name;
   Str("qemu.command", TI.QemuCommand, false);
   Str("qemu.base_linker_script", TI.BaseLinkerScript, false);
   Str("memory.weights_region", TI.WeightsRegion, true);
@@ -348,6 +359,12 @@ llvm::Expected<std::vector<TargetInfo>> loadAllTargets() {
 }
 
 llvm::Expected<TargetInfo> loadTarget(const std::string &Name) {
+  if (Name.ends_with(".toml") || Name.find('/') != std::string::npos) {
+    std::error_code EC;
+    if (!fs::is_regular_file(Name, EC))
+      return makeError("target file '{}' does not exist", Name);
+    return loadTargetFile(Name);
+  }
   auto S = scanTargets();
   if (!S)
     return S.takeError();

@@ -38,6 +38,13 @@ struct TargetInfo {
   /// target it was built for) this target uses: its own by default; a new
   /// board with a known ISA names an existing one (e.g. "a78").
   std::string Kernels;
+  /// How the runtime and the kernel bitcode are compiled for it
+  /// (llvm.clang_flags: -march/-mcpu, ABI, code model).
+  std::string ClangFlags;
+  /// Which boot code of runtime-baremetal/boot/ its images use (runtime.boot;
+  /// default: the target's name); a new board of a known family names an
+  /// existing one (e.g. "a78" for any AArch64 board QEMU virt models).
+  std::string Boot;
   bool PIC = false;
   /// Pointer width of the triple: the largest tensor is 2^AddressBits bytes.
   unsigned AddressBits = 64;
@@ -55,6 +62,8 @@ struct TargetInfo {
   double PeakMacsF32 = 0, PeakMacsInt8 = 0;
 
   const MemoryRegion *region(const std::string &Name) const;
+  /// The regions' names, in file order (messages).
+  std::vector<std::string> regionNames() const;
   /// True for the build machine target (no linker script, PIC objects).
   bool isHost() const { return Name == "host"; }
 };
@@ -81,6 +90,8 @@ llvm::Expected<TargetInfo> parseTarget(std::string_view Text,
                                        const std::string &Path);
 /// The target named Name. If it is missing, the error is its file's
 /// problem (broken, or a name defined twice), else it lists the known ones.
+/// A Name ending in ".toml" (or holding a '/') is a target file's path: a
+/// board described outside the targets directory.
 llvm::Expected<TargetInfo> loadTarget(const std::string &Name);
 /// All targets, sorted by name; fails if any target file has a problem.
 llvm::Expected<std::vector<TargetInfo>> loadAllTargets();

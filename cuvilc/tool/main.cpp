@@ -209,6 +209,16 @@ int main(int argc, char **argv) {
                    "first (default: the target's)")
       ->delimiter(',');
   Build
+      ->add_option("--region-map", B.RegionMapPairs,
+                   "Names of the target's memory regions in your firmware's "
+                   "linker script, TARGET=FIRMWARE (e.g. DDR=RAM,L2LIM=SRAM); "
+                   "the region options then take either name")
+      ->delimiter(',');
+  Build->add_option("--regions-from", B.RegionsFrom,
+                    "Your firmware's linker script: each target region is "
+                    "named after the MEMORY region that overlaps it, and "
+                    "cut to it");
+  Build
       ->add_option("--emit", B.Emit,
                    "Also write intermediate forms: llvm (FILE.ll), asm "
                    "(FILE.s)")

@@ -388,14 +388,39 @@ def find_models(models_root, wanted):
     return [models_root / m for m in (wanted or available)]
 
 
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def run_cases(cases):
+    """Run each (label, case) of cases: case() returns what the PASS line
+    says, or raises CaseError. Prints `PASS label (...)` or `FAIL label:
+    reason` per case, then the totals; returns the exit status."""
+    passed = failed = 0
+    for label, case in cases:
+        try:
+            detail = case()
+        except CaseError as reason:
+            print(f"FAIL {label}: {reason}", flush=True)
+            failed += 1
+            continue
+        print(f"PASS {label} ({detail})", flush=True)
+        passed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def test_arguments(doc, targets_required=False):
+    """The arguments every end-to-end test script takes: --cuvilc, --models,
+    --work and --targets; doc's first paragraph is the description."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--cuvilc", required=True, type=pathlib.Path, help="the cuvilc executable")
     parser.add_argument("--models", required=True, type=pathlib.Path,
                         help="directory written by gen_models.py, with reference outputs")
     parser.add_argument("--work", required=True, type=pathlib.Path, help="scratch directory")
-    parser.add_argument("--targets", default="",
+    parser.add_argument("--targets", required=targets_required, default="",
                         help="comma-separated targets, e.g. host,a78,u74-mc")
+    return parser
+
+
+def parse_args():
+    parser = test_arguments(__doc__)
     parser.add_argument("--variant", action="append", default=[], choices=sorted(VARIANTS),
                         help="also test this placement variant (repeatable)")
     parser.add_argument("--model", action="append", default=[], metavar="NAME",

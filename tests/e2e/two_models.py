@@ -17,7 +17,6 @@ Prints `PASS target (...)` or `FAIL target: reason` per target, then
 `N passed, M failed`. Exits 0 if all passed, 1 if any failed, 2 on usage errors.
 """
 
-import argparse
 import json
 import pathlib
 import shutil
@@ -49,14 +48,7 @@ def run_target(cuvilc, target, models_root, case_dir):
 
 
 def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cuvilc", required=True, type=pathlib.Path, help="the cuvilc executable")
-    parser.add_argument("--models", required=True, type=pathlib.Path,
-                        help="directory written by gen_models.py, with reference outputs")
-    parser.add_argument("--work", required=True, type=pathlib.Path, help="scratch directory")
-    parser.add_argument("--targets", required=True,
-                        help="comma-separated board targets, e.g. u74-mc,a78")
-    return parser.parse_args()
+    return run_e2e.test_arguments(__doc__, targets_required=True).parse_args()
 
 
 def main():
@@ -76,19 +68,12 @@ def main():
     cuvilc = args.cuvilc.resolve()
     work = args.work.resolve()
 
-    passed = failed = 0
-    for target in targets:
-        try:
-            target.prepare(work)
-            max_err = run_target(cuvilc, target, args.models.resolve(), work / target.name)
-        except run_e2e.CaseError as reason:
-            print(f"FAIL {target.name}: {reason}", flush=True)
-            failed += 1
-            continue
-        print(f"PASS {target.name} ({' + '.join(MODELS)}, max_abs_err={max_err:.3g})", flush=True)
-        passed += 1
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    def case(target):
+        target.prepare(work)
+        max_err = run_target(cuvilc, target, args.models.resolve(), work / target.name)
+        return f"{' + '.join(MODELS)}, max_abs_err={max_err:.3g}"
+
+    return run_e2e.run_cases((t.name, lambda t=t: case(t)) for t in targets)
 
 
 if __name__ == "__main__":

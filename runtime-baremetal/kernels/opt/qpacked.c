@@ -23,6 +23,12 @@
 /* Read by cuvilc from the kernel bitcode: the packing it must use. */
 const int64_t cuvil_k_qpack_mr = CUVIL_QMR;
 const int64_t cuvil_k_qpack_kr = CUVIL_QKR;
+#if defined(CUVIL_QSDOT)
+/* ...and that they are SDOT/UDOT code: a CPU without ARMv8.2 dotprod that
+ * uses this library (a Cortex-A72 board with llvm.kernels = "a78") gets
+ * the reference integer kernels instead. */
+const int64_t cuvil_k_qpack_dotprod = 1;
+#endif
 
 #define INLINE CUVIL_QINLINE
 /* The stages of a block (gathering, a panel's reduction, requantization)
