@@ -99,9 +99,9 @@ CUVIL_RT_CFLAGS += $(CUVIL_MODEL_CFLAGS)
 # A compiler given as a path is a prerequisite; one found in PATH is not.
 cuvil_mk_cuvilc_dep := $(if $(findstring /,$(CUVILC)),$(CUVILC))
 
-# The command line of model $(1), with the recipe's variables unexpanded.
+# The command line of model $(1) (no trailing blank without flags).
 cuvil_mk_command = $(CUVILC) build $($(1)_MODEL) --target $(CUVIL_TARGET) \
-  --name $(1) --out $(CUVIL_MODEL_DIR)/$(1).o $($(1)_FLAGS)
+  --name $(1) --out $(CUVIL_MODEL_DIR)/$(1).o$(if $($(1)_FLAGS), $($(1)_FLAGS))
 
 # NAME.cmd holds the command line that built NAME.o; it is rewritten only
 # when the command changes, so a new target or new flags rebuild the model.
