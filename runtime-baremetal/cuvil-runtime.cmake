@@ -30,7 +30,8 @@
 #             compiles the model at build time with
 #               ${CUVILC} build MODEL --target TARGET --name NAME
 #                   --out OUTPUT_DIR/NAME.o OPTIONS...
-#             (again when the model or the compiler changes) and adds it to
+#             (again when the model, the compiler or this command line
+#             changes) and adds it to
 #             <firmware>, a cuvil_firmware target of the same directory:
 #             NAME.o to its sources, OUTPUT_DIR to its include directories
 #             (NAME.h exists before any of its sources is compiled) and
@@ -206,12 +207,18 @@ function(cuvil_add_model firmware)
   set(obj "${dir}/${arg_NAME}.o")
   set(header "${dir}/${arg_NAME}.h")
   set(fragment "${dir}/${arg_NAME}.ld")
+  set(command "${CUVILC}" build "${model}" --target "${target}"
+    --name "${arg_NAME}" --out "${obj}" ${arg_OPTIONS})
+  # NAME.cmd holds the command line, rewritten only when it changes: the
+  # Makefile generators do not rerun a custom command whose command changed.
+  set(command_file "${dir}/${arg_NAME}.cmd")
+  string(REPLACE ";" " " command_text "${command}")
+  file(GENERATE OUTPUT "${command_file}" CONTENT "${command_text}\n")
   add_custom_command(
     OUTPUT "${obj}" "${header}" "${fragment}"
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${dir}"
-    COMMAND "${CUVILC}" build "${model}" --target "${target}"
-            --name "${arg_NAME}" --out "${obj}" ${arg_OPTIONS}
-    DEPENDS "${model}" ${cuvilc_dep}
+    COMMAND ${command}
+    DEPENDS "${model}" ${cuvilc_dep} "${command_file}"
     COMMENT "cuvilc: compiling model ${arg_NAME} (${model}) for ${target}"
     VERBATIM)
 
