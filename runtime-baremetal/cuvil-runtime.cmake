@@ -41,31 +41,50 @@
 #             directory).
 # Cache variables: CUVIL_TARGET, CUVILC (default cuvilc, from PATH; a path
 # or an executable target of the project), CUVIL_LINKER_SCRIPT (default
-# linker-scripts/<target>-qemu.ld).
+# linker-scripts/<target>-qemu.ld). For a board described by its own target
+# file (docs/targets.md): CUVIL_RT_ARCH (its llvm.clang_flags) and
+# CUVIL_RT_BOOT (boot code: u74-mc or a78), as for runtime.mk.
 
 include_guard(GLOBAL)
 
-set(CUVIL_TARGET "${CUVIL_TARGET}" CACHE STRING "cuvil target: u74-mc or a78")
+set(CUVIL_TARGET "${CUVIL_TARGET}" CACHE STRING
+  "cuvil target: u74-mc, a78, or a target file's path")
+set(CUVIL_RT_ARCH "" CACHE STRING
+  "CPU flags of another board: its target file's llvm.clang_flags")
+set(CUVIL_RT_BOOT "" CACHE STRING
+  "Boot code of runtime-baremetal/boot/ (default: CUVIL_TARGET)")
 set(CUVILC cuvilc CACHE FILEPATH "The cuvilc compiler")
 set(CUVIL_RT_DIR "${CMAKE_CURRENT_LIST_DIR}")
 set(CUVIL_LINKER_SCRIPT
   "${CUVIL_RT_DIR}/../linker-scripts/${CUVIL_TARGET}-qemu.ld"
   CACHE FILEPATH "Base linker script of the board")
 
-if(CUVIL_TARGET STREQUAL "u74-mc")
+set(_cuvil_boot "${CUVIL_RT_BOOT}")
+if(NOT _cuvil_boot)
+  set(_cuvil_boot "${CUVIL_TARGET}")
+endif()
+if(CUVIL_RT_ARCH)
+  separate_arguments(_cuvil_arch_flags UNIX_COMMAND "${CUVIL_RT_ARCH}")
+elseif(CUVIL_TARGET STREQUAL "u74-mc")
   set(_cuvil_arch_flags -march=rv64gc_zba_zbb -mabi=lp64d -mcmodel=medany)
 elseif(CUVIL_TARGET STREQUAL "a78")
   set(_cuvil_arch_flags -mcpu=cortex-a78)
 else()
   message(FATAL_ERROR
-    "cuvil-runtime.cmake: set CUVIL_TARGET to u74-mc or a78 (got '${CUVIL_TARGET}')")
+    "cuvil-runtime.cmake: CUVIL_TARGET '${CUVIL_TARGET}' is not u74-mc or "
+    "a78: set CUVIL_RT_ARCH (its llvm.clang_flags) and CUVIL_RT_BOOT")
+endif()
+if(NOT EXISTS "${CUVIL_RT_DIR}/boot/${_cuvil_boot}/start.S")
+  message(FATAL_ERROR
+    "cuvil-runtime.cmake: no boot code '${_cuvil_boot}' in "
+    "${CUVIL_RT_DIR}/boot (CUVIL_RT_BOOT: u74-mc or a78)")
 endif()
 
 enable_language(ASM)
 
 file(GLOB _cuvil_rt_sources CONFIGURE_DEPENDS
-  "${CUVIL_RT_DIR}/boot/${CUVIL_TARGET}/*.S"
-  "${CUVIL_RT_DIR}/boot/${CUVIL_TARGET}/*.c"
+  "${CUVIL_RT_DIR}/boot/${_cuvil_boot}/*.S"
+  "${CUVIL_RT_DIR}/boot/${_cuvil_boot}/*.c"
   "${CUVIL_RT_DIR}/lib/*.c")
 add_library(cuvil_rt STATIC ${_cuvil_rt_sources})
 target_include_directories(cuvil_rt PUBLIC "${CUVIL_RT_DIR}/include")
