@@ -14,7 +14,7 @@ CUVILC := $(abspath $(BUILD))/cuvilc/cuvilc
 SANITIZE_BUILD ?= $(BUILD)/sanitize
 FUZZ_SECONDS ?= 300
 
-.PHONY: all deps configure build sanitize test fuzz demo demo-a78 demo-update memory-report profile-report conformance conformance-quick bench ptq-accuracy clean help format tidy
+.PHONY: all deps configure build demo-build sanitize test fuzz demo demo-a78 demo-update memory-report profile-report conformance conformance-quick bench ptq-accuracy clean help format tidy
 
 all: build
 
@@ -48,6 +48,12 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
+# What the demos need, and nothing of the test suite: the compiler and the
+# test models with their ONNX Runtime references (the runtime is built by
+# each example's own Makefile or CMake project).
+demo-build: configure
+	cmake --build $(BUILD) -j $(JOBS) --target cuvilc e2e_models
+
 # The sanitized tree: cuvilc, the host kernels, the unit, CLI and
 # robustness tests and the fuzz targets (CMakePresets.json, docs/robustness.md).
 sanitize: deps
@@ -74,18 +80,18 @@ tidy: build
 fuzz: sanitize
 	./scripts/run_fuzzers.sh $(SANITIZE_BUILD) $(FUZZ_SECONDS)
 
-demo: build
+demo: demo-build
 	$(MAKE) -C examples/u74-mc-make CUVILC=$(CUVILC) \
 	  MODEL=$(abspath $(BUILD))/models/cnn/model.onnx \
 	  INPUT=$(abspath $(BUILD))/models/cnn/input_0.bin \
 	  BUILD=$(abspath $(BUILD))/examples/u74-mc-make run
 
-demo-update: build
+demo-update: demo-build
 	$(MAKE) -C examples/weight-update CUVILC=$(CUVILC) \
 	  MODEL_DIR=$(abspath $(BUILD))/models/cnn \
 	  BUILD=$(abspath $(BUILD))/examples/weight-update run
 
-demo-a78: build
+demo-a78: demo-build
 	cmake -S examples/a78-cmake -B $(BUILD)/examples/a78-cmake \
 	  -DCMAKE_TOOLCHAIN_FILE=$(abspath cmake/toolchains/aarch64-gnu.cmake) \
 	  -DCUVILC=$(CUVILC) -DCUVIL_MODEL=$(abspath $(BUILD))/models/cnn/model.onnx \
