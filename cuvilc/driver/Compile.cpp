@@ -57,8 +57,15 @@ void firmwareKernels(const Graph &G, CodegenOptions &CO, HeaderInfo &HI) {
 
 llvm::Expected<PlanOptions>
 planOptionsFor(const TargetInfo &T,
-               const std::vector<std::string> &ArenaRegions) {
+               const std::vector<std::string> &ArenaRegions,
+               const std::string &BankPolicy) {
   PlanOptions PO;
+  if (BankPolicy == "compact")
+    PO.Banks = PlanOptions::BankPolicy::Compact;
+  else if (!BankPolicy.empty() && BankPolicy != "spread")
+    return usageError(fmt::format("--bank-policy: '{}' is not 'spread' or "
+                                  "'compact'",
+                                  BankPolicy));
   PO.Alignment = T.DmaAlign;
   PO.AllowSpill = T.AllowSpill;
   PO.AddressBits = T.AddressBits;
@@ -145,7 +152,7 @@ static llvm::Expected<PlanOptions> placeRegions(const BuildOptions &Opts,
       return usageError(unmappedMessage(Map, T, T.ArenaRegions.front()) +
                         " (the arenas' regions, --arena-regions)");
   }
-  return planOptionsFor(T, Arenas);
+  return planOptionsFor(T, Arenas, Opts.BankPolicy);
 }
 
 /// The imported graph G through the pass pipeline, verified.

@@ -63,6 +63,8 @@ struct BuildOptions {
   /// linker script whose MEMORY names the fragment uses (target/RegionMap.h).
   std::vector<std::string> RegionMapPairs;
   std::string RegionsFrom;
+  /// --bank-policy: "spread" (default) or "compact" (PlanOptions::Banks).
+  std::string BankPolicy;
   std::vector<std::string> Emit;   ///< "llvm", "asm".
   std::vector<std::string> DumpIR; ///< Pass names, or "all".
   bool DumpIRData = false;         ///< Dumps print every constant's data.
@@ -109,10 +111,12 @@ std::vector<std::string> dumpStageNames();
 size_t buildStageCount(bool Quantize);
 
 /// The planner options for target T: its DMA alignment, its arena regions
-/// (or ArenaRegions, if not empty: names checked) and its spill policy.
+/// (or ArenaRegions, if not empty: names checked), its spill policy and the
+/// bank policy ("spread", the default, or "compact").
 llvm::Expected<PlanOptions>
 planOptionsFor(const TargetInfo &T,
-               const std::vector<std::string> &ArenaRegions);
+               const std::vector<std::string> &ArenaRegions,
+               const std::string &BankPolicy = "");
 
 /// The model at Model imported, verified and optimised by the pass
 /// pipeline (IR dumps after the passes named in DumpIR go to Log).
@@ -191,6 +195,7 @@ struct PlanCommandOptions {
   std::string Model;                     ///< Input .onnx path.
   std::string Target;                    ///< Target name.
   std::vector<std::string> ArenaRegions; ///< Default: the target's.
+  std::string BankPolicy;                ///< As BuildOptions::BankPolicy.
   /// Write PREFIX.<region>.svg, a picture of each arena; empty: none.
   std::string SvgPrefix;
   std::map<std::string, int64_t> Dims;

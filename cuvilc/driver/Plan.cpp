@@ -129,7 +129,7 @@ llvm::Error runPlan(const PlanCommandOptions &Opts, std::ostream &Out) {
   if (!Target)
     return usageError(llvm::toString(Target.takeError()));
   const TargetInfo &T = *Target;
-  auto PO = planOptionsFor(T, Opts.ArenaRegions);
+  auto PO = planOptionsFor(T, Opts.ArenaRegions, Opts.BankPolicy);
   if (!PO)
     return PO.takeError();
 

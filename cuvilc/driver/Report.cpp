@@ -35,6 +35,8 @@ std::string graphOptions(const BuildOptions &B) {
         fmt::format("--arena-regions {}", fmt::join(B.ArenaRegions, ",")));
   if (!B.WeightsRegion.empty())
     Parts.push_back("--weights-region " + B.WeightsRegion);
+  if (!B.BankPolicy.empty())
+    Parts.push_back("--bank-policy " + B.BankPolicy);
   if (!B.CustomOps.empty())
     Parts.push_back("--custom-ops " + B.CustomOps);
   if (!B.Name.empty())

@@ -284,9 +284,11 @@ BankModel bankModel(const MemoryRegion *R, int64_t Alignment) {
   return B;
 }
 
-/// Packs the buffers assigned to arena A (region R) and records the result.
+/// Packs the buffers assigned to arena A (region R) and records the result;
+/// with a Compact bank policy, as if R had no banks.
 ArenaPlan packRegion(const Graph &G, MemoryPlan &Plan, const Liveness &L,
-                     unsigned A, const MemoryRegion *R) {
+                     unsigned A, const MemoryRegion *R,
+                     PlanOptions::BankPolicy Policy) {
   std::vector<size_t> Members;
   std::vector<ArenaBuffer> Bufs;
   for (size_t I = 0; I < Plan.Buffers.size(); ++I)
@@ -296,15 +298,20 @@ ArenaPlan packRegion(const Graph &G, MemoryPlan &Plan, const Liveness &L,
     }
   BankModel Banks = bankModel(R, Plan.Alignment);
   auto Pairs = partnerPairs(G, L, Members);
-  Packing P = packArena(Bufs, Pairs, Banks);
+  bool Spread = Policy == PlanOptions::BankPolicy::Spread;
+  Packing P = packArena(Bufs, Pairs, Spread ? Banks : BankModel());
   ArenaPlan AP;
   AP.Region = R ? R->Name : "ARENA";
   AP.Size = P.Size;
   AP.Strategy = P.Strategy;
-  AP.SameBankPairs = P.SameBankPairs;
+  AP.SameBankPairs = Spread || !Banks.enabled()
+                         ? P.SameBankPairs
+                         : countSameBankPairs(Bufs, P.Offsets, Pairs, Banks);
   // Before bank-aware placement: the best compact packing's pairs.
   AP.SameBankPairsBefore = P.SameBankPairs;
-  if (Banks.enabled()) {
+  if (Banks.enabled() && !Spread) {
+    AP.SameBankPairsBefore = AP.SameBankPairs;
+  } else if (Banks.enabled()) {
     Packing Compact = packArena(Bufs, Pairs, BankModel());
     AP.SameBankPairsBefore =
         countSameBankPairs(Bufs, Compact.Offsets, Pairs, Banks);
@@ -414,14 +421,14 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
   auto PackAll = [&](size_t NumArenas) {
     Plan.Arenas.clear();
     for (unsigned I = 0; I < NumArenas; ++I)
-      Plan.Arenas.push_back(packRegion(G, Plan, L, I, Regions[I]));
+      Plan.Arenas.push_back(packRegion(G, Plan, L, I, Regions[I], Opts.Banks));
   };
   bool Placed = false;
   if (!Opts.AllowSpill) {
     for (size_t R = 0; R < Regions.size() && !Placed; ++R) {
       for (ArenaBuffer &B : Plan.Buffers)
         B.Arena = 0;
-      Plan.Arenas = {packRegion(G, Plan, L, 0, Regions[R])};
+      Plan.Arenas = {packRegion(G, Plan, L, 0, Regions[R], Opts.Banks)};
       Placed = Plan.Arenas[0].Size <= Capacity(R);
     }
   } else {
@@ -445,7 +452,8 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
       });
       for (size_t I : InR) {
         Plan.Buffers[I].Arena = R + 1;
-        if (packRegion(G, Plan, L, R, Regions[R]).Size <= Capacity(R))
+        if (packRegion(G, Plan, L, R, Regions[R], Opts.Banks).Size <=
+            Capacity(R))
           break;
       }
     }

@@ -120,6 +120,11 @@ struct PlanOptions {
   /// The target's pointer width: no tensor may be larger than its
   /// address space.
   unsigned AddressBits = 64;
+  /// In a region with banks: Spread puts the operands of a kernel in
+  /// different banks, growing the arena within the region if need be;
+  /// Compact keeps the smallest arena (its same-bank pairs are reported).
+  enum class BankPolicy { Spread, Compact };
+  BankPolicy Banks = BankPolicy::Spread;
 };
 
 /// Plans G's memory; may reorder G's nodes (a valid topological order).

@@ -133,6 +133,15 @@ struct GraphOptionStrings {
   std::string Kernels = "optimized", Quantize, Drop;
 };
 
+void addBankPolicyOption(CLI::App *Sub, std::string &Policy) {
+  Sub->add_option("--bank-policy", Policy,
+                  "In a memory region with banks: 'spread' (default) puts "
+                  "a kernel's inputs and output in different banks, growing "
+                  "the arena within the region; 'compact' keeps the "
+                  "smallest arena")
+      ->check(CLI::IsMember({"spread", "compact"}));
+}
+
 void addGraphOptions(CLI::App *Sub, cuvil::BuildOptions &B,
                      GraphOptionStrings &S) {
   Sub->add_option("--dim", S.Dims,
@@ -144,6 +153,7 @@ void addGraphOptions(CLI::App *Sub, cuvil::BuildOptions &B,
                   "Memory regions for the activation arenas, fastest "
                   "first, as for build")
       ->delimiter(',');
+  addBankPolicyOption(Sub, B.BankPolicy);
   Sub->add_option("--kernels", S.Kernels,
                   "'optimized' (default) or 'portable', as for build")
       ->check(CLI::IsMember({"optimized", "portable"}));
@@ -208,6 +218,7 @@ int main(int argc, char **argv) {
                    "Memory regions for the activation arenas, fastest "
                    "first (default: the target's)")
       ->delimiter(',');
+  addBankPolicyOption(Build, B.BankPolicy);
   Build
       ->add_option("--region-map", B.RegionMapPairs,
                    "Names of the target's memory regions in your firmware's "
@@ -410,6 +421,7 @@ int main(int argc, char **argv) {
                    "Memory regions for the activation arenas, fastest "
                    "first (default: the target's)")
       ->delimiter(',');
+  addBankPolicyOption(Plan, P.BankPolicy);
   Plan->add_option("--svg", P.SvgPrefix,
                    "Write PREFIX.<region>.svg: each arena over the "
                    "execution steps, one rectangle per tensor");
