@@ -3,7 +3,8 @@
 cnn, compiled by cuvilc with the firmware's own memory names, linked with
 ld.lld into the minimal firmware of tests/e2e/foreign/ (its own startup
 file, linker script and memory names, no cuvil runtime, no libc), run
-under QEMU, its output compared with ONNX Runtime's by the firmware itself.
+under QEMU, its output compared with ONNX Runtime's by the firmware itself,
+for one instance of the model and for two on separate arenas.
 
     foreign_firmware.py --cuvilc PATH --models DIR --work DIR --targets u74-mc,a78
 
@@ -57,7 +58,10 @@ CASES = {
 }
 
 PLACEMENT = re.compile(r"\}\s*>\s*(\w+)")
-OK_LINE = "foreign firmware: outputs match ONNX Runtime"
+# llvm-readelf -S -W: "[Nr] Name Type Address Off Size ES Flg ..."
+SECTION_FLAGS = re.compile(r"^\s*\[\s*\d+\]\s+(\S+)\s+(\S+)\s+\S+\s+\S+\s+\S+\s+\S+\s+(\S*)",
+                           re.MULTILINE)
+OK_LINE = "foreign firmware: outputs match ONNX Runtime, two instances"
 
 
 def run_case(cuvilc, board, config, model_dir, case_dir, flags, placements):
@@ -72,6 +76,14 @@ def run_case(cuvilc, board, config, model_dir, case_dir, flags, placements):
     if not used or not used <= set(regions):
         raise run_e2e.CaseError(f"net.ld places sections in {sorted(used)}, the firmware "
                                 f"has {sorted(regions)}")
+    # Nothing global but constants: the object's only writable sections
+    # are its (NOBITS) arenas; all other state is in the caller's context.
+    listing = run_e2e.run([run_e2e.READELF, "-S", "-W", case_dir / "net.o"], "readelf").stdout
+    writable = [m[1] for m in SECTION_FLAGS.finditer(listing)
+                if "W" in m[3] and not (m[1].startswith(".cuvil.net.arena.") and m[2] == "NOBITS")]
+    if writable:
+        raise run_e2e.CaseError(f"net.o has writable sections {writable}: state outside the "
+                                f"model's context")
     arch = ["--target=" + config["llvm"]["triple"],
             *config["llvm"]["clang_flags"].split()]
     cflags = [*arch, "-ffreestanding", "-fno-builtin", "-O2", "-Wall", "-Werror",
