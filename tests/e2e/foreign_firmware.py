@@ -100,18 +100,7 @@ def run_case(cuvilc, board, config, model_dir, case_dir, flags, placements):
     # The firmware's script INCLUDEs net.ld, found in the case directory.
     run_e2e.run([LINKER, "-T", FOREIGN / script, "-L", case_dir, *objects,
                  case_dir / "net.o", "-o", image], "link", cwd=case_dir)
-    listing = run_e2e.run([run_e2e.READELF, "-S", "-W", image], "readelf").stdout
-    sections = {m[1]: (int(m[2], 16), int(m[3], 16))
-                for m in run_e2e.SECTION_HEADER.finditer(listing)}
-    for section, region in placements.items():
-        if section not in sections:
-            raise run_e2e.CaseError(f"firmware.elf has no section {section}")
-        address, size = sections[section]
-        origin, length = regions[region]
-        if not origin <= address <= address + size <= origin + length:
-            raise run_e2e.CaseError(f"{section} [{address:#x}, {address + size:#x}) is not in "
-                                    f"the firmware's {region} [{origin:#x}, "
-                                    f"{origin + length:#x})")
+    sections = run_e2e.check_placement(image, placements, regions)
     qemu = [*board.qemu, "-kernel", image.name]
     proc = run_e2e.run(qemu, "run", cwd=case_dir, timeout=run_e2e.RUN_TIMEOUT_S)
     # QEMU writes the semihosting console (SYS_WRITE0) to stderr.

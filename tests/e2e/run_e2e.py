@@ -202,22 +202,28 @@ class BoardTarget:
 
     def check_sections(self, image):
         """CaseError unless each section of section_regions lies in its region."""
-        if not self.section_regions:
-            return
-        listing = run([READELF, "-S", "-W", image], f"{READELF} -S {image.name}").stdout
-        sections = {m[1]: (int(m[2], 16), int(m[3], 16))
-                    for m in SECTION_HEADER.finditer(listing)}
-        for section, region in self.section_regions.items():
-            if section not in sections:
-                raise CaseError(f"{image.name} has no section {section}")
-            address, size = sections[section]
-            origin, length = self.regions[region]
-            if not origin <= address <= address + size <= origin + length:
-                raise CaseError(f"{section} [{address:#x}, {address + size:#x}) is not inside "
-                                f"region {region} [{origin:#x}, {origin + length:#x})")
+        if self.section_regions:
+            check_placement(image, self.section_regions, self.regions)
 
     def command(self, image):
         return [*self.qemu, "-icount", "shift=0", "-kernel", image.name]
+
+
+def check_placement(image, placement, regions):
+    """CaseError unless each section of placement ({section: region}) lies
+    in its region of regions ({region: (origin, length)}); returns the
+    sections' {name: (address, size)}."""
+    listing = run([READELF, "-S", "-W", image], f"{READELF} -S {image.name}").stdout
+    sections = {m[1]: (int(m[2], 16), int(m[3], 16)) for m in SECTION_HEADER.finditer(listing)}
+    for section, region in placement.items():
+        if section not in sections:
+            raise CaseError(f"{image.name} has no section {section}")
+        address, size = sections[section]
+        origin, length = regions[region]
+        if not origin <= address <= address + size <= origin + length:
+            raise CaseError(f"{section} [{address:#x}, {address + size:#x}) is not inside "
+                            f"region {region} [{origin:#x}, {origin + length:#x})")
+    return sections
 
 
 # CPU flags (/proc/cpuinfo) that code for an x86-64 level needs.
