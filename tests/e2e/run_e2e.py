@@ -42,6 +42,7 @@ import pathlib
 import re
 import shlex
 import shutil
+import struct
 import subprocess
 import sys
 import tomllib
@@ -64,7 +65,11 @@ TOOL_TIMEOUT_S = 600
 RUN_TIMEOUT_S = 120
 HOST_CC = "cc"
 CROSS_CC = "clang-19"
-NM = "llvm-nm-19"
+# An ELF64 section header; the section type of a symbol table; the
+# section index of an undefined symbol.
+ELF_SECTION = struct.Struct("<IIQQQQIIQQ")
+SHT_SYMTAB = 2
+SHN_UNDEF = 0
 READELF = "llvm-readelf-19"
 HEAP_FUNCTIONS = {"malloc", "free", "calloc", "realloc", "sbrk"}
 RUN_OK = re.compile(r"^cuvil: run ok(?: cycles=(\d+) instret=(\d+))?\r?$", re.MULTILINE)
@@ -124,9 +129,34 @@ def run(cmd, what, cwd=None, timeout=TOOL_TIMEOUT_S):
     return proc
 
 
+def elf_symbols(path):
+    """{name: defined?} of the symbol table of `path`, a 64-bit
+    little-endian ELF file (every e2e target's). Read here, not with
+    llvm-nm: starting a tool linked to libLLVM takes about as long as a
+    small case's QEMU run, and the conformance suite has thousands."""
+    data = pathlib.Path(path).read_bytes()
+    if data[:4] != b"\x7fELF" or data[4:6] != b"\x02\x01":
+        raise CaseError(f"{path.name}: not a 64-bit little-endian ELF file")
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    headers = [ELF_SECTION.unpack_from(data, shoff + i * shentsize) for i in range(shnum)]
+    symbols = {}
+    for _, kind, _, _, offset, size, link, _, _, entsize in headers:
+        if kind != SHT_SYMTAB:
+            continue
+        strings = headers[link][4]
+        for entry in range(offset + entsize, offset + size, entsize):  # after the null symbol
+            name_at, _, _, section = struct.unpack_from("<IBBH", data, entry)
+            start = strings + name_at
+            name = data[start:data.index(b"\0", start)].decode(errors="replace")
+            if name:
+                symbols[name] = symbols.get(name, False) or section != SHN_UNDEF
+    return symbols
+
+
 def symbol_names(binary):
     """Names of the symbols that `binary` defines or references."""
-    return set(run([NM, "-j", binary], f"{NM} {binary.name}").stdout.split())
+    return set(elf_symbols(binary))
 
 
 class HostTarget:
@@ -365,7 +395,7 @@ def compile_model(cuvilc, target, model_dir, case_dir, name="model", expected_wa
                   name, "--out", model_o, *target.cuvilc_flags, *dim_flags],
                  f"cuvilc build {model_dir.name}",
                  (*facts.get("expected_warnings", ()), *expected_warnings))
-    undefined = run([NM, "-u", "-j", model_o], f"{NM} -u {model_o.name}").stdout.split()
+    undefined = sorted(n for n, defined in elf_symbols(model_o).items() if not defined)
     if undefined:
         raise CaseError(f"{model_o.name} has undefined symbols: {', '.join(undefined)}")
 
