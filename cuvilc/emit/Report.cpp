@@ -130,6 +130,15 @@ std::string writeReport(const Graph &G, const MemoryPlan &Plan,
                     {"external_weights", Info.ExternalWeights},
                     {"inputs", tensors(G.inputs(), &Info.InputsRead)},
                     {"outputs", tensors(G.outputs(), nullptr)}};
+  // The status codes init and run return, by name (cuvil/status.h), for
+  // callers without the header (the Python package names a failure).
+  ordered_json Status = ordered_json::object();
+  for (auto [Name, V] : std::initializer_list<std::pair<const char *, int>>{
+#define CUVIL_STATUS(Name, Value) {#Name, Value},
+#include "StatusCodes.def"
+       })
+    Status[std::string("CUVIL_") + Name] = V;
+  R["interface"]["status"] = std::move(Status);
   if (const auto &P = Info.Profiled) {
     // Where the table is, for a caller that reads it from the context.
     ordered_json Steps = ordered_json::array();

@@ -16,18 +16,11 @@ from ._errors import CuvilError
 from ._tensor import TensorInfo, check_input
 
 # runtime-baremetal/include/cuvil/status.h, for the messages.
-_STATUS = {
-    -1: "CUVIL_ERR_NULL", -2: "CUVIL_ERR_ARENA_ALIGN", -3: "CUVIL_ERR_NO_WEIGHTS",
-    -4: "CUVIL_ERR_NOT_INIT", -5: "CUVIL_ERR_ARENA_OVERLAP", -6: "CUVIL_ERR_ARENA_RANGE",
-    -7: "CUVIL_ERR_BOUNDS", -10: "CUVIL_ERR_BLOB_IDENT", -11: "CUVIL_ERR_BLOB_FORMAT",
-    -12: "CUVIL_ERR_BLOB_VERSION", -13: "CUVIL_ERR_BLOB_STRUCTURE", -14: "CUVIL_ERR_BLOB_ALIGN",
-    -15: "CUVIL_ERR_BLOB_SIZE", -16: "CUVIL_ERR_BLOB_CHECKSUM", -17: "CUVIL_ERR_BLOB_SHORT",
-    -18: "CUVIL_ERR_BLOB_DIGEST",
-}
-
-
-def status_name(code):
-    return _STATUS.get(code, f"status {code}")
+def status_name(code, report):
+    """The name of status `code` (CUVIL_ERR_...), from the build report's
+    table of the runtime's status codes (cuvil/status.h)."""
+    names = {v: k for k, v in report["interface"].get("status", {}).items()}
+    return names.get(code, f"status {code}")
 
 
 def _aligned(nbytes, alignment):
@@ -51,7 +44,7 @@ class _Instance:
             *(a.ctypes.data for a in self.arenas))
         status = lib.init(self.state, pointers, None, 0)
         if status != 0:
-            raise CuvilError(f"{lib.prefix}_init failed: {status_name(status)}")
+            raise CuvilError(f"{lib.prefix}_init failed: {status_name(status, lib.report)}")
         self.in_ptrs = (ctypes.c_void_p * max(len(lib.inputs), 1))()
         self.out_ptrs = (ctypes.c_void_p * max(len(lib.outputs), 1))()
         # What a zero-size tensor points at: the model checks for null.
@@ -121,5 +114,6 @@ class HostLibrary:
                 ptrs[i] = (a if a.nbytes else inst.empty).ctypes.data
         status = self.run_v(inst.state, inst.in_ptrs, inst.out_ptrs)
         if status != 0:
-            raise CuvilError(f"{self.prefix}_run_v failed: {status_name(status)}")
+            raise CuvilError(f"{self.prefix}_run_v failed: "
+                             f"{status_name(status, self.report)}")
         return outs

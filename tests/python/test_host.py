@@ -2,6 +2,8 @@
 reference outputs; save/load; threads; every kind of bad argument."""
 
 import concurrent.futures
+import pathlib
+import re
 import subprocess
 
 import numpy as np
@@ -182,3 +184,17 @@ def test_profile_on_the_host(case):
     # Another thread has its own instance, and table.
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         assert pool.submit(lambda: fn.profile["runs"]).result() == 0
+
+
+def test_status_names_come_from_the_runtime_header(case):
+    """A failing init or run is reported by the status's name, which the
+    build report takes from cuvil/status.h (not a copy in the package)."""
+    from cuvil._host import status_name
+    fn = cuvil.compile(case("mlp").onnx)
+    header = (pathlib.Path(__file__).resolve().parents[2] / "runtime-baremetal" / "include"
+              / "cuvil" / "status.h").read_text()
+    codes = {m[1]: int(m[2]) for m in re.finditer(r"#define (CUVIL_ERR_\w+) \((-\d+)\)", header)}
+    assert codes["CUVIL_ERR_BLOB_CHECKSUM"] == -16
+    for name, value in codes.items():
+        assert status_name(value, fn.report) == name
+    assert status_name(-99, fn.report) == "status -99"
