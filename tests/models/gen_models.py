@@ -466,6 +466,9 @@ MODELS = {
 # symbolic input dimensions.
 EXPORTED = {
     "torch_einsum": ("torch_einsum.onnx", {"batch": 2}),
+    # Traced at 32 and 49 steps (torch_sequence.py).
+    "torch_encoder": ("torch_encoder.onnx", {"seq": 24}),
+    "torch_lstm": ("torch_lstm.onnx", {"seq": 20}),
 }
 
 

@@ -56,6 +56,7 @@ extern const OpDef MatMulOp = {.Name = "MatMul",
                                .Lower = lower,
                                .Macs = macs,
                                .Traits = NoTraits,
-                               .Product = product};
+                               .Product = product,
+                               .Shape = matmulShapes<1>};
 
 } // namespace cuvil

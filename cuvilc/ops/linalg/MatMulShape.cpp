@@ -57,4 +57,22 @@ llvm::Expected<MatMulDims> matmulDims(const Node &Nd, const Value *A,
   return D;
 }
 
+llvm::Expected<std::vector<int64_t>> matmulShape(const Node &Nd, const Value *A,
+                                                 const Value *B) {
+  auto D = matmulDims(Nd, A, B);
+  if (!D)
+    return D.takeError();
+  // Batch dimensions: the broadcast of both operands' leading ones, as
+  // many as the longer has (matmulDims has checked they broadcast).
+  size_t BR = std::max(A->rank(), B->rank());
+  BR = BR >= 2 ? BR - 2 : 0;
+  std::vector<int64_t> Y(D->Batch.end() - static_cast<std::ptrdiff_t>(BR),
+                         D->Batch.end());
+  if (A->rank() > 1)
+    Y.push_back(D->M);
+  if (B->rank() > 1)
+    Y.push_back(D->N);
+  return Y;
+}
+
 } // namespace cuvil

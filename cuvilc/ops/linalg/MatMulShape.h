@@ -28,6 +28,23 @@ struct MatMulDims {
 llvm::Expected<MatMulDims> matmulDims(const Node &Nd, const Value *A,
                                       const Value *B);
 
+/// numpy's matmul shape of A x B (batch dimensions broadcast, a 1-D
+/// operand's dimension dropped again), for node Nd's errors.
+llvm::Expected<std::vector<int64_t>> matmulShape(const Node &Nd, const Value *A,
+                                                 const Value *B);
+
+/// OpDef::Shape of a MatMul-family op whose B operand is input BIndex
+/// (A is input 0): where ONNX shape inference gave up on a product of
+/// operands only folding made static (a transformer's Q x K^T whose
+/// Reshape targets come from Shape -> Gather -> Concat chains).
+template <size_t BIndex>
+llvm::Expected<std::vector<std::vector<int64_t>>> matmulShapes(const Node &Nd) {
+  auto S = matmulShape(Nd, Nd.input(0), Nd.input(BIndex));
+  if (!S)
+    return S.takeError();
+  return std::vector<std::vector<int64_t>>{*S};
+}
+
 } // namespace cuvil
 
 #endif

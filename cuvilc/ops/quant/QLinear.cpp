@@ -368,9 +368,12 @@ extern const OpDef ConvIntegerOp = {.Name = "ConvInteger",
                                     .Macs = macsConvInteger,
                                     .Traits = NoTraits,
                                     .Attrs = QConvolutionAttrs::Specs};
-extern const OpDef MatMulIntegerOp = {"MatMulInteger", verifyMatMulInteger,
-                                      lowerMatMulInteger, macsMatMulInteger,
-                                      NoTraits};
+extern const OpDef MatMulIntegerOp = {.Name = "MatMulInteger",
+                                      .Verify = verifyMatMulInteger,
+                                      .Lower = lowerMatMulInteger,
+                                      .Macs = macsMatMulInteger,
+                                      .Traits = NoTraits,
+                                      .Shape = matmulShapes<1>};
 extern const OpDef QLinearConvOp = {.Name = "QLinearConv",
                                     .Verify = verifyQLinearConv,
                                     .Lower = lowerQLinearConv,
@@ -383,6 +386,7 @@ extern const OpDef QLinearMatMulOp = {.Name = "QLinearMatMul",
                                       .Lower = lowerQLinearMatMul,
                                       .Macs = macsQLinearMatMul,
                                       .Traits = NoTraits,
-                                      .Product = productQLinearMatMul};
+                                      .Product = productQLinearMatMul,
+                                      .Shape = matmulShapes<3>};
 
 } // namespace cuvil
