@@ -19,8 +19,9 @@ what an unprofiled one does), and its profile must hold:
     model (and not above it), and
     the table the firmware printed with cuvil_profile_print (the model's
     own step names, from the object) equal to the one cuvilc read back;
-  - host (nanoseconds of a monotonic clock): a sum not above the wall time
-    measured around the call, and more than half of it.
+  - host (nanoseconds of a monotonic clock): a sum above zero and not
+    above the wall time measured around the call (how much of it the
+    steps cover depends on the machine's load: the boards check that).
 Prints PASS/FAIL per model and target; exits 1 if any failed.
 """
 
@@ -98,8 +99,13 @@ def check(cuvilc, model_dir, target, work):
     total = prof["total"]
     sums = {c: sum(s[c] for s in steps) for c in counters}
     if target == "host":
+        # Wall time: what a step's share of the call is depends on the
+        # machine's load (a preemption between two steps of a model that
+        # runs in microseconds lands in no step; it failed a CI run with
+        # 4 of 20 us in steps), so only the bounds that always hold are
+        # checked here; the boards' counts under -icount check coverage.
         ns = sums["nanoseconds"]
-        if not 0.5 * total["nanoseconds"] < ns <= total["nanoseconds"]:
+        if not 0 < ns <= total["nanoseconds"]:
             return f"steps sum to {ns} ns, the call took {total['nanoseconds']}"
         return None
     for c in ("cycles", "instructions"):
