@@ -73,9 +73,8 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
   // Layers of the same shape (MobileNet's repeated blocks) share code.
   // Their steps are merged twice: before the pipeline, where steps that
   // call the same kernels with the same constants are already identical
-  // (each is then optimised once: MobileNetV2 for a78 builds in 6.5 s
-  // instead of 9.0, to the same bytes), and after it, for those that
-  // only the optimiser makes identical.
+  // (each is then optimised once, and the object stays byte-identical),
+  // and after it, for those that only the optimiser makes identical.
   PB.registerPipelineStartEPCallback(
       [](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
         MPM.addPass(llvm::MergeFunctionsPass());
