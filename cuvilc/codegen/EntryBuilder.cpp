@@ -269,8 +269,13 @@ llvm::Error EntryBuilder::buildRunV() {
       Guards->paint(B, S);
     if (!L[S].HasCode)
       continue; // a view: no code
+    llvm::BasicBlock *Join = branchOn(L[S].RunsWhen);
     if (auto E = buildNode(N, L[S].Calls, Step))
       return E;
+    if (Join) {
+      B.CreateBr(Join);
+      B.SetInsertPoint(Join);
+    }
     if (Opts.Checked) {
       StepNames.push_back(N.name());
       Guards->check(B, S, Step);
@@ -293,6 +298,24 @@ llvm::Error EntryBuilder::buildRunV() {
   }
   B.CreateRet(llvm::ConstantInt::get(I32, StatusOk));
   return llvm::Error::success();
+}
+
+llvm::BasicBlock *
+EntryBuilder::branchOn(const std::vector<RunCondition> &RunsWhen) {
+  if (RunsWhen.empty())
+    return nullptr;
+  llvm::Function *F = B.GetInsertBlock()->getParent();
+  auto *Join = llvm::BasicBlock::Create(Ctx, "branch.join", F);
+  for (const RunCondition &C : RunsWhen) {
+    llvm::Value *Byte = B.CreateLoad(B.getInt8Ty(), pointerTo(C.Cond, 0));
+    llvm::Value *Zero = B.getInt8(0);
+    llvm::Value *Holds =
+        C.When ? B.CreateICmpNE(Byte, Zero) : B.CreateICmpEQ(Byte, Zero);
+    auto *Next = llvm::BasicBlock::Create(Ctx, "branch.taken", F, Join);
+    B.CreateCondBr(Holds, Next, Join);
+    B.SetInsertPoint(Next);
+  }
+  return Join;
 }
 
 void EntryBuilder::buildStepTables() {

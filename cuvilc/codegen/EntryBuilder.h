@@ -90,6 +90,11 @@ private:
   void setCodeAttributes(llvm::Function *F);
   llvm::Error buildNode(const Node &N, const std::vector<KernelCall> &Calls,
                         size_t Step);
+  /// Branches to a new block where all of RunsWhen hold (a node of one
+  /// branch of an If) and returns the block after it, where the builder
+  /// goes once the node's code is in; null (no branch) when RunsWhen is
+  /// empty.
+  llvm::BasicBlock *branchOn(const std::vector<RunCondition> &RunsWhen);
   void buildInit();
   /// init_ab, switch_weights, active_slot, active_sha256 (WeightSlots.cpp).
   void buildWeightSlots();

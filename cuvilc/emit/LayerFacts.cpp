@@ -38,6 +38,8 @@ std::vector<LayerFacts> layerFacts(const Graph &G, const GraphLowering &L) {
         if (std::find(F.Kernels.begin(), F.Kernels.end(), C.Kernel) ==
             F.Kernels.end())
           F.Kernels.push_back(C.Kernel);
+      for (const RunCondition &C : L[Step].RunsWhen)
+        F.RunsWhen.push_back({C.Cond->name(), C.When});
     }
     F.Int8 = F.Macs > 0 &&
              std::any_of(N.inputs().begin(), N.inputs().end(), isByteInteger);
@@ -58,9 +60,14 @@ std::vector<LayerFacts> layerFacts(const Graph &G, const GraphLowering &L) {
 std::string kernelText(const LayerFacts &F) {
   if (!F.HasCode)
     return "view (no code)";
-  if (F.Kernels.empty())
-    return "none (a copy the planner made in place)";
-  return fmt::format("{}", fmt::join(F.Kernels, ", "));
+  std::string Text = F.Kernels.empty()
+                         ? "none (a copy the planner made in place)"
+                         : fmt::format("{}", fmt::join(F.Kernels, ", "));
+  for (size_t I = 0; I < F.RunsWhen.size(); ++I)
+    Text += fmt::format("{} {} is {}", I == 0 ? "; only when" : " and",
+                        F.RunsWhen[I].first,
+                        F.RunsWhen[I].second ? "true" : "false");
+  return Text;
 }
 
 } // namespace cuvil

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cuvil {
@@ -28,6 +29,10 @@ struct LayerFacts {
   int64_t BytesMoved = 0;
   /// False for a view: no code, no step of its own.
   bool HasCode = false;
+  /// The conditions its code runs under (a node of one branch of an If
+  /// decided at run time): each a bool value's name and the value it must
+  /// have, outermost first. Empty: it runs at every call.
+  std::vector<std::pair<std::string, bool>> RunsWhen;
   /// The kernels of its calls, each once, in call order.
   std::vector<std::string> Kernels;
   /// Every call is a pure copy, which codegen drops when the planner put
@@ -47,7 +52,8 @@ struct LayerFacts {
 std::vector<LayerFacts> layerFacts(const Graph &G, const GraphLowering &L);
 
 /// The text for a node's kernel column: its kernels, "view (no code)", or
-/// that the planner merged its copy away.
+/// that the planner merged its copy away; and when it runs only in one
+/// branch of an If, under which condition.
 std::string kernelText(const LayerFacts &F);
 
 } // namespace cuvil

@@ -206,6 +206,10 @@ std::string writeReport(const Graph &G, const MemoryPlan &Plan,
       J["kernels"] = F.Kernels;
       J["bytes_moved"] = F.BytesMoved;
       J["precision"] = F.Precision;
+      ordered_json When = ordered_json::array();
+      for (const auto &[Cond, Value] : F.RunsWhen)
+        When.push_back({{"condition", Cond}, {"value", Value}});
+      J["runs_when"] = When;
     }
     Nodes.push_back(J);
   }

@@ -26,11 +26,14 @@ uint64_t structureHash(const Graph &G, const GraphLowering &L,
   // The constants kernels read through a pointer (and a constant graph
   // output, which run copies out): their bytes are the weights proper.
   std::set<const Value *> ReadAtRunTime(G.outputs().begin(), G.outputs().end());
-  for (const NodeLowering &NL : L)
+  for (const NodeLowering &NL : L) {
     for (const KernelCall &C : NL.Calls)
       for (const KernelArg &A : C.Args)
         if (A.K == KernelArg::Kind::Tensor)
           ReadAtRunTime.insert(A.V);
+    for (const RunCondition &C : NL.RunsWhen)
+      ReadAtRunTime.insert(C.Cond);
+  }
   std::string Text = fmt::format("{}\ntarget {}\nalign {}\n", G.summary(),
                                  T.Name, Plan.Alignment);
   uint64_t H = fnv1a64(Text.data(), Text.size());

@@ -71,6 +71,12 @@ struct KernelCall {
   bool IsCopy = false;
 };
 
+/// A condition a node's code runs under: the bool scalar Cond is When.
+struct RunCondition {
+  const Value *Cond;
+  bool When;
+};
+
 /// What one node of the graph lowered to.
 struct NodeLowering {
   /// False for a view (its output is its input's buffer): the node has no
@@ -79,6 +85,10 @@ struct NodeLowering {
   /// The calls that compute the node, in order (may be empty even when
   /// HasCode, e.g. a copy whose ends the planner merged).
   std::vector<KernelCall> Calls;
+  /// The node runs only when all of these hold, outermost first: it
+  /// computes results that only one branch of an If with a run-time
+  /// condition needs (see ops/BranchGuards.h). Empty: it always runs.
+  std::vector<RunCondition> RunsWhen;
 };
 
 /// The lowering of a whole graph: entry I is node I of Graph::nodes().

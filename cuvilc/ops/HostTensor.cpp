@@ -3,6 +3,7 @@
 
 #include "ir/Diagnostic.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace cuvil {
@@ -164,9 +165,16 @@ llvm::Expected<bool> foldArith(const Node &N, const HostInputs &In,
         case Arith::Sub: putF(Y, I, X - Z); break;
         case Arith::Mul: putF(Y, I, X * Z); break;
         case Arith::Div: putF(Y, I, X / Z); break;
+        case Arith::Mod:
+          if (!N.getInt("fmod", 0))
+            return false; // refused by verification
+          putF(Y, I, std::fmod(X, Z));
+          break;
         case Arith::Equal: putI(Y, I, X == Z); break;
         case Arith::Less: putI(Y, I, X < Z); break;
         case Arith::Greater: putI(Y, I, X > Z); break;
+        case Arith::LessOrEqual: putI(Y, I, X <= Z); break;
+        case Arith::GreaterOrEqual: putI(Y, I, X >= Z); break;
         default: break;
         }
         // float32 arithmetic rounds each result, as at run time.
@@ -182,9 +190,23 @@ llvm::Expected<bool> foldArith(const Node &N, const HostInputs &In,
           return false; // left to run time
         putI(Y, I, X / Z);
         break;
+      case Arith::Mod: {
+        if (Z == 0 || (X == INT64_MIN && Z == -1))
+          return false;    // left to run time
+        int64_t R = X % Z; // C: the dividend's sign (fmod=1)
+        if (!N.getInt("fmod", 0) && R != 0 && (R < 0) != (Z < 0))
+          R += Z; // Python: the divisor's sign
+        putI(Y, I, R);
+        break;
+      }
       case Arith::Equal: putI(Y, I, X == Z); break;
       case Arith::Less: putI(Y, I, X < Z); break;
       case Arith::Greater: putI(Y, I, X > Z); break;
+      case Arith::LessOrEqual: putI(Y, I, X <= Z); break;
+      case Arith::GreaterOrEqual: putI(Y, I, X >= Z); break;
+      case Arith::And: putI(Y, I, X && Z); break;
+      case Arith::Or: putI(Y, I, X || Z); break;
+      case Arith::Xor: putI(Y, I, (X != 0) != (Z != 0)); break;
       default: break;
       }
     }
@@ -199,10 +221,16 @@ CUVIL_FOLD_ARITH(Add)
 CUVIL_FOLD_ARITH(Sub)
 CUVIL_FOLD_ARITH(Mul)
 CUVIL_FOLD_ARITH(Div)
+CUVIL_FOLD_ARITH(Mod)
 CUVIL_FOLD_ARITH(Neg)
 CUVIL_FOLD_ARITH(Equal)
 CUVIL_FOLD_ARITH(Less)
 CUVIL_FOLD_ARITH(Greater)
+CUVIL_FOLD_ARITH(LessOrEqual)
+CUVIL_FOLD_ARITH(GreaterOrEqual)
+CUVIL_FOLD_ARITH(And)
+CUVIL_FOLD_ARITH(Or)
+CUVIL_FOLD_ARITH(Xor)
 CUVIL_FOLD_ARITH(Where)
 CUVIL_FOLD_ARITH(Not)
 #undef CUVIL_FOLD_ARITH

@@ -51,7 +51,24 @@ llvm::Expected<bool> foldAccess(const HostTensor &X, const StridedAccess &A,
                                 std::vector<int64_t> Shape, HostTensor &Y);
 
 /// The element-wise operations fold-constants evaluates.
-enum class Arith { Add, Sub, Mul, Div, Neg, Equal, Less, Greater, Where, Not };
+enum class Arith {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod, ///< ONNX Mod: fmod=0 the divisor's sign (integers), 1 C's fmod
+  Neg,
+  Equal,
+  Less,
+  Greater,
+  LessOrEqual,
+  GreaterOrEqual,
+  And,
+  Or,
+  Xor,
+  Where,
+  Not
+};
 
 /// The fold hook of an element-wise op (numpy broadcasting; each operand
 /// computed in its own type's domain). Instantiated for every Arith.

@@ -3,6 +3,7 @@
 
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbiSupport.h"
+#include "ops/BranchGuards.h"
 #include "ops/OpRegistry.h"
 #include "ops/custom/CustomOp.h"
 
@@ -25,6 +26,7 @@ llvm::Expected<GraphLowering> lowerGraph(const Graph &G) {
       if (auto E = kabi::checkKernelCall(C))
         return nodeError(N, "{}", llvm::toString(std::move(E)));
   }
+  guardBranches(G, L);
   return L;
 }
 

@@ -14,8 +14,9 @@
 
 namespace cuvil {
 
-/// The kernel calls of every node of G, in node order; the first node that
-/// cannot be lowered gives the error.
+/// The kernel calls of every node of G, in node order, and the conditions
+/// the nodes of an If's branches run under; the first node that cannot be
+/// lowered gives the error.
 llvm::Expected<GraphLowering> lowerGraph(const Graph &G);
 
 } // namespace cuvil

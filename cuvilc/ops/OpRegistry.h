@@ -122,6 +122,19 @@ using FoldFn = llvm::Expected<bool> (*)(const Node &N, const HostInputs &In,
 
 struct AttrSpec;
 
+/// One way an op that runs one of several subgraphs can go (If's then and
+/// else branches): the condition's value that takes it, and the node's
+/// inputs holding that subgraph's results, one per output of the node.
+struct BranchArm {
+  bool When;
+  std::vector<Value *> Results;
+};
+/// A branching node's condition (a bool scalar input) and its arms.
+struct BranchChoice {
+  Value *Cond;
+  std::vector<BranchArm> Arms;
+};
+
 struct OpDef {
   const char *Name;
   /// Rejects what cuvil cannot compile (attributes, dtypes, ranks), with the
@@ -190,6 +203,13 @@ struct OpDef {
   /// The attributes the op reads, with their kinds, ended by a null name;
   /// null when not declared yet (see ops/Attrs.h).
   const AttrSpec *Attrs = nullptr;
+  /// For an op that runs one of several inlined subgraphs chosen by a
+  /// condition (If): the condition and the arms; nullopt when N's branches
+  /// are malformed (Verify says why). fold-constants replaces a node whose
+  /// condition is known by the taken arm's results; lowering makes the
+  /// nodes only one arm needs run only when that arm is taken. Null for
+  /// other ops.
+  std::optional<BranchChoice> (*Branches)(const Node &N) = nullptr;
 
   bool has(OpTrait T) const { return (Traits & T) != 0; }
   Placement place() const {

@@ -9,6 +9,10 @@
 //   2. computes the output shapes ONNX shape inference left unknown from
 //      the now-constant operands (Reshape's shape, Expand, Tile, ...) and
 //      propagates them through the ops after them;
+//   2a. replaces a node choosing between inlined branches whose condition
+//      is now a constant (an If on a shape test, once --dim fixed the
+//      shapes) by the taken branch: the other branch's nodes die, and what
+//      they could not fold or shape is never reported;
 //   3. resolves the dimensions only a known shape downstream fixes (a Range
 //      of a run-time limit feeding the declared output through element-wise
 //      ops), see resolveFromDeclaredShapes.
@@ -25,6 +29,9 @@
 #include "ops/OpRegistry.h"
 #include "passes/Pass.h"
 #include "passes/ShapeResolution.h"
+
+#include <algorithm>
+#include <map>
 
 namespace cuvil {
 namespace {
@@ -77,6 +84,45 @@ llvm::Expected<bool> tryFold(Graph &G, Node &N, std::vector<Node *> &Dead) {
   return true;
 }
 
+/// When N's condition is a constant (OpDef::Branches), its outputs become
+/// the taken branch's results and N goes into Dead. A result that is a
+/// graph output keeps its name and position through an Identity (a view,
+/// or a copy when the result is an input or a constant).
+bool takeKnownBranch(Graph &G, Node &N, std::vector<Node *> &Dead) {
+  if (!N.def() || !N.def()->Branches)
+    return false;
+  auto C = N.def()->Branches(N);
+  if (!C || !C->Cond->isConstant() || C->Cond->data().empty())
+    return false;
+  bool Cond = C->Cond->data()[0] != 0;
+  auto Taken = std::find_if(C->Arms.begin(), C->Arms.end(),
+                            [&](const BranchArm &A) { return A.When == Cond; });
+  if (Taken == C->Arms.end())
+    return false;
+  for (size_t I = 0; I < N.outputs().size(); ++I) {
+    Value *Old = N.output(I), *New = Taken->Results[I];
+    if (!G.isGraphOutput(Old)) {
+      G.replaceAllUses(Old, New);
+      continue;
+    }
+    // Node users read New; the graph output stays a value of its own name,
+    // produced after every node (only the graph reads it).
+    for (Node *U : std::vector<Node *>(Old->users()))
+      for (size_t J = 0; J < U->numInputs(); ++J)
+        if (U->input(J) == Old)
+          U->setInput(J, New);
+    Value *Out = G.addValue(Old->name(), New->dtype(), New->shape(),
+                            ValueKind::Intermediate);
+    Node *Id = G.addNode("Identity", N.name() + "/" + Old->name(),
+                         lookupOp("Identity"), {New}, {Out});
+    Id->origin() = N.origin();
+    Id->setOpset(N.opset());
+    G.replaceAllUses(Old, Out);
+  }
+  Dead.push_back(&N);
+  return true;
+}
+
 } // namespace
 
 llvm::Error foldConstants(Graph &G) {
@@ -84,11 +130,16 @@ llvm::Error foldConstants(Graph &G) {
   for (const auto &N : G.nodes())
     Order.push_back(N.get());
   std::vector<Node *> Dead;
+  // A node that cannot be evaluated may sit in a branch a known condition
+  // leaves out: its error counts only if it is still needed at the end.
+  std::map<unsigned, llvm::Error> Failed;
   for (Node *N : Order) {
+    if (takeKnownBranch(G, *N, Dead))
+      continue;
     auto Folded = tryFold(G, *N, Dead);
     if (!Folded) {
-      G.eraseNodes(Dead);
-      return Folded.takeError();
+      Failed.emplace(N->id(), Folded.takeError());
+      continue;
     }
     if (!*Folded)
       resolveShapes(*N);
@@ -98,7 +149,13 @@ llvm::Error foldConstants(Graph &G) {
   resolveFromDeclaredShapes(G);
   for (const auto &N : G.nodes())
     resolveShapes(*N);
-  return eliminateDeadCode(G);
+  llvm::Error All = eliminateDeadCode(G);
+  for (const auto &N : G.nodes())
+    if (auto It = Failed.find(N->id()); It != Failed.end())
+      All = llvm::joinErrors(std::move(All), std::move(It->second));
+  for (auto &[Id, E] : Failed)
+    llvm::consumeError(std::move(E));
+  return All;
 }
 
 } // namespace cuvil

@@ -7,7 +7,8 @@
 For each model, OUT_DIR/<name>/ receives:
   model.onnx      opset 13, IR version 7 (loadable by ONNX 1.12 and ONNX Runtime);
                   the models of opset_models.py use opsets 18 to 21
-  input_<i>.bin   raw little-endian float32 in C order, one file per graph input
+  input_<i>.bin   raw little-endian in C order, one file per graph input: float32,
+                  or the input's own type for an exported model (EXPORTED)
   manifest.json   {"inputs": [{"name", "shape", "dtype"}], "outputs": [names]},
                   and "dims": {name: value} for a model with symbolic input
                   dimensions (cuvilc build --dim name=value)
@@ -462,19 +463,26 @@ MODELS = {
 }
 
 
-# Exported models committed beside this script: file, and the values of their
-# symbolic input dimensions.
+# Exported models committed beside this script: file, the values of their
+# symbolic input dimensions, and (optional) the value every element of a
+# named input takes (others are drawn at random).
 EXPORTED = {
     "torch_einsum": ("torch_einsum.onnx", {"batch": 2}),
     # Traced at 32 and 49 steps (torch_sequence.py).
     "torch_encoder": ("torch_encoder.onnx", {"seq": 24}),
     "torch_lstm": ("torch_lstm.onnx", {"seq": 20}),
+    # torch_vad.py: one model, both ways through each of its Ifs. The
+    # sample-rate If is decided at run time by `sr`; the padding If at
+    # compile time by `samples` (256 needs none, 250 is padded to 256).
+    "torch_vad_16k": ("torch_vad.onnx", {"samples": 256}, {"sr": 16000}),
+    "torch_vad_8k": ("torch_vad.onnx", {"samples": 250}, {"sr": 8000}),
 }
 
 
 def write_exported(out_dir, name):
     """An exported model with inputs for EXPORTED's dimension values."""
-    file, dims = EXPORTED[name]
+    file, dims, *fixed = EXPORTED[name]
+    fixed = fixed[0] if fixed else {}
     model = onnx.load(pathlib.Path(__file__).resolve().parent / file)
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     model_dir = out_dir / name
@@ -484,12 +492,15 @@ def write_exported(out_dir, name):
     inputs = []
     for value in (v for v in model.graph.input if v.name not in weights):
         tensor_type = value.type.tensor_type
-        if tensor_type.elem_type != TensorProto.FLOAT:
-            raise RuntimeError(f"{name}: input '{value.name}' is not float32")
+        dtype = np.dtype(onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[tensor_type.elem_type])
+        if value.name not in fixed and dtype != np.float32:
+            raise RuntimeError(f"{name}: input '{value.name}' is {dtype}; give its value in EXPORTED")
         shape = [d.dim_value if d.HasField("dim_value") else dims[d.dim_param]
                  for d in tensor_type.shape.dim]
-        rng.normal(0.0, 1.0, shape).astype("<f4").tofile(model_dir / f"input_{len(inputs)}.bin")
-        inputs.append({"name": value.name, "shape": shape, "dtype": "float32"})
+        data = (np.full(shape, fixed[value.name], dtype) if value.name in fixed
+                else rng.normal(0.0, 1.0, shape).astype(np.float32))
+        data.astype(dtype.newbyteorder("<")).tofile(model_dir / f"input_{len(inputs)}.bin")
+        inputs.append({"name": value.name, "shape": shape, "dtype": dtype.name})
     manifest = {"inputs": inputs, "outputs": [o.name for o in model.graph.output], "dims": dims}
     (model_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 

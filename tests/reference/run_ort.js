@@ -3,8 +3,9 @@
 //
 //   node tests/reference/run_ort.js MODEL_DIR...
 //
-// Each MODEL_DIR holds model.onnx, manifest.json and input_<i>.bin as written
-// by tests/models/gen_models.py. This writes ref_<i>.bin (raw little-endian
+// Each MODEL_DIR holds model.onnx, manifest.json and input_<i>.bin (raw
+// little-endian, C order, of the manifest's dtype) as written by
+// tests/models/gen_models.py. This writes ref_<i>.bin (raw little-endian
 // float32, C order) for the i-th output named in the manifest.
 //
 // Session settings: CPU provider, one thread, sequential execution and graph
@@ -38,21 +39,34 @@ function readManifest(modelDir) {
   return manifest;
 }
 
+// The manifest's input dtypes and the typed arrays ORT takes them in.
+const INPUT_TYPES = {
+  float32: Float32Array,
+  int64: BigInt64Array,
+  int32: Int32Array,
+  int8: Int8Array,
+  uint8: Uint8Array,
+  bool: Uint8Array,
+};
+
 function readInput(modelDir, index, spec) {
-  if (spec.dtype !== 'float32') {
-    throw new Error(`input '${spec.name}': unsupported dtype '${spec.dtype}' (only float32)`);
+  const Typed = INPUT_TYPES[spec.dtype];
+  if (!Typed) {
+    throw new Error(`input '${spec.name}': unsupported dtype '${spec.dtype}' ` +
+                    `(supported: ${Object.keys(INPUT_TYPES).join(', ')})`);
   }
   const file = path.join(modelDir, `input_${index}.bin`);
   const bytes = fs.readFileSync(file);
   const count = spec.shape.reduce((a, b) => a * b, 1);
-  if (bytes.length !== count * 4) {
-    throw new Error(`${file}: ${bytes.length} bytes, expected ${count * 4} ` +
-                    `for float32 [${spec.shape.join(', ')}]`);
+  if (bytes.length !== count * Typed.BYTES_PER_ELEMENT) {
+    throw new Error(`${file}: ${bytes.length} bytes, expected ` +
+                    `${count * Typed.BYTES_PER_ELEMENT} for ${spec.dtype} ` +
+                    `[${spec.shape.join(', ')}]`);
   }
   // Copy into a fresh, aligned ArrayBuffer: a Buffer may sit at any offset of
   // a shared pool.
-  const data = new Float32Array(new Uint8Array(bytes).buffer);
-  return new ort.Tensor('float32', data, spec.shape);
+  const data = new Typed(new Uint8Array(bytes).buffer);
+  return new ort.Tensor(spec.dtype, data, spec.shape);
 }
 
 async function runModel(modelDir) {

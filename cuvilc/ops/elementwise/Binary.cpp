@@ -305,21 +305,26 @@ llvm::Error lowerWhere(const Node &N, std::vector<KernelCall> &Calls) {
   CUVIL_BINARY_OP_ATTRS(X, Tr, Sh, Fo, nullptr)
 CUVIL_BINARY_OP(Add, InPlace | Commutative | Sum, shapeBroadcast,
                 foldArith<Arith::Add>)
-CUVIL_BINARY_OP(And, InPlace | Commutative, nullptr, nullptr)
+CUVIL_BINARY_OP(And, InPlace | Commutative, shapeBroadcast,
+                foldArith<Arith::And>)
 CUVIL_BINARY_OP_ATTRS(BitShift, InPlace, nullptr, nullptr, BitShiftAttrs::Specs)
 CUVIL_BINARY_OP(Div, InPlace, shapeBroadcast, foldArith<Arith::Div>)
 CUVIL_BINARY_OP(Equal, Commutative, shapeBroadcast, foldArith<Arith::Equal>)
 CUVIL_BINARY_OP(Greater, NoTraits, shapeBroadcast, foldArith<Arith::Greater>)
-CUVIL_BINARY_OP(GreaterOrEqual, NoTraits, nullptr, nullptr)
+CUVIL_BINARY_OP(GreaterOrEqual, NoTraits, shapeBroadcast,
+                foldArith<Arith::GreaterOrEqual>)
 CUVIL_BINARY_OP(Less, NoTraits, shapeBroadcast, foldArith<Arith::Less>)
-CUVIL_BINARY_OP(LessOrEqual, NoTraits, nullptr, nullptr)
-CUVIL_BINARY_OP_ATTRS(Mod, InPlace, nullptr, nullptr, ModAttrs::Specs)
+CUVIL_BINARY_OP(LessOrEqual, NoTraits, shapeBroadcast,
+                foldArith<Arith::LessOrEqual>)
+CUVIL_BINARY_OP_ATTRS(Mod, InPlace, shapeBroadcast, foldArith<Arith::Mod>,
+                      ModAttrs::Specs)
 CUVIL_BINARY_OP(Mul, InPlace | Commutative, shapeBroadcast,
                 foldArith<Arith::Mul>)
-CUVIL_BINARY_OP(Or, InPlace | Commutative, nullptr, nullptr)
+CUVIL_BINARY_OP(Or, InPlace | Commutative, shapeBroadcast, foldArith<Arith::Or>)
 CUVIL_BINARY_OP(Pow, InPlace, shapeBroadcast, nullptr)
 CUVIL_BINARY_OP(Sub, InPlace, shapeBroadcast, foldArith<Arith::Sub>)
-CUVIL_BINARY_OP(Xor, InPlace | Commutative, nullptr, nullptr)
+CUVIL_BINARY_OP(Xor, InPlace | Commutative, shapeBroadcast,
+                foldArith<Arith::Xor>)
 #undef CUVIL_BINARY_OP
 #undef CUVIL_BINARY_OP_ATTRS
 

@@ -43,6 +43,15 @@ llvm::Expected<GemmDims> dims(const Node &Nd) {
   return D;
 }
 
+/// [M, N], where ONNX inference left the output open (an operand only
+/// folding or a taken If branch made static).
+llvm::Expected<ShapeList> gemmShape(const Node &N) {
+  auto D = dims(N);
+  if (!D)
+    return D.takeError();
+  return ShapeList{{D->M, D->N}};
+}
+
 } // namespace
 
 llvm::Error verifyGemm(const Node &N) {
@@ -132,6 +141,7 @@ extern const OpDef GemmOp = {.Name = "Gemm",
                              .WithClamp = &FusedGemmOp,
                              .FoldChannelAffine = foldGemmChannelAffine,
                              .Product = gemmProduct,
+                             .Shape = gemmShape,
                              .Attrs = GemmAttrs::Specs};
 
 } // namespace cuvil

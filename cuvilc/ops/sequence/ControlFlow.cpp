@@ -3,14 +3,23 @@
 // The importer inlines If's branches (subgraphs without formal inputs) into
 // the graph before the node and appends their outputs to its inputs; the
 // attributes then_branch / else_branch say where ({first input, count}).
-// Both branches therefore run, and If copies the chosen results: that needs
-// every output's shape to be the same in both branches (static shapes).
+// The op's Branches hook tells the rest of the compiler which inputs are
+// which branch's results:
+//   - fold-constants replaces an If whose condition is known at compile time
+//     (a shape test once --dim fixes the shapes) by its taken branch; the
+//     other branch's nodes die, whatever their shapes;
+//   - for a run-time condition, lowering guards the nodes only one branch
+//     needs (ops/BranchGuards.cpp), so only the taken branch runs, and If
+//     copies its results. Both branches then need the node's output shapes.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace cuvil {
 namespace {
@@ -22,31 +31,67 @@ namespace {
   X(ElseBranch, "else_branch", Ints, {})
 CUVIL_OP_ATTRS(IfAttrs, IF_ATTRS)
 
+/// "[1, 32]"; an unknown dimension is "?", an unknown rank "[...]".
+std::string shapeText(const std::vector<int64_t> &S) {
+  if (S == std::vector<int64_t>{UnknownRank})
+    return "[...]";
+  std::vector<std::string> Dims;
+  for (int64_t D : S)
+    Dims.push_back(D < 0 ? "?" : std::to_string(D));
+  return fmt::format("[{}]", fmt::join(Dims, ", "));
+}
+
 /// The inputs holding the results of branch Attr (its {first input,
 /// count} is Where), one per output of N.
-llvm::Expected<std::vector<const Value *>>
-branch(const Node &N, const char *Attr, const std::vector<int64_t> &Where) {
+llvm::Expected<std::vector<Value *>> branch(const Node &N, const char *Attr,
+                                            const std::vector<int64_t> &Where) {
   if (Where.size() != 2)
     return nodeError(N,
                      "the {} subgraph was not inlined (a subgraph with "
                      "formal inputs is not supported)",
                      Attr);
-  if (Where[1] != static_cast<int64_t>(N.outputs().size()))
+  if (Where[1] != static_cast<int64_t>(N.outputs().size()) || Where[0] < 1 ||
+      Where[0] + Where[1] > static_cast<int64_t>(N.numInputs()))
     return nodeError(N, "the {} subgraph has {} outputs; the node has {}", Attr,
                      Where[1], N.outputs().size());
-  std::vector<const Value *> Vs;
+  std::vector<Value *> Vs;
   for (int64_t I = 0; I < Where[1]; ++I) {
-    const Value *V = N.input(Where[0] + I);
-    const Value *Y = N.output(I);
-    if (!V || V->dtype() != Y->dtype() || V->shape() != Y->shape())
-      return nodeError(N,
-                       "output {} of the {} subgraph does not have the "
-                       "node's dtype and shape: branches of different "
-                       "shapes are not supported",
-                       I, Attr);
+    Value *V = N.input(Where[0] + I);
+    if (!V)
+      return nodeError(N, "output {} of the {} subgraph is missing", I, Attr);
     Vs.push_back(V);
   }
   return Vs;
+}
+
+std::optional<BranchChoice> branches(const Node &N) {
+  const IfAttrs A(N);
+  auto Then = branch(N, "then_branch", A.ThenBranch);
+  auto Else = branch(N, "else_branch", A.ElseBranch);
+  if (!Then || !Else || !N.input(0)) {
+    llvm::consumeError(Then.takeError());
+    llvm::consumeError(Else.takeError());
+    return std::nullopt;
+  }
+  return BranchChoice{.Cond = N.input(0),
+                      .Arms = {{.When = true, .Results = std::move(*Then)},
+                               {.When = false, .Results = std::move(*Else)}}};
+}
+
+/// Both branches' shapes when they agree (ONNX 1.12's inference leaves an
+/// If's output unknown when a branch's shape has a symbol in it).
+llvm::Expected<ShapeList> shape(const Node &N) {
+  auto C = branches(N);
+  if (!C)
+    return nodeError(N, "the branches were not inlined");
+  ShapeList S;
+  for (size_t I = 0; I < N.outputs().size(); ++I) {
+    const Value *T = C->Arms[0].Results[I], *E = C->Arms[1].Results[I];
+    if (T->shape() != E->shape())
+      return nodeError(N, "output {} differs between the branches", I);
+    S.push_back(T->shape());
+  }
+  return S;
 }
 
 llvm::Error verify(const Node &N) {
@@ -54,23 +99,35 @@ llvm::Error verify(const Node &N) {
   if (!Cond || Cond->dtype() != DType::Bool || Cond->numElements() != 1)
     return nodeError(N, "the condition must be a single bool");
   const IfAttrs A(N);
-  if (auto T = branch(N, "then_branch", A.ThenBranch); !T)
-    return T.takeError();
-  return branch(N, "else_branch", A.ElseBranch).takeError();
+  for (const auto &[Attr, Where] : {std::pair{"then_branch", A.ThenBranch},
+                                    {"else_branch", A.ElseBranch}}) {
+    auto Vs = branch(N, Attr, Where);
+    if (!Vs)
+      return Vs.takeError();
+    for (size_t I = 0; I < Vs->size(); ++I) {
+      const Value *V = (*Vs)[I], *Y = N.output(I);
+      if (V->dtype() != Y->dtype() || V->shape() != Y->shape())
+        return nodeError(
+            N,
+            "output {} of the {} subgraph has {} {}, the node's output "
+            "'{}' {} {}: with a condition known only at run time, both "
+            "branches must give the same shapes (a condition that --dim or "
+            "constant inputs decide is resolved at compile time)",
+            I, Attr, dtypeName(V->dtype()), shapeText(V->shape()), Y->name(),
+            dtypeName(Y->dtype()), shapeText(Y->shape()));
+    }
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
-  const IfAttrs A(N);
-  auto Then = branch(N, "then_branch", A.ThenBranch);
-  if (!Then)
-    return Then.takeError();
-  auto Else = branch(N, "else_branch", A.ElseBranch);
-  if (!Else)
-    return Else.takeError();
+  auto C = branches(N);
+  if (!C)
+    return nodeError(N, "the branches were not inlined");
   for (size_t I = 0; I < N.outputs().size(); ++I)
     Calls.push_back(kabi::SelectBytes{.cond = N.input(0),
-                                      .a = (*Then)[I],
-                                      .b = (*Else)[I],
+                                      .a = C->Arms[0].Results[I],
+                                      .b = C->Arms[1].Results[I],
                                       .y = N.output(I),
                                       .n = N.output(I)->byteSize()}
                         .call());
@@ -84,6 +141,8 @@ extern const OpDef IfOp = {.Name = "If",
                            .Lower = lower,
                            .Macs = noMacs,
                            .Traits = NoTraits,
-                           .Attrs = IfAttrs::Specs};
+                           .Shape = shape,
+                           .Attrs = IfAttrs::Specs,
+                           .Branches = branches};
 
 } // namespace cuvil

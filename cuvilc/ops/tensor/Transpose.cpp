@@ -1,8 +1,8 @@
-//===- Transpose.cpp - ONNX Transpose
-//--------------------------------------===//
+//===- Transpose.cpp - ONNX Transpose -------------------------------------===//
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"
+#include "ops/HostTensor.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
 
@@ -69,6 +69,26 @@ transposeShape(const Node &N, const std::vector<int64_t> &In) {
   return S;
 }
 
+/// Any element type: the int64 index tensors of an exporter's shape
+/// arithmetic (PyTorch's Pad computes its pads through a Transpose).
+llvm::Expected<bool> fold(const Node &N, const HostInputs &In,
+                          std::vector<HostTensor> &Out) {
+  const HostTensor &X = *In[0];
+  auto P = transposePerm(N);
+  if (P.size() != X.Shape.size())
+    return false; // verification says why
+  std::vector<int64_t> InStride = denseStrides(X.Shape);
+  StridedAccess A;
+  for (int64_t D : P) {
+    if (D < 0 || D >= static_cast<int64_t>(P.size()))
+      return false;
+    A.Shape.push_back(X.Shape[D]);
+    A.Strides.push_back(InStride[D]);
+  }
+  std::vector<int64_t> Shape = A.Shape;
+  return foldAccess(X, A, std::move(Shape), Out[0]);
+}
+
 } // namespace
 
 std::vector<int64_t> transposePerm(const Node &N) {
@@ -85,6 +105,7 @@ extern const OpDef TransposeOp = {.Name = "Transpose",
                                   .Macs = noMacs,
                                   .Traits = Permutes,
                                   .Shape = shapeFromInput0<transposeShape>,
+                                  .Fold = fold,
                                   .Attrs = TransposeAttrs::Specs};
 
 } // namespace cuvil

@@ -1,0 +1,74 @@
+#!/usr/bin/python3
+"""Export torch_vad.onnx: a voice-activity detector with the control flow
+PyTorch's exporter leaves in scripted models, for the end-to-end tests.
+
+    /usr/bin/python3 tests/models/torch_vad.py [OUT_DIR]   (needs python3-torch)
+
+The model is scripted (torch.jit.script), so Python `if`s become ONNX `If`
+nodes, as in the widely deployed detectors it mimics:
+- a shape test: when the number of samples is not a multiple of 32, the
+  input is zero-padded to the next one. The condition depends only on the
+  input's length (symbolic dimension `samples`): `--dim samples=N` decides
+  it at compile time, and the two branches have different shapes;
+- a sample-rate switch: the run-time int64 input `sr` picks the 16 kHz
+  network (frames of 32 samples) or the 8 kHz one (frames of 16 samples).
+  Both are a Linear projection, a 1-layer LSTM (hidden 32, state h/c as
+  inputs and outputs) and a sigmoid of the last step.
+
+The exported file is committed beside this script (the build machines need
+no PyTorch); rerun this only to change the model.
+"""
+
+import pathlib
+import sys
+from typing import Tuple
+
+import torch
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+class Detector(torch.nn.Module):
+    def __init__(self, frame: int):
+        super().__init__()
+        self.frame = frame
+        self.proj = torch.nn.Linear(frame, 16)
+        self.lstm = torch.nn.LSTM(16, 32, batch_first=True)
+        self.out = torch.nn.Linear(32, 1)
+
+    def forward(self, x, h, c) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        frames = x.reshape(x.shape[0], -1, self.frame)
+        z = torch.relu(self.proj(frames))
+        y, (h2, c2) = self.lstm(z, (h, c))
+        return torch.sigmoid(self.out(y[:, -1])), h2, c2
+
+
+class VoiceActivity(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net16k = Detector(32)
+        self.net8k = Detector(16)
+
+    def forward(self, x, sr, h, c):
+        if x.shape[1] % 32 != 0:
+            x = torch.nn.functional.pad(x, [0, 32 - x.shape[1] % 32])
+        if sr == 16000:
+            p, h, c = self.net16k(x, h, c)
+        else:
+            p, h, c = self.net8k(x, h, c)
+        return p, h, c
+
+
+def main():
+    out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else HERE
+    torch.manual_seed(0)
+    model = torch.jit.script(VoiceActivity().eval())
+    example = (torch.randn(1, 256), torch.tensor(16000), torch.zeros(1, 1, 32), torch.zeros(1, 1, 32))
+    torch.onnx.export(model, example, str(out / "torch_vad.onnx"), opset_version=14,
+                      input_names=["x", "sr", "h", "c"], output_names=["p", "hn", "cn"],
+                      dynamic_axes={"x": {1: "samples"}})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
