@@ -7,10 +7,13 @@
 #include "frontend/onnx/OnnxImporter.h"
 #include "ir/Diagnostic.h"
 #include "ops/LowerGraph.h"
+#include "passes/Pass.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <functional>
 
 namespace fs = std::filesystem;
 
@@ -183,6 +186,42 @@ optimizeModel(llvm::Expected<std::unique_ptr<Graph>> G,
   return G;
 }
 
+/// Import(IO), and for a model with a Scan or Loop the ONNX importer could
+/// not unroll (a node it declined, with its reason), once more with the
+/// int64 and bool scalars that constant folding of the first import finds
+/// (a `for` loop's trip count computed from the input shapes `--dim`
+/// fixed): the importer unrolls the Loops those give.
+static llvm::Expected<std::unique_ptr<Graph>>
+importUnrollingLoops(const std::function<llvm::Expected<std::unique_ptr<Graph>>(
+                         const ImportOptions &)> &Import,
+                     ImportOptions IO) {
+  auto G = Import(IO);
+  if (!G)
+    return G;
+  const auto &Nodes = (*G)->nodes();
+  if (std::none_of(Nodes.begin(), Nodes.end(), [](const auto &N) {
+        return !N->def() && !N->unsupportedReason().empty();
+      }))
+    return G;
+  // Errors are the second import's to report.
+  llvm::consumeError(foldConstants(**G));
+  for (const auto &V : (*G)->values()) {
+    if (!V->isConstant() || !V->hasStaticShape() || V->numElements() != 1)
+      continue;
+    const std::vector<uint8_t> &D = V->data();
+    if (V->dtype() == DType::I64 && D.size() == 8) {
+      int64_t X;
+      std::memcpy(&X, D.data(), 8);
+      IO.KnownScalars[V->name()] = X;
+    } else if (V->dtype() == DType::Bool && D.size() == 1) {
+      IO.KnownScalars[V->name()] = D[0] != 0;
+    }
+  }
+  if (IO.KnownScalars.empty())
+    return G;
+  return Import(IO);
+}
+
 llvm::Expected<std::unique_ptr<Graph>>
 loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
           const std::vector<std::string> &DumpIR, std::ostream &Log,
@@ -192,8 +231,10 @@ loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
   IO.DimValues = Dims;
   IO.CustomOps = CustomOps;
   beginStage(PO.Timer, "import");
-  return optimizeModel(importOnnx(Model, IO), DumpIR, Log, PO, DumpData,
-                       DumpJson);
+  return optimizeModel(
+      importUnrollingLoops(
+          [&](const ImportOptions &O) { return importOnnx(Model, O); }, IO),
+      DumpIR, Log, PO, DumpData, DumpJson);
 }
 
 llvm::Expected<std::unique_ptr<CustomOpSet>>
@@ -214,8 +255,11 @@ loadModelBytes(std::string_view Bytes,
   ImportOptions IO;
   IO.DimValues = Dims;
   beginStage(PO.Timer, "import");
-  return optimizeModel(importOnnxBytes(Bytes, IO), DumpIR, Log, PO, DumpData,
-                       DumpJson);
+  return optimizeModel(
+      importUnrollingLoops(
+          [&](const ImportOptions &O) { return importOnnxBytes(Bytes, O); },
+          IO),
+      DumpIR, Log, PO, DumpData, DumpJson);
 }
 
 llvm::Error usageError(const std::string &Msg) {

@@ -471,11 +471,13 @@ EXPORTED = {
     # Traced at 32 and 49 steps (torch_sequence.py).
     "torch_encoder": ("torch_encoder.onnx", {"seq": 24}),
     "torch_lstm": ("torch_lstm.onnx", {"seq": 20}),
-    # torch_vad.py: one model, both ways through each of its Ifs. The
-    # sample-rate If is decided at run time by `sr`; the padding If at
-    # compile time by `samples` (256 needs none, 250 is padded to 256).
+    # torch_control_flow.py: torch_vad both ways through each of its Ifs
+    # (the sample-rate If is decided at run time by `sr`, the padding If
+    # at compile time by `samples`: 256 needs none, 250 is padded to 256);
+    # torch_stream's Loop runs samples // 16 times (traced at 4).
     "torch_vad_16k": ("torch_vad.onnx", {"samples": 256}, {"sr": 16000}),
     "torch_vad_8k": ("torch_vad.onnx", {"samples": 250}, {"sr": 8000}),
+    "torch_stream": ("torch_stream.onnx", {"samples": 80}),
 }
 
 

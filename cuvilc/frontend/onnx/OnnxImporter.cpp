@@ -9,10 +9,10 @@
 #include "frontend/onnx/CustomSchemas.h"
 #include "frontend/onnx/GraphCheck.h"
 #include "frontend/onnx/Opsets.h"
-#include "frontend/onnx/ScanUnroll.h"
 #include "frontend/onnx/Schemas.h"
 #include "frontend/onnx/SourceLocation.h"
 #include "frontend/onnx/TensorProto.h"
+#include "frontend/onnx/Unroll.h"
 
 #include "ir/CheckedMath.h"
 #include "ir/Diagnostic.h"
@@ -58,7 +58,8 @@ private:
   std::unordered_map<std::string, Value *> Values;
   std::unordered_map<std::string, const onnx::ValueInfoProto *> Infos;
   std::unordered_map<std::string, int64_t> Opsets;
-  /// Why a Scan stayed as is, by its first output (see unrollScans).
+  /// Why a Scan or Loop stayed as is, by its first output (see
+  /// unrollLoops).
   std::map<std::string, std::string> Declined;
 };
 
@@ -424,16 +425,17 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
     }
   }
 
-  // A Scan with a static trip count becomes plain nodes; their shapes come
-  // from a second inference.
-  if (unrollScans(M, Declined)) {
+  // A Scan with a static trip count, and a Loop whose trip count is known,
+  // become plain nodes; their shapes come from a second inference.
+  if (unrollLoops(M, Declined, Opts.KnownScalars)) {
     try {
       onnx::ShapeInferenceOptions SO(/*check_type=*/false, /*strict=*/0,
                                      /*data_prop=*/true);
       onnx::shape_inference::InferShapes(M, &Registry, SO);
     } catch (const std::exception &Ex) {
-      return makeError("ONNX shape inference failed after unrolling Scan: {}",
-                       Ex.what());
+      return makeError(
+          "ONNX shape inference failed after unrolling Scan or Loop: {}",
+          Ex.what());
     }
   }
 

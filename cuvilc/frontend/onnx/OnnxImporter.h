@@ -28,6 +28,10 @@ struct ImportOptions {
   /// Ops of other domains the user declared (--custom-ops): their nodes get
   /// these records, and ONNX's checker and shape inference their schemas.
   const RuntimeOps *CustomOps = nullptr;
+  /// Values of int64 and bool scalars known to be constant, by name: a
+  /// Loop whose trip count (and condition) is among them is unrolled. The
+  /// driver finds them by folding a first import (importUnrollingLoops).
+  std::map<std::string, int64_t> KnownScalars;
 };
 
 /// Imports the model at Path. Errors name the node and op when one is at

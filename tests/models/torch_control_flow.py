@@ -1,11 +1,14 @@
 #!/usr/bin/python3
-"""Export torch_vad.onnx: a voice-activity detector with the control flow
+"""Export torch_vad.onnx and torch_stream.onnx: models with the control flow
 PyTorch's exporter leaves in scripted models, for the end-to-end tests.
 
-    /usr/bin/python3 tests/models/torch_vad.py [OUT_DIR]   (needs python3-torch)
+    /usr/bin/python3 tests/models/torch_control_flow.py [OUT_DIR]   (needs python3-torch)
 
-The model is scripted (torch.jit.script), so Python `if`s become ONNX `If`
-nodes, as in the widely deployed detectors it mimics:
+Both are scripted (torch.jit.script), so Python `if`s become ONNX `If`
+nodes and `for` loops over a length computed from the input ONNX `Loop`s.
+
+torch_vad, a voice-activity detector like the widely deployed ones it
+mimics, has two `If`s:
 - a shape test: when the number of samples is not a multiple of 32, the
   input is zero-padded to the next one. The condition depends only on the
   input's length (symbolic dimension `samples`): `--dim samples=N` decides
@@ -15,8 +18,13 @@ nodes, as in the widely deployed detectors it mimics:
   Both are a Linear projection, a 1-layer LSTM (hidden 32, state h/c as
   inputs and outputs) and a sigmoid of the last step.
 
-The exported file is committed beside this script (the build machines need
-no PyTorch); rerun this only to change the model.
+torch_stream, a streaming recurrent cell, runs a `Loop` over the input's
+frames of 16 samples: its trip count is `samples // 16`, which `--dim`
+fixes, and each iteration slices its frame at an offset computed from the
+iteration number.
+
+The exported files are committed beside this script (the build machines
+need no PyTorch); rerun this only to change the models.
 """
 
 import pathlib
@@ -59,6 +67,19 @@ class VoiceActivity(torch.nn.Module):
         return p, h, c
 
 
+class Stream(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wx = torch.nn.Linear(16, 24)
+        self.wh = torch.nn.Linear(24, 24)
+        self.out = torch.nn.Linear(24, 4)
+
+    def forward(self, x, h):
+        for t in range(x.shape[1] // 16):
+            h = torch.tanh(self.wx(x[:, t * 16:(t + 1) * 16]) + self.wh(h))
+        return self.out(h), h
+
+
 def main():
     out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else HERE
     torch.manual_seed(0)
@@ -66,6 +87,12 @@ def main():
     example = (torch.randn(1, 256), torch.tensor(16000), torch.zeros(1, 1, 32), torch.zeros(1, 1, 32))
     torch.onnx.export(model, example, str(out / "torch_vad.onnx"), opset_version=14,
                       input_names=["x", "sr", "h", "c"], output_names=["p", "hn", "cn"],
+                      dynamic_axes={"x": {1: "samples"}})
+    torch.manual_seed(1)
+    stream = torch.jit.script(Stream().eval())
+    torch.onnx.export(stream, (torch.randn(1, 64), torch.zeros(1, 24)),
+                      str(out / "torch_stream.onnx"), opset_version=14,
+                      input_names=["x", "h"], output_names=["y", "hn"],
                       dynamic_axes={"x": {1: "samples"}})
     return 0
 
