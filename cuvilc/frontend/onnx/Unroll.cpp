@@ -31,7 +31,7 @@
 namespace cuvil {
 namespace {
 
-/// Largest number of body copies one Scan may unroll to.
+/// Largest number of nodes one Scan or Loop may unroll to.
 constexpr int64_t MaxCopies = 1024;
 
 /// What unrolling a Scan or a Loop shares: fresh names, the nodes it
