@@ -298,11 +298,14 @@ llvm::Expected<RunResult> runOnHost(const RunOptions &O,
   std::vector<const void *> InPtrs;
   for (const std::string &D : *In)
     InPtrs.push_back(D.data());
-  std::vector<void *> OutPtrs;
-  for (const RunnerTensor &T : Outs) {
+  // All buffers first, then their addresses: growing the vector moves its
+  // strings, and a short one (a 4-byte scalar output) keeps its bytes
+  // inside the string object, so an address taken earlier would dangle.
+  for (const RunnerTensor &T : Outs)
     R.Outputs.emplace_back(T.Bytes, '\0');
-    OutPtrs.push_back(R.Outputs.back().data());
-  }
+  std::vector<void *> OutPtrs;
+  for (std::string &D : R.Outputs)
+    OutPtrs.push_back(D.data());
   auto Start = std::chrono::steady_clock::now();
   if (auto E = (*M)->run(InPtrs, OutPtrs))
     return E;

@@ -9,8 +9,9 @@
 
 namespace cuvil {
 
-void guardBranches(const Graph &G, GraphLowering &L) {
+std::vector<std::vector<RunCondition>> branchConditions(const Graph &G) {
   const auto &Nodes = G.nodes();
+  std::vector<std::vector<RunCondition>> When(Nodes.size());
   std::unordered_map<const Node *, size_t> Index;
   for (size_t S = 0; S < Nodes.size(); ++S)
     Index.emplace(Nodes[S].get(), S);
@@ -57,9 +58,29 @@ void guardBranches(const Graph &G, GraphLowering &L) {
               return !V || OnlyForArm(V);
             });
         if (InArm[P])
-          L[P].RunsWhen.insert(L[P].RunsWhen.begin(), {Choice->Cond, Arm.When});
+          When[P].insert(When[P].begin(), {Choice->Cond, Arm.When});
       }
     }
+  }
+  return When;
+}
+
+void guardBranches(const Graph &G, GraphLowering &L) {
+  const auto &Nodes = G.nodes();
+  std::unordered_map<const Node *, size_t> Index;
+  for (size_t S = 0; S < Nodes.size(); ++S)
+    Index.emplace(Nodes[S].get(), S);
+  auto When = branchConditions(G);
+  for (size_t S = 0; S < Nodes.size() && S < L.size(); ++S) {
+    // A condition computed after the node cannot guard it (the schedules
+    // order the conditions first; should one not, the node just runs).
+    bool Ready =
+        std::all_of(When[S].begin(), When[S].end(), [&](const RunCondition &C) {
+          const Node *P = C.Cond->producer();
+          return !P || Index.at(P) < S;
+        });
+    if (Ready)
+      L[S].RunsWhen = std::move(When[S]);
   }
 }
 

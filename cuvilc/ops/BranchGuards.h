@@ -13,13 +13,21 @@
 #include "ir/Graph.h"
 #include "lowering/KernelCall.h"
 
+#include <vector>
+
 namespace cuvil {
 
-/// Sets L[S].RunsWhen for every node S that only one arm of a branching
-/// node (OpDef::Branches) needs: all its results are read only by that
-/// arm (as the branching node's results of the arm, or by other nodes
-/// guarded for it), none is a graph output. Nested branches give several
-/// conditions, outermost first.
+/// Per node of G (by index), the conditions it needs to run: those of every
+/// arm of a branching node (OpDef::Branches) that alone needs it, that is
+/// all its results are read only by that arm (as the branching node's
+/// results of the arm, or by other nodes of the arm) and none is a graph
+/// output. Nested branches give several conditions, outermost first. The
+/// same in any topological order; the schedules order each condition
+/// before the nodes it guards.
+std::vector<std::vector<RunCondition>> branchConditions(const Graph &G);
+
+/// Sets L[S].RunsWhen to branchConditions for every node S whose
+/// conditions are computed before it.
 void guardBranches(const Graph &G, GraphLowering &L);
 
 } // namespace cuvil

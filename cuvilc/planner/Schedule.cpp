@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "planner/Schedule.h"
 
+#include "ops/BranchGuards.h"
 #include "ops/OpRegistry.h"
 
 #include <algorithm>
@@ -44,9 +45,15 @@ DepGraph buildDeps(const Graph &G) {
   D.Succs.resize(D.N);
   D.OutBytes.assign(D.N, 0);
   D.Outs.resize(D.N);
+  // A node of one branch of an If runs only when the If's condition says
+  // so: the condition is computed first.
+  auto When = branchConditions(G);
   for (size_t I = 0; I < D.N; ++I) {
     const Node &Nd = *G.nodes()[I];
-    for (const Value *V : Nd.inputs())
+    std::vector<const Value *> Reads(Nd.inputs().begin(), Nd.inputs().end());
+    for (const RunCondition &C : When[I])
+      Reads.push_back(C.Cond);
+    for (const Value *V : Reads)
       if (V && V->producer()) {
         size_t P = Index.at(V->producer());
         if (std::find(D.Preds[I].begin(), D.Preds[I].end(), P) ==
@@ -268,9 +275,12 @@ std::vector<size_t> exactOrder(const DepGraph &D) {
 
 std::vector<Schedule> candidateSchedules(const Graph &G) {
   DepGraph D = buildDeps(G);
-  std::vector<size_t> Model(D.N);
-  for (size_t I = 0; I < D.N; ++I)
-    Model[I] = I;
+  // The model's order, but with an If's condition before the nodes it
+  // guards when the model computes it later (the lowest-index ready node
+  // first: the model's order itself whenever that is possible).
+  std::vector<size_t> Model =
+      listSchedule(D, [](const std::vector<size_t> &,
+                         const std::vector<bool> &) { return size_t(0); });
   std::vector<std::pair<std::string, std::vector<size_t>>> Orders = {
       {"model", Model},
       {"memory-greedy", memoryGreedy(D)},

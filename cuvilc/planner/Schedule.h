@@ -15,7 +15,9 @@ struct Schedule {
 };
 
 /// Candidate topological orders of G's nodes, the model's own first:
-///   model          the order of the ONNX file;
+///   model          the order of the ONNX file (with an If's condition
+///                  moved before the branch nodes it guards, should the
+///                  file compute it after them);
 ///   memory-greedy  list scheduling that runs, among the ready nodes, the
 ///                  one that grows live memory least;
 ///   depth-first    each output's inputs computed one subtree at a time,

@@ -14,13 +14,31 @@ ortOutputs(const std::string &OnnxBytes, const std::vector<RunnerTensor> &Ins,
            const std::vector<std::string> &InData,
            const std::vector<RunnerTensor> &Outs, const std::string &KeepWork,
            std::ostream &Log) {
-  for (const auto *List : {&Ins, &Outs})
-    for (const RunnerTensor &T : *List)
-      if (T.Ty != DType::F32)
-        return makeError("--compare-ort: '{}' is {}; ONNX Runtime's reference "
-                         "script feeds and reads float32 tensors only "
-                         "(compare with --compare REF.npy instead)",
-                         T.Name, dtypeName(T.Ty));
+  // The input types run_ort.js feeds (by their names in its manifest).
+  auto OrtType = [](DType T) -> const char * {
+    switch (T) {
+    case DType::F32: return "float32";
+    case DType::I64: return "int64";
+    case DType::I32: return "int32";
+    case DType::I8: return "int8";
+    case DType::U8: return "uint8";
+    case DType::Bool: return "bool";
+    default: return nullptr;
+    }
+  };
+  for (const RunnerTensor &T : Ins)
+    if (!OrtType(T.Ty))
+      return makeError("--compare-ort: input '{}' is {}; ONNX Runtime's "
+                       "reference script feeds float32, int64, int32, int8, "
+                       "uint8 and bool tensors only (compare with --compare "
+                       "REF.npy instead)",
+                       T.Name, dtypeName(T.Ty));
+  for (const RunnerTensor &T : Outs)
+    if (T.Ty != DType::F32)
+      return makeError("--compare-ort: output '{}' is {}; ONNX Runtime's "
+                       "reference script reads float32 outputs only "
+                       "(compare with --compare REF.npy instead)",
+                       T.Name, dtypeName(T.Ty));
   auto Script = homeFile("tests/reference/run_ort.js");
   if (!Script)
     return makeError("--compare-ort needs cuvil's source tree: {}",
@@ -38,8 +56,9 @@ ortOutputs(const std::string &OnnxBytes, const std::vector<RunnerTensor> &Ins,
   nlohmann::ordered_json Manifest;
   Manifest["inputs"] = nlohmann::ordered_json::array();
   for (size_t I = 0; I < Ins.size(); ++I) {
-    Manifest["inputs"].push_back(
-        {{"name", Ins[I].Name}, {"shape", Ins[I].Shape}, {"dtype", "float32"}});
+    Manifest["inputs"].push_back({{"name", Ins[I].Name},
+                                  {"shape", Ins[I].Shape},
+                                  {"dtype", OrtType(Ins[I].Ty)}});
     if (auto E = writeFile(fmt::format("{}/input_{}.bin", Dir, I), InData[I]))
       return E;
   }

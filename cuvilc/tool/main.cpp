@@ -363,7 +363,7 @@ int main(int argc, char **argv) {
                 "inputs (the model cuvil compiled: the INT8 one with "
                 "--quantize), with the tolerance of --compare. Needs the "
                 "onnxruntime-node that scripts/install-deps.sh installs into "
-                "the source tree's tests/reference; float32 tensors only");
+                "the source tree's tests/reference; float32 outputs only");
   Run->add_option("--atol", R.Atol,
                   "Absolute tolerance of --compare "
                   "(default 1e-4)")

@@ -473,10 +473,10 @@ EXPORTED = {
     "torch_lstm": ("torch_lstm.onnx", {"seq": 20}),
     # torch_control_flow.py: torch_vad both ways through each of its Ifs
     # (the sample-rate If is decided at run time by `sr`, the padding If
-    # at compile time by `samples`: 256 needs none, 250 is padded to 256);
+    # at compile time by `samples`: 250 is padded to 256, 256 needs none);
     # torch_stream's Loop runs samples // 16 times (traced at 4).
-    "torch_vad_16k": ("torch_vad.onnx", {"samples": 256}, {"sr": 16000}),
-    "torch_vad_8k": ("torch_vad.onnx", {"samples": 250}, {"sr": 8000}),
+    "torch_vad_16k": ("torch_vad.onnx", {"samples": 250}, {"sr": 16000}),
+    "torch_vad_8k": ("torch_vad.onnx", {"samples": 256}, {"sr": 8000}),
     "torch_stream": ("torch_stream.onnx", {"samples": 80}),
 }
 

@@ -2,6 +2,7 @@
 #include "ir/IRParser.h"
 #include "ops/LowerGraph.h"
 #include "ops/OpRegistry.h"
+#include "planner/Schedule.h"
 
 #include <gtest/gtest.h>
 
@@ -61,4 +62,36 @@ TEST(BranchGuards, NodesOfOneBranchRunOnlyWhenItIsTaken) {
   EXPECT_EQ(runsWhen(**G, *L, "seen"), "");
   EXPECT_EQ(runsWhen(**G, *L, "y"), "");
   EXPECT_EQ(runsWhen(**G, *L, "z"), "");
+}
+
+// The condition may come after the branches in the model's order (any
+// topological order is valid ONNX): every candidate schedule computes it
+// before the nodes it guards, and those nodes get their guard.
+TEST(BranchGuards, SchedulesComputeTheConditionFirst) {
+  const char *Text = R"(graph g opset 14
+  input %x: f32[4]
+  input %sr: i64[]
+  const %rate: i64[] = dense<16000>
+  %a: f32[4] = Neg(%x)  # a#0
+  %a2: f32[4] = Abs(%a)  # a2#1
+  %b: f32[4] = Exp(%x)  # b#2
+  %b2: f32[4] = Sigmoid(%b)  # b2#3
+  %eq: bool[] = Equal(%sr, %rate)  # eq#4
+  %y: f32[4] = If(%eq, %a2, %b2) {then_branch=[1,1], else_branch=[2,1]}  # y#5
+  return %y
+)";
+  auto G = parseIR(Text, lookupOpInDomain, "t.cir");
+  ASSERT_TRUE(static_cast<bool>(G)) << llvm::toString(G.takeError());
+  for (const Schedule &S : candidateSchedules(**G)) {
+    SCOPED_TRACE(S.Name);
+    (*G)->reorderNodes(S.Order);
+    auto L = lowerGraph(**G);
+    ASSERT_TRUE(static_cast<bool>(L)) << llvm::toString(L.takeError());
+    std::string Order;
+    for (const auto &N : (*G)->nodes())
+      Order += N->name() + " ";
+    EXPECT_EQ(Order.find("eq"), 0u) << Order;
+    EXPECT_EQ(runsWhen(**G, *L, "a2"), "eq=1");
+    EXPECT_EQ(runsWhen(**G, *L, "b2"), "eq=0");
+  }
 }
