@@ -490,7 +490,10 @@ llvm::Error EntryBuilder::build() {
   // The static arenas, one per region. A global with an explicit section is
   // never placed in BSS by LLVM, so each arena is defined in module
   // assembly as a NOBITS section: the object carries no bytes for it, and
-  // the linker-script fragment places it (NOLOAD) in its region.
+  // the linker-script fragment places it (NOLOAD) in its region. An
+  // absolute symbol NAME_bytes states its size, for a system plan's
+  // fragment (cuvilc link-plan) to check that the object is the one it
+  // planned for.
   for (size_t A = 0; A < NumArenas; ++A) {
     std::string Region = A < Plan.Arenas.size() ? Plan.Arenas[A].Region : "RAM";
     int64_t Bytes = A < Plan.Arenas.size() ? Plan.Arenas[A].Size : 0;
@@ -499,16 +502,21 @@ llvm::Error EntryBuilder::build() {
     auto *GV = new llvm::GlobalVariable(
         M, Ty, false, llvm::GlobalValue::ExternalLinkage, nullptr, Name);
     GV->setAlignment(llvm::Align(Plan.Alignment));
-    M.appendModuleInlineAsm(
-        fmt::format("  .section .cuvil.{0}.arena.{1},\"aw\",%nobits\n"
-                    "  .balign {2}\n"
-                    "  .globl {3}\n"
-                    "  .type {3},%object\n"
-                    "  .size {3}, {4}\n"
-                    "{3}:\n"
-                    "  .zero {4}\n"
-                    "  .text",
-                    Opts.ModelName, Region, Plan.Alignment, Name, Bytes));
+    M.appendModuleInlineAsm(fmt::format(
+        "  .section .cuvil.{0}.arena.{1},\"aw\",%nobits\n"
+        "  .balign {2}\n"
+        "  .globl {3}\n"
+        "  .type {3},%object\n"
+        "  .size {3}, {4}\n"
+        "{3}:\n"
+        "  .zero {4}\n"
+        "{5}"
+        "  .text",
+        Opts.ModelName, Region, Plan.Alignment, Name, Bytes,
+        Opts.ArenaSizeSymbols ? fmt::format("  .globl {0}_bytes\n"
+                                            "  .set {0}_bytes, {1}\n",
+                                            Name, Bytes)
+                              : std::string()));
     Exported.insert(Name);
     Arenas.push_back(GV);
   }

@@ -39,6 +39,10 @@ struct CodegenOptions {
   /// --profile: counters read after every step into a table in the model
   /// struct (see ProfileCode.h).
   bool Profile = false;
+  /// Each arena's size as an absolute symbol cuvil_<model>_arena_<r>_bytes,
+  /// which a system plan's fragment checks (cuvilc link-plan). Off for the
+  /// in-process runner: ORC's JIT linker does not define absolute symbols.
+  bool ArenaSizeSymbols = true;
   /// Kernels lowering may call that the kernel library does not define.
   std::vector<FirmwareKernel> FirmwareKernels;
   /// Times the LLVM stages (-v, --time-passes); null: not timed.

@@ -394,6 +394,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   CO.WeightsDataSize = CM.Plan.WeightsSize;
   CO.Checked = Opts.Checked;
   CO.Profile = Opts.Profile;
+  CO.ArenaSizeSymbols = !Opts.InProcess;
   CO.Timer = Timer;
   if (CM.Embed)
     CO.EmbeddedBlob = CM.Blob;

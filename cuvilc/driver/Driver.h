@@ -89,6 +89,10 @@ struct BuildOptions {
   /// Log is a terminal: a build running longer than 2 s shows a progress
   /// line there (unless Verbose or Quiet).
   bool ProgressLine = false;
+  /// The object is for the in-process runner (runner/HostRunner.h), not
+  /// a firmware: it leaves out the arenas' absolute size symbols, which
+  /// the JIT linker does not take (CodegenOptions::ArenaSizeSymbols).
+  bool InProcess = false;
 };
 
 /// Quantizes O.Model in memory (progress and notes go to Log).
@@ -206,6 +210,22 @@ struct PlanCommandOptions {
 /// prints it: per arena its size, lower bound and ratio, then every arena
 /// tensor with its offset, size, live steps and producing ONNX nodes.
 llvm::Error runPlan(const PlanCommandOptions &Opts, std::ostream &Out);
+
+/// `cuvilc link-plan` (driver/LinkPlan.cpp): the memory plan of the
+/// models one firmware links (emit/SystemPlan.h).
+struct LinkPlanOptions {
+  std::vector<std::string> Reports;        ///< `cuvilc build --report` JSONs.
+  std::vector<std::string> Exclusive;      ///< Each "a,b,...": one group.
+  std::string Out;                         ///< The fragment to write.
+  std::string Header;                      ///< The header; empty: none.
+  std::vector<std::string> RegionMapPairs; ///< As BuildOptions'.
+  std::string RegionsFrom;
+};
+
+/// `cuvilc link-plan`: writes O.Out (and O.Header) and prints the plan
+/// per region to Out. A region the models overflow is an error listing
+/// every model's share; nothing is written then.
+llvm::Error runLinkPlan(const LinkPlanOptions &O, std::ostream &Out);
 
 /// `cuvilc inspect`: graph summary after shape inference.
 llvm::Error runInspect(const std::string &Model, const std::string &Target,

@@ -21,6 +21,18 @@ std::string writeLinkerScript(const std::string &ModelName,
                               const std::string &WeightsRegion,
                               bool EmbeddedWeights, const RegionMap &Map = {});
 
+/// The pieces of a fragment, shared with the system plan's
+/// (emit/SystemPlan.h): the comment line naming the firmware's regions
+/// (empty without a map), the comment's last line stating the alignment,
+/// and the output sections of model N's weights and of its arena in
+/// target region Arena, placed `> Region` (the firmware's name).
+std::string regionMapComment(const RegionMap &Map);
+std::string alignmentComment(int64_t Alignment);
+std::string weightsSection(const std::string &N, int64_t Alignment,
+                           const std::string &Region);
+std::string arenaSection(const std::string &N, const std::string &Arena,
+                         int64_t Alignment, const std::string &Region);
+
 } // namespace cuvil
 
 #endif

@@ -161,6 +161,7 @@ HostModel::compile(const BuildOptions &BuildOpts, std::ostream &Log,
 
   BuildOptions Opts = BuildOpts;
   Opts.Name = JitModelName;
+  Opts.InProcess = true;
   auto CM = compileModel(Opts, Log, OnnxBytes);
   if (!CM)
     return CM.takeError();

@@ -451,9 +451,39 @@ int main(int argc, char **argv) {
   Report->add_option("--name", Rep.Build.Name, "C symbol prefix, as for build");
   Report->add_option("--custom-ops", Rep.Build.CustomOps, CustomOpsHelp);
 
+  cuvil::LinkPlanOptions LP;
+  auto *LinkPlan = App.add_subcommand(
+      "link-plan", "Place the arenas and weights of several models built "
+                   "for one target in one memory map: one linker-script "
+                   "fragment for the firmware (see docs/deployment.md)");
+  LinkPlan
+      ->add_option("reports", LP.Reports,
+                   "Build reports, one per model (cuvilc build --report "
+                   "FILE.json)")
+      ->required();
+  LinkPlan->add_option("--out,-o", LP.Out, "Linker-script fragment to write")
+      ->required();
+  LinkPlan->add_option("--header", LP.Header,
+                       "C header to write: the plan's totals per region");
+  LinkPlan
+      ->add_option("--exclusive", LP.Exclusive,
+                   "Models that never run at the same time, A,B[,...]: "
+                   "they share one arena per region (repeatable, one "
+                   "group each)")
+      ->allow_extra_args(false);
+  LinkPlan
+      ->add_option("--region-map", LP.RegionMapPairs,
+                   "Names of the target's memory regions in your firmware's "
+                   "linker script, TARGET=FIRMWARE, as for build")
+      ->delimiter(',');
+  LinkPlan->add_option("--regions-from", LP.RegionsFrom,
+                       "Your firmware's linker script, as for build: the "
+                       "plan fits the regions it declares");
+
   auto *Targets = App.add_subcommand(
       "targets", "List the targets and their memory regions");
-  for (CLI::App *Sub : {Build, Run, Quantize, Inspect, Plan, Report, Targets})
+  for (CLI::App *Sub :
+       {Build, Run, Quantize, Inspect, Plan, Report, LinkPlan, Targets})
     Sub->set_version_flag("--version", "cuvilc " CUVIL_VERSION);
 
   try {
@@ -513,6 +543,8 @@ int main(int argc, char **argv) {
       return report(cuvil::usageError(Err), "");
     return report(cuvil::runReport(Rep, std::cout, std::cerr), Rep.Build.Model);
   }
+  if (LinkPlan->parsed())
+    return report(cuvil::runLinkPlan(LP, std::cout), "");
   if (Targets->parsed())
     return report(cuvil::runTargets(std::cout), "");
   return 2;

@@ -196,12 +196,13 @@ class BoardTarget:
                         for r in config["memory"]["region"]}
         self.qemu = shlex.split(config["qemu"]["command"])
         self.base_script = LINKER_SCRIPTS / config["qemu"]["base_linker_script"]
+        self.cc = CROSS_CC  # compiles the runtime and the harness, and links
         self.rt = None  # runtime.mk's output variables, set by prepare()
 
     def prepare(self, work_root):
         """Build (or bring up to date) this target's runtime library."""
         make = ["make", "--no-print-directory", "-f", RUNTIME_MK, f"CUVIL_TARGET={self.name}",
-                f"CC={CROSS_CC}", f"CUVIL_RT_BUILD={work_root / f'runtime-{self.label}'}",
+                f"CC={self.cc}", f"CUVIL_RT_BUILD={work_root / f'runtime-{self.label}'}",
                 f"CUVIL_LINKER_SCRIPT={self.base_script}"]
         names = ("CUVIL_RT_LIB", "CUVIL_RT_CFLAGS", "CUVIL_RT_LDFLAGS", "CUVIL_RT_LDLIBS")
         query = [*make, "-s", "--eval", "cuvil-e2e-print-%: ; @echo '$($*)'",
@@ -210,18 +211,21 @@ class BoardTarget:
         self.rt = {n: shlex.split(v) for n, v in zip(names, values, strict=True)}
         run([*make, *self.rt["CUVIL_RT_LIB"]], "build the runtime library")
 
-    def build(self, case_dir, source=RUNNER, models=("model",), defines=()):
+    def build(self, case_dir, source=RUNNER, models=("model",), defines=(), fragments=None):
         """Compile source against the headers in case_dir, with the
         preprocessor definitions `defines` (NAME=VALUE), and link it with the
-        models' objects (<name>.o, placed by <name>.ld) into image.elf."""
+        models' objects (<name>.o, placed by <name>.ld, or by the fragments
+        named in `fragments`, such as a `cuvilc link-plan` one) into
+        image.elf."""
         source_o = case_dir / f"{source.stem}.o"
-        run([CROSS_CC, *self.rt["CUVIL_RT_CFLAGS"], "-O2", *(f"-D{d}" for d in defines),
+        run([self.cc, *self.rt["CUVIL_RT_CFLAGS"], "-O2", *(f"-D{d}" for d in defines),
              "-I", case_dir, "-c", source, "-o", source_o], f"compile {source.name}")
         # The base script INCLUDEs cuvil-models.ld; the linker finds it and
         # the models' scripts in its working directory.
-        (case_dir / "cuvil-models.ld").write_text("".join(f"INCLUDE {m}.ld\n" for m in models))
+        fragments = fragments or [f"{m}.ld" for m in models]
+        (case_dir / "cuvil-models.ld").write_text("".join(f"INCLUDE {f}\n" for f in fragments))
         image = case_dir / "image.elf"
-        run([CROSS_CC, *self.rt["CUVIL_RT_LDFLAGS"], "-L", case_dir, source_o,
+        run([self.cc, *self.rt["CUVIL_RT_LDFLAGS"], "-L", case_dir, source_o,
              *(case_dir / f"{m}.o" for m in models), *self.rt["CUVIL_RT_LDLIBS"], "-o", image],
             "link image", cwd=case_dir)
         heap = sorted(HEAP_FUNCTIONS & symbol_names(image))
@@ -422,6 +426,24 @@ def find_models(models_root, wanted):
         raise ValueError(f"unknown model(s) {', '.join(unknown)} "
                          f"(available: {', '.join(available)})")
     return [models_root / m for m in (wanted or available)]
+
+
+def board_targets(args, script, models, boards=None):
+    """The targets --targets names, for a test script (its file name, for
+    messages) that runs `models` on boards only (or on those of `boards`);
+    ValueError unless cuvilc, the targets and the models are there."""
+    if not args.cuvilc.is_file():
+        raise ValueError(f"cuvilc not found at {args.cuvilc}")
+    targets = [load_target(t) for t in args.targets.split(",") if t]
+    if not targets:
+        raise ValueError("--targets names no target")
+    bad = [t.name for t in targets
+           if isinstance(t, HostTarget) or (boards is not None and t.name not in boards)]
+    if bad:
+        runs = f"the boards {', '.join(boards)}" if boards else "board targets only"
+        raise ValueError(f"{script} runs {runs}, not {', '.join(bad)}")
+    find_models(args.models, list(models))
+    return targets
 
 
 def run_cases(cases):

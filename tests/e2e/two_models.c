@@ -5,8 +5,12 @@
  *
  * Both models are initialised before either runs (static arenas, embedded
  * weights), then each reads <name>/input_0.bin and writes <name>/out_0.bin
- * through semihosting, relative to QEMU's working directory. Prints
- * `cuvil: run ok` and returns 0, or prints `cuvil: error: ...` and returns 1.
+ * through semihosting, relative to QEMU's working directory. mlp runs again
+ * after cnn, and its two outputs must be the same bits: a run does not
+ * depend on what ran before it, which is what lets models that never run
+ * at the same time share their arenas (tests/e2e/link_plan.py links them
+ * so). Prints `cuvil: run ok` and returns 0, or prints `cuvil: error: ...`
+ * and returns 1.
  */
 #include "cnn.h"
 #include "mlp.h"
@@ -20,6 +24,8 @@
 static float mlp_input[CUVIL_MLP_INPUT_0_COUNT]
     __attribute__((aligned(IO_ALIGN)));
 static float mlp_output[CUVIL_MLP_OUTPUT_0_COUNT]
+    __attribute__((aligned(IO_ALIGN)));
+static float mlp_again[CUVIL_MLP_OUTPUT_0_COUNT]
     __attribute__((aligned(IO_ALIGN)));
 static float cnn_input[CUVIL_CNN_INPUT_0_COUNT]
     __attribute__((aligned(IO_ALIGN)));
@@ -66,6 +72,19 @@ int main(void) {
   rc = cuvil_cnn_run(&cnn, cnn_input, cnn_output);
   if (rc != CUVIL_OK)
     return failed("cuvil_cnn_run", rc);
+
+  rc = cuvil_mlp_run(&mlp, mlp_input, mlp_again);
+  if (rc != CUVIL_OK)
+    return failed("cuvil_mlp_run (again, after cnn)", rc);
+  const unsigned char *first = (const unsigned char *)mlp_output;
+  const unsigned char *again = (const unsigned char *)mlp_again;
+  for (unsigned long i = 0; i < CUVIL_MLP_OUTPUT_0_BYTES; ++i)
+    if (first[i] != again[i]) {
+      cuvil_printf("cuvil: error: mlp run after cnn differs from its first "
+                   "run at byte %lu\n",
+                   i);
+      return 1;
+    }
 
   if (write_output("mlp/out_0.bin", mlp_output, CUVIL_MLP_OUTPUT_0_BYTES) ||
       write_output("cnn/out_0.bin", cnn_output, CUVIL_CNN_OUTPUT_0_BYTES))

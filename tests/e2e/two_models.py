@@ -54,14 +54,7 @@ def parse_args():
 def main():
     args = parse_args()
     try:
-        if not args.cuvilc.is_file():
-            raise ValueError(f"cuvilc not found at {args.cuvilc}")
-        targets = [run_e2e.load_target(t) for t in args.targets.split(",") if t]
-        if not targets:
-            raise ValueError("--targets names no target")
-        if any(isinstance(t, run_e2e.HostTarget) for t in targets):
-            raise ValueError("two_models.py runs board targets only")
-        run_e2e.find_models(args.models, list(MODELS))
+        targets = run_e2e.board_targets(args, "two_models.py", MODELS)
     except (ValueError, tomllib.TOMLDecodeError) as err:
         print(f"two_models: error: {err}", file=sys.stderr)
         return 2
