@@ -354,6 +354,65 @@ int64_t baselineSize(const Graph &G, int64_t Align) {
   return packArena(Bufs, NoPairs, BankModel()).Size;
 }
 
+/// Per buffer: how many times a run writes or reads it whole, i.e. its
+/// touches per byte (each value stored in it is written once and read by
+/// each of its users).
+std::vector<int64_t> touchesPerByte(const MemoryPlan &Plan) {
+  std::vector<int64_t> T;
+  for (const ArenaBuffer &B : Plan.Buffers) {
+    int64_t N = 0;
+    for (const Value *V : B.Values)
+      N += 1 + static_cast<int64_t>(V->users().size());
+    T.push_back(N);
+  }
+  return T;
+}
+
+/// After a spill: each region in turn, the fastest first, takes back the
+/// spilled buffers that still fit it, the most touched per byte first (the
+/// smallest first among equals), as long as the arenas together stay
+/// within Budget bytes (or their size before, if larger). Moving out the
+/// coldest until a region fits can leave room that hotter or smaller
+/// buffers fill.
+template <typename CapacityFn>
+void refillFastRegions(const Graph &G, MemoryPlan &Plan, const Liveness &L,
+                       const std::vector<const MemoryRegion *> &Regions,
+                       CapacityFn Capacity, const std::vector<int64_t> &Touches,
+                       PlanOptions::BankPolicy Banks, int64_t Budget) {
+  std::vector<int64_t> Size;
+  for (unsigned A = 0; A < Plan.Arenas.size(); ++A)
+    Size.push_back(packRegion(G, Plan, L, A, Regions[A], Banks).Size);
+  int64_t Total = 0;
+  for (int64_t S : Size)
+    Total += S;
+  Budget = std::max(Budget, Total);
+  for (unsigned R = 0; R + 1 < Plan.Arenas.size(); ++R) {
+    std::vector<size_t> Later;
+    for (size_t I = 0; I < Plan.Buffers.size(); ++I)
+      if (Plan.Buffers[I].Arena > R)
+        Later.push_back(I);
+    std::stable_sort(Later.begin(), Later.end(), [&](size_t X, size_t Y) {
+      if (Touches[X] != Touches[Y])
+        return Touches[X] > Touches[Y];
+      return Plan.Buffers[X].Size < Plan.Buffers[Y].Size;
+    });
+    for (size_t I : Later) {
+      unsigned Was = Plan.Buffers[I].Arena;
+      Plan.Buffers[I].Arena = R;
+      int64_t InR = packRegion(G, Plan, L, R, Regions[R], Banks).Size;
+      int64_t InWas = packRegion(G, Plan, L, Was, Regions[Was], Banks).Size;
+      int64_t NewTotal = Total - Size[R] - Size[Was] + InR + InWas;
+      if (InR > Capacity(R) || NewTotal > Budget) {
+        Plan.Buffers[I].Arena = Was;
+        continue;
+      }
+      Size[R] = InR;
+      Size[Was] = InWas;
+      Total = NewTotal;
+    }
+  }
+}
+
 std::string regionList(const std::vector<const MemoryRegion *> &Regions) {
   std::string S;
   for (const MemoryRegion *R : Regions)
@@ -424,6 +483,7 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
       Plan.Arenas.push_back(packRegion(G, Plan, L, I, Regions[I], Opts.Banks));
   };
   bool Placed = false;
+  std::vector<int64_t> Touches = touchesPerByte(Plan);
   if (!Opts.AllowSpill) {
     for (size_t R = 0; R < Regions.size() && !Placed; ++R) {
       for (ArenaBuffer &B : Plan.Buffers)
@@ -442,12 +502,15 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
       }
       if (R + 1 == Regions.size())
         break;
-      // Move the largest buffers of region R on, until R fits.
+      // Move the coldest buffers of region R on (fewest touches per byte;
+      // the largest first among equals), until R fits.
       std::vector<size_t> InR;
       for (size_t I = 0; I < Plan.Buffers.size(); ++I)
         if (Plan.Buffers[I].Arena == R)
           InR.push_back(I);
       std::stable_sort(InR.begin(), InR.end(), [&](size_t X, size_t Y) {
+        if (Touches[X] != Touches[Y])
+          return Touches[X] < Touches[Y];
         return Plan.Buffers[X].Size > Plan.Buffers[Y].Size;
       });
       for (size_t I : InR) {
@@ -456,6 +519,11 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
             Capacity(R))
           break;
       }
+    }
+    if (Placed && Plan.Arenas.size() > 1) {
+      refillFastRegions(G, Plan, L, Regions, Capacity, Touches, Opts.Banks,
+                        Plan.LowerBound + Plan.LowerBound / 20);
+      PackAll(Plan.Arenas.size());
     }
   }
   if (!Placed) {

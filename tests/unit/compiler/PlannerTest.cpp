@@ -138,3 +138,42 @@ TEST(Planner, ReordersBranchesToLowerThePeak) {
   EXPECT_EQ(G.nodes()[0]->name(), "sa");
   EXPECT_EQ(G.nodes()[1]->name(), "ga");
 }
+
+// Spilling moves the coldest buffer out of the fast region, not the
+// largest: h is read by three nodes, c by one; the fast region holds one
+// of them.
+TEST(Planner, SpillKeepsTheMostTouchedBufferInTheFastRegion) {
+  Graph G("g");
+  Value *X1 = G.addValue("x1", DType::F32, {1, 1024}, ValueKind::Input);
+  Value *X2 = G.addValue("x2", DType::F32, {1, 512}, ValueKind::Input);
+  G.inputs() = {X1, X2};
+  Value *H = test::tensor(G, "h", {1, 1024});
+  Value *C = test::tensor(G, "c", {1, 512});
+  test::addOp(G, "Softmax", "hot", {X1}, {H}, 0);
+  test::addOp(G, "Softmax", "cold", {X2}, {C}, 0);
+  for (const char *Name : {"o1", "o2", "o3"}) {
+    Value *O = test::tensor(G, Name, {1, 1024});
+    test::addOp(G, "Softmax", Name, {H}, {O}, 0);
+    G.outputs().push_back(O);
+  }
+  Value *O4 = test::tensor(G, "o4", {1, 512});
+  test::addOp(G, "Softmax", "o4", {C}, {O4}, 0);
+  G.outputs().push_back(O4);
+
+  MemoryRegion Fast, Slow;
+  Fast.Name = "FAST";
+  Fast.Length = 4096;
+  Slow.Name = "SLOW";
+  Slow.Length = 1 << 20;
+  PlanOptions O(64);
+  O.Regions = {&Fast, &Slow};
+  O.AllowSpill = true;
+  O.OptimizeSchedule = false;
+  auto P = planMemory(G, O);
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  ASSERT_EQ(P->Arenas.size(), 2u);
+  EXPECT_EQ(P->at(H).Index, 0u) << "the hot buffer left the fast region";
+  EXPECT_EQ(P->at(C).Index, 1u);
+  EXPECT_EQ(P->Arenas[0].Size, 4096);
+  EXPECT_EQ(P->Arenas[1].Size, 2048);
+}
