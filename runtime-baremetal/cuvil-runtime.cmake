@@ -39,6 +39,16 @@
 #             OUTPUT_DIR to <binary dir>/<firmware>-models (relative paths:
 #             to the current binary directory; MODEL: to the current source
 #             directory).
+#   cuvil_link_plan(<firmware> [EXCLUSIVE <a,b[,...]>...]
+#                   [OPTIONS <cuvilc link-plan args>...])
+#             after the firmware's cuvil_add_model calls: places its models
+#             together with `cuvilc link-plan` from their build reports
+#             (NAME.json, which cuvil_add_model writes): each EXCLUSIVE
+#             group (models the firmware never runs at the same time)
+#             shares its arenas, and the plan's fragment cuvil-system.ld
+#             (header cuvil-system.h, in the models' OUTPUT_DIR of the
+#             first model) replaces the models' own in the models script.
+#             See docs/deployment.md.
 # Cache variables: CUVIL_TARGET, CUVILC (default cuvilc, from PATH; a path
 # or an executable target of the project), CUVIL_LINKER_SCRIPT (default
 # linker-scripts/<target>-qemu.ld). For a board described by its own target
@@ -223,18 +233,26 @@ function(cuvil_add_model firmware)
     set(cuvilc_dep "${CUVILC}")
   endif()
 
+  get_target_property(planned ${firmware} _CUVIL_LINK_PLAN)
+  if(planned)
+    message(FATAL_ERROR "cuvil_add_model(${firmware} NAME ${arg_NAME}): "
+      "call it before cuvil_link_plan(${firmware}), which plans the "
+      "memory of the models added so far")
+  endif()
+
   set(obj "${dir}/${arg_NAME}.o")
   set(header "${dir}/${arg_NAME}.h")
   set(fragment "${dir}/${arg_NAME}.ld")
+  set(report "${dir}/${arg_NAME}.json")
   set(command "${CUVILC}" build "${model}" --target "${target}"
-    --name "${arg_NAME}" --out "${obj}" ${arg_OPTIONS})
+    --name "${arg_NAME}" --out "${obj}" --report "${report}" ${arg_OPTIONS})
   # NAME.cmd holds the command line, rewritten only when it changes: the
   # Makefile generators do not rerun a custom command whose command changed.
   set(command_file "${dir}/${arg_NAME}.cmd")
   string(REPLACE ";" " " command_text "${command}")
   file(GENERATE OUTPUT "${command_file}" CONTENT "${command_text}\n")
   add_custom_command(
-    OUTPUT "${obj}" "${header}" "${fragment}"
+    OUTPUT "${obj}" "${header}" "${fragment}" "${report}"
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${dir}"
     COMMAND ${command}
     DEPENDS "${model}" ${cuvilc_dep} "${command_file}"
@@ -253,5 +271,64 @@ function(cuvil_add_model firmware)
   add_custom_target(${model_target}
     DEPENDS "${obj}" "${header}" "${fragment}")
   add_dependencies(${firmware} ${model_target})
+  _cuvil_add_fragment(${firmware} "${fragment}")
+  set_property(TARGET ${firmware} APPEND PROPERTY _CUVIL_MODEL_REPORTS
+    "${report}")
+  if(NOT TARGET ${firmware}_cuvil_models)
+    add_custom_target(${firmware}_cuvil_models)
+  endif()
+  add_dependencies(${firmware}_cuvil_models ${model_target})
+endfunction()
+
+function(cuvil_link_plan firmware)
+  set(usage "cuvil_link_plan(<firmware> [EXCLUSIVE <a,b[,...]>...] \
+[OPTIONS <cuvilc link-plan args>...])")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "EXCLUSIVE;OPTIONS")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "cuvil_link_plan: unexpected arguments "
+      "'${arg_UNPARSED_ARGUMENTS}'; usage: ${usage}")
+  endif()
+  if(NOT TARGET ${firmware})
+    message(FATAL_ERROR "cuvil_link_plan: '${firmware}' is not a target")
+  endif()
+  get_target_property(reports ${firmware} _CUVIL_MODEL_REPORTS)
+  if(NOT reports)
+    message(FATAL_ERROR "cuvil_link_plan(${firmware}): no models; add them "
+      "first with cuvil_add_model(${firmware} NAME ... MODEL ...)")
+  endif()
+  get_target_property(planned ${firmware} _CUVIL_LINK_PLAN)
+  if(planned)
+    message(FATAL_ERROR "cuvil_link_plan(${firmware}): called twice")
+  endif()
+  set_property(TARGET ${firmware} PROPERTY _CUVIL_LINK_PLAN TRUE)
+
+  list(GET reports 0 first)
+  get_filename_component(dir "${first}" DIRECTORY)
+  set(fragment "${dir}/cuvil-system.ld")
+  set(header "${dir}/cuvil-system.h")
+  set(command "${CUVILC}" link-plan ${reports})
+  foreach(group IN LISTS arg_EXCLUSIVE)
+    list(APPEND command --exclusive "${group}")
+  endforeach()
+  list(APPEND command --out "${fragment}" --header "${header}" ${arg_OPTIONS})
+  set(command_file "${dir}/cuvil-system.cmd")
+  string(REPLACE ";" " " command_text "${command}")
+  file(GENERATE OUTPUT "${command_file}" CONTENT "${command_text}\n")
+  set(cuvilc_dep "")
+  if(TARGET "${CUVILC}" OR CUVILC MATCHES "/")
+    set(cuvilc_dep "${CUVILC}")
+  endif()
+  add_custom_command(
+    OUTPUT "${fragment}" "${header}"
+    COMMAND ${command}
+    DEPENDS ${reports} ${cuvilc_dep} "${command_file}"
+    COMMENT "cuvilc: planning the memory of ${firmware}'s models"
+    VERBATIM)
+  add_custom_target(${firmware}_cuvil_link_plan
+    DEPENDS "${fragment}" "${header}")
+  add_dependencies(${firmware}_cuvil_link_plan ${firmware}_cuvil_models)
+  add_dependencies(${firmware} ${firmware}_cuvil_link_plan)
+  # The models script INCLUDEs the plan's fragment only.
+  set_property(TARGET ${firmware} PROPERTY _CUVIL_MODEL_FRAGMENT_NAMES "")
   _cuvil_add_fragment(${firmware} "${fragment}")
 endfunction()

@@ -15,7 +15,13 @@ For each board target, in WORK/<target>/:
    runtime and the harness built by each, as runtime.mk builds them). In each, cuvil_mlp_arena_<r> and cuvil_cnn_arena_<r> are
    one address for every region both use, and the image runs mlp, cnn, mlp:
    both outputs equal ONNX Runtime's, and mlp's two runs are the same bits.
-3. A plan made from a report whose arena is smaller than its object's (a
+3. The same through the Make glue: a Makefile that includes
+   runtime-baremetal/cuvil.mk with CUVIL_EXCLUSIVE := mlp,cnn (GCC) builds
+   the reports, runs link-plan and links with cuvil-system.ld only; its
+   image runs as above. The same again through the CMake glue
+   (cuvil-runtime.cmake: cuvil_add_model twice, then cuvil_link_plan with
+   EXCLUSIVE mlp,cnn), with the target's GNU toolchain file.
+4. A plan made from a report whose arena is smaller than its object's (a
    model rebuilt without rerunning link-plan) must fail the link, with both
    linkers, with the fragment's "outgrew the plan" message.
 
@@ -66,6 +72,78 @@ def gnu_target(name, work):
     target.label = f"{name}-gnu"
     target.prepare(work)
     return target
+
+
+MAKEFILE = """\
+CUVILC := {cuvilc}
+CUVIL_TARGET := {target}
+CC := {cc}
+CUVIL_RT_BUILD := build/rt
+CUVIL_MODELS := mlp cnn
+mlp_MODEL := {models}/mlp/model.onnx
+cnn_MODEL := {models}/cnn/model.onnx
+CUVIL_EXCLUSIVE := mlp,cnn
+include {repo}/runtime-baremetal/cuvil.mk
+
+build/harness.o: {harness} $(CUVIL_MODEL_HEADERS)
+	$(CC) $(CUVIL_RT_CFLAGS) -O2 -c $< -o $@
+image.elf: build/harness.o $(CUVIL_MODEL_OBJS) $(CUVIL_RT_LINK_DEPS)
+	$(CC) $(CUVIL_RT_LDFLAGS) build/harness.o $(CUVIL_MODEL_OBJS) $(CUVIL_RT_LDLIBS) -o $@
+"""
+
+
+def make_glue(cuvilc, gnu, models_root, reports, case_dir):
+    """Build and run the two models through cuvil.mk with CUVIL_EXCLUSIVE."""
+    work = case_dir / "make"
+    for name in MODELS:
+        (work / name).mkdir(parents=True)
+        shutil.copyfile(models_root / name / "input_0.bin", work / name / "input_0.bin")
+    (work / "Makefile").write_text(MAKEFILE.format(
+        cuvilc=cuvilc, target=gnu.name, cc=gnu.cc, models=models_root, repo=run_e2e.REPO,
+        harness=HARNESS))
+    run_e2e.run(["make", "-C", work, "image.elf"], "make with cuvil.mk")
+    included = (work / "build" / "rt" / "cuvil-models.ld").read_text()
+    if included != "INCLUDE cuvil-system.ld\n":
+        raise run_e2e.CaseError(f"cuvil.mk's cuvil-models.ld is {included!r}, not the plan")
+    image = work / "image.elf"
+    check_shared(image, reports)
+    run_and_compare(gnu, image, work, models_root)
+
+
+CMAKELISTS = """\
+cmake_minimum_required(VERSION 3.20)
+project(link_plan_test C ASM)
+set(CUVIL_TARGET {target})
+include({repo}/runtime-baremetal/cuvil-runtime.cmake)
+cuvil_firmware(image SOURCES {harness})
+cuvil_add_model(image NAME mlp MODEL {models}/mlp/model.onnx)
+cuvil_add_model(image NAME cnn MODEL {models}/cnn/model.onnx)
+cuvil_link_plan(image EXCLUSIVE mlp,cnn)
+"""
+TOOLCHAIN = {"u74-mc": "riscv64-gnu.cmake", "a78": "aarch64-gnu.cmake"}
+
+
+def cmake_glue(cuvilc, gnu, models_root, reports, case_dir):
+    """Build and run the two models through cuvil_link_plan."""
+    work = case_dir / "cmake"
+    for name in MODELS:
+        (work / name).mkdir(parents=True)
+        shutil.copyfile(models_root / name / "input_0.bin", work / name / "input_0.bin")
+    (work / "src").mkdir()
+    (work / "src" / "CMakeLists.txt").write_text(CMAKELISTS.format(
+        target=gnu.name, models=models_root, repo=run_e2e.REPO, harness=HARNESS))
+    run_e2e.run(["cmake", "-S", work / "src", "-B", work / "build", "-G", "Ninja",
+                 f"-DCMAKE_TOOLCHAIN_FILE={run_e2e.REPO}/cmake/toolchains/{TOOLCHAIN[gnu.name]}",
+                 f"-DCUVILC={cuvilc}"],
+                "cmake configure with cuvil_link_plan")
+    run_e2e.run(["cmake", "--build", work / "build"], "cmake build with cuvil_link_plan")
+    included = (work / "build" / "image-ld" / "cuvil-models.ld").read_text()
+    if included != "INCLUDE cuvil-system.ld\n":
+        raise run_e2e.CaseError(f"cuvil_link_plan's cuvil-models.ld is {included!r}")
+    image = work / "image.elf"
+    shutil.copyfile(work / "build" / "image.elf", image)
+    check_shared(image, reports)
+    run_and_compare(gnu, image, work, models_root)
 
 
 def arena_addresses(image):
@@ -124,6 +202,9 @@ def run_target(cuvilc, target, gnu, models_root, case_dir):
     gnu_image = gnu.build(case_dir, source=HARNESS, models=MODELS, fragments=["system.ld"])
     check_shared(gnu_image, reports)
     run_and_compare(gnu, gnu_image, case_dir, models_root)
+
+    make_glue(cuvilc, gnu, models_root, reports, case_dir)
+    cmake_glue(cuvilc, gnu, models_root, reports, case_dir)
 
     # The larger model's report, shrunk: its object no longer fits the plan.
     big = max(MODELS, key=lambda m: max(a["bytes"] for a in reports[m]["arenas"]))
