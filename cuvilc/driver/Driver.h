@@ -220,6 +220,9 @@ struct LinkPlanOptions {
   std::string Header;                      ///< The header; empty: none.
   std::vector<std::string> RegionMapPairs; ///< As BuildOptions'.
   std::string RegionsFrom;
+  /// --target: the target (a name, or a target file's path, as for
+  /// build) the reports must be of; empty: the reports' target by name.
+  std::string Target;
 };
 
 /// `cuvilc link-plan`: writes O.Out (and O.Header) and prints the plan

@@ -168,10 +168,18 @@ llvm::Error runLinkPlan(const LinkPlanOptions &O, std::ostream &Out) {
     }
     Models.push_back(std::move(R->Model));
   }
-  auto T = loadTarget(TargetName);
-  if (!T)
-    return makeError("{}: {}", printable(TargetFrom),
-                     llvm::toString(T.takeError()));
+  // A board of the user's own (a target file) is named by its path.
+  auto T = loadTarget(O.Target.empty() ? TargetName : O.Target);
+  if (!T) {
+    if (!O.Target.empty())
+      return usageError("--target: " + llvm::toString(T.takeError()));
+    return makeError("{}: {} (a target file of your own is given with "
+                     "--target FILE.toml)",
+                     printable(TargetFrom), llvm::toString(T.takeError()));
+  }
+  if (T->Name != TargetName)
+    return makeError("{} is of target '{}', not of --target '{}'",
+                     printable(TargetFrom), printable(TargetName), T->Name);
 
   RegionMap Map;
   if (!O.RegionMapPairs.empty()) {

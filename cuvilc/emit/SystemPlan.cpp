@@ -164,12 +164,15 @@ llvm::Expected<SystemPlan> planSystem(std::vector<SystemModel> Models,
 
   for (const MemoryRegion &R : T.Regions) {
     SystemPlan::RegionUse U{R.Name, R.Length, 0, 0};
+    int64_t ArenaAlign = Align;
+    if (R.Banks > 1 && R.BankInterleave > 0)
+      ArenaAlign = std::max(Align, R.Banks * R.BankInterleave);
     // Weights first, as in the models' own fragments.
     for (size_t I = 0; I < P.Models.size(); ++I) {
       const SystemModel &M = P.Models[I];
       if (M.EmbeddedWeights && M.WeightsRegion == R.Name)
         P.Slots.push_back(
-            {R.Name, true, {I}, I, alignUp(M.WeightsBytes, Align), -1});
+            {R.Name, true, {I}, I, alignUp(M.WeightsBytes, Align), -1, Align});
     }
     // Arenas in the order of their first model; a group's arena where its
     // first member with an arena in this region comes.
@@ -184,13 +187,14 @@ llvm::Expected<SystemPlan> planSystem(std::vector<SystemModel> Models,
                            {I},
                            I,
                            alignUp(arenaIn(P.Models[I], R.Name)->Bytes, Align),
-                           -1});
+                           -1,
+                           ArenaAlign});
         continue;
       }
       if (Done[G])
         continue;
       Done[G] = true;
-      SystemSlot S{R.Name, false, {}, I, 0, G};
+      SystemSlot S{R.Name, false, {}, I, 0, G, ArenaAlign};
       for (size_t J : P.Groups[G])
         if (const SystemModel::Arena *A = arenaIn(P.Models[J], R.Name)) {
           S.Members.push_back(J);
@@ -206,7 +210,7 @@ llvm::Expected<SystemPlan> planSystem(std::vector<SystemModel> Models,
     }
     for (const SystemSlot &S : P.Slots)
       if (S.Region == R.Name) {
-        U.Bytes += S.Bytes;
+        U.Bytes += alignUp(S.Bytes, S.Align);
         for (size_t J : S.Members)
           U.Unshared +=
               S.Weights ? S.Bytes
@@ -255,7 +259,7 @@ std::string writeSystemScript(const SystemPlan &P, const TargetInfo &T,
       continue;
     }
     if (Slot.Group < 0) {
-      S += arenaSection(Own, Slot.Region, A, FW);
+      S += arenaSection(Own, Slot.Region, Slot.Align, FW);
       continue;
     }
     // One section for the group: the owner's input section (a real one,
@@ -275,8 +279,8 @@ std::string writeSystemScript(const SystemPlan &P, const TargetInfo &T,
                      "    . = ALIGN({3});\n"
                      "    {4}_end = .;\n"
                      "  }} > {7}\n",
-                     fmt::join(Members, ", "), Slot.Group, Slot.Region, A, Base,
-                     Own, Slot.Bytes, FW);
+                     fmt::join(Members, ", "), Slot.Group, Slot.Region,
+                     Slot.Align, Base, Own, Slot.Bytes, FW);
     for (size_t I : Slot.Members) {
       const std::string &M = P.Models[I].Name;
       int64_t Bytes = alignUp(arenaIn(P.Models[I], Slot.Region)->Bytes, A);

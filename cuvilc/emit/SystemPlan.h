@@ -47,6 +47,10 @@ struct SystemSlot {
   size_t Owner = 0;  ///< The member whose input section the slot keeps.
   int64_t Bytes = 0; ///< The largest member's, rounded up to the alignment.
   int Group = -1;    ///< Index of the exclusive group; -1: none.
+  /// Of its start: the DMA alignment, or for an arena in a region with
+  /// interleaved banks a whole bank cycle, so that each buffer keeps the
+  /// bank its model's plan gave it.
+  int64_t Align = 64;
 };
 
 struct SystemPlan {

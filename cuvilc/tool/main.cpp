@@ -463,6 +463,9 @@ int main(int argc, char **argv) {
       ->required();
   LinkPlan->add_option("--out,-o", LP.Out, "Linker-script fragment to write")
       ->required();
+  LinkPlan->add_option("--target,-t", LP.Target,
+                       "The reports' target, a name or a target file's path "
+                       "(default: the reports' target by name)");
   LinkPlan->add_option("--header", LP.Header,
                        "C header to write: the plan's totals per region");
   LinkPlan

@@ -132,3 +132,18 @@ TEST(SystemPlan, BadGroupsAndModels) {
                       "'u74-mc' does not have"),
             std::string::npos);
 }
+
+TEST(SystemPlan, ArenasInInterleavedBanksStartOnABankCycle) {
+  TargetInfo T = u74();
+  T.Regions[0].Banks = 4;
+  T.Regions[0].BankInterleave = 1024;
+  std::vector<SystemModel> Ms = {model("a", 100), model("b", 5000)};
+  auto P = planSystem(Ms, {}, T);
+  ASSERT_TRUE(bool(P)) << error(P.takeError());
+  std::string Script = writeSystemScript(*P, T, {});
+  EXPECT_NE(Script.find(".cuvil.b.arena.L2LIM (NOLOAD) : ALIGN(4096)"),
+            std::string::npos)
+      << Script;
+  // Each arena may need padding to the next bank cycle.
+  EXPECT_EQ(use(*P, "L2LIM")->Bytes, 4096 + 8192);
+}
