@@ -39,13 +39,6 @@
 
 namespace cuvil {
 
-std::string arenaSymbol(const std::string &Model, const std::string &Region) {
-  std::string R = Region;
-  for (char &C : R)
-    C = static_cast<char>(std::tolower(static_cast<unsigned char>(C)));
-  return "cuvil_" + Model + "_arena_" + R;
-}
-
 namespace {
 
 /// The global values V's definition refers to (through constants too).

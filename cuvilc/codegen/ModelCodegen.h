@@ -76,9 +76,6 @@ llvm::Expected<CodegenResult>
 generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
                const TargetInfo &T, const CodegenOptions &Opts);
 
-/// Symbol of a model's static arena in a region: cuvil_<model>_arena_<region>.
-std::string arenaSymbol(const std::string &Model, const std::string &Region);
-
 /// Status codes returned by the generated entry points: those of
 /// runtime-baremetal/include/cuvil/status.h (their only definition; the
 /// generated header copies them from there too).

@@ -5,6 +5,7 @@
 
 #include "ir/Diagnostic.h"
 #include "ir/Escape.h"
+#include "planner/MemoryPlan.h"
 
 #include <algorithm>
 #include <cctype>
@@ -17,12 +18,6 @@ namespace cuvil {
 namespace {
 
 int64_t alignUp(int64_t V, int64_t A) { return (V + A - 1) / A * A; }
-
-std::string lower(std::string S) {
-  for (char &C : S)
-    C = static_cast<char>(std::tolower(static_cast<unsigned char>(C)));
-  return S;
-}
 
 std::string upper(std::string S) {
   for (char &C : S)
@@ -289,7 +284,7 @@ std::string writeSystemScript(const SystemPlan &P, const TargetInfo &T,
                        M, Slot.Region, Base, Bytes);
       if (I == Slot.Owner)
         continue;
-      std::string Sym = "cuvil_" + M + "_arena_" + lower(Slot.Region);
+      std::string Sym = arenaSymbol(M, Slot.Region);
       S += fmt::format("  {} = {}_start;\n", Sym, Base);
       Discard += fmt::format("    *(.cuvil.{}.arena.{})\n", M, Slot.Region);
       Asserts += fmt::format(

@@ -4,11 +4,13 @@
 #include "ir/CheckedMath.h"
 #include "ir/Diagnostic.h"
 #include "ops/OpRegistry.h"
+#include "planner/Liveness.h"
 #include "planner/OffsetAssignment.h"
 #include "planner/Schedule.h"
 
 #include <algorithm>
 #include <cassert>
+#include <cctype>
 #include <fmt/format.h>
 #include <optional>
 #include <set>
@@ -29,6 +31,13 @@ int64_t MemoryPlan::arenaSize() const {
   return S;
 }
 
+std::string arenaSymbol(const std::string &Model, const std::string &Region) {
+  std::string R = Region;
+  for (char &C : R)
+    C = static_cast<char>(std::tolower(static_cast<unsigned char>(C)));
+  return "cuvil_" + Model + "_arena_" + R;
+}
+
 double MemoryPlan::ratio() const {
   return LowerBound ? static_cast<double>(arenaSize()) / LowerBound : 1.0;
 }
@@ -43,201 +52,6 @@ bool MemoryPlan::sameStorage(const Value *A, int64_t OffA, const Value *B,
 namespace {
 
 int64_t alignUp(int64_t X, int64_t A) { return (X + A - 1) / A * A; }
-
-/// Where a value's bytes are, relative to the storage of its root.
-struct Alias {
-  const Value *Root;
-  int64_t Offset;
-};
-
-/// Decides aliasing (views, in-place, concat slices) on the current order
-/// and collects the arena buffers with their live ranges.
-class Liveness {
-public:
-  Liveness(const Graph &G, MemoryPlan &Plan) : G(G), Plan(Plan) {}
-  void run();
-
-  std::unordered_map<const Value *, Alias> Aliases;
-  std::unordered_map<const Value *, unsigned> OutputOf; // root -> output
-  std::unordered_map<const Value *, size_t> BufferOf;   // root -> buffer
-
-  Alias aliasOf(const Value *V) const {
-    auto It = Aliases.find(V);
-    return It == Aliases.end() ? Alias{V, 0} : It->second;
-  }
-  bool inArena(const Value *Root) const {
-    return Root->kind() == ValueKind::Intermediate && !OutputOf.count(Root);
-  }
-
-private:
-  bool canRunInPlace(const Node &N, unsigned Step) const;
-  /// Records that V's bytes are at A, and the last use of A's root storage.
-  void setAlias(const Value *V, Alias A) {
-    Aliases[V] = A;
-    if (auto It = LastUse.find(V); It != LastUse.end()) {
-      auto [R, New] = RootLastUse.try_emplace(A.Root, It->second);
-      if (!New)
-        R->second = std::max(R->second, It->second);
-    }
-  }
-  void concatInPlace(const Node &N);
-
-  const Graph &G;
-  MemoryPlan &Plan;
-  std::unordered_map<const Value *, unsigned> LastUse;
-  /// Per root: the last use of any value aliased to it (not the root's own).
-  std::unordered_map<const Value *, unsigned> RootLastUse;
-};
-
-bool Liveness::canRunInPlace(const Node &N, unsigned Step) const {
-  const Value *In = N.input(0), *Out = N.output(0);
-  if (!In || In->byteSize() != Out->byteSize() || G.isGraphOutput(In))
-    return false;
-  Alias A = aliasOf(In);
-  if (A.Offset != 0 || !inArena(A.Root))
-    return false;
-  // Every value stored in the root's buffer must be dead after this step.
-  if (auto It = RootLastUse.find(A.Root);
-      It != RootLastUse.end() && It->second > Step)
-    return false;
-  return !(LastUse.count(A.Root) && LastUse.at(A.Root) > Step);
-}
-
-/// A concatenation (trait ConcatOfInputs) whose inputs are laid out one
-/// after the other in its output (everything before the axis has extent 1)
-/// lets each input's producer write straight into its slice; the copies
-/// then vanish. Only when every slice is a multiple of the DMA alignment,
-/// so slices stay aligned.
-void Liveness::concatInPlace(const Node &N) {
-  const Value *Y = N.output(0);
-  if (!N.def()->has(OpTrait::ConcatOfInputs) || !inArena(Y) || Y->rank() == 0)
-    return;
-  int64_t Axis = concatAxis(N);
-  if (Axis < 0)
-    Axis += Y->rank();
-  for (int64_t D = 0; D < Axis; ++D)
-    if (Y->shape()[D] != 1)
-      return;
-  std::vector<const Value *> Seen;
-  for (const Value *X : N.inputs()) {
-    // Every slice must start and end on the DMA alignment.
-    bool Own = X && X->byteSize() % Plan.Alignment == 0 &&
-               X->kind() == ValueKind::Intermediate && X->producer() &&
-               X->users().size() == 1 && !G.isGraphOutput(X) &&
-               aliasOf(X).Root == X &&
-               !X->producer()->def()->has(OpTrait::View) &&
-               std::find(Seen.begin(), Seen.end(), X) == Seen.end();
-    if (!Own)
-      return;
-    Seen.push_back(X);
-  }
-  // Y itself may already sit in an outer concat's slice.
-  Alias Base = aliasOf(Y);
-  int64_t Offset = Base.Offset;
-  for (const Value *X : N.inputs()) {
-    setAlias(X, {Base.Root, Offset});
-    Offset += X->byteSize();
-  }
-}
-
-void Liveness::run() {
-  const auto &Nodes = G.nodes();
-  for (unsigned S = 0; S < Nodes.size(); ++S)
-    for (const Value *V : Nodes[S]->inputs())
-      if (V)
-        LastUse[V] = S;
-  for (unsigned I = 0; I < G.outputs().size(); ++I)
-    OutputOf.emplace(G.outputs()[I], I);
-
-  // Concats first (in reverse, so a concat feeding a concat nests): their
-  // inputs' producers must know where to write.
-  for (auto It = Nodes.rbegin(); It != Nodes.rend(); ++It)
-    concatInPlace(**It);
-
-  for (unsigned S = 0; S < Nodes.size(); ++S) {
-    const Node &N = *Nodes[S];
-    assert(N.def() && "planning an unverified graph");
-    Placement P = N.def()->place();
-    const Value *Out = N.outputs().empty() ? nullptr : N.output(0);
-    if (!Out || Aliases.count(Out))
-      continue;
-    const Value *In = N.input(0);
-    if (P == Placement::View) {
-      Alias A = aliasOf(In);
-      if (!OutputOf.count(Out) || inArena(A.Root)) {
-        setAlias(Out, A);
-        // An output view of an arena buffer moves that buffer into the
-        // caller's output.
-        if (OutputOf.count(Out) && A.Offset == 0 &&
-            A.Root->byteSize() == Out->byteSize())
-          OutputOf.emplace(A.Root, OutputOf[Out]);
-        else if (OutputOf.count(Out))
-          Plan.OutputCopies.push_back({OutputOf[Out], In});
-      } else {
-        // A view of an input, a constant or another output: copied out.
-        Plan.OutputCopies.push_back({OutputOf[Out], In});
-        setAlias(Out, A);
-      }
-    } else if (P == Placement::InPlace && canRunInPlace(N, S)) {
-      Alias A = aliasOf(In);
-      setAlias(Out, A);
-      if (OutputOf.count(Out))
-        OutputOf.emplace(A.Root, OutputOf[Out]);
-    }
-  }
-
-  // Graph outputs no node writes directly (inputs, constants, values bound
-  // to an earlier output) are copied at the end.
-  for (unsigned I = 0; I < G.outputs().size(); ++I) {
-    const Value *O = G.outputs()[I];
-    Alias A = aliasOf(O);
-    bool Direct = A.Root->kind() == ValueKind::Intermediate &&
-                  OutputOf.count(A.Root) && OutputOf.at(A.Root) == I &&
-                  A.Offset == 0;
-    bool Copied =
-        std::any_of(Plan.OutputCopies.begin(), Plan.OutputCopies.end(),
-                    [&](const auto &C) { return C.first == I; });
-    if (!Direct && !Copied)
-      Plan.OutputCopies.push_back({I, O});
-  }
-
-  // Buffers: one per arena root, live from the first definition of any of
-  // its values to the last use of any of them.
-  for (unsigned S = 0; S < Nodes.size(); ++S)
-    for (const Value *V : Nodes[S]->outputs()) {
-      const Value *R = aliasOf(V).Root;
-      if (!inArena(R))
-        continue;
-      auto [It, New] = BufferOf.try_emplace(R, Plan.Buffers.size());
-      if (New) {
-        ArenaBuffer B;
-        B.Root = R;
-        B.Bytes = R->byteSize();
-        B.Size = alignUp(B.Bytes, Plan.Alignment) + Plan.GuardBytes;
-        B.First = B.Last = S;
-        Plan.Buffers.push_back(B);
-      }
-      ArenaBuffer &B = Plan.Buffers[It->second];
-      B.First = std::min(B.First, S);
-      B.Last = std::max(B.Last, S);
-      B.Values.push_back(V);
-    }
-  for (ArenaBuffer &B : Plan.Buffers) // the root first
-    std::stable_partition(B.Values.begin(), B.Values.end(),
-                          [&](const Value *V) { return V == B.Root; });
-  auto Extend = [&](const Value *V, unsigned S) {
-    auto It = BufferOf.find(aliasOf(V).Root);
-    if (It != BufferOf.end())
-      Plan.Buffers[It->second].Last =
-          std::max(Plan.Buffers[It->second].Last, S);
-  };
-  for (unsigned S = 0; S < Nodes.size(); ++S)
-    for (const Value *V : Nodes[S]->inputs())
-      if (V)
-        Extend(V, S);
-  for (const auto &[I, V] : Plan.OutputCopies) // copies run after the nodes
-    Extend(V, Nodes.size());
-}
 
 /// Pairs of buffers one kernel streams together: an input and an output of
 /// the same node.

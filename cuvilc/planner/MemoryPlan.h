@@ -55,6 +55,11 @@ struct ArenaBuffer {
   unsigned Arena = 0; ///< Index into MemoryPlan::Arenas.
 };
 
+/// Symbol of a model's static arena in a region (the object defines it,
+/// a system plan's fragment may set it): cuvil_<model>_arena_<region>, the
+/// region in lower case.
+std::string arenaSymbol(const std::string &Model, const std::string &Region);
+
 /// The arena of one memory region.
 struct ArenaPlan {
   std::string Region;     ///< Target region name.
