@@ -21,3 +21,7 @@ INT8_A78_PER_MAC = 0.15        # a78 instructions per MAC (sdot: 16 MACs each)
 INT8_WEIGHTS_RATIO = 0.27      # weight blob against the float model's
 INT8_ARENA_RATIO = 0.30        # arena against the float model's
 # u74-mc: no more instructions than the float build; host: faster than ORT.
+
+# Issue 17: with 4 cores, the critical path (bench/run_bench.py --cores
+# figures) at most this fraction of the single-core instruction count.
+CORES4_CRITICAL_RATIO = 0.30

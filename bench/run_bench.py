@@ -21,6 +21,13 @@ For each model (written into WORK/models by bench/models.py) and target:
   u74-mc  and run under QEMU with -icount shift=0: the instructions retired
           between the entry and the exit of the run call (the runner reads
           the counters around it), and instructions per MAC.
+          The convolution models (goals.CONV_HEAVY) are also built with
+          --cores 2 and 4 and run with the runner's team measurement
+          (-DCUVIL_RUNNER_TEAM_MEASURE: every share on one core, counted):
+          per core, the instructions it would retire, and the critical path
+          (per layer the largest share, plus everything outside the shares,
+          which the first core runs): a run on that many cores takes as long
+          as its critical path, barrier waits aside.
 
 and for every target: .text bytes of model.o (its executable sections),
 next to those of the same model built with --kernels portable,
@@ -57,7 +64,7 @@ from run_e2e import CaseError, run  # noqa: E402
 
 sys.path.insert(0, str(BENCH))
 import models as bench_models  # noqa: E402
-from goals import GOALS  # noqa: E402
+from goals import CONV_HEAVY, GOALS  # noqa: E402
 
 HOST_BENCH = BENCH / "host_bench.c"
 FMA_PEAK = BENCH / "fma_peak.c"
@@ -193,7 +200,40 @@ def bench_board(cuvilc, target, model_dir, case_dir, manifest):
     facts["instructions"] = int(ok.group(2))
     facts["cycles"] = int(ok.group(1))
     facts["instructions_per_mac"] = facts["instructions"] / facts["macs"]
+    if model_dir.name in CONV_HEAVY:
+        facts["cores"] = {n: bench_cores(cuvilc, target, model_dir, case_dir, manifest, n)
+                          for n in (2, 4)}
     return facts
+
+
+TEAM = re.compile(r"^cuvil: team shares=(\d+) sum=(\d+) max=(\d+) members=([\d,]+)\r?$",
+                  re.MULTILINE)
+
+
+def bench_cores(cuvilc, target, model_dir, case_dir, manifest, cores):
+    """The model built for `cores` cores, its shares measured on one core
+    (see the module's docstring): critical-path and per-core instructions."""
+    cores_dir = case_dir / f"cores{cores}"
+    shutil.rmtree(cores_dir, ignore_errors=True)
+    cores_dir.mkdir(parents=True)
+    run_e2e.cuvilc_build([cuvilc, "build", model_dir / "model.onnx", "--target", target.name,
+                          "--name", "model", "--cores", str(cores),
+                          "--out", cores_dir / "model.o"],
+                         f"cuvilc build --cores {cores} {model_dir.name}", ("spilled to",),
+                         timeout=RUN_TIMEOUT_S)
+    copy_inputs(model_dir, cores_dir, manifest)
+    image = target.build(cores_dir, defines=["CUVIL_RUNNER_TEAM_MEASURE=1"])
+    stdout = run(target.command(image), "run under QEMU", cwd=cores_dir,
+                 timeout=RUN_TIMEOUT_S).stdout
+    ok, team = run_e2e.RUN_OK.search(stdout), TEAM.search(stdout)
+    if not ok or ok.group(2) is None or not team:
+        raise CaseError(f"the {cores}-core runner did not report its counters")
+    check_outputs(model_dir, cores_dir, manifest["outputs"], manifest.get("lsb"))
+    total, shared, largest = int(ok.group(2)), int(team[2]), int(team[3])
+    members = [int(x) for x in team[4].split(",")]
+    outside = total - shared  # run by the first core alone
+    return {"critical_path": outside + largest,
+            "per_core": [outside + members[0], *members[1:]]}
 
 
 def check_guard(guard, results, margin):

@@ -18,8 +18,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "bench"))
-from goals import (GOALS, HOST_RATIO_GOAL, INT8_A78_PER_MAC, INT8_ARENA_RATIO,  # noqa: E402
-                   INT8_SUFFIX, INT8_WEIGHTS_RATIO, TEXT_GROWTH_GOAL)
+from goals import (CORES4_CRITICAL_RATIO, GOALS, HOST_RATIO_GOAL,  # noqa: E402
+                   INT8_A78_PER_MAC, INT8_ARENA_RATIO, INT8_SUFFIX, INT8_WEIGHTS_RATIO,
+                   TEXT_GROWTH_GOAL)
 
 
 def verdict(value, goal):
@@ -57,6 +58,42 @@ def qemu_version():
         return out.splitlines()[0].replace("QEMU emulator version ", "")
     except (OSError, subprocess.CalledProcessError, IndexError):
         return "unknown"
+
+
+def cores_table(models, boards):
+    """Issue 17's multicore figures: per core and critical-path instructions
+    for 1, 2 and 4 cores (bench/run_bench.py bench_cores)."""
+    rows = []
+    for name, entry in models.items():
+        for b in boards:
+            f = entry.get(b, {})
+            if "cores" not in f:
+                continue
+            single = f["instructions"]
+            cells = [f"{single:,}"]
+            for n in ("2", "4"):
+                c = f["cores"][n]
+                ratio = c["critical_path"] / single
+                cells.append(f"{c['critical_path']:,} ({ratio:.2f}x) | "
+                             + " / ".join(f"{x:,}" for x in c["per_core"]))
+            ratio4 = f["cores"]["4"]["critical_path"] / single
+            cells.append(f"<= {CORES4_CRITICAL_RATIO}x: "
+                         f"{verdict(ratio4, CORES4_CRITICAL_RATIO)}")
+            rows.append(f"| {name} | {b} | " + " | ".join(cells) + " |")
+    if not rows:
+        return []
+    return ["## Several cores (`--cores`)", "",
+            "Built with `cuvilc build --cores N`, every share of the split layers run and "
+            "counted on one core (`-DCUVIL_RUNNER_TEAM_MEASURE`, see bench/run_bench.py). "
+            "The critical path is what a run on N cores retires on its busiest core between "
+            "barriers: per split layer its largest share, plus everything outside the shares "
+            "(the first core's). Per core: the instructions each core would retire, waiting "
+            "excluded. Convolutions split by output channels, in whole panels of the packed "
+            "kernel (a78: 16 channels, u74-mc: 4), so layers with few channels keep cores idle.",
+            "",
+            "| model | board | 1 core | 2 cores: critical path | 2 cores: per core | "
+            "4 cores: critical path | 4 cores: per core | goal (4 cores) |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |", *rows, ""]
 
 
 def int8_table(models):
@@ -199,6 +236,7 @@ def main():
             out.append(f"| {name} | {macs:,} | " + " | ".join(cells) + " |")
         out.append("")
 
+    out += cores_table(models, boards)
     out += int8_table(models)
 
     out += ["## Code, weights and memory", "",

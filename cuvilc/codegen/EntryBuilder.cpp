@@ -270,7 +270,8 @@ llvm::Error EntryBuilder::buildRunV() {
     if (!L[S].HasCode)
       continue; // a view: no code
     llvm::BasicBlock *Join = branchOn(L[S].RunsWhen);
-    if (auto E = buildNode(N, L[S].Calls, Step))
+    if (auto E = L[S].Shares.empty() ? buildNode(N, L[S].Calls, Step)
+                                     : buildShares(N, L[S].Shares, Step))
       return E;
     if (Join) {
       B.CreateBr(Join);
@@ -351,8 +352,87 @@ void EntryBuilder::buildStepTables() {
 llvm::Error EntryBuilder::buildNode(const Node &N,
                                     const std::vector<KernelCall> &Calls,
                                     size_t Step) {
-  std::vector<std::pair<llvm::Function *, std::vector<llvm::Value *>>> Lowered;
   std::vector<llvm::Value *> Params; // run_v's values the calls need
+  auto F = nodeFunction(N, Calls, nodeFunctionName(N, Step), Params);
+  if (!F)
+    return F.takeError();
+  if (*F)
+    B.CreateCall(*F, Params);
+  return llvm::Error::success();
+}
+
+llvm::Expected<llvm::Function *>
+EntryBuilder::nodeFunction(const Node &N, const std::vector<KernelCall> &Calls,
+                           const std::string &Name,
+                           std::vector<llvm::Value *> &Params) {
+  LoweredCalls Lowered;
+  if (auto E = lowerCalls(N, Calls, Lowered, Params))
+    return E;
+  if (Lowered.empty())
+    return nullptr;
+  NodeKey Key;
+  for (const auto &[K, Args] : Lowered) {
+    Key.push_back({K, SIZE_MAX});
+    for (llvm::Value *A : Args)
+      Key.push_back(
+          llvm::isa<llvm::Constant>(A)
+              ? std::make_pair(static_cast<const void *>(A), size_t(0))
+              : std::make_pair(
+                    nullptr, size_t(std::find(Params.begin(), Params.end(), A) -
+                                    Params.begin())));
+  }
+  if (auto It = NodeFunctions.find(Key); It != NodeFunctions.end())
+    return It->second;
+
+  std::vector<llvm::Type *> Types;
+  for (llvm::Value *P : Params)
+    Types.push_back(P->getType());
+  auto *F = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx), Types, false),
+      llvm::GlobalValue::InternalLinkage, Name, M);
+  setCodeAttributes(F);
+  F->addFnAttr(llvm::Attribute::NoInline);
+  llvm::IRBuilder<> FB(llvm::BasicBlock::Create(Ctx, "entry", F));
+  std::vector<llvm::Value *> Args;
+  for (llvm::Argument &A : F->args())
+    Args.push_back(&A);
+  emitCalls(FB, std::move(Lowered), Params, Args);
+  FB.CreateRetVoid();
+  NodeFunctions.emplace(std::move(Key), F);
+  return F;
+}
+
+std::string EntryBuilder::nodeFunctionName(const Node &N, size_t Step) const {
+  // A local symbol per node: nm and profilers show the layers by name.
+  // Any bytes in, [A-Za-z0-9_] out, and at most 200 of them (a 10 KB name
+  // would otherwise be a 10 KB symbol).
+  std::string Label = N.name().substr(0, 200);
+  for (char &C : Label)
+    if (!std::isalnum(static_cast<unsigned char>(C)))
+      C = '_';
+  return sym(fmt::format("n{}_{}", Step, Label));
+}
+
+void EntryBuilder::emitCalls(llvm::IRBuilder<> &FB, LoweredCalls Calls,
+                             const std::vector<llvm::Value *> &Params,
+                             llvm::ArrayRef<llvm::Value *> Values) {
+  for (auto &[K, Args] : Calls) {
+    for (llvm::Value *&A : Args)
+      if (!llvm::isa<llvm::Constant>(A))
+        A = Values[static_cast<size_t>(
+            std::find(Params.begin(), Params.end(), A) - Params.begin())];
+    // Inline every kernel so it specialises on its constants (the
+    // firmware's own are only called).
+    llvm::CallInst *Call = FB.CreateCall(K, Args);
+    if (!FirmwareKernels.count(K))
+      Call->addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+}
+
+llvm::Error EntryBuilder::lowerCalls(const Node &N,
+                                     const std::vector<KernelCall> &Calls,
+                                     LoweredCalls &Lowered,
+                                     std::vector<llvm::Value *> &Params) {
   for (const KernelCall &C : Calls) {
     // A copy whose source the planner already put at its destination
     // (a Concat input computed into its slice) is no work at all.
@@ -382,55 +462,6 @@ llvm::Error EntryBuilder::buildNode(const Node &N,
     }
     Lowered.emplace_back(K, std::move(Args));
   }
-  if (Lowered.empty())
-    return llvm::Error::success();
-  NodeKey Key;
-  for (const auto &[K, Args] : Lowered) {
-    Key.push_back({K, SIZE_MAX});
-    for (llvm::Value *A : Args)
-      Key.push_back(
-          llvm::isa<llvm::Constant>(A)
-              ? std::make_pair(static_cast<const void *>(A), size_t(0))
-              : std::make_pair(
-                    nullptr, size_t(std::find(Params.begin(), Params.end(), A) -
-                                    Params.begin())));
-  }
-  if (auto It = NodeFunctions.find(Key); It != NodeFunctions.end()) {
-    B.CreateCall(It->second, Params);
-    return llvm::Error::success();
-  }
-
-  // A local symbol per node: nm and profilers show the layers by name.
-  // Any bytes in, [A-Za-z0-9_] out, and at most 200 of them (a 10 KB name
-  // would otherwise be a 10 KB symbol).
-  std::string Label = N.name().substr(0, 200);
-  for (char &C : Label)
-    if (!std::isalnum(static_cast<unsigned char>(C)))
-      C = '_';
-  std::string Name = sym(fmt::format("n{}_{}", Step, Label));
-  std::vector<llvm::Type *> Types;
-  for (llvm::Value *P : Params)
-    Types.push_back(P->getType());
-  auto *F = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx), Types, false),
-      llvm::GlobalValue::InternalLinkage, Name, M);
-  setCodeAttributes(F);
-  F->addFnAttr(llvm::Attribute::NoInline);
-  llvm::IRBuilder<> FB(llvm::BasicBlock::Create(Ctx, "entry", F));
-  for (auto &[K, Args] : Lowered) {
-    for (llvm::Value *&A : Args)
-      if (!llvm::isa<llvm::Constant>(A))
-        A = F->getArg(static_cast<unsigned>(
-            std::find(Params.begin(), Params.end(), A) - Params.begin()));
-    // Inline every kernel so it specialises on its constants (the
-    // firmware's own are only called).
-    llvm::CallInst *Call = FB.CreateCall(K, Args);
-    if (!FirmwareKernels.count(K))
-      Call->addFnAttr(llvm::Attribute::AlwaysInline);
-  }
-  FB.CreateRetVoid();
-  B.CreateCall(F, Params);
-  NodeFunctions.emplace(std::move(Key), F);
   return llvm::Error::success();
 }
 

@@ -90,6 +90,31 @@ private:
   void setCodeAttributes(llvm::Function *F);
   llvm::Error buildNode(const Node &N, const std::vector<KernelCall> &Calls,
                         size_t Step);
+  /// The function computing Calls (named Name unless an equal one exists),
+  /// taking Params, the values of run_v the calls need, which it fills;
+  /// null when the calls are no work at all.
+  llvm::Expected<llvm::Function *>
+  nodeFunction(const Node &N, const std::vector<KernelCall> &Calls,
+               const std::string &Name, std::vector<llvm::Value *> &Params);
+  /// A node cut into shares for the cores (TeamCode.cpp).
+  llvm::Error buildShares(const Node &N,
+                          const std::vector<std::vector<KernelCall>> &Shares,
+                          size_t Step);
+  /// Kernel calls as LLVM functions and arguments.
+  using LoweredCalls =
+      std::vector<std::pair<llvm::Function *, std::vector<llvm::Value *>>>;
+  /// Appends Calls' functions and arguments to Lowered, and each argument
+  /// that is not a constant (a value of run_v) to Params once; skips the
+  /// copies the planner made unnecessary.
+  llvm::Error lowerCalls(const Node &N, const std::vector<KernelCall> &Calls,
+                         LoweredCalls &Lowered,
+                         std::vector<llvm::Value *> &Params);
+  /// Emits Calls at FB, each of run_v's values Params[I] replaced by
+  /// Values[I]; the kernels are inlined.
+  void emitCalls(llvm::IRBuilder<> &FB, LoweredCalls Calls,
+                 const std::vector<llvm::Value *> &Params,
+                 llvm::ArrayRef<llvm::Value *> Values);
+  std::string nodeFunctionName(const Node &N, size_t Step) const;
   /// Branches to a new block where all of RunsWhen hold (a node of one
   /// branch of an If) and returns the block after it, where the builder
   /// goes once the node's code is in; null (no branch) when RunsWhen is

@@ -46,7 +46,15 @@ struct CallInfo {
   /// realign the stack pointer, by up to that alignment, and round the
   /// frame up to it: bytes the frame size leaves out.
   uint64_t RealignBytes = 0;
+  /// Stack of runtime functions the function calls (outside the object).
+  uint64_t RuntimeBytes = 0;
 };
+
+/// cuvil_team_run (runtime-baremetal/lib/team.c) calls its first argument
+/// on the caller's stack, below a frame of at most this many bytes
+/// (CUVIL_TEAM_RUN_STACK_BYTES of cuvil/team.h).
+constexpr const char *TeamRun = "cuvil_team_run";
+constexpr uint64_t TeamRunStackBytes = 256;
 
 bool isMemIntrinsic(const llvm::Function &F) {
   switch (F.getIntrinsicID()) {
@@ -91,6 +99,20 @@ CallInfo callsOf(const llvm::Function &F,
       }
       if (Callee->isIntrinsic()) {
         UsesMemIntrinsics |= isMemIntrinsic(*Callee);
+        continue;
+      }
+      if (Callee->isDeclaration() && Callee->getName() == TeamRun) {
+        const auto *Fn = llvm::dyn_cast<llvm::Function>(
+            Call->getArgOperand(0)->stripPointerCasts());
+        if (!Fn) {
+          if (CI.Problem.empty())
+            CI.Problem = fmt::format("function '{}' passes {} an unknown "
+                                     "function",
+                                     F.getName().str(), TeamRun);
+          continue;
+        }
+        CI.Callees.push_back(Fn);
+        CI.RuntimeBytes = TeamRunStackBytes;
         continue;
       }
       CI.Callees.push_back(Callee);
@@ -190,7 +212,8 @@ StackBound stackBound(const llvm::Module &M, const std::string &Entry,
         Res.Deepest = C;
       }
     Res.Depth += Frames.at(F->getName().str()) + ReturnAddressBytes +
-                 CI.RealignBytes + (CI.Callees.empty() ? RedZoneBytes : 0);
+                 CI.RealignBytes + CI.RuntimeBytes +
+                 (CI.Callees.empty() ? RedZoneBytes : 0);
     Results[F] = Res;
     Seen[F] = State::Done;
     Work.pop_back();

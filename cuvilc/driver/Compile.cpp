@@ -309,6 +309,14 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
     return usageError(llvm::toString(Target.takeError()));
   CM.Target = std::move(*Target);
   const TargetInfo &T = CM.Target;
+  // The boot code that starts the other cores (runtime-baremetal/boot/
+  // <boot>/cores.c).
+  if (Opts.Cores > 1 && T.Boot != "u74-mc" && T.Boot != "a78")
+    return usageError(fmt::format(
+        "--cores {}: target '{}' uses boot code '{}', which cannot start "
+        "other cores; multicore builds need the u74-mc or a78 boot code "
+        "(runtime.boot of the target file)",
+        Opts.Cores, T.Name, T.Boot));
   auto PO = placeRegions(Opts, CM);
   if (!PO)
     return PO.takeError();
@@ -375,7 +383,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   // Lowered before the weights: the structure hash covers the constants no
   // kernel reads at run time, which the lowering tells.
   beginStage(Timer, "lower");
-  auto Lowered = lowerGraph(G);
+  auto Lowered = lowerGraph(G, Opts.Cores);
   if (!Lowered)
     return Lowered.takeError();
   beginStage(Timer, "weights");
@@ -418,6 +426,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   HI.ExternalWeights = !CM.Embed;
   HI.InputsRead = CM.Code.InputsRead;
   HI.Checked = Opts.Checked;
+  HI.Workers = Opts.Cores;
   HI.ContextBytes = CM.Code.ContextBytes;
   if (Opts.Profile) {
     auto Counters = profileCounters(CM.Target);

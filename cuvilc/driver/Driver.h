@@ -72,6 +72,8 @@ struct BuildOptions {
   std::map<std::string, int64_t> Dims;
   bool PortableKernels = false; ///< Reference kernels only (--kernels).
   bool Checked = false;         ///< --checked: guard gaps and bounds checks.
+  /// --cores: layers are cut into shares for this many cores (cuvil/team.h).
+  int64_t Cores = 1;
   bool Profile = false;  ///< --profile: per-step counters in the model struct.
   std::string CustomOps; ///< --custom-ops: the user's op declarations.
   /// --quantize int8: quantize the float model first (Quant: calibration

@@ -176,6 +176,13 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
     Line("/* {}{}_STACK_BYTES is not stated: {}. */", P, Entry, Why);
   }
   Line("");
+  Line("/* Cores: run cuts its convolutions into this many shares (cuvilc "
+       "build");
+  Line(" * --cores) and runs them through cuvil_team_run (cuvil/team.h): "
+       "start");
+  Line(" * the team once with cuvil_team_start({}WORKERS). 1: one core. */", P);
+  Line("#define {}WORKERS {}", P, Info.Workers);
+  Line("");
 
   auto Tensors = [&](const char *Kind, const std::vector<Value *> &Vs,
                      const std::vector<bool> *Read) {

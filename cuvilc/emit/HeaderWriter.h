@@ -35,6 +35,8 @@ struct HeaderInfo {
   /// Built with --checked: the struct records the failing step, and
   /// cuvil_<name>_step_name() names it.
   bool Checked = false;
+  /// --cores: the shares each split layer has (cuvil/team.h).
+  int64_t Workers = 1;
   /// Built with --profile: the table's rows (IR node names; the last may
   /// be the output copies), the ONNX nodes of each, what its two columns
   /// count, and where profile_runs sits in cuvil_<name>_t.

@@ -89,6 +89,10 @@ struct NodeLowering {
   /// computes results that only one branch of an If with a run-time
   /// condition needs (see ops/BranchGuards.h). Empty: it always runs.
   std::vector<RunCondition> RunsWhen;
+  /// Multicore builds: the node's work cut into shares that the cores run
+  /// at once (OpDef::Split), share S being Shares[S]; Calls stays the
+  /// whole. Empty: one core runs Calls.
+  std::vector<std::vector<KernelCall>> Shares;
 };
 
 /// The lowering of a whole graph: entry I is node I of Graph::nodes().

@@ -9,7 +9,7 @@
 
 namespace cuvil {
 
-llvm::Expected<GraphLowering> lowerGraph(const Graph &G) {
+llvm::Expected<GraphLowering> lowerGraph(const Graph &G, int64_t Cores) {
   GraphLowering L(G.nodes().size());
   for (size_t S = 0; S < G.nodes().size(); ++S) {
     const Node &N = *G.nodes()[S];
@@ -25,6 +25,13 @@ llvm::Expected<GraphLowering> lowerGraph(const Graph &G) {
     for (const KernelCall &C : L[S].Calls)
       if (auto E = kabi::checkKernelCall(C))
         return nodeError(N, "{}", llvm::toString(std::move(E)));
+    if (Cores > 1 && N.def()->Split)
+      N.def()->Split(N, L[S].Calls, Cores, L[S].Shares);
+    for (const auto &Share : L[S].Shares)
+      for (const KernelCall &C : Share)
+        if (auto E = kabi::checkKernelCall(C))
+          return nodeError(N, "internal error: a share of the node: {}",
+                           llvm::toString(std::move(E)));
   }
   guardBranches(G, L);
   return L;

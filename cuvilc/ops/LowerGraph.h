@@ -16,8 +16,9 @@ namespace cuvil {
 
 /// The kernel calls of every node of G, in node order, and the conditions
 /// the nodes of an If's branches run under; the first node that cannot be
-/// lowered gives the error.
-llvm::Expected<GraphLowering> lowerGraph(const Graph &G);
+/// lowered gives the error. Cores > 1: the nodes whose ops split also get
+/// their shares for that many cores (NodeLowering::Shares).
+llvm::Expected<GraphLowering> lowerGraph(const Graph &G, int64_t Cores = 1);
 
 } // namespace cuvil
 

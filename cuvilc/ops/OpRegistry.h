@@ -193,6 +193,14 @@ struct OpDef {
   /// arrives at run time cannot be a view); null to keep it. Applied by
   /// the specialize-ops pass. Null for ops with one form.
   const OpDef *(*Specialize)(const Node &N) = nullptr;
+  /// Multicore builds (--cores): cuts the work of Calls (N's lowering)
+  /// into at most Parts shares that run at once on different cores, each
+  /// a list of calls that writes its own part of the outputs and nothing
+  /// another share reads; appends them to Shares. Appends nothing when N
+  /// does not split (a batch above 1, a single panel). Null: never split.
+  void (*Split)(const Node &N, const std::vector<KernelCall> &Calls,
+                int64_t Parts,
+                std::vector<std::vector<KernelCall>> &Shares) = nullptr;
   /// The output shapes from static input shapes (and constant operands),
   /// for what ONNX shape inference left unknown; null: none computed here.
   ShapeFn Shape = nullptr;

@@ -269,6 +269,13 @@ int main(int argc, char **argv) {
                   "canary run checks after each step (CUVIL_ERR_BOUNDS and "
                   "the step on a violation), operands checked against "
                   "their regions");
+  Build
+      ->add_option("--cores", B.Cores,
+                   "Cores that run the model together (1..4, default 1): "
+                   "convolutions are cut into that many shares of output "
+                   "channels, run through cuvil_team_run of the runtime "
+                   "(cuvil/team.h, docs/multicore.md); boards only")
+      ->check(CLI::Range(1, 4));
   Build->add_flag("--profile", B.Profile,
                   "Per-layer profiling: read the cycle and instruction "
                   "counters (host: a monotonic clock) after every step into "

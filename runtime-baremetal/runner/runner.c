@@ -18,6 +18,14 @@
  * of the embedded one (external weights, or a weight-only update; boards
  * also print what verifying it costs: tests/e2e/weight_update.py).
  *
+ * Multicore builds (CUVIL_MODEL_WORKERS > 1, boards): the runner starts the
+ * team first and prints `cuvil: team cores=N`. With
+ * -DCUVIL_RUNNER_TEAM_MEASURE it starts no team and runs every share on one
+ * core, counting them (cuvil_team_measure): it then also prints
+ * `cuvil: team shares=S sum=N max=M members=a,b,...` (cuvil_team_figures_t),
+ * from which the critical path of a run on S cores is instret - sum + max
+ * (bench/run_bench.py).
+ *
  * Stack check: init and run_v are called on a painted stack (boards: the
  * boot stack from __cuvil_stack_bottom up to the caller's stack pointer;
  * host: a thread on a painted static stack), and the deepest byte they
@@ -39,6 +47,10 @@
 #include "cuvil/port.h"
 #include "cuvil/profile.h"
 #define say cuvil_printf
+#if CUVIL_MODEL_WORKERS > 1
+#include "cuvil/team.h"
+#define CUVIL_RUNNER_TEAM 1
+#endif
 #endif
 
 /* Every input and output buffer starts on this boundary, as a DMA engine or a
@@ -298,10 +310,25 @@ static int run_model(void) {
   report_verify_cost();
 #endif
 #endif
+#ifdef CUVIL_RUNNER_TEAM
+#ifdef CUVIL_RUNNER_TEAM_MEASURE
+  cuvil_team_measure(1);
+#else
+  say("cuvil: team cores=%d\n", cuvil_team_start(CUVIL_MODEL_WORKERS));
+#endif
+#endif
   int rc = measured_init();
   if (rc != 0)
     return fail_status("cuvil_model_init", rc);
   rc = measured_run(inputs, outputs);
+#if defined(CUVIL_RUNNER_TEAM) && defined(CUVIL_RUNNER_TEAM_MEASURE)
+  cuvil_team_figures_t team = cuvil_team_figures();
+  say("cuvil: team shares=%d sum=%llu max=%llu members=", CUVIL_MODEL_WORKERS,
+      (unsigned long long)team.sum, (unsigned long long)team.max);
+  for (int m = 0; m < CUVIL_MODEL_WORKERS && m < CUVIL_TEAM_MAX; ++m)
+    say(m ? ",%llu" : "%llu", (unsigned long long)team.share[m]);
+  say("\n");
+#endif
 #ifdef CUVIL_MODEL_CHECKED
   if (rc == CUVIL_ERR_BOUNDS)
     say("cuvil: error: bounds check failed after step %d (node '%s')\n",

@@ -10,6 +10,9 @@
 #             EL3, and EL3 with EL2)
 #   trap      an undefined instruction prints the trap dump and exits with
 #             128 + cause
+#   team      every core of the board joins the team (cuvil/team.h) and
+#             runs shares of 200 layers; measurement mode counts equal
+#             shares equal (under -icount); exit 0 and "team: ok"
 #   nohost    without semihosting: calls fail with -1, exit parks the core
 #   models    model sections land in their regions via cuvil-models.ld
 #   cmake     hello built through cuvil-runtime.cmake and a toolchain file
@@ -143,7 +146,8 @@ for config in "${configs[@]}"; do
     fail "build-$id" "$(tail -n 20 "$out/build.log")"
     continue
   fi
-  images=("$out/hello.elf" "$out/trap.elf" "$out/nohost.elf" "$out-models/models.elf")
+  images=("$out/hello.elf" "$out/trap.elf" "$out/nohost.elf" "$out/team.elf"
+    "$out-models/models.elf")
 
   # noheap
   heap=$(for elf in "${images[@]}"; do
@@ -173,6 +177,14 @@ for config in "${configs[@]}"; do
   else
     check_trap "trap-$id" "$out/run-trap" "$out/trap.elf" "$command" 128 \
       "EC 0x00" "sp =0x"
+  fi
+
+  run_qemu "$out/run-team" 60 "$out/team.elf" "$command -icount shift=0"
+  rc=$?
+  if ((rc == 0)) && grep -qx 'team: ok' "$out/run-team/uart.txt"; then
+    pass "team-$id"
+  else
+    fail "team-$id" "exit code $rc" "$(cat "$out/run-team/uart.txt")"
   fi
 
   check_nohost "nohost-$id" "$out/run-nohost" "$out/nohost.elf" "$command"

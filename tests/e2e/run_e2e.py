@@ -14,7 +14,8 @@ weights in flash. For each target (or variant) T and model, in WORK/T/<model>:
 
   1. cuvilc build model.onnx --target T --name model --out model.o, plus the
      variant's flags and --dim NAME=N for each of the manifest's "dims" (also
-     writes model.h and model.ld); model.o must have no undefined symbols;
+     writes model.h and model.ld); model.o must have no undefined symbols
+     (but the runtime's team, RUNTIME_SYMBOLS);
   2. build runtime-baremetal/runner/runner.c against it: natively for `host`; for a board
      target, with the runtime library (runtime-baremetal/runtime.mk, built
      once per target or variant into WORK/runtime-T, so that tests running at
@@ -27,7 +28,9 @@ weights in flash. For each target (or variant) T and model, in WORK/T/<model>:
      plus `-icount shift=0` (deterministic instruction counts), with the case
      directory as working directory for semihosting file I/O;
   4. compare out_<i>.bin with ref_<i>.bin: numpy.allclose(atol=1e-4, rtol=1e-3);
-  5. the runner measures the stack init and run_v use (painted stack) and
+  5. a multicore build (--cores, variants *-cores4) must have run on a team
+     of that many cores (`cuvil: team cores=N`);
+  6. the runner measures the stack init and run_v use (painted stack) and
      fails if either exceeds the figure model.h states; PASS lines show
      `stack=run measured/stated`.
 
@@ -74,6 +77,7 @@ READELF = "llvm-readelf-19"
 HEAP_FUNCTIONS = {"malloc", "free", "calloc", "realloc", "sbrk"}
 RUN_OK = re.compile(r"^cuvil: run ok(?: cycles=(\d+) instret=(\d+))?\r?$", re.MULTILINE)
 # The runner's stack check (it fails by itself when measured > stated).
+TEAM = re.compile(r"^cuvil: team cores=(\d+)\r?$", re.MULTILINE)
 STACK = re.compile(r"^cuvil: stack (init|run) stated=(\d+|none) measured=(\d+)\r?$", re.MULTILINE)
 # A line of `llvm-readelf -S -W`: [Nr] Name Type Address Off Size ...
 SECTION_HEADER = re.compile(
@@ -108,7 +112,15 @@ VARIANTS = {
     # The same on the boards (not in ctest: the host pass covers the code).
     "a78-checked": Variant("a78", ["--checked"], {}),
     "u74-mc-checked": Variant("u74-mc", ["--checked"], {}),
+    # Four cores (QEMU -smp of the target file): convolutions in shares on
+    # every core through the runtime's team (cuvil/team.h).
+    "a78-cores4": Variant("a78", ["--cores", "4"], {}),
+    "u74-mc-cores4": Variant("u74-mc", ["--cores", "4"], {}),
 }
+
+# What a model object may leave to the runtime library: the team of a
+# multicore build.
+RUNTIME_SYMBOLS = {"cuvil_team_run"}
 
 
 def run(cmd, what, cwd=None, timeout=TOOL_TIMEOUT_S):
@@ -389,7 +401,7 @@ def cuvilc_build(cmd, what, expected=(), **kwargs):
 def compile_model(cuvilc, target, model_dir, case_dir, name="model", expected_warnings=()):
     """cuvilc build into case_dir/<name>.o (and .h, .ld), without warnings but
     expected_warnings and those of the model's manifest (substrings); the
-    object must have no undefined symbols."""
+    object must have no undefined symbols but the runtime's (RUNTIME_SYMBOLS)."""
     model_o = case_dir / f"{name}.o"
     manifest = model_dir / "manifest.json"
     facts = json.loads(manifest.read_text()) if manifest.is_file() else {}
@@ -399,7 +411,8 @@ def compile_model(cuvilc, target, model_dir, case_dir, name="model", expected_wa
                   name, "--out", model_o, *target.cuvilc_flags, *dim_flags],
                  f"cuvilc build {model_dir.name}",
                  (*facts.get("expected_warnings", ()), *expected_warnings))
-    undefined = sorted(n for n, defined in elf_symbols(model_o).items() if not defined)
+    undefined = sorted(n for n, defined in elf_symbols(model_o).items()
+                       if not defined and n not in RUNTIME_SYMBOLS)
     if undefined:
         raise CaseError(f"{model_o.name} has undefined symbols: {', '.join(undefined)}")
 
@@ -413,6 +426,14 @@ def run_image(target, exe, case_dir):
         raise CaseError(f"{exe.name} exited 0 without printing 'cuvil: run ok'")
     stack = {m[1]: (None if m[2] == "none" else int(m[2]), int(m[3]))
              for m in STACK.finditer(stdout)}
+    header = case_dir / "model.h"
+    workers = header.is_file() and re.search(r"^#define CUVIL_\w+_WORKERS (\d+)$",
+                                             header.read_text(), re.MULTILINE)
+    if workers and int(workers[1]) > 1:
+        team = TEAM.search(stdout)
+        if not team or team[1] != workers[1]:
+            raise CaseError(f"a {workers[1]}-core build ran on "
+                            f"{team[1] if team else 'no'} team of cores")
     return {"instret": int(ok.group(2)) if ok.group(2) else None, "stack": stack}
 
 

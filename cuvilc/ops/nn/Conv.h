@@ -29,6 +29,20 @@ llvm::Error lowerConv(const Node &N, ConvKernel Kernel,
                       std::vector<KernelCall> &Calls);
 int64_t convMacs(const Node &N);
 
+/// Shares of [0, Channels) for at most Parts cores in whole units of Grain
+/// channels (the last unit may be short), as balanced as units allow; none
+/// when fewer than two units (ConvShares.cpp).
+std::vector<std::pair<int64_t, int64_t>>
+channelShares(int64_t Channels, int64_t Grain, int64_t Parts);
+/// OpDef::Split of the packed and the depthwise convolution: output
+/// channel ranges (whole panels of Panel channels for the packed one).
+void splitPackedConv(const Node &N, const std::vector<KernelCall> &Calls,
+                     int64_t Panel, int64_t Parts,
+                     std::vector<std::vector<KernelCall>> &Shares);
+void splitDepthwiseConv(const Node &N, const std::vector<KernelCall> &Calls,
+                        int64_t Parts,
+                        std::vector<std::vector<KernelCall>> &Shares);
+
 } // namespace cuvil
 
 #endif

@@ -38,6 +38,7 @@ extern const OpDef DepthwiseConvOp = {.Name = "cuvil.DepthwiseConv",
                                       .Macs = convMacs,
                                       .Traits = NoTraits,
                                       .WithClamp = &DepthwiseConvOp,
+                                      .Split = splitDepthwiseConv,
                                       .Attrs = ConvAttrs::Specs};
 
 } // namespace cuvil

@@ -41,6 +41,11 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   return lowerConv(N, ConvKernel::Packed, fusedActivation(N), Calls);
 }
 
+void split(const Node &N, const std::vector<KernelCall> &Calls, int64_t Parts,
+           std::vector<std::vector<KernelCall>> &Shares) {
+  splitPackedConv(N, Calls, PackedConvAttrs(N).Panel, Parts, Shares);
+}
+
 } // namespace
 
 extern const OpDef PackedConvOp = {.Name = "cuvil.PackedConv",
@@ -50,6 +55,7 @@ extern const OpDef PackedConvOp = {.Name = "cuvil.PackedConv",
                                    .Traits = NoTraits,
                                    .WithClamp = &PackedConvOp,
                                    .TakesResidual = true,
+                                   .Split = split,
                                    .Attrs = PackedConvAttrs::Specs};
 
 } // namespace cuvil

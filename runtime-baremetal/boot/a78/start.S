@@ -1,7 +1,9 @@
 /*
  * Reset entry for Cortex-A78 class cores (tested on QEMU virt, cortex-a76).
  *
- * Only core 0 (MPIDR affinity 0.0.0.0) boots; any other core parks. The
+ * Only core 0 (MPIDR affinity 0.0.0.0) boots; any other core parks. Other
+ * cores join later as team members (cuvil/team.h): cores.c powers them on
+ * through PSCI at cuvil_core_entry, below. The
  * image may be entered at EL3, EL2 or EL1 (QEMU virt: EL3 with secure=on,
  * EL2 with virtualization=on, EL1 otherwise). Each higher EL hands the
  * lower ones a trap-free AArch64 configuration and erets one level down,
@@ -32,6 +34,22 @@
 #define SCTLR_EL1_HI      0x30d0
 /* CPACR_EL1.FPEN = 0b11: FP/SIMD does not trap at EL1 or EL0. */
 #define CPACR_EL1_FPEN    (3 << 20)
+
+/* The EL1 state every core starts from (clobbers x0): a known SCTLR_EL1
+ * (MMU and caches off until mmu.S turns them on), the exception vectors,
+ * FP/SIMD without traps. */
+.macro el1_state
+    mov x0, #SCTLR_EL1_LO
+    movk x0, #SCTLR_EL1_HI, lsl #16
+    msr sctlr_el1, x0
+    isb
+    adrp x0, cuvil_vectors
+    add x0, x0, :lo12:cuvil_vectors
+    msr vbar_el1, x0
+    mov x0, #CPACR_EL1_FPEN
+    msr cpacr_el1, x0
+    isb
+.endm
 
     .section .text.cuvil.boot, "ax", %progbits
     .globl _start
@@ -87,23 +105,10 @@ from_el2:
     eret
 
 at_el1:
-    /* Known SCTLR_EL1: MMU and caches off until mmu.S turns them on. */
-    mov x0, #SCTLR_EL1_LO
-    movk x0, #SCTLR_EL1_HI, lsl #16
-    msr sctlr_el1, x0
-    isb
-
+    el1_state
     adrp x0, __cuvil_stack_top
     add x0, x0, :lo12:__cuvil_stack_top
     mov sp, x0
-
-    adrp x0, cuvil_vectors
-    add x0, x0, :lo12:cuvil_vectors
-    msr vbar_el1, x0
-
-    mov x0, #CPACR_EL1_FPEN
-    msr cpacr_el1, x0
-    isb
 
     /* Before this, data accesses are Device-nGnRnE: no unaligned access
      * and no C code. */
@@ -163,3 +168,27 @@ cuvil_port_halt:
 1:  wfe
     b 1b
     .size cuvil_port_halt, . - cuvil_port_halt
+
+/* void cuvil_core_entry(void): a core powered on by PSCI CPU_ON (cores.c),
+ * at EL1 with the MMU off and x0 = its core number (the context id). The
+ * boot core's EL1 set-up minus the memory initialisation (el1_state, the
+ * same identity map); then entry(core) on the
+ * mailbox's stack. cores.c cleaned the mailbox to memory, which is what a
+ * core reads with its MMU off. */
+    .section .text.cuvil.core_entry, "ax", %progbits
+    .globl cuvil_core_entry
+    .type cuvil_core_entry, %function
+cuvil_core_entry:
+    mov x19, x0
+    el1_state
+    adrp x20, cuvil_core_mailbox
+    add x20, x20, :lo12:cuvil_core_mailbox
+    add x20, x20, x19, lsl #4       /* 16-byte mailboxes */
+    ldr x0, [x20, #8]
+    mov sp, x0
+    bl cuvil_mmu_enable
+    ldr x1, [x20]
+    mov x0, x19
+    blr x1
+    b cuvil_port_halt               /* entry does not return */
+    .size cuvil_core_entry, . - cuvil_core_entry

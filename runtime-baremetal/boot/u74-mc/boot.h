@@ -7,6 +7,20 @@
 
 #include <stdint.h>
 
+/* The hart that boots the program (the first U74); start.S has its own
+ * copy. */
+#define CUVIL_BOOT_HART 1
+
+/* How start.S starts a waiting hart (cores.c): jump to entry(core) with sp
+ * = stack_top. Indexed by hart; the layout is start.S's too. */
+typedef struct {
+  void (*entry)(int64_t core); /* offset 0; 0 until the hart may start */
+  void *stack_top;             /* offset 8 */
+  int64_t core;                /* offset 16 */
+  int64_t unused;              /* pads the entry to 32 bytes */
+} cuvil_core_mailbox_t;
+extern cuvil_core_mailbox_t cuvil_core_mailbox[];
+
 /* Enable the UART0 transmitter (called by start.S before main). */
 void cuvil_uart_init(void);
 

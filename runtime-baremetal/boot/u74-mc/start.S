@@ -3,8 +3,9 @@
  *
  * Every hart enters _start at the same time, in M-mode, with interrupts
  * off and no stack. Hart 0 is the E51/S7 monitor core (RV64IMAC, no FPU);
- * harts 1..4 are the U74 application cores. Hart 1 boots the program and
- * every other hart parks in a wfi loop.
+ * harts 1..4 are the U74 application cores. Hart 1 boots the program,
+ * harts 2..4 wait until cores.c starts them as team members (cuvil/team.h)
+ * and every other hart parks in a wfi loop.
  *
  * The boot hart sets up gp, sp and the trap vector, enables the FPU and
  * the counters, initialises .data, .bss and the UART, runs the static
@@ -15,6 +16,11 @@
 #define BOOT_HART 1
 
 #define MSTATUS_MIE        (1 << 3)
+#define MIE_MSIE           (1 << 3)
+#define MIP_MSIP           (1 << 3)
+#define CLINT_MSIP         0x2000000
+#define TEAM_LAST_HART     (BOOT_HART + 3) /* CUVIL_TEAM_MAX - 1 members */
+#define MAILBOX_SHIFT      5               /* sizeof(cuvil_core_mailbox_t) */
 #define MSTATUS_FS_INITIAL (1 << 13)
 
     .section .text.cuvil.boot, "ax", @progbits
@@ -28,7 +34,8 @@ _start:
 
     csrr t0, mhartid
     li t1, BOOT_HART
-    bne t0, t1, park_hart
+    bltu t0, t1, park_hart
+    bne t0, t1, wait_for_start
 
     /* gp anchors the linker's gp-relative relaxation of small data; this
      * one load must itself stay unrelaxed. */
@@ -88,6 +95,48 @@ _start:
 
 6:  call main
     tail cuvil_port_exit            /* a0 = main's return value */
+
+    /* Harts 2..4: wfi until cores.c raises this hart's msip with its
+     * mailbox filled (a zero entry is a spurious wake-up), then the same
+     * set-up as the boot hart minus the memory initialisation, and
+     * entry(core) on the mailbox's stack. Member code waits with wfi on
+     * msip too, so MSIE stays enabled (mstatus.MIE stays 0: no trap). */
+wait_for_start:
+    li t1, TEAM_LAST_HART
+    bgtu t0, t1, park_hart
+    lla t1, cuvil_port_halt
+    csrw mtvec, t1
+    li t1, MIE_MSIE
+    csrw mie, t1
+    li t2, CLINT_MSIP
+    slli t1, t0, 2
+    add t2, t2, t1                  /* t2 = this hart's msip word */
+    lla t3, cuvil_core_mailbox
+    slli t1, t0, MAILBOX_SHIFT
+    add t3, t3, t1                  /* t3 = this hart's mailbox */
+1:  wfi
+    csrr t1, mip
+    andi t1, t1, MIP_MSIP
+    beqz t1, 1b
+    sw zero, 0(t2)
+    fence rw, rw
+    ld t4, 0(t3)                    /* entry */
+    beqz t4, 1b
+    fence r, rw                     /* the entry's load acquires the rest */
+    ld sp, 8(t3)
+    ld a0, 16(t3)
+    .option push
+    .option norelax
+    lla gp, __global_pointer$
+    .option pop
+    lla t1, cuvil_trap_entry
+    csrw mtvec, t1
+    li t1, MSTATUS_FS_INITIAL
+    csrs mstatus, t1
+    csrw fcsr, zero
+    csrw mcountinhibit, zero
+    jalr t4
+    j park_hart                     /* entry does not return */
 
     /* Other harts: any trap they might take lands in the park loop too. */
 park_hart:

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "TestGraphs.h"
 #include "lowering/KernelAbi.h"
+#include "ops/nn/Conv.h"
 #include "passes/Pass.h"
 
 #include <gtest/gtest.h>
@@ -291,4 +292,70 @@ TEST(InternalOps, OnlyAPackedConvTakesAResidual) {
   EXPECT_EQ(P.input(3), X2);
   EXPECT_EQ(P.origin().str(), "pc#0, add#1");
   EXPECT_EQ(kabi::Conv2dPackedF32::from(lower(P)[0]).res.V, X2);
+}
+
+TEST(InternalOps, ChannelSharesAreBalancedWholeUnits) {
+  using Ranges = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(channelShares(64, 16, 4),
+            (Ranges{{0, 16}, {16, 32}, {32, 48}, {48, 64}}));
+  // Three units for four cores: three shares, the last ending short.
+  EXPECT_EQ(channelShares(40, 16, 4), (Ranges{{0, 16}, {16, 32}, {32, 40}}));
+  EXPECT_EQ(channelShares(10, 1, 4), (Ranges{{0, 3}, {3, 6}, {6, 8}, {8, 10}}));
+  EXPECT_TRUE(channelShares(16, 16, 4).empty()); // one unit: no split
+  EXPECT_TRUE(channelShares(64, 16, 1).empty());
+}
+
+TEST(InternalOps, ConvSharesCoverTheOutputChannelsOnce) {
+  // Group 1 (packed, panels of 4: 3 panels, the last of 2 channels) and
+  // depthwise (10 channels).
+  for (int64_t Group : {int64_t(1), int64_t(10)}) {
+    auto G = std::make_unique<Graph>("g");
+    Value *X = G->addValue("x", DType::F32, {1, 10, 6, 6}, ValueKind::Input);
+    G->inputs().push_back(X);
+    Node *C = addConv(*G, X, 10, Group, "conv", 0);
+    G->outputs().push_back(C->output(0));
+    pack(*G, 4);
+    const Node &P = *G->nodes()[0];
+    std::vector<KernelCall> Whole = lower(P);
+    std::vector<std::vector<KernelCall>> Shares;
+    ASSERT_NE(P.def()->Split, nullptr) << P.opType();
+    P.def()->Split(P, Whole, 4, Shares);
+    ASSERT_EQ(Shares.size(), Group == 1 ? 3u : 4u) << P.opType();
+    int64_t Next = 0; // the next output channel a share must start at
+    for (const auto &S : Shares) {
+      ASSERT_EQ(S.size(), 1u);
+      int64_t Channels = 0, YOffset = 0;
+      if (Group == 1) {
+        auto K = kabi::Conv2dPackedF32::from(S[0]);
+        Channels = K.m;
+        YOffset = K.y.ByteOffset;
+        EXPECT_EQ(K.wp.ByteOffset, Next * 10 * 9 * 4); // whole panels
+        EXPECT_EQ(K.x.ByteOffset, 0);                  // all the input
+      } else {
+        auto K = kabi::Dwconv2dF32::from(S[0]);
+        Channels = K.c;
+        YOffset = K.y.ByteOffset;
+        EXPECT_EQ(K.x.ByteOffset, Next * 36 * 4); // its own channels
+        EXPECT_EQ(K.w.ByteOffset, Next * 9 * 4);
+      }
+      EXPECT_EQ(YOffset, Next * 36 * 4);
+      Next += Channels;
+    }
+    EXPECT_EQ(Next, 10);
+  }
+  // A batch of 2: the kernels' batch stride is the whole output, no split.
+  auto G = std::make_unique<Graph>("b2");
+  Value *X = G->addValue("x", DType::F32, {2, 4, 6, 6}, ValueKind::Input);
+  G->inputs().push_back(X);
+  Value *W = test::constF32(*G, "w", {8, 4, 3, 3}, std::vector<float>(288, 1));
+  Value *Y = test::tensor(*G, "y", {2, 8, 6, 6});
+  Node *N = test::addOp(*G, "Conv", "conv", {X, W}, {Y}, 0);
+  N->setAttr("kernel_shape", std::vector<int64_t>{3, 3});
+  N->setAttr("pads", std::vector<int64_t>{1, 1, 1, 1});
+  G->outputs().push_back(Y);
+  pack(*G, 4);
+  const Node &P = *G->nodes()[0];
+  std::vector<std::vector<KernelCall>> Shares;
+  P.def()->Split(P, lower(P), 4, Shares);
+  EXPECT_TRUE(Shares.empty());
 }
