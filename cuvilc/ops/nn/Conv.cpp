@@ -110,6 +110,8 @@ llvm::Error lowerConv(const Node &N, ConvKernel Kernel,
     K.wp = W;
     K.res = N.input(3); // the residual of a fused Add, or none
     K.m = W->shape()[0];
+    K.oy1 = OH; // every output position (a share of a layer: fewer)
+    K.ox1 = OW;
     Calls.push_back(Common(K));
   } else {
     kabi::Dwconv2dF32 K;

@@ -1,13 +1,18 @@
 //===- ConvShares.cpp - Convolutions cut into per-core shares -------------===//
 //
-// OpDef::Split of the optimised convolutions (--cores): each share computes
-// a contiguous range of output channels of a batch-1 convolution, so it
-// reads all of the input and writes only its own channel planes. The
-// packed kernel takes ranges of whole panels (its weights are stored panel
-// by panel; only the last share may end in the narrow panel), the
-// depthwise kernel ranges of channels. A share is the same kernel call on
-// a smaller channel count with its pointers moved to the range's start:
-// no kernel knows it runs a share.
+// OpDef::Split of the optimised convolutions (--cores), for batch 1: each
+// share writes its own part of the output and nothing else.
+//   - Depthwise: ranges of channels (it reads only its own input planes).
+//   - Packed (register-blocked): ranges of whole panels of output channels
+//     (its weights are stored panel by panel; only the last share may end
+//     in the narrow panel), or ranges of output rows of every channel (the
+//     kernel's oy0/oy1; columns, ox0/ox1, for a pointwise convolution,
+//     which the kernel sees as one row), whichever leaves the largest
+//     share smaller: a 16-channel layer is one panel on a78 and would
+//     otherwise run on one core.
+// A channel share is the same kernel call on fewer channels with its
+// pointers moved to the range's start; a position share the same call on
+// a smaller rectangle.
 //
 //===----------------------------------------------------------------------===//
 #include "lowering/KernelAbi.h"
@@ -18,8 +23,8 @@
 namespace cuvil {
 
 std::vector<std::pair<int64_t, int64_t>>
-channelShares(int64_t Channels, int64_t Grain, int64_t Parts) {
-  const int64_t Units = (Channels + Grain - 1) / Grain;
+shareRanges(int64_t Count, int64_t Grain, int64_t Parts) {
+  const int64_t Units = (Count + Grain - 1) / Grain;
   Parts = std::min(Parts, Units);
   std::vector<std::pair<int64_t, int64_t>> Ranges;
   if (Parts < 2)
@@ -28,14 +33,26 @@ channelShares(int64_t Channels, int64_t Grain, int64_t Parts) {
   int64_t Unit = 0;
   for (int64_t P = 0; P < Parts; ++P) {
     const int64_t Take = Units / Parts + (P < Units % Parts);
-    Ranges.emplace_back(Unit * Grain,
-                        std::min((Unit + Take) * Grain, Channels));
+    Ranges.emplace_back(Unit * Grain, std::min((Unit + Take) * Grain, Count));
     Unit += Take;
   }
   return Ranges;
 }
 
 namespace {
+
+/// The largest of Ranges over Count (1 when there are none: no split).
+double largest(const std::vector<std::pair<int64_t, int64_t>> &Ranges,
+               int64_t Count) {
+  int64_t Most = Ranges.empty() ? Count : 0;
+  for (auto [Begin, End] : Ranges)
+    Most = std::max(Most, End - Begin);
+  return static_cast<double>(Most) / static_cast<double>(Count);
+}
+
+/// Columns of a position share move in whole blocks of this many, so that
+/// the kernel's register blocks stay whole within each share.
+constexpr int64_t ColumnGrain = 8;
 
 /// A moved to the element Elements of its tensor (floats); null stays null.
 kabi::PtrArg at(kabi::PtrArg A, int64_t Elements) {
@@ -56,7 +73,20 @@ void splitPackedConv(const Node &N, const std::vector<KernelCall> &Calls,
   if (K.n != 1)
     return; // the kernel's batch stride is the whole output
   const int64_t Taps = K.c * K.kh * K.kw, Plane = K.oh * K.ow;
-  for (auto [M0, M1] : channelShares(K.m, Panel, Parts)) {
+  const auto Channels = shareRanges(K.m, Panel, Parts);
+  const bool ByRow = K.oy1 - K.oy0 > 1;
+  const int64_t Span = ByRow ? K.oy1 - K.oy0 : K.ox1 - K.ox0;
+  const auto Positions = shareRanges(Span, ByRow ? 1 : ColumnGrain, Parts);
+  if (largest(Positions, Span) < largest(Channels, K.m)) {
+    for (auto [P0, P1] : Positions) {
+      auto S = K;
+      (ByRow ? S.oy0 : S.ox0) += P0;
+      (ByRow ? S.oy1 : S.ox1) = (ByRow ? K.oy0 : K.ox0) + P1;
+      Shares.push_back({S.call()});
+    }
+    return;
+  }
+  for (auto [M0, M1] : Channels) {
     auto S = K;
     S.wp = at(K.wp, M0 * Taps);
     S.bias = at(K.bias, M0);
@@ -76,7 +106,7 @@ void splitDepthwiseConv(const Node &N, const std::vector<KernelCall> &Calls,
   const auto K = kabi::Dwconv2dF32::from(Calls[0]);
   if (K.n != 1)
     return;
-  for (auto [C0, C1] : channelShares(K.c, 1, Parts)) {
+  for (auto [C0, C1] : shareRanges(K.c, 1, Parts)) {
     auto S = K;
     S.x = at(K.x, C0 * K.h * K.wd);
     S.w = at(K.w, C0 * K.kh * K.kw);

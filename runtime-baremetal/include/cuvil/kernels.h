@@ -71,7 +71,10 @@ void cuvil_k_gemm_f32(const float *a, const float *b, const float *c, float *y,
  * The packed tensor has exactly the original's elements. Otherwise as
  * cuvil_k_conv2d_f32 (group 1) and cuvil_k_gemm_f32, except that the
  * convolution takes a residual: when res is not null (a tensor shaped like
- * y, not overlapping it), y = clamp(conv + bias + res): a fused Add. */
+ * y, not overlapping it), y = clamp(conv + bias + res): a fused Add. The
+ * convolution computes only the output rows [oy0, oy1) and columns
+ * [ox0, ox1) of every channel (all of them: 0, oh, 0, ow), so that several
+ * cores can share one layer (cuvil/team.h). */
 extern const int64_t cuvil_k_pack_mr;
 void cuvil_k_conv2d_packed_f32(const float *x, const float *wp,
                                const float *bias, const float *res, float *y,
@@ -79,7 +82,9 @@ void cuvil_k_conv2d_packed_f32(const float *x, const float *wp,
                                int64_t m, int64_t kh, int64_t kw, int64_t oh,
                                int64_t ow, int64_t stride_h, int64_t stride_w,
                                int64_t dil_h, int64_t dil_w, int64_t pad_top,
-                               int64_t pad_left, float act_lo, float act_hi);
+                               int64_t pad_left, float act_lo, float act_hi,
+                               int64_t oy0, int64_t oy1, int64_t ox0,
+                               int64_t ox1);
 void cuvil_k_gemm_packed_f32(const float *a, const float *bp, const float *c,
                              float *y, int64_t m, int64_t n, int64_t k,
                              int64_t trans_a, float beta, int64_t c_rs,

@@ -159,6 +159,7 @@ INLINE void store_row_block(int nr, float *y, const float *r,
  * specialised). */
 typedef struct {
   int64_t c, h, wd, kh, kw, oh, ow, sh, sw, dh, dw, pad_top, pad_left;
+  int64_t oy0, oy1, ox0, ox1; /* the output rows and columns computed */
 } conv_shape;
 
 /* nr output positions (a constant: a block, a half block or 1) x mb
@@ -280,14 +281,23 @@ INLINE int64_t full_start(int64_t b, int64_t lo, int64_t hi, int nr) {
 INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb,
                        const float *bias, const float *rb, float *yb,
                        int64_t m0, int64_t mb, float act_lo, float act_hi) {
-  const int64_t ox_lo = first_inside(-s->pad_left, s->sw);
+  /* The interior (windows inside the input), within the part computed. */
+  int64_t ox_lo = first_inside(-s->pad_left, s->sw);
   int64_t ox_hi =
       end_inside(-s->pad_left + (s->kw - 1) * s->dw, s->sw, s->wd, s->ow);
+  if (ox_lo < s->ox0)
+    ox_lo = s->ox0;
+  if (ox_hi > s->ox1)
+    ox_hi = s->ox1;
   if (ox_hi < ox_lo)
     ox_hi = ox_lo;
-  const int64_t oy_lo = first_inside(-s->pad_top, s->sh);
+  int64_t oy_lo = first_inside(-s->pad_top, s->sh);
   int64_t oy_hi =
       end_inside(-s->pad_top + (s->kh - 1) * s->dh, s->sh, s->h, s->oh);
+  if (oy_lo < s->oy0)
+    oy_lo = s->oy0;
+  if (oy_hi > s->oy1)
+    oy_hi = s->oy1;
   if (oy_hi < oy_lo)
     oy_hi = oy_lo;
   const int nr = s->kh == 1 && s->kw == 1 ? CUVIL_NR_1X1 : CUVIL_NR,
@@ -300,7 +310,7 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb,
   const float *rp = rb ? rb + m0 * s->oh * s->ow : 0;
 
   /* Along the rows. */
-  for (int64_t oy = 0; oy < s->oh; ++oy) {
+  for (int64_t oy = s->oy0; oy < s->oy1; ++oy) {
     const int64_t iy0 = oy * s->sh - s->pad_top;
     const int64_t ky_lo = first_inside(iy0, s->dh),
                   ky_hi = end_inside(iy0, s->dh, s->h, s->kh);
@@ -323,11 +333,11 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb,
       conv_block(half, s, xr + rows.half_at * s->sw, s->sw, wb, mb, init, ky_lo,
                  ky_hi, 0, s->kw, yp, rp, yr + rows.half_at, 1, act_lo, act_hi);
   }
-  /* Down the columns the rows left: [0, ox_lo) and [rows.end, ow). */
-  for (int64_t ox = 0; ox < s->ow; ++ox) {
+  /* Down the columns the rows left: [ox0, ox_lo) and [rows.end, ox1). */
+  for (int64_t ox = s->ox0; ox < s->ox1; ++ox) {
     if (ox == ox_lo && rows.end > ox_lo)
       ox = rows.end;
-    if (ox >= s->ow)
+    if (ox >= s->ox1)
       break;
     const int64_t ix0 = ox * s->sw - s->pad_left;
     const int64_t kx_lo = first_inside(ix0, s->dw),
@@ -343,10 +353,10 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb,
       conv_block(half, s, xc + cols.half_at * pstep, pstep, wb, mb, init, 0,
                  s->kh, kx_lo, kx_hi, yp, rp, cols.half_at * s->ow + ox, s->ow,
                  act_lo, act_hi);
-    for (int64_t oy = 0; oy < s->oh; ++oy) {
+    for (int64_t oy = s->oy0; oy < s->oy1; ++oy) {
       if (oy == oy_lo && cols.end > oy_lo)
         oy = cols.end;
-      if (oy >= s->oh)
+      if (oy >= s->oy1)
         break;
       const int64_t iy0 = oy * s->sh - s->pad_top;
       conv_block(1, s, xc + oy * pstep, 0, wb, mb, init,
@@ -382,9 +392,26 @@ void cuvil_k_conv2d_packed_f32(const float *x, const float *wp,
                                int64_t m, int64_t kh, int64_t kw, int64_t oh,
                                int64_t ow, int64_t stride_h, int64_t stride_w,
                                int64_t dil_h, int64_t dil_w, int64_t pad_top,
-                               int64_t pad_left, float act_lo, float act_hi) {
-  const conv_shape s = {c,        h,        wd,    kh,    kw,      oh,      ow,
-                        stride_h, stride_w, dil_h, dil_w, pad_top, pad_left};
+                               int64_t pad_left, float act_lo, float act_hi,
+                               int64_t oy0, int64_t oy1, int64_t ox0,
+                               int64_t ox1) {
+  const conv_shape s = {.c = c,
+                        .h = h,
+                        .wd = wd,
+                        .kh = kh,
+                        .kw = kw,
+                        .oh = oh,
+                        .ow = ow,
+                        .sh = stride_h,
+                        .sw = stride_w,
+                        .dh = dil_h,
+                        .dw = dil_w,
+                        .pad_top = pad_top,
+                        .pad_left = pad_left,
+                        .oy0 = oy0,
+                        .oy1 = oy1,
+                        .ox0 = ox0,
+                        .ox1 = ox1};
   /* With and without a residual: two specialisations, so that no block
    * tests for one (a residual that is a model input has an address the
    * compiler cannot prove non-null). */

@@ -296,53 +296,77 @@ TEST(InternalOps, OnlyAPackedConvTakesAResidual) {
 
 TEST(InternalOps, ChannelSharesAreBalancedWholeUnits) {
   using Ranges = std::vector<std::pair<int64_t, int64_t>>;
-  EXPECT_EQ(channelShares(64, 16, 4),
+  EXPECT_EQ(shareRanges(64, 16, 4),
             (Ranges{{0, 16}, {16, 32}, {32, 48}, {48, 64}}));
   // Three units for four cores: three shares, the last ending short.
-  EXPECT_EQ(channelShares(40, 16, 4), (Ranges{{0, 16}, {16, 32}, {32, 40}}));
-  EXPECT_EQ(channelShares(10, 1, 4), (Ranges{{0, 3}, {3, 6}, {6, 8}, {8, 10}}));
-  EXPECT_TRUE(channelShares(16, 16, 4).empty()); // one unit: no split
-  EXPECT_TRUE(channelShares(64, 16, 1).empty());
+  EXPECT_EQ(shareRanges(40, 16, 4), (Ranges{{0, 16}, {16, 32}, {32, 40}}));
+  EXPECT_EQ(shareRanges(10, 1, 4), (Ranges{{0, 3}, {3, 6}, {6, 8}, {8, 10}}));
+  EXPECT_TRUE(shareRanges(16, 16, 4).empty()); // one unit: no split
+  EXPECT_TRUE(shareRanges(64, 16, 1).empty());
 }
 
-TEST(InternalOps, ConvSharesCoverTheOutputChannelsOnce) {
-  // Group 1 (packed, panels of 4: 3 panels, the last of 2 channels) and
-  // depthwise (10 channels).
-  for (int64_t Group : {int64_t(1), int64_t(10)}) {
-    auto G = std::make_unique<Graph>("g");
-    Value *X = G->addValue("x", DType::F32, {1, 10, 6, 6}, ValueKind::Input);
-    G->inputs().push_back(X);
-    Node *C = addConv(*G, X, 10, Group, "conv", 0);
-    G->outputs().push_back(C->output(0));
-    pack(*G, 4);
-    const Node &P = *G->nodes()[0];
-    std::vector<KernelCall> Whole = lower(P);
-    std::vector<std::vector<KernelCall>> Shares;
-    ASSERT_NE(P.def()->Split, nullptr) << P.opType();
-    P.def()->Split(P, Whole, 4, Shares);
-    ASSERT_EQ(Shares.size(), Group == 1 ? 3u : 4u) << P.opType();
-    int64_t Next = 0; // the next output channel a share must start at
-    for (const auto &S : Shares) {
-      ASSERT_EQ(S.size(), 1u);
-      int64_t Channels = 0, YOffset = 0;
-      if (Group == 1) {
-        auto K = kabi::Conv2dPackedF32::from(S[0]);
-        Channels = K.m;
-        YOffset = K.y.ByteOffset;
-        EXPECT_EQ(K.wp.ByteOffset, Next * 10 * 9 * 4); // whole panels
-        EXPECT_EQ(K.x.ByteOffset, 0);                  // all the input
-      } else {
-        auto K = kabi::Dwconv2dF32::from(S[0]);
-        Channels = K.c;
-        YOffset = K.y.ByteOffset;
-        EXPECT_EQ(K.x.ByteOffset, Next * 36 * 4); // its own channels
-        EXPECT_EQ(K.w.ByteOffset, Next * 9 * 4);
-      }
-      EXPECT_EQ(YOffset, Next * 36 * 4);
-      Next += Channels;
-    }
-    EXPECT_EQ(Next, 10);
+namespace {
+
+/// The Split of the single node of a Conv(x: [1, C, 6, 6], M filters,
+/// Group) after packing with panels of 4, for 4 cores.
+std::vector<std::vector<KernelCall>> splitConv(int64_t C, int64_t M,
+                                               int64_t Group) {
+  auto G = std::make_unique<Graph>("g");
+  Value *X = G->addValue("x", DType::F32, {1, C, 6, 6}, ValueKind::Input);
+  G->inputs().push_back(X);
+  Node *Conv = addConv(*G, X, M, Group, "conv", 0);
+  G->outputs().push_back(Conv->output(0));
+  pack(*G, 4);
+  const Node &P = *G->nodes()[0];
+  std::vector<std::vector<KernelCall>> Shares;
+  EXPECT_NE(P.def()->Split, nullptr) << P.opType();
+  if (P.def()->Split)
+    P.def()->Split(P, lower(P), 4, Shares);
+  for (const auto &S : Shares)
+    EXPECT_EQ(S.size(), 1u);
+  return Shares;
+}
+
+} // namespace
+
+TEST(InternalOps, ConvSharesCoverTheOutputOnce) {
+  // Depthwise, 10 channels: 3, 3, 2, 2 channels, each reading its own.
+  int64_t Next = 0; // the next channel a share must start at
+  for (const auto &S : splitConv(10, 10, 10)) {
+    auto K = kabi::Dwconv2dF32::from(S[0]);
+    EXPECT_EQ(K.x.ByteOffset, Next * 36 * 4);
+    EXPECT_EQ(K.w.ByteOffset, Next * 9 * 4);
+    EXPECT_EQ(K.y.ByteOffset, Next * 36 * 4);
+    Next += K.c;
   }
+  EXPECT_EQ(Next, 10);
+  // Packed, 16 channels: four panels, one per core (whole panels, all of
+  // the input, all positions).
+  Next = 0;
+  for (const auto &S : splitConv(3, 16, 1)) {
+    auto K = kabi::Conv2dPackedF32::from(S[0]);
+    EXPECT_EQ(K.m, 4);
+    EXPECT_EQ(K.wp.ByteOffset, Next * 3 * 9 * 4);
+    EXPECT_EQ(K.x.ByteOffset, 0);
+    EXPECT_EQ(K.y.ByteOffset, Next * 36 * 4);
+    EXPECT_EQ(std::make_pair(K.oy0, K.oy1),
+              std::make_pair(int64_t(0), int64_t(6)));
+    Next += K.m;
+  }
+  EXPECT_EQ(Next, 16);
+  // Packed, 4 channels: one panel, so the cores share the output rows
+  // instead (2, 2, 1, 1 of the 6), each for every channel.
+  int64_t Row = 0;
+  for (const auto &S : splitConv(3, 4, 1)) {
+    auto K = kabi::Conv2dPackedF32::from(S[0]);
+    EXPECT_EQ(K.m, 4);
+    EXPECT_EQ(K.y.ByteOffset, 0);
+    EXPECT_EQ(K.oy0, Row);
+    EXPECT_EQ(std::make_pair(K.ox0, K.ox1),
+              std::make_pair(int64_t(0), int64_t(6)));
+    Row = K.oy1;
+  }
+  EXPECT_EQ(Row, 6);
   // A batch of 2: the kernels' batch stride is the whole output, no split.
   auto G = std::make_unique<Graph>("b2");
   Value *X = G->addValue("x", DType::F32, {2, 4, 6, 6}, ValueKind::Input);

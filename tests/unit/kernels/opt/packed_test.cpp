@@ -76,8 +76,36 @@ void checkConv(const ConvCase &T, float Lo, float Hi, bool NaNInput = false) {
                      T.PL, 1, Lo, Hi);
   cuvil_k_conv2d_packed_f32(X.data(), Packed.data(), B.data(), nullptr,
                             Got.data(), T.N, T.C, T.H, T.W, T.M, T.KH, T.KW, OH,
-                            OW, T.SH, T.SW, T.DH, T.DW, T.PT, T.PL, Lo, Hi);
+                            OW, T.SH, T.SW, T.DH, T.DW, T.PT, T.PL, Lo, Hi, 0,
+                            OH, 0, OW);
   EXPECT_TRUE(matches(Got, Ref, 1e-5f));
+
+  // The same output in four parts (as cores share a layer): rows split at
+  // a third, columns at half. Each part computes its rectangle of every
+  // channel and writes nothing else.
+  const int64_t RowCut = OH / 3, ColCut = OW / 2;
+  for (auto [Y0, Y1] : {std::pair{int64_t(0), RowCut}, std::pair{RowCut, OH}})
+    for (auto [X0, X1] :
+         {std::pair{int64_t(0), ColCut}, std::pair{ColCut, OW}}) {
+      std::vector<float> Part(Ref.size(), NAN);
+      cuvil_k_conv2d_packed_f32(X.data(), Packed.data(), B.data(), nullptr,
+                                Part.data(), T.N, T.C, T.H, T.W, T.M, T.KH,
+                                T.KW, OH, OW, T.SH, T.SW, T.DH, T.DW, T.PT,
+                                T.PL, Lo, Hi, Y0, Y1, X0, X1);
+      int64_t Wrong = 0;
+      for (int64_t I = 0; I < static_cast<int64_t>(Ref.size()); ++I) {
+        const int64_t Oy = I / OW % OH, Ox = I % OW;
+        const bool Mine = Oy >= Y0 && Oy < Y1 && Ox >= X0 && Ox < X1;
+        const bool Right = std::isnan(Ref[I])
+                               ? std::isnan(Part[I])
+                               : std::fabs(Part[I] - Ref[I]) <=
+                                     1e-5f * (1 + std::fabs(Ref[I]));
+        if (Mine ? !Right : !std::isnan(Part[I]))
+          ++Wrong;
+      }
+      EXPECT_EQ(Wrong, 0) << "part rows [" << Y0 << ", " << Y1 << ") columns ["
+                          << X0 << ", " << X1 << ")";
+    }
 
   // A fused residual Add: the reference without activation, plus the
   // residual, then the clamp.
@@ -91,7 +119,8 @@ void checkConv(const ConvCase &T, float Lo, float Hi, bool NaNInput = false) {
     Sum[I] = std::min(std::max(Sum[I] + R[I], Lo), Hi);
   cuvil_k_conv2d_packed_f32(X.data(), Packed.data(), B.data(), R.data(),
                             GotRes.data(), T.N, T.C, T.H, T.W, T.M, T.KH, T.KW,
-                            OH, OW, T.SH, T.SW, T.DH, T.DW, T.PT, T.PL, Lo, Hi);
+                            OH, OW, T.SH, T.SW, T.DH, T.DW, T.PT, T.PL, Lo, Hi,
+                            0, OH, 0, OW);
   EXPECT_TRUE(matches(GotRes, Sum, 1e-5f)) << "with a residual";
 }
 
