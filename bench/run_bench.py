@@ -29,7 +29,9 @@ For each model (written into WORK/models by bench/models.py) and target:
           which the first core runs): a run on that many cores takes as long
           as its critical path, barrier waits aside.
 
-and for every target: .text bytes of model.o (its executable sections),
+and for every target: the wall time of `cuvilc build` (median of 3 builds
+of the object, header and fragment, one after another; the machine should
+be otherwise idle), .text bytes of model.o (its executable sections),
 next to those of the same model built with --kernels portable,
 weight blob bytes, arena bytes and their lower bound (from cuvilc --report),
 and the MACs of one inference. Every output is checked against ONNX
@@ -53,6 +55,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -84,6 +87,9 @@ def text_bytes(obj):
     return sum(int(m[2], 16) for m in SECTION.finditer(listing) if "X" in m[3])
 
 
+COMPILE_RUNS = 3  # builds timed per model and target (their median is reported)
+
+
 def compile_model(cuvilc, target, model_dir, case_dir):
     """cuvilc build with a report, and once more with the portable kernels
     (for the code-size comparison); returns the facts for the table."""
@@ -102,7 +108,16 @@ def compile_model(cuvilc, target, model_dir, case_dir):
                          f"cuvilc build --kernels portable {model_dir.name}", spill,
                          timeout=RUN_TIMEOUT_S)
     facts = json.loads(report.read_text())
+    timed = case_dir / "timed" / "model.o"
+    timed.parent.mkdir()
+    seconds = []
+    for _ in range(COMPILE_RUNS):
+        start = time.perf_counter()
+        run_e2e.cuvilc_build([*build, "--out", timed], f"cuvilc build {model_dir.name}", spill,
+                             timeout=RUN_TIMEOUT_S)
+        seconds.append(time.perf_counter() - start)
     return {
+        "compile_seconds": float(np.median(seconds)),
         "text_bytes": text_bytes(case_dir / "model.o"),
         "text_portable_bytes": text_bytes(portable),
         "weight_bytes": facts["weights"]["blob_bytes"],

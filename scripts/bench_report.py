@@ -18,9 +18,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "bench"))
-from goals import (CORES4_CRITICAL_RATIO, GOALS, HOST_RATIO_GOAL,  # noqa: E402
-                   INT8_A78_PER_MAC, INT8_ARENA_RATIO, INT8_SUFFIX, INT8_WEIGHTS_RATIO,
-                   TEXT_GROWTH_GOAL)
+from goals import (COMPILE_SECONDS_GOAL, CORES4_CRITICAL_RATIO, GOALS,  # noqa: E402
+                   HOST_RATIO_GOAL, INT8_A78_PER_MAC, INT8_ARENA_RATIO, INT8_SUFFIX,
+                   INT8_WEIGHTS_RATIO, TEXT_GROWTH_GOAL)
 
 
 def verdict(value, goal):
@@ -60,6 +60,29 @@ def qemu_version():
         return "unknown"
 
 
+def compile_table(models, targets):
+    """Issue 17's compile times: `cuvilc build` wall seconds per model and
+    target (bench/run_bench.py compile_model)."""
+    rows = []
+    for name, entry in models.items():
+        cells = []
+        for t in targets:
+            f = entry.get(t, {})
+            seconds = f.get("compile_seconds")
+            if seconds is None:
+                cells.append("-")
+                continue
+            goal = COMPILE_SECONDS_GOAL.get((t, name))
+            cells.append(f"{seconds:.2f}"
+                         + (f" (goal <= {goal}: {verdict(seconds, goal)})" if goal else ""))
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
+    return ["## Compile time", "",
+            "Wall seconds of `cuvilc build` (object, header and fragment), the median of "
+            "3 builds one after another on the machine named above, otherwise idle.", "",
+            "| model | " + " | ".join(targets) + " |",
+            "| --- | " + " | ".join("---:" for _ in targets) + " |", *rows, ""]
+
+
 def cores_table(models, boards):
     """Issue 17's multicore figures: per core and critical-path instructions
     for 1, 2 and 4 cores (bench/run_bench.py bench_cores)."""
@@ -88,8 +111,9 @@ def cores_table(models, boards):
             "The critical path is what a run on N cores retires on its busiest core between "
             "barriers: per split layer its largest share, plus everything outside the shares "
             "(the first core's). Per core: the instructions each core would retire, waiting "
-            "excluded. Convolutions split by output channels, in whole panels of the packed "
-            "kernel (a78: 16 channels, u74-mc: 4), so layers with few channels keep cores idle.",
+            "excluded. Convolutions split by output channels (whole panels of the packed "
+            "kernel: a78 16 channels, u74-mc 4) or by output rows, whichever balances better "
+            "(docs/multicore.md); the other layers run on the first core.",
             "",
             "| model | board | 1 core | 2 cores: critical path | 2 cores: per core | "
             "4 cores: critical path | 4 cores: per core | goal (4 cores) |",
@@ -237,6 +261,7 @@ def main():
         out.append("")
 
     out += cores_table(models, boards)
+    out += compile_table(models, targets)
     out += int8_table(models)
 
     out += ["## Code, weights and memory", "",

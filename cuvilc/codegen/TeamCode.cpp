@@ -74,12 +74,16 @@ EntryBuilder::buildShares(const Node &N,
   FB.SetInsertPoint(Done);
   FB.CreateRetVoid();
 
-  // In run_v: the context array (one per node, in run_v's frame), then the
-  // team run.
+  // In run_v: the context array, live only around the team run (its
+  // lifetime markers let the backend give every split layer's array the
+  // same stack slot), then the team run.
   llvm::IRBuilder<> AB(&RunV->getEntryBlock(), RunV->getEntryBlock().begin());
-  llvm::AllocaInst *Array = AB.CreateAlloca(
-      PtrTy, llvm::ConstantInt::get(I64, std::max<size_t>(Context.size(), 1)),
-      "team.ctx");
+  const size_t Slots = std::max<size_t>(Context.size(), 1);
+  llvm::Type *ArrayTy = llvm::ArrayType::get(PtrTy, Slots);
+  llvm::AllocaInst *Array = AB.CreateAlloca(ArrayTy, nullptr, "team.ctx");
+  llvm::ConstantInt *Bytes =
+      B.getInt64(M.getDataLayout().getTypeAllocSize(ArrayTy).getFixedValue());
+  B.CreateLifetimeStart(Array, Bytes);
   for (size_t I = 0; I < Context.size(); ++I)
     B.CreateStore(Context[I], B.CreateConstInBoundsGEP1_64(PtrTy, Array, I));
   llvm::FunctionCallee TeamRun = M.getOrInsertFunction(
@@ -87,6 +91,7 @@ EntryBuilder::buildShares(const Node &N,
                                                 {PtrTy, PtrTy, I64}, false));
   B.CreateCall(TeamRun,
                {Fn, Array, llvm::ConstantInt::get(I64, Shares.size())});
+  B.CreateLifetimeEnd(Array, Bytes);
   return llvm::Error::success();
 }
 
