@@ -388,6 +388,12 @@ int main(int argc, char **argv) {
   Run->add_flag("--checked", R.Build.Checked,
                 "Debug build with guard gaps and bounds checks, as for "
                 "build");
+  Run->add_option("--cores", R.Build.Cores,
+                  "Boards: build for N cores as build --cores does and run "
+                  "on them (the runner starts the team); the instruction "
+                  "count is then the whole machine's (QEMU -icount counts "
+                  "every core, waiting included)")
+      ->check(CLI::Range(1, 4));
   Run->add_flag("--profile", R.Build.Profile,
                 "Build with --profile and print the per-layer table "
                 "(cycles and instructions per step; host: nanoseconds); "

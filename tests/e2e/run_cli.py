@@ -3,13 +3,13 @@
 compared with ONNX Runtime's.
 
     run_cli.py --cuvilc PATH --models DIR --work DIR [--targets u74-mc,a78]
-               [--model NAME]
+               [--model NAME] [--cores N]
 
 For each target T, in WORK/T: the model's reference data as .npy
 (model_npy.py), then
 
     cuvilc run MODEL --target T --input input_<i>.npy... --compare ref_<i>.npy...
-                     --output-dir out --json out/run.json
+                     --output-dir out --json out/run.json [--cores N]
 
 (the interface the Python package uses) must exit 0, the JSON summary must
 name every output's .npy file, and each file must hold the reference's
@@ -32,7 +32,7 @@ ATOL = 1e-4
 RTOL = 1e-3
 
 
-def check_target(cuvilc, model_dir, target, work):
+def check_target(cuvilc, model_dir, target, work, cores):
     """None if every check passed, else what failed."""
     work.mkdir(parents=True, exist_ok=True)
     subprocess.run([sys.executable, HERE / "model_npy.py", model_dir, work],
@@ -42,7 +42,7 @@ def check_target(cuvilc, model_dir, target, work):
     out = work / "out"
     cmd = [cuvilc, "run", model_dir / "model.onnx", "--target", target,
            *(a for f in inputs for a in ("--input", f)),
-           "--output-dir", out, "--json", out / "run.json"]
+           "--output-dir", out, "--json", out / "run.json", "--cores", str(cores)]
     proc = subprocess.run([*cmd, *(a for f in refs for a in ("--compare", f))],
                           capture_output=True, text=True, timeout=900)
     if proc.returncode != 0:
@@ -80,11 +80,13 @@ def main():
     parser.add_argument("--work", required=True, type=pathlib.Path)
     parser.add_argument("--targets", default="u74-mc")
     parser.add_argument("--model", default="mlp")
+    parser.add_argument("--cores", type=int, default=1,
+                        help="build and run for this many cores (boards)")
     args = parser.parse_args()
     failed = 0
     for target in args.targets.split(","):
         why = check_target(args.cuvilc, args.models / args.model, target,
-                           args.work / target)
+                           args.work / target, args.cores)
         if why:
             failed += 1
             print(f"FAIL {target}/{args.model}: {why}")
