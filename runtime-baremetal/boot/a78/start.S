@@ -172,9 +172,9 @@ cuvil_port_halt:
 /* void cuvil_core_entry(void): a core powered on by PSCI CPU_ON (cores.c),
  * at EL1 with the MMU off and x0 = its core number (the context id). The
  * boot core's EL1 set-up minus the memory initialisation (el1_state, the
- * same identity map); then entry(core) on the
- * mailbox's stack. cores.c cleaned the mailbox to memory, which is what a
- * core reads with its MMU off. */
+ * same identity map), then entry(core) on the mailbox's stack. cores.c
+ * cleaned the mailbox to memory, which is what a core reads with its MMU
+ * off. */
     .section .text.cuvil.core_entry, "ax", %progbits
     .globl cuvil_core_entry
     .type cuvil_core_entry, %function
