@@ -15,6 +15,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -260,6 +261,25 @@ llvm::Error checkRanksOnnxInferenceAssumes(const onnx::GraphProto &GP) {
           Counts = makeError("node '{}' (Scan): num_scan_inputs is {}; it "
                              "must be between 1 and the node's {} inputs",
                              Name, A.i(), NP.input_size());
+    // Reads them without a check: a Scan without a graph 'body' is a null
+    // dereference in its shape inference (found by fuzz_onnx).
+    static const std::map<std::string, std::vector<std::string>> Bodies = {
+        {"If", {"then_branch", "else_branch"}},
+        {"Loop", {"body"}},
+        {"Scan", {"body"}},
+        {"SequenceMap", {"body"}}};
+    if (auto It = Bodies.find(NP.op_type());
+        It != Bodies.end() && (NP.domain().empty() || NP.domain() == "ai.onnx"))
+      for (const std::string &Body : It->second) {
+        const auto &As = NP.attribute();
+        if (!Counts && std::none_of(As.begin(), As.end(), [&](const auto &A) {
+              return A.name() == Body && A.has_g();
+            }))
+          Counts = makeError("node '{}' ({}): attribute '{}' is missing or "
+                             "not a graph; it must hold the {} graph",
+                             Name, NP.op_type(), Body,
+                             NP.op_type() == "If" ? "branch's" : "loop body's");
+      }
     if (WindowOps.count(NP.op_type()))
       for (const auto &A : NP.attribute())
         if (A.name() == "strides" || A.name() == "dilations" ||
