@@ -86,7 +86,8 @@ llvm::Error lowerGemm(const Node &N, bool Packed, std::pair<float, float> Clamp,
   };
   if (Packed) {
     // B packed by the pack-weights pass, alpha folded into it.
-    Calls.push_back(Common(kabi::GemmPackedF32{.bp = N.input(1)}));
+    // Every output column (a share of a layer: fewer).
+    Calls.push_back(Common(kabi::GemmPackedF32{.bp = N.input(1), .j1 = D->N}));
     return llvm::Error::success();
   }
   Calls.push_back(Common(kabi::GemmF32{

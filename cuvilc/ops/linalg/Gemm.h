@@ -29,6 +29,11 @@ llvm::Error verifyGemm(const Node &N);
 llvm::Error lowerGemm(const Node &N, bool Packed, std::pair<float, float> Clamp,
                       std::vector<KernelCall> &Calls);
 int64_t gemmMacs(const Node &N);
+/// OpDef::Split of the packed Gemm (GemmShares.cpp): ranges of whole
+/// panels (Panel columns each) of the output columns, or of its rows.
+void splitPackedGemm(const Node &N, const std::vector<KernelCall> &Calls,
+                     int64_t Panel, int64_t Parts,
+                     std::vector<std::vector<KernelCall>> &Shares);
 
 } // namespace cuvil
 

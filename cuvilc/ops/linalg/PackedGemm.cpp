@@ -30,6 +30,11 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   return lowerGemm(N, /*Packed=*/true, fusedActivation(N), Calls);
 }
 
+void split(const Node &N, const std::vector<KernelCall> &Calls, int64_t Parts,
+           std::vector<std::vector<KernelCall>> &Shares) {
+  splitPackedGemm(N, Calls, PackedGemmAttrs(N).Panel, Parts, Shares);
+}
+
 } // namespace
 
 extern const OpDef PackedGemmOp = {.Name = "cuvil.PackedGemm",
@@ -38,6 +43,7 @@ extern const OpDef PackedGemmOp = {.Name = "cuvil.PackedGemm",
                                    .Macs = gemmMacs,
                                    .Traits = NoTraits,
                                    .WithClamp = &PackedGemmOp,
+                                   .Split = split,
                                    .Attrs = PackedGemmAttrs::Specs};
 
 } // namespace cuvil

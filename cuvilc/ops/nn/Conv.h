@@ -29,11 +29,6 @@ llvm::Error lowerConv(const Node &N, ConvKernel Kernel,
                       std::vector<KernelCall> &Calls);
 int64_t convMacs(const Node &N);
 
-/// Shares of [0, Count) for at most Parts cores in whole units of Grain
-/// (the last unit may be short), as balanced as units allow; none when
-/// fewer than two units (ConvShares.cpp).
-std::vector<std::pair<int64_t, int64_t>>
-shareRanges(int64_t Count, int64_t Grain, int64_t Parts);
 /// OpDef::Split of the packed and the depthwise convolution: output
 /// channel ranges (whole panels of Panel channels for the packed one), or
 /// for the packed one output rows (columns of a one-row plane) when that

@@ -16,50 +16,16 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lowering/KernelAbi.h"
+#include "ops/Shares.h"
 #include "ops/nn/Conv.h"
-
-#include <algorithm>
 
 namespace cuvil {
 
-std::vector<std::pair<int64_t, int64_t>>
-shareRanges(int64_t Count, int64_t Grain, int64_t Parts) {
-  const int64_t Units = (Count + Grain - 1) / Grain;
-  Parts = std::min(Parts, Units);
-  std::vector<std::pair<int64_t, int64_t>> Ranges;
-  if (Parts < 2)
-    return Ranges;
-  // Balanced: the first Units % Parts shares take one unit more.
-  int64_t Unit = 0;
-  for (int64_t P = 0; P < Parts; ++P) {
-    const int64_t Take = Units / Parts + (P < Units % Parts);
-    Ranges.emplace_back(Unit * Grain, std::min((Unit + Take) * Grain, Count));
-    Unit += Take;
-  }
-  return Ranges;
-}
-
 namespace {
-
-/// The largest of Ranges over Count (1 when there are none: no split).
-double largest(const std::vector<std::pair<int64_t, int64_t>> &Ranges,
-               int64_t Count) {
-  int64_t Most = Ranges.empty() ? Count : 0;
-  for (auto [Begin, End] : Ranges)
-    Most = std::max(Most, End - Begin);
-  return static_cast<double>(Most) / static_cast<double>(Count);
-}
 
 /// Columns of a position share move in whole blocks of this many, so that
 /// the kernel's register blocks stay whole within each share.
 constexpr int64_t ColumnGrain = 8;
-
-/// A moved to the element Elements of its tensor (floats); null stays null.
-kabi::PtrArg at(kabi::PtrArg A, int64_t Elements) {
-  if (A.K == KernelArg::Kind::Tensor)
-    A.ByteOffset += Elements * static_cast<int64_t>(sizeof(float));
-  return A;
-}
 
 } // namespace
 
@@ -77,7 +43,7 @@ void splitPackedConv(const Node &N, const std::vector<KernelCall> &Calls,
   const bool ByRow = K.oy1 - K.oy0 > 1;
   const int64_t Span = ByRow ? K.oy1 - K.oy0 : K.ox1 - K.ox0;
   const auto Positions = shareRanges(Span, ByRow ? 1 : ColumnGrain, Parts);
-  if (largest(Positions, Span) < largest(Channels, K.m)) {
+  if (largestShare(Positions, Span) < largestShare(Channels, K.m)) {
     for (auto [P0, P1] : Positions) {
       auto S = K;
       (ByRow ? S.oy0 : S.ox0) += P0;
@@ -88,10 +54,10 @@ void splitPackedConv(const Node &N, const std::vector<KernelCall> &Calls,
   }
   for (auto [M0, M1] : Channels) {
     auto S = K;
-    S.wp = at(K.wp, M0 * Taps);
-    S.bias = at(K.bias, M0);
-    S.res = at(K.res, M0 * Plane);
-    S.y = at(K.y, M0 * Plane);
+    S.wp = atFloat(K.wp, M0 * Taps);
+    S.bias = atFloat(K.bias, M0);
+    S.res = atFloat(K.res, M0 * Plane);
+    S.y = atFloat(K.y, M0 * Plane);
     S.m = M1 - M0;
     Shares.push_back({S.call()});
   }
@@ -108,10 +74,10 @@ void splitDepthwiseConv(const Node &N, const std::vector<KernelCall> &Calls,
     return;
   for (auto [C0, C1] : shareRanges(K.c, 1, Parts)) {
     auto S = K;
-    S.x = at(K.x, C0 * K.h * K.wd);
-    S.w = at(K.w, C0 * K.kh * K.kw);
-    S.bias = at(K.bias, C0);
-    S.y = at(K.y, C0 * K.oh * K.ow);
+    S.x = atFloat(K.x, C0 * K.h * K.wd);
+    S.w = atFloat(K.w, C0 * K.kh * K.kw);
+    S.bias = atFloat(K.bias, C0);
+    S.y = atFloat(K.y, C0 * K.oh * K.ow);
     S.c = C1 - C0;
     Shares.push_back({S.call()});
   }

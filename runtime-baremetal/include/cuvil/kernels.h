@@ -71,10 +71,11 @@ void cuvil_k_gemm_f32(const float *a, const float *b, const float *c, float *y,
  * The packed tensor has exactly the original's elements. Otherwise as
  * cuvil_k_conv2d_f32 (group 1) and cuvil_k_gemm_f32, except that the
  * convolution takes a residual: when res is not null (a tensor shaped like
- * y, not overlapping it), y = clamp(conv + bias + res): a fused Add. The
- * convolution computes only the output rows [oy0, oy1) and columns
- * [ox0, ox1) of every channel (all of them: 0, oh, 0, ow), so that several
- * cores can share one layer (cuvil/team.h). */
+ * y, not overlapping it), y = clamp(conv + bias + res): a fused Add. So
+ * that several cores can share one layer (cuvil/team.h), the convolution
+ * computes only the output rows [oy0, oy1) and columns [ox0, ox1) of every
+ * channel (all of them: 0, oh, 0, ow), the Gemm only the output columns
+ * [j0, j1) (all: 0, n; j0 a multiple of cuvil_k_pack_mr). */
 extern const int64_t cuvil_k_pack_mr;
 void cuvil_k_conv2d_packed_f32(const float *x, const float *wp,
                                const float *bias, const float *res, float *y,
@@ -88,7 +89,8 @@ void cuvil_k_conv2d_packed_f32(const float *x, const float *wp,
 void cuvil_k_gemm_packed_f32(const float *a, const float *bp, const float *c,
                              float *y, int64_t m, int64_t n, int64_t k,
                              int64_t trans_a, float beta, int64_t c_rs,
-                             int64_t c_cs, float act_lo, float act_hi);
+                             int64_t c_cs, float act_lo, float act_hi,
+                             int64_t j0, int64_t j1);
 /* Depthwise convolution (group = c = m, one filter per channel) in register
  * tiles of output rows x vectors, reading zero-padded copies of the input
  * rows (at most 4 KiB of stack): otherwise as cuvil_k_conv2d_f32 with

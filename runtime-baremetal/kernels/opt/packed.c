@@ -549,16 +549,19 @@ INLINE void gemm_panel(const float *a, const float *wb, const float *c,
 void cuvil_k_gemm_packed_f32(const float *a, const float *bp, const float *c,
                              float *y, int64_t m, int64_t n, int64_t k,
                              int64_t trans_a, float beta, int64_t c_rs,
-                             int64_t c_cs, float act_lo, float act_hi) {
+                             int64_t c_cs, float act_lo, float act_hi,
+                             int64_t j0, int64_t j1) {
   const int64_t a_rs = trans_a ? 1 : k, a_cs = trans_a ? m : 1;
   /* As in BLAS, beta == 0 means c is not read. */
   const int use_c = c != 0 && beta != 0.0f;
   const int64_t narrow =
       n / CUVIL_MR * CUVIL_MR; /* closed form: see conv_images */
-  for (int64_t n0 = 0; n0 < narrow; n0 += CUVIL_MR)
+  /* The full panels of columns [j0, j1), then the narrow one if in it. */
+  const int64_t full_end = j1 < narrow ? j1 : narrow;
+  for (int64_t n0 = j0; n0 < full_end; n0 += CUVIL_MR)
     gemm_panel(a, bp + n0 * k, c, y, m, n, k, n0, CUVIL_MR, a_rs, a_cs, use_c,
                beta, c_rs, c_cs, act_lo, act_hi);
-  if (narrow < n)
+  if (narrow < n && narrow < j1)
     gemm_panel(a, bp + narrow * k, c, y, m, n, k, narrow, n - narrow, a_rs,
                a_cs, use_c, beta, c_rs, c_cs, act_lo, act_hi);
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "TestGraphs.h"
 #include "lowering/KernelAbi.h"
+#include "ops/Shares.h"
 #include "ops/nn/Conv.h"
 #include "passes/Pass.h"
 
@@ -180,7 +181,55 @@ TEST(InternalOps, GemmAndReluBecomeAFusedThenPackedGemm) {
   EXPECT_EQ(N.input(1)->f32()[2], 10.0f);
   auto Calls = lower(N);
   EXPECT_EQ(Calls[0].Kernel, "cuvil_k_gemm_packed_f32");
-  EXPECT_EQ(Calls[0].Args.back().F, Inf);
+  EXPECT_EQ(kabi::GemmPackedF32::from(Calls[0]).act_hi, Inf);
+}
+
+namespace {
+
+/// The Split of a Gemm y[M, N] = x[M, 8] * B[8, N] packed with panels of
+/// 4, for 4 cores.
+std::vector<std::vector<KernelCall>> splitGemm(int64_t M, int64_t N) {
+  Graph G("g");
+  Value *X = G.addValue("x", DType::F32, {M, 8}, ValueKind::Input);
+  G.inputs().push_back(X);
+  Value *B = test::constF32(G, "B", {8, N}, std::vector<float>(8 * N, 1));
+  Value *Y = test::tensor(G, "y", {M, N});
+  test::addOp(G, "Gemm", "fc", {X, B}, {Y}, 0);
+  G.outputs().push_back(Y);
+  pack(G, 4);
+  const Node &P = *G.nodes()[0];
+  std::vector<std::vector<KernelCall>> Shares;
+  EXPECT_EQ(P.def(), lookupInternalOp("PackedGemm"));
+  P.def()->Split(P, lower(P), 4, Shares);
+  return Shares;
+}
+
+} // namespace
+
+TEST(InternalOps, GemmSharesCoverTheOutputOnce) {
+  // Batch 1, 40 columns: 10 panels as 3, 3, 2, 2, all of A each.
+  int64_t Next = 0;
+  for (const auto &S : splitGemm(1, 40)) {
+    auto K = kabi::GemmPackedF32::from(S[0]);
+    EXPECT_EQ(K.j0, Next);
+    EXPECT_EQ(K.j0 % 4, 0);
+    EXPECT_EQ(K.m, 1);
+    EXPECT_EQ(K.a.ByteOffset, 0);
+    Next = K.j1;
+  }
+  EXPECT_EQ(Next, 40);
+  // 12 rows of one panel: 3 rows each, A and Y moved to them.
+  int64_t Row = 0;
+  for (const auto &S : splitGemm(12, 4)) {
+    auto K = kabi::GemmPackedF32::from(S[0]);
+    EXPECT_EQ(K.m, 3);
+    EXPECT_EQ(K.a.ByteOffset, Row * 8 * 4);
+    EXPECT_EQ(K.y.ByteOffset, Row * 4 * 4);
+    EXPECT_EQ(std::make_pair(K.j0, K.j1),
+              std::make_pair(int64_t(0), int64_t(4)));
+    Row += K.m;
+  }
+  EXPECT_EQ(Row, 12);
 }
 
 TEST(InternalOps, PackingMakesPackedAndDepthwiseConvs) {
