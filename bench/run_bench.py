@@ -49,6 +49,7 @@ model failed on any target or broke its guard.
 """
 
 import argparse
+import os
 import json
 import pathlib
 import re
@@ -308,7 +309,9 @@ def main():
     hosts = [t for t in targets if isinstance(boards[t], run_e2e.HostTarget)]
 
     results = {"models": {}, "targets": targets, "hosts": hosts,
-               "fma_peak": {t: fma_peak(boards[t], work) for t in hosts}}
+               "fma_peak": {t: fma_peak(boards[t], work) for t in hosts},
+               # cuvilc optimises in one process per core it may use (--jobs).
+               "compile_cores": len(os.sched_getaffinity(0))}
     failed = 0
     for name in names:
         bench_models.write(models_dir, name)

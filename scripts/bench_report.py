@@ -60,7 +60,7 @@ def qemu_version():
         return "unknown"
 
 
-def compile_table(models, targets):
+def compile_table(models, targets, cores):
     """Issue 17's compile times: `cuvilc build` wall seconds per model and
     target (bench/run_bench.py compile_model)."""
     rows = []
@@ -78,7 +78,9 @@ def compile_table(models, targets):
         rows.append(f"| {name} | " + " | ".join(cells) + " |")
     return ["## Compile time", "",
             "Wall seconds of `cuvilc build` (object, header and fragment), the median of "
-            "3 builds one after another on the machine named above, otherwise idle.", "",
+            "3 builds one after another on the machine named above, otherwise idle. "
+            f"cuvilc optimises the layers' code in one process per core ({cores} here; "
+            "`--jobs`, docs/architecture.md); the object is the same for any number.", "",
             "| model | " + " | ".join(targets) + " |",
             "| --- | " + " | ".join("---:" for _ in targets) + " |", *rows, ""]
 
@@ -261,7 +263,7 @@ def main():
         out.append("")
 
     out += cores_table(models, boards)
-    out += compile_table(models, targets)
+    out += compile_table(models, targets, results.get("compile_cores", 1))
     out += int8_table(models)
 
     out += ["## Code, weights and memory", "",

@@ -11,6 +11,8 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetOptions.h>
+#include <llvm/Transforms/IPO/ConstantMerge.h>
+#include <llvm/Transforms/IPO/GlobalDCE.h>
 #include <llvm/Transforms/IPO/MergeFunctions.h>
 
 namespace cuvil {
@@ -137,6 +139,29 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
       });
   llvm::ModulePassManager MPM =
       PB.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  MPM.run(M, MAM);
+}
+
+void mergeIdenticalFunctions(llvm::Module &M) {
+  llvm::ModuleAnalysisManager MAM;
+  llvm::MergeFunctionsPass().run(M, MAM);
+}
+
+void finishSplitModule(llvm::Module &M) {
+  llvm::LoopAnalysisManager LAM;
+  llvm::FunctionAnalysisManager FAM;
+  llvm::CGSCCAnalysisManager CGAM;
+  llvm::ModuleAnalysisManager MAM;
+  llvm::PassBuilder PB;
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  llvm::ModulePassManager MPM;
+  MPM.addPass(llvm::MergeFunctionsPass());
+  MPM.addPass(llvm::GlobalDCEPass());
+  MPM.addPass(llvm::ConstantMergePass());
   MPM.run(M, MAM);
 }
 

@@ -33,6 +33,14 @@ bool targetHasFeature(const TargetInfo &T, llvm::StringRef Feature);
 /// identical (layers of the same shape) share one body.
 void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM);
 
+/// MergeFunctions alone: functions with identical bodies share one.
+void mergeIdenticalFunctions(llvm::Module &M);
+
+/// After optimised parts of M were linked back into it (SplitOptimize):
+/// functions the parts made identical share one body, and what no longer
+/// has a use (and duplicate constants) goes.
+void finishSplitModule(llvm::Module &M);
+
 /// Code for M as assembly or an object file into Out. Code generation may
 /// rewrite the IR: emit assembly from a copy when the object follows.
 /// With Frames, also the frame size of every function emitted (from the

@@ -19,6 +19,7 @@
 #include "codegen/Backend.h"
 #include "codegen/EntryBuilder.h"
 #include "codegen/KernelLibrary.h"
+#include "codegen/SplitOptimize.h"
 #include "ir/Diagnostic.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
@@ -178,7 +179,10 @@ generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
     return makeError("internal error: invalid LLVM module: {}", VerifyMsg);
 
   beginStage(Opts.Timer, "llvm-optimize");
-  optimizeModule(*M, **TM);
+  if (auto E = optimizeModuleSplit(
+          *M, **TM, Opts.Jobs ? Opts.Jobs : defaultOptimizeJobs(),
+          "cuvil_" + Opts.ModelName + "_", Opts.Timer))
+    return E;
   beginStage(Opts.Timer, "llvm-codegen");
 
   if (Opts.WantLLVMIR) {

@@ -45,6 +45,9 @@ struct CodegenOptions {
   bool ArenaSizeSymbols = true;
   /// Kernels lowering may call that the kernel library does not define.
   std::vector<FirmwareKernel> FirmwareKernels;
+  /// Processes that optimise the steps (SplitOptimize.h); 0: one per core
+  /// this process may use, at most 8. The object is the same either way.
+  unsigned Jobs = 0;
   /// Times the LLVM stages (-v, --time-passes); null: not timed.
   StageTimer *Timer = nullptr;
 };

@@ -402,6 +402,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   CO.WeightsDataSize = CM.Plan.WeightsSize;
   CO.Checked = Opts.Checked;
   CO.Profile = Opts.Profile;
+  CO.Jobs = Opts.Jobs;
   CO.ArenaSizeSymbols = !Opts.InProcess;
   CO.Timer = Timer;
   if (CM.Embed)

@@ -74,6 +74,9 @@ struct BuildOptions {
   bool Checked = false;         ///< --checked: guard gaps and bounds checks.
   /// --cores: layers are cut into shares for this many cores (cuvil/team.h).
   int64_t Cores = 1;
+  /// Processes optimising the model's steps (--jobs); 0: one per core.
+  /// The object does not depend on it.
+  unsigned Jobs = 0;
   bool Profile = false;  ///< --profile: per-step counters in the model struct.
   std::string CustomOps; ///< --custom-ops: the user's op declarations.
   /// --quantize int8: quantize the float model first (Quant: calibration

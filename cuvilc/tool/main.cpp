@@ -276,6 +276,12 @@ int main(int argc, char **argv) {
                    "channels, run through cuvil_team_run of the runtime "
                    "(cuvil/team.h, docs/multicore.md); boards only")
       ->check(CLI::Range(1, 4));
+  Build
+      ->add_option("-j,--jobs", B.Jobs,
+                   "Processes that optimise the layers' code in parallel "
+                   "(default: one per core this process may use, at most "
+                   "8); the object is the same whatever the number")
+      ->check(CLI::Range(1u, 64u));
   Build->add_flag("--profile", B.Profile,
                   "Per-layer profiling: read the cycle and instruction "
                   "counters (host: a monotonic clock) after every step into "
