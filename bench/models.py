@@ -169,9 +169,29 @@ MODELS = {
 }
 
 
+def conv_stack(depth):
+    """A plain stack of `depth` 3x3 convolutions with ReLU on a 16x16 map,
+    each layer one channel wider than the one before (16, 17, ...), so that
+    no two layers share a shape and each gets code of its own: the model
+    for the compile-time scaling figure (run_bench.py bench_depth), not a
+    benchmark model."""
+    def build(g):
+        x = g.input("input", g.rng.uniform(-1.0, 1.0, (1, 16, 16, 16)))
+        for i in range(depth):
+            x = g.conv(x, f"conv{i}", 16 + i, 17 + i, (3, 3), pads=[1] * 4)
+            x = g.node("Relu", [x], f"relu{i}")
+        g.output(x)
+    build.__name__ = f"conv_stack_{depth}"
+    return build
+
+
+# The compile-time scaling pair: the deeper stack has 4x the layers.
+DEPTH_STACKS = {f"conv_stack_{d}": conv_stack(d) for d in (6, 24)}
+
+
 def write(out_dir, name):
     """Write one model (via the test generator's writer); returns its path."""
-    gen_models.MODELS[name] = MODELS[name]
+    gen_models.MODELS[name] = MODELS[name] if name in MODELS else DEPTH_STACKS[name]
     gen_models.write_model(out_dir, name)
     return out_dir / name / "model.onnx"
 

@@ -226,6 +226,28 @@ TEAM = re.compile(r"^cuvil: team shares=(\d+) sum=(\d+) max=(\d+) members=([\d,]
                   re.MULTILINE)
 
 
+def bench_depth(cuvilc, work, target):
+    """Issue 17's compile-time scaling: `cuvilc build` wall seconds (median
+    of COMPILE_RUNS) of bench_models.DEPTH_STACKS, two stacks of distinct
+    convolutions, the second 4x as deep; their ratio should stay near 4."""
+    seconds = {}
+    for name in bench_models.DEPTH_STACKS:
+        bench_models.write(work / "models", name)
+        case_dir = work / target / name
+        shutil.rmtree(case_dir, ignore_errors=True)
+        case_dir.mkdir(parents=True)
+        runs = []
+        for _ in range(COMPILE_RUNS):
+            start = time.perf_counter()
+            run_e2e.cuvilc_build([cuvilc, "build", work / "models" / name / "model.onnx",
+                                  "--target", target, "--name", "model",
+                                  "--out", case_dir / "model.o"],
+                                 f"cuvilc build {name}", timeout=RUN_TIMEOUT_S)
+            runs.append(time.perf_counter() - start)
+        seconds[name] = float(np.median(runs))
+    return {"target": target, "seconds": seconds}
+
+
 def bench_cores(cuvilc, target, model_dir, case_dir, manifest, cores):
     """The model built for `cores` cores, its shares measured on one core
     (see the module's docstring): critical-path and per-core instructions."""
@@ -341,6 +363,8 @@ def main():
                            f"{facts['instructions_per_mac']:.2f}/MAC")
             print(f"{target}/{name}: {summary}, .text {facts['text_bytes']} B, "
                   f"arena {facts['arena_bytes']} B, MACs {facts['macs']}", flush=True)
+    if "a78" in boards and not args.guard:
+        results["depth_scaling"] = bench_depth(cuvilc, work, "a78")
     if args.results:
         args.results.write_text(json.dumps(results, indent=1) + "\n")
     broken = 0

@@ -18,9 +18,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "bench"))
-from goals import (COMPILE_SECONDS_GOAL, CORES4_CRITICAL_RATIO, GOALS,  # noqa: E402
-                   HOST_RATIO_GOAL, INT8_A78_PER_MAC, INT8_ARENA_RATIO, INT8_SUFFIX,
-                   INT8_WEIGHTS_RATIO, TEXT_GROWTH_GOAL)
+from goals import (COMPILE_SECONDS_GOAL, CORES4_CRITICAL_RATIO,  # noqa: E402
+                   DEPTH_SCALING_GOAL, GOALS, HOST_RATIO_GOAL, INT8_A78_PER_MAC,
+                   INT8_ARENA_RATIO, INT8_SUFFIX, INT8_WEIGHTS_RATIO, TEXT_GROWTH_GOAL)
 
 
 def verdict(value, goal):
@@ -58,6 +58,18 @@ def qemu_version():
         return out.splitlines()[0].replace("QEMU emulator version ", "")
     except (OSError, subprocess.CalledProcessError, IndexError):
         return "unknown"
+
+
+def depth_lines(depth):
+    """The compile-time scaling figure (bench/run_bench.py bench_depth)."""
+    if not depth:
+        return []
+    (shallow, s), (deep, d) = depth["seconds"].items()
+    ratio = d / s
+    return [f"Scaling with depth ({depth['target']}): `{shallow}` builds in {s:.2f} s, "
+            f"`{deep}` (4x the layers, no two of the same shape) in {d:.2f} s: "
+            f"{ratio:.2f}x (goal <= {DEPTH_SCALING_GOAL}x: "
+            f"{verdict(ratio, DEPTH_SCALING_GOAL)}).", ""]
 
 
 def compile_table(models, targets, cores):
@@ -264,6 +276,7 @@ def main():
 
     out += cores_table(models, boards)
     out += compile_table(models, targets, results.get("compile_cores", 1))
+    out += depth_lines(results.get("depth_scaling"))
     out += int8_table(models)
 
     out += ["## Code, weights and memory", "",
