@@ -19,6 +19,7 @@
 #include "codegen/Backend.h"
 #include "codegen/EntryBuilder.h"
 #include "codegen/KernelLibrary.h"
+#include "codegen/SplitCodegen.h"
 #include "codegen/SplitOptimize.h"
 #include "ir/Diagnostic.h"
 
@@ -179,9 +180,9 @@ generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
     return makeError("internal error: invalid LLVM module: {}", VerifyMsg);
 
   beginStage(Opts.Timer, "llvm-optimize");
-  if (auto E = optimizeModuleSplit(
-          *M, **TM, Opts.Jobs ? Opts.Jobs : defaultOptimizeJobs(),
-          "cuvil_" + Opts.ModelName + "_", Opts.Timer))
+  const unsigned Jobs = Opts.Jobs ? Opts.Jobs : defaultOptimizeJobs();
+  const std::string StepPrefix = "cuvil_" + Opts.ModelName + "_";
+  if (auto E = optimizeModuleSplit(*M, **TM, Jobs, StepPrefix, Opts.Timer))
     return E;
   beginStage(Opts.Timer, "llvm-codegen");
 
@@ -197,8 +198,8 @@ generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
       return E;
   }
   FrameSizes Frames;
-  if (auto E = emitFile(*M, **TM, llvm::CodeGenFileType::ObjectFile, T.Name,
-                        R.Object, &Frames))
+  if (auto E =
+          emitObjectSplit(*M, **TM, Jobs, StepPrefix, T.Name, R.Object, Frames))
     return E;
   beginStage(Opts.Timer, "stack-bounds");
   std::vector<std::string> Helpers(std::begin(WeakRuntimeSymbols),

@@ -2,6 +2,8 @@
 #include "codegen/SplitOptimize.h"
 
 #include "codegen/Backend.h"
+#include "codegen/Steps.h"
+#include "codegen/Workers.h"
 #include "ir/Diagnostic.h"
 #include "ir/StageTimer.h"
 
@@ -14,17 +16,9 @@
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <map>
-#include <sched.h>
 #include <set>
 #include <string>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
 
 namespace cuvil {
@@ -36,65 +30,6 @@ namespace {
 /// each step into a module of its own and linking it back costs more
 /// than the workers save.
 constexpr size_t MinSplitInstructions = 20000;
-
-/// A step: one of the model's own functions (named with its prefix) that
-/// the optimiser may work on alone. Layers' step functions and the team
-/// functions are noinline and internal. The kernels' own out-of-line
-/// helpers are not steps: each step's copy takes them along, so the
-/// optimiser still sees all their callers.
-struct StepFilter {
-  std::string Prefix;
-  bool operator()(const llvm::Function &F) const {
-    return !F.isDeclaration() && F.hasLocalLinkage() &&
-           F.hasFnAttribute(llvm::Attribute::NoInline) &&
-           F.getName().starts_with(Prefix);
-  }
-};
-
-/// What the copy of one step holds: the step, and every internal
-/// function and variable its code refers to, through others, except other
-/// steps (which stay declarations, linked to their own copies later).
-struct StepClosure {
-  std::set<const llvm::GlobalValue *> Values;
-  /// The kernels' out-of-line (noinline) helpers among them.
-  std::vector<const llvm::Function *> Helpers;
-};
-
-StepClosure closureOf(const llvm::Function &Step, const StepFilter &isStep) {
-  StepClosure C;
-  std::vector<const llvm::GlobalValue *> Work{&Step};
-  std::set<const llvm::Constant *> SeenConstants;
-  auto Visit = [&](const llvm::Value *V, auto &Self) -> void {
-    if (const auto *GV = llvm::dyn_cast<llvm::GlobalValue>(V)) {
-      const auto *F = llvm::dyn_cast<llvm::Function>(GV);
-      if (GV->hasLocalLinkage() && !GV->isDeclaration() && !(F && isStep(*F)))
-        if (C.Values.insert(GV).second)
-          Work.push_back(GV);
-      return;
-    }
-    if (const auto *K = llvm::dyn_cast<llvm::Constant>(V))
-      if (SeenConstants.insert(K).second)
-        for (const llvm::Value *Op : K->operands())
-          Self(Op, Self);
-  };
-  C.Values.insert(&Step);
-  while (!Work.empty()) {
-    const llvm::GlobalValue *GV = Work.back();
-    Work.pop_back();
-    if (const auto *F = llvm::dyn_cast<llvm::Function>(GV)) {
-      if (F != &Step && F->hasFnAttribute(llvm::Attribute::NoInline))
-        C.Helpers.push_back(F);
-      for (const llvm::BasicBlock &BB : *F)
-        for (const llvm::Instruction &I : BB)
-          for (const llvm::Value *Op : I.operands())
-            Visit(Op, Visit);
-    } else if (const auto *G = llvm::dyn_cast<llvm::GlobalVariable>(GV)) {
-      if (G->hasInitializer())
-        Visit(G->getInitializer(), Visit);
-    }
-  }
-  return C;
-}
 
 /// Steps optimised together, in a module of their own, with everything
 /// internal their code reaches. Steps that share an out-of-line kernel
@@ -124,50 +59,14 @@ std::unique_ptr<llvm::Module> optimizeUnit(const llvm::Module &M, const Unit &U,
   return Part;
 }
 
-void appendBytes(std::string &Out, const void *P, size_t N) {
-  Out.append(static_cast<const char *>(P), N);
-}
-
-/// A worker's result record: the step's index, the bitcode's size, the
-/// bitcode.
-void appendRecord(std::string &Out, uint32_t Index, const llvm::Module &Part) {
+/// A unit's result from a worker: its bitcode, with the use-list order
+/// kept, so that it reads back as the module this process would have had.
+std::string bitcodeOf(const llvm::Module &Part) {
   std::string Bitcode;
   llvm::raw_string_ostream OS(Bitcode);
   llvm::WriteBitcodeToFile(Part, OS, /*ShouldPreserveUseListOrder=*/true);
   OS.flush();
-  const uint64_t Size = Bitcode.size();
-  appendBytes(Out, &Index, sizeof Index);
-  appendBytes(Out, &Size, sizeof Size);
-  Out += Bitcode;
-}
-
-bool writeAll(int Fd, const std::string &Data) {
-  size_t Done = 0;
-  while (Done < Data.size()) {
-    ssize_t N = write(Fd, Data.data() + Done, Data.size() - Done);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N <= 0)
-      return false;
-    Done += static_cast<size_t>(N);
-  }
-  return true;
-}
-
-llvm::Error readAll(int Fd, std::string &Out) {
-  char Buf[1 << 16];
-  for (;;) {
-    ssize_t N = read(Fd, Buf, sizeof Buf);
-    if (N == 0)
-      return llvm::Error::success();
-    if (N < 0) {
-      if (errno == EINTR)
-        continue;
-      return makeError("internal error: reading an optimiser worker: {}",
-                       std::strerror(errno));
-    }
-    Out.append(Buf, static_cast<size_t>(N));
-  }
+  return Bitcode;
 }
 
 /// The units, and the order workers take them in.
@@ -229,106 +128,7 @@ UnitQueue queueUnits(const llvm::Module &M, const StepFilter &isStep) {
   return Q;
 }
 
-/// Takes units from the shared counter until none is left, and gives
-/// each optimised one to Sink.
-template <typename SinkT>
-void work(const llvm::Module &M, llvm::TargetMachine &TM, const UnitQueue &Q,
-          std::atomic<uint32_t> &Next, SinkT Sink) {
-  for (;;) {
-    const uint32_t I = Next.fetch_add(1);
-    if (I >= Q.Order.size())
-      return;
-    const uint32_t U = Q.Order[I];
-    Sink(U, optimizeUnit(M, Q.Units[U], TM));
-  }
-}
-
-struct Worker {
-  pid_t Pid;
-  int Fd;
-};
-
-/// Reads worker W's records into Parts (in M's context) and reaps it.
-llvm::Error collect(const Worker &W, llvm::LLVMContext &Ctx,
-                    std::vector<std::unique_ptr<llvm::Module>> &Parts) {
-  std::string Data;
-  llvm::Error ReadErr = readAll(W.Fd, Data);
-  close(W.Fd);
-  int Status = 0;
-  while (waitpid(W.Pid, &Status, 0) < 0 && errno == EINTR) {
-  }
-  if (ReadErr)
-    return ReadErr;
-  if (!WIFEXITED(Status) || WEXITSTATUS(Status) != 0)
-    return makeError(
-        "internal error: an optimiser worker {} {}",
-        WIFSIGNALED(Status) ? "was killed by signal" : "exited with status",
-        WIFSIGNALED(Status) ? WTERMSIG(Status) : WEXITSTATUS(Status));
-  size_t At = 0;
-  while (At < Data.size()) {
-    uint32_t Index = 0;
-    uint64_t Size = 0;
-    if (Data.size() - At < sizeof Index + sizeof Size)
-      return makeError("internal error: a truncated optimiser record");
-    std::memcpy(&Index, Data.data() + At, sizeof Index);
-    std::memcpy(&Size, Data.data() + At + sizeof Index, sizeof Size);
-    At += sizeof Index + sizeof Size;
-    if (Index >= Parts.size() || Size > Data.size() - At)
-      return makeError("internal error: a malformed optimiser record");
-    auto Part = llvm::parseBitcodeFile(
-        llvm::MemoryBufferRef(llvm::StringRef(Data.data() + At, Size),
-                              "optimised-step"),
-        Ctx);
-    if (!Part)
-      return Part.takeError();
-    Parts[Index] = std::move(*Part);
-    At += Size;
-  }
-  return llvm::Error::success();
-}
-
-/// Starts up to Count workers on Q; each leaves by _exit after writing its
-/// records. Fewer start if the system refuses a pipe or a process.
-std::vector<Worker> startWorkers(unsigned Count, const llvm::Module &M,
-                                 llvm::TargetMachine &TM, const UnitQueue &Q,
-                                 std::atomic<uint32_t> &Next) {
-  std::vector<Worker> Workers;
-  std::fflush(nullptr); // workers leave by _exit, without flushing
-  for (unsigned K = 0; K < Count; ++K) {
-    int Fds[2];
-    if (pipe(Fds) != 0)
-      break;
-    const pid_t Pid = fork();
-    if (Pid < 0) {
-      close(Fds[0]);
-      close(Fds[1]);
-      break;
-    }
-    if (Pid == 0) {
-      close(Fds[0]);
-      for (const Worker &W : Workers)
-        close(W.Fd);
-      std::string Records;
-      work(M, TM, Q, Next, [&](uint32_t S, std::unique_ptr<llvm::Module> Part) {
-        appendRecord(Records, S, *Part);
-      });
-      _exit(writeAll(Fds[1], Records) ? 0 : 2);
-    }
-    close(Fds[1]);
-    Workers.push_back({Pid, Fds[0]});
-  }
-  return Workers;
-}
-
 } // namespace
-
-unsigned defaultOptimizeJobs() {
-  cpu_set_t Set;
-  unsigned N = 1;
-  if (sched_getaffinity(0, sizeof Set, &Set) == 0)
-    N = static_cast<unsigned>(CPU_COUNT(&Set));
-  return std::clamp(N, 1u, 8u);
-}
 
 llvm::Error optimizeModuleSplit(llvm::Module &M, llvm::TargetMachine &TM,
                                 unsigned Jobs, llvm::StringRef StepPrefix,
@@ -340,28 +140,29 @@ llvm::Error optimizeModuleSplit(llvm::Module &M, llvm::TargetMachine &TM,
     optimizeModule(M, TM);
     return llvm::Error::success();
   }
-  // The counter is shared with the workers: a page mapped before the fork.
-  void *Page = mmap(nullptr, sizeof(std::atomic<uint32_t>),
-                    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  std::atomic<uint32_t> Local{0};
-  std::atomic<uint32_t> &Next =
-      Page == MAP_FAILED ? Local : *new (Page) std::atomic<uint32_t>(0);
-  std::vector<Worker> Workers;
-  if (Page != MAP_FAILED && Jobs > 1)
-    Workers = startWorkers(std::min<size_t>(Jobs, Q.Units.size()) - 1, M, TM, Q,
-                           Next);
   std::vector<std::unique_ptr<llvm::Module>> Parts(Q.Units.size());
-  work(M, TM, Q, Next, [&](uint32_t S, std::unique_ptr<llvm::Module> Part) {
-    Parts[S] = std::move(Part);
-  });
-  llvm::Error Err = llvm::Error::success();
-  for (const Worker &W : Workers)
-    if (auto E = collect(W, M.getContext(), Parts))
-      Err = llvm::joinErrors(std::move(Err), std::move(E));
-  if (Page != MAP_FAILED)
-    munmap(Page, sizeof(std::atomic<uint32_t>));
-  if (Err)
-    return Err;
+  TaskFns Fns;
+  auto RunHere = [&](uint32_t U) {
+    Parts[U] = optimizeUnit(M, Q.Units[U], TM);
+  };
+  auto RunInWorker = [&](uint32_t U) {
+    return bitcodeOf(*optimizeUnit(M, Q.Units[U], TM));
+  };
+  auto Receive = [&](uint32_t U, llvm::StringRef Bitcode) -> llvm::Error {
+    if (U >= Parts.size())
+      return makeError("internal error: a malformed optimiser record");
+    auto Part = llvm::parseBitcodeFile(
+        llvm::MemoryBufferRef(Bitcode, "optimised-step"), M.getContext());
+    if (!Part)
+      return Part.takeError();
+    Parts[U] = std::move(*Part);
+    return llvm::Error::success();
+  };
+  Fns.RunHere = RunHere;
+  Fns.RunInWorker = RunInWorker;
+  Fns.Receive = Receive;
+  if (auto E = runTasks(Jobs, Q.Order, Fns))
+    return E;
 
   beginStage(Timer, "llvm-link-steps");
   // What is left (entry points, the blob reader) is optimised with the

@@ -25,13 +25,11 @@
 #include <llvm/Support/Error.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "codegen/Workers.h"
+
 namespace cuvil {
 
 class StageTimer;
-
-/// The processes optimising steps when the build does not say (--jobs 0):
-/// the cores this process may run on, at most 8.
-unsigned defaultOptimizeJobs();
 
 /// optimizeModule's work, step by step in Jobs processes (this one
 /// included) when the module is large enough to pay for it; a small

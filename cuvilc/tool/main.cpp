@@ -278,9 +278,10 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1, 4));
   Build
       ->add_option("-j,--jobs", B.Jobs,
-                   "Processes that optimise the layers' code in parallel "
-                   "(default: one per core this process may use, at most "
-                   "8); the object is the same whatever the number")
+                   "Processes that optimise and generate the layers' code "
+                   "in parallel (default: one per core this process may "
+                   "use, at most 8); the object is the same whatever the "
+                   "number")
       ->check(CLI::Range(1u, 64u));
   Build->add_flag("--profile", B.Profile,
                   "Per-layer profiling: read the cycle and instruction "
