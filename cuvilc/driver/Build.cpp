@@ -34,6 +34,41 @@ std::vector<InputFile> buildInputs(const BuildOptions &Opts) {
   return In;
 }
 
+std::string headerPath(const BuildOptions &Opts) {
+  return Opts.Header.empty() ? replaceExtension(Opts.Out, ".h") : Opts.Header;
+}
+
+std::string scriptPath(const BuildOptions &Opts) {
+  return Opts.LinkerScript.empty() ? replaceExtension(Opts.Out, ".ld")
+                                   : Opts.LinkerScript;
+}
+
+bool wants(const BuildOptions &Opts, const char *Kind) {
+  return std::find(Opts.Emit.begin(), Opts.Emit.end(), Kind) != Opts.Emit.end();
+}
+
+/// The files the build will write, without their contents: checked before
+/// the compile, so that a mistyped directory is said at once.
+std::vector<OutputFile> plannedOutputs(const BuildOptions &Opts) {
+  std::vector<OutputFile> Files = {
+      {Opts.Out, "", "the object (--out)"},
+      {headerPath(Opts), "", "the header (--header)"},
+      {scriptPath(Opts), "", "the linker script (--linker-script)"}};
+  if (!Opts.ExternalWeights.empty())
+    Files.push_back({Opts.ExternalWeights, "",
+                     "the weights (--weights "
+                     "external=)"});
+  if (wants(Opts, "llvm"))
+    Files.push_back(
+        {replaceExtension(Opts.Out, ".ll"), "", "the LLVM IR (--emit llvm)"});
+  if (wants(Opts, "asm"))
+    Files.push_back(
+        {replaceExtension(Opts.Out, ".s"), "", "the assembly (--emit asm)"});
+  if (!Opts.Report.empty())
+    Files.push_back({Opts.Report, "", "the report (--report)"});
+  return Files;
+}
+
 } // namespace
 
 llvm::Expected<std::optional<QuantizeResult>>
@@ -66,6 +101,8 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   std::ostream Discard(nullptr);
   std::ostream &Notes = Opts.Quiet ? Discard : Log;
 
+  if (auto E = checkOutputFiles(plannedOutputs(Opts), buildInputs(Opts)))
+    return E;
   if (Opts.Quantize)
     Timer.begin("quantize");
   auto Q = quantizeForBuild(Opts, Notes);
@@ -91,11 +128,8 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
   Timer.begin("emit");
   const std::string &Name = CM->Name;
   CodegenResult &Code = CM->Code;
-  std::string HeaderPath =
-      Opts.Header.empty() ? replaceExtension(Opts.Out, ".h") : Opts.Header;
-  std::string ScriptPath = Opts.LinkerScript.empty()
-                               ? replaceExtension(Opts.Out, ".ld")
-                               : Opts.LinkerScript;
+  const std::string HeaderPath = headerPath(Opts);
+  const std::string ScriptPath = scriptPath(Opts);
   std::vector<OutputFile> Files = {
       {Opts.Out, std::move(Code.Object), "the object (--out)"},
       {HeaderPath, writeHeader(*CM->G, CM->Plan, CM->Target, CM->Header),
@@ -109,14 +143,10 @@ llvm::Error runBuild(const BuildOptions &Opts, std::ostream &Log) {
     Files.push_back({Opts.ExternalWeights,
                      std::string(CM->Blob.begin(), CM->Blob.end()),
                      "the weights (--weights external=)"});
-  auto Wants = [&](const char *Kind) {
-    return std::find(Opts.Emit.begin(), Opts.Emit.end(), Kind) !=
-           Opts.Emit.end();
-  };
-  if (Wants("llvm"))
+  if (wants(Opts, "llvm"))
     Files.push_back({replaceExtension(Opts.Out, ".ll"), Code.LLVMIR,
                      "the LLVM IR (--emit llvm)"});
-  if (Wants("asm"))
+  if (wants(Opts, "asm"))
     Files.push_back({replaceExtension(Opts.Out, ".s"), Code.Asm,
                      "the assembly (--emit asm)"});
   if (!Opts.Report.empty()) {

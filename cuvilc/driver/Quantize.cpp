@@ -377,19 +377,23 @@ llvm::Expected<QuantizeResult> quantizeModel(const QuantizeOptions &O,
 llvm::Error runQuantize(const QuantizeOptions &O, std::ostream &Log) {
   if (O.Out.empty())
     return usageError("--out FILE.onnx is required");
-  auto R = quantizeModel(O, Log);
-  if (!R)
-    return R.takeError();
-  Log << quantizeReportText(R->Report);
-  std::vector<OutputFile> Files = {
-      {O.Out, std::move(R->Model), "the quantized model (--out)"}};
+  // The destinations are checked before the calibration runs.
+  std::vector<OutputFile> Files = {{O.Out, "", "the quantized model (--out)"}};
   if (!O.Report.empty())
-    Files.push_back(
-        {O.Report, quantizeReportJson(R->Report), "the report (--report)"});
+    Files.push_back({O.Report, "", "the report (--report)"});
   std::vector<InputFile> In = {{O.Model, "the input model"},
                                {O.Calibrate, "the calibration data"}};
   if (!O.Validate.empty())
     In.push_back({O.Validate, "the validation data (--validate)"});
+  if (auto E = checkOutputFiles(Files, In))
+    return E;
+  auto R = quantizeModel(O, Log);
+  if (!R)
+    return R.takeError();
+  Log << quantizeReportText(R->Report);
+  Files[0].Contents = std::move(R->Model);
+  if (!O.Report.empty())
+    Files[1].Contents = quantizeReportJson(R->Report);
   return writeOutputFiles(Files, In);
 }
 

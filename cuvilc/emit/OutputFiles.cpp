@@ -70,6 +70,30 @@ static llvm::Error checkPaths(const std::vector<OutputFile> &Files,
   return llvm::Error::success();
 }
 
+llvm::Error checkOutputFiles(const std::vector<OutputFile> &Files,
+                             const std::vector<InputFile> &Inputs) {
+  if (auto E = checkPaths(Files, Inputs))
+    return E;
+  for (const OutputFile &F : Files) {
+    std::filesystem::path Dir = std::filesystem::path(F.Path).parent_path();
+    if (Dir.empty())
+      Dir = ".";
+    const char *Role = F.Role ? F.Role : "an output";
+    std::error_code EC;
+    if (std::filesystem::is_directory(F.Path, EC))
+      return makeError("cannot write {} to '{}': it is a directory", Role,
+                       F.Path);
+    if (!std::filesystem::is_directory(Dir, EC))
+      return makeError("cannot write {} to '{}': directory '{}' does not "
+                       "exist",
+                       Role, F.Path, Dir.string());
+    if (::access(Dir.c_str(), W_OK | X_OK) != 0)
+      return makeError("cannot write {} to '{}': directory '{}': {}", Role,
+                       F.Path, Dir.string(), std::strerror(errno));
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error writeOutputFiles(const std::vector<OutputFile> &Files,
                              const std::vector<InputFile> &Inputs) {
   if (auto E = checkPaths(Files, Inputs))

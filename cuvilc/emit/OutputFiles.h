@@ -28,6 +28,12 @@ struct InputFile {
 /// already renamed are removed again). Refused before anything is written:
 /// two outputs that are one file, and an output that is one of Inputs
 /// (the same file by any path: ./m.onnx, a symlink, a hard link).
+/// What writeOutputFiles refuses before it writes, and a destination
+/// whose directory is missing or not writable, or that is a directory: for
+/// a command to say before its work (Files' contents are not read).
+llvm::Error checkOutputFiles(const std::vector<OutputFile> &Files,
+                             const std::vector<InputFile> &Inputs = {});
+
 llvm::Error writeOutputFiles(const std::vector<OutputFile> &Files,
                              const std::vector<InputFile> &Inputs = {});
 
