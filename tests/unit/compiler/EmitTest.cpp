@@ -3,12 +3,14 @@
 #include "codegen/ModelCodegen.h"
 #include "emit/HeaderWriter.h"
 #include "emit/LinkerScript.h"
+#include "emit/OutputFiles.h"
 #include "emit/WeightsBlob.h"
 #include "ir/Escape.h"
 #include "target/TargetInfo.h"
 
 #include <cstring>
 #include <cuvil/blob.h>
+#include <filesystem>
 #include <functional>
 #include <gtest/gtest.h>
 #include <set>
@@ -287,4 +289,32 @@ TEST(Emit, PrintableAndXml) {
   EXPECT_TRUE(isLinkerScriptName("_ram0"));
   for (const char *Bad : {"", "0RAM", "RAM }", "a-b", "R\xc3\xa9"})
     EXPECT_FALSE(isLinkerScriptName(Bad)) << Bad;
+}
+
+// All or nothing: when one destination cannot be written, none is, and the
+// early check says so before any work.
+TEST(OutputFiles, OneUnwritableDestinationWritesNothing) {
+  namespace fs = std::filesystem;
+  const fs::path Dir = fs::temp_directory_path() /
+                       ("cuvil-output-files-" + std::to_string(::getpid()));
+  fs::remove_all(Dir);
+  fs::create_directories(Dir);
+  const std::string Good = (Dir / "m.o").string();
+  const std::string Bad = (Dir / "missing" / "m.h").string();
+  std::vector<OutputFile> Files = {{Good, "object", "the object (--out)"},
+                                   {Bad, "header", "the header (--header)"}};
+  llvm::Error Early = checkOutputFiles(Files);
+  ASSERT_TRUE(bool(Early));
+  EXPECT_NE(llvm::toString(std::move(Early)).find("the header (--header)"),
+            std::string::npos);
+  llvm::Error Late = writeOutputFiles(Files);
+  ASSERT_TRUE(bool(Late));
+  llvm::consumeError(std::move(Late));
+  EXPECT_FALSE(fs::exists(Good));
+  EXPECT_TRUE(fs::is_empty(Dir)); // no temporary left either
+  Files.pop_back();
+  EXPECT_FALSE(bool(checkOutputFiles(Files)));
+  EXPECT_FALSE(bool(writeOutputFiles(Files)));
+  EXPECT_TRUE(fs::exists(Good));
+  fs::remove_all(Dir);
 }
