@@ -7,8 +7,6 @@
 #include "codegen/Workers.h"
 #include "ir/Diagnostic.h"
 
-#include <llvm/Transforms/Utils/Cloning.h>
-
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -90,23 +88,47 @@ Cut cutModule(llvm::Module &M, const StepFilter &isStep) {
   return C;
 }
 
-/// Part P of M as a module of its own: its definitions, declarations of
-/// the rest. The module assembly (the arenas) and the identification
-/// strings go with the first part only.
-std::unique_ptr<llvm::Module> partOf(const llvm::Module &M, const Cut &C,
-                                     unsigned P) {
-  llvm::ValueToValueMapTy VMap;
-  std::unique_ptr<llvm::Module> Part =
-      llvm::CloneModule(M, VMap, [&](const llvm::GlobalValue *GV) {
-        auto It = C.Owner.find(GV);
-        return It != C.Owner.end() && It->second == P;
-      });
+/// Makes M part P of itself, in place: its own definitions stay as they
+/// are, every other becomes a declaration, or goes when nothing in the
+/// part uses it. Code generation depends on the order of a value's uses,
+/// which a copy of the module (CloneModule) does not keep: in place, each
+/// function is generated exactly as it would be in the whole module. The
+/// module assembly (the arenas), llvm.used and the like, and the
+/// identification strings are the first part's.
+void restrictToPart(llvm::Module &M, const Cut &C, unsigned P) {
+  auto Owned = [&](const llvm::GlobalValue &GV) {
+    auto It = C.Owner.find(&GV);
+    return It != C.Owner.end() && It->second == P;
+  };
   if (P != 0) {
-    Part->setModuleInlineAsm("");
-    if (llvm::NamedMDNode *Ident = Part->getNamedMetadata("llvm.ident"))
-      Part->eraseNamedMetadata(Ident);
+    M.setModuleInlineAsm("");
+    if (llvm::NamedMDNode *Ident = M.getNamedMetadata("llvm.ident"))
+      M.eraseNamedMetadata(Ident);
+    for (auto It = M.global_begin(); It != M.global_end();) {
+      llvm::GlobalVariable &G = *It++;
+      if (G.getName().starts_with("llvm."))
+        G.eraseFromParent();
+    }
   }
-  return Part;
+  std::vector<llvm::GlobalValue *> Others;
+  for (llvm::Function &F : M)
+    if (!F.isDeclaration() && !Owned(F)) {
+      F.deleteBody();
+      Others.push_back(&F);
+    }
+  for (llvm::GlobalVariable &G : M.globals())
+    if (!G.isDeclaration() && !Owned(G)) {
+      G.setInitializer(nullptr);
+      Others.push_back(&G);
+    }
+  for (llvm::GlobalValue *GV : Others) {
+    if (GV->use_empty()) {
+      GV->eraseFromParent();
+      continue;
+    }
+    // Used here, defined by another part: shared, so already external.
+    GV->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  }
 }
 
 void appendU64(std::string &Out, uint64_t V) {
@@ -171,7 +193,16 @@ llvm::Error emitObjectSplit(llvm::Module &M, llvm::TargetMachine &TM,
                     Object, &Frames);
 
   std::set<std::string> Localize;
+  struct Linkage {
+    llvm::GlobalValue *GV;
+    llvm::GlobalValue::LinkageTypes Type;
+    llvm::GlobalValue::VisibilityTypes Visibility;
+    bool DSOLocal;
+  };
+  std::vector<Linkage> Before;
   for (llvm::GlobalValue *GV : C.Shared) {
+    Before.push_back(
+        {GV, GV->getLinkage(), GV->getVisibility(), GV->isDSOLocal()});
     if (!GV->hasName())
       GV->setName("cuvil.shared");
     GV->setLinkage(llvm::GlobalValue::ExternalLinkage);
@@ -182,26 +213,20 @@ llvm::Error emitObjectSplit(llvm::Module &M, llvm::TargetMachine &TM,
 
   std::vector<std::string> Objects(C.Parts);
   std::vector<FrameSizes> PartFrames(C.Parts);
-  auto Generate = [&](uint32_t P) -> llvm::Error {
-    std::unique_ptr<llvm::Module> Part = partOf(M, C, P);
-    return emitFile(*Part, TM, llvm::CodeGenFileType::ObjectFile, TargetName,
-                    Objects[P], &PartFrames[P]);
-  };
-  llvm::Error Failed = llvm::Error::success();
-  auto RunHere = [&](uint32_t P) {
-    if (auto E = Generate(P))
-      Failed = llvm::joinErrors(std::move(Failed), std::move(E));
-  };
-  auto RunInWorker = [&](uint32_t P) {
-    if (auto E = Generate(P)) {
+  auto Run = [&](uint32_t P) {
+    restrictToPart(M, C, P);
+    std::string Obj;
+    FrameSizes F;
+    if (auto E = emitFile(M, TM, llvm::CodeGenFileType::ObjectFile, TargetName,
+                          Obj, &F)) {
       llvm::consumeError(std::move(E));
-      return std::string(); // no object: the record is refused below
+      return std::string(); // no object: the result is refused below
     }
-    return encode(Objects[P], PartFrames[P]);
+    return encode(Obj, F);
   };
   auto Receive = [&](uint32_t P, llvm::StringRef Bytes) -> llvm::Error {
     if (P >= C.Parts || Bytes.empty())
-      return makeError("internal error: code generation failed in a worker");
+      return makeError("internal error: code generation failed in a part");
     return decode(Bytes, Objects[P], PartFrames[P]);
   };
   std::vector<uint32_t> Order(C.Parts);
@@ -209,13 +234,19 @@ llvm::Error emitObjectSplit(llvm::Module &M, llvm::TargetMachine &TM,
   std::stable_sort(Order.begin(), Order.end(), [&](uint32_t A, uint32_t B) {
     return C.Load[A] > C.Load[B];
   });
-  TaskFns Fns;
-  Fns.RunHere = RunHere;
-  Fns.RunInWorker = RunInWorker;
-  Fns.Receive = Receive;
-  llvm::Error Err = runTasks(Jobs, Order, Fns);
-  if (Failed || Err)
-    return llvm::joinErrors(std::move(Failed), std::move(Err));
+  if (auto E = runTasksForked(Jobs, Order, Run, Receive)) {
+    // No processes to be had (or one failed): the module, untouched here,
+    // is generated whole, as a small one is. An internal failure then
+    // shows itself in this process.
+    llvm::consumeError(std::move(E));
+    for (const Linkage &L : Before) {
+      L.GV->setLinkage(L.Type);
+      L.GV->setVisibility(L.Visibility);
+      L.GV->setDSOLocal(L.DSOLocal);
+    }
+    return emitFile(M, TM, llvm::CodeGenFileType::ObjectFile, TargetName,
+                    Object, &Frames);
+  }
   for (const FrameSizes &F : PartFrames)
     Frames.insert(F.begin(), F.end());
   auto Merged = mergeObjects(Objects, Localize);

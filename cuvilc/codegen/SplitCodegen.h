@@ -6,8 +6,10 @@
 // only they reach in the first part, every other internal function or
 // variable in the part of the steps that use it, or in the first part when
 // several parts use it. What one part uses from another becomes a hidden
-// global there. The parts are generated in --jobs processes and their
-// objects merged (ObjectMerge), those symbols local again.
+// global there. Each part is generated in a process forked for it (at
+// most --jobs at a time) from the whole module with the other parts'
+// code deleted, so that every function is generated as in a one-piece
+// build; the objects are merged (ObjectMerge), those symbols local again.
 //
 // The cut depends on the module alone, never on the number of processes,
 // so every machine writes the same object.

@@ -172,4 +172,100 @@ llvm::Error runTasks(unsigned Jobs, llvm::ArrayRef<uint32_t> Order,
   return Err;
 }
 
+namespace {
+
+/// A task's process and the file its result goes to.
+struct Forked {
+  pid_t Pid;
+  int Fd;
+  uint32_t Task;
+};
+
+/// The result file of a forked task: anonymous memory, read back once the
+/// process has ended (so a large result cannot block it on a full pipe).
+int resultFile() { return memfd_create("cuvil-task", MFD_CLOEXEC); }
+
+llvm::Error
+finish(const Forked &F, int Status,
+       llvm::function_ref<llvm::Error(uint32_t, llvm::StringRef)> Receive) {
+  std::string Data;
+  llvm::Error Err = llvm::Error::success();
+  if (!WIFEXITED(Status) || WEXITSTATUS(Status) != 0)
+    Err = makeError(
+        "internal error: a code generation process {} {}",
+        WIFSIGNALED(Status) ? "was killed by signal" : "exited with status",
+        WIFSIGNALED(Status) ? WTERMSIG(Status) : WEXITSTATUS(Status));
+  else if (lseek(F.Fd, 0, SEEK_SET) != 0)
+    Err = makeError("internal error: reading a task's result: {}",
+                    std::strerror(errno));
+  else
+    Err = readAll(F.Fd, Data);
+  close(F.Fd);
+  if (Err)
+    return Err;
+  return Receive(F.Task, Data);
+}
+
+} // namespace
+
+llvm::Error runTasksForked(
+    unsigned Jobs, llvm::ArrayRef<uint32_t> Order,
+    llvm::function_ref<std::string(uint32_t)> Run,
+    llvm::function_ref<llvm::Error(uint32_t, llvm::StringRef)> Receive) {
+  std::vector<Forked> Running;
+  llvm::Error Err = llvm::Error::success();
+  size_t Next = 0;
+  std::fflush(nullptr); // the processes leave by _exit, without flushing
+  while (Next < Order.size() || !Running.empty()) {
+    if (Next < Order.size() && Running.size() < std::max(Jobs, 1u) && !Err) {
+      const uint32_t Task = Order[Next++];
+      const int Fd = resultFile();
+      if (Fd < 0) {
+        Err = makeError("cannot create a code generation result file: {}",
+                        std::strerror(errno));
+        continue;
+      }
+      const pid_t Pid = fork();
+      if (Pid < 0) {
+        close(Fd);
+        Err = makeError("cannot start a code generation process: {}",
+                        std::strerror(errno));
+        continue;
+      }
+      if (Pid == 0) {
+        const std::string Result = Run(Task);
+        _exit(writeAll(Fd, Result) ? 0 : 2);
+      }
+      Running.push_back({Pid, Fd, Task});
+      continue;
+    }
+    if (Running.empty())
+      break; // an error stopped the starts, and all have ended
+    // Whichever ends first: the next task starts in its place.
+    int Status = 0;
+    const pid_t Done = waitpid(-1, &Status, 0);
+    if (Done < 0) {
+      if (errno == EINTR)
+        continue;
+      for (const Forked &F : Running)
+        close(F.Fd);
+      Running.clear();
+      Err = llvm::joinErrors(std::move(Err),
+                             makeError("internal error: waiting for a code "
+                                       "generation process: {}",
+                                       std::strerror(errno)));
+      break;
+    }
+    auto It = std::find_if(Running.begin(), Running.end(),
+                           [&](const Forked &F) { return F.Pid == Done; });
+    if (It == Running.end())
+      continue; // not one of ours
+    const Forked F = *It;
+    Running.erase(It);
+    if (auto E = finish(F, Status, Receive))
+      Err = llvm::joinErrors(std::move(Err), std::move(E));
+  }
+  return Err;
+}
+
 } // namespace cuvil

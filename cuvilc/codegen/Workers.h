@@ -44,6 +44,18 @@ struct TaskFns {
 llvm::Error runTasks(unsigned Jobs, llvm::ArrayRef<uint32_t> Order,
                      const TaskFns &Fns);
 
+/// Runs each task of Order in a process forked for it alone, at most Jobs
+/// at a time, while this one waits: for tasks that take this process's
+/// state apart (code generation keeps one part of the module and deletes
+/// the rest, which leaves every other value as it was, use lists
+/// included). Receive gets each result in this process. Fails, after the
+/// running ones have ended, when a process or its result file cannot be
+/// had or a task's process fails.
+llvm::Error runTasksForked(
+    unsigned Jobs, llvm::ArrayRef<uint32_t> Order,
+    llvm::function_ref<std::string(uint32_t)> Run,
+    llvm::function_ref<llvm::Error(uint32_t, llvm::StringRef)> Receive);
+
 } // namespace cuvil
 
 #endif
