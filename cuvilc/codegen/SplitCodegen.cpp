@@ -186,7 +186,10 @@ llvm::Error emitObjectSplit(llvm::Module &M, llvm::TargetMachine &TM,
   for (const llvm::Function &F : M)
     Instructions += F.getInstructionCount();
   Cut C;
-  if (Instructions >= MinSplitInstructions)
+  // Aliases would have to follow their aliasees into the parts; cuvil's
+  // modules have none, and one that had would be generated whole.
+  if (Instructions >= MinSplitInstructions && M.alias_empty() &&
+      M.ifunc_empty())
     C = cutModule(M, isStep);
   if (C.Parts < 2)
     return emitFile(M, TM, llvm::CodeGenFileType::ObjectFile, TargetName,
