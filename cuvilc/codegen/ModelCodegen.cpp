@@ -105,6 +105,23 @@ llvm::Error materializeReachable(llvm::Module &M,
   return M.materializeAll();
 }
 
+/// Every kernel module linked in brings its compiler's identification
+/// (llvm.ident), and each is a line of the object's .comment section: one
+/// of each is enough (MobileNetV2 carried 1,222 copies of one, 49 KB).
+void dedupeIdents(llvm::Module &M) {
+  llvm::NamedMDNode *Ident = M.getNamedMetadata("llvm.ident");
+  if (!Ident)
+    return;
+  std::vector<llvm::MDNode *> Unique;
+  std::set<llvm::MDNode *> Seen;
+  for (llvm::MDNode *N : Ident->operands())
+    if (Seen.insert(N).second)
+      Unique.push_back(N);
+  Ident->clearOperands();
+  for (llvm::MDNode *N : Unique)
+    Ident->addOperand(N);
+}
+
 } // namespace
 
 llvm::Expected<CodegenResult>
@@ -173,6 +190,7 @@ generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
   llvm::internalizeModule(*M, [&](const llvm::GlobalValue &GV) {
     return Keep.count(GV.getName().str()) != 0;
   });
+  dedupeIdents(*M);
 
   std::string VerifyMsg;
   llvm::raw_string_ostream VOS(VerifyMsg);
@@ -184,6 +202,7 @@ generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
   const std::string StepPrefix = "cuvil_" + Opts.ModelName + "_";
   if (auto E = optimizeModuleSplit(*M, **TM, Jobs, StepPrefix, Opts.Timer))
     return E;
+  dedupeIdents(*M); // the optimised steps linked back bring theirs
   beginStage(Opts.Timer, "llvm-codegen");
 
   if (Opts.WantLLVMIR) {
