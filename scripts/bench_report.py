@@ -91,8 +91,9 @@ def compile_table(models, targets, cores):
     return ["## Compile time", "",
             "Wall seconds of `cuvilc build` (object, header and fragment), the median of "
             "3 builds one after another on the machine named above, otherwise idle. "
-            f"cuvilc optimises the layers' code in one process per core ({cores} here; "
-            "`--jobs`, docs/architecture.md); the object is the same for any number.", "",
+            "cuvilc optimises and generates the layers' code in one process per core "
+            f"({cores} here; `--jobs`, docs/architecture.md); the object is the same for "
+            "any number.", "",
             "| model | " + " | ".join(targets) + " |",
             "| --- | " + " | ".join("---:" for _ in targets) + " |", *rows, ""]
 

@@ -55,9 +55,8 @@ std::vector<OutputFile> plannedOutputs(const BuildOptions &Opts) {
       {headerPath(Opts), "", "the header (--header)"},
       {scriptPath(Opts), "", "the linker script (--linker-script)"}};
   if (!Opts.ExternalWeights.empty())
-    Files.push_back({Opts.ExternalWeights, "",
-                     "the weights (--weights "
-                     "external=)"});
+    Files.push_back(
+        {Opts.ExternalWeights, "", "the weights (--weights external=)"});
   if (wants(Opts, "llvm"))
     Files.push_back(
         {replaceExtension(Opts.Out, ".ll"), "", "the LLVM IR (--emit llvm)"});

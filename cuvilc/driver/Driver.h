@@ -74,7 +74,8 @@ struct BuildOptions {
   bool Checked = false;         ///< --checked: guard gaps and bounds checks.
   /// --cores: layers are cut into shares for this many cores (cuvil/team.h).
   int64_t Cores = 1;
-  /// Processes optimising the model's steps (--jobs); 0: one per core.
+  /// Processes optimising and generating the model's code (--jobs); 0:
+  /// one per core.
   /// The object does not depend on it.
   unsigned Jobs = 0;
   bool Profile = false;  ///< --profile: per-step counters in the model struct.

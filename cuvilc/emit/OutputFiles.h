@@ -22,18 +22,18 @@ struct InputFile {
   const char *Role; ///< "the input model", ...
 };
 
-/// Writes every file to a temporary beside its destination, then renames
-/// them all into place. On any failure the temporaries are removed and no
-/// destination is touched (except, if a rename fails midway, the files
-/// already renamed are removed again). Refused before anything is written:
-/// two outputs that are one file, and an output that is one of Inputs
-/// (the same file by any path: ./m.onnx, a symlink, a hard link).
 /// What writeOutputFiles refuses before it writes, and a destination
 /// whose directory is missing or not writable, or that is a directory: for
 /// a command to say before its work (Files' contents are not read).
 llvm::Error checkOutputFiles(const std::vector<OutputFile> &Files,
                              const std::vector<InputFile> &Inputs = {});
 
+/// Writes every file to a temporary beside its destination, then renames
+/// them all into place. On any failure the temporaries are removed and no
+/// destination is touched (except, if a rename fails midway, the files
+/// already renamed are removed again). Refused before anything is written:
+/// two outputs that are one file, and an output that is one of Inputs
+/// (the same file by any path: ./m.onnx, a symlink, a hard link).
 llvm::Error writeOutputFiles(const std::vector<OutputFile> &Files,
                              const std::vector<InputFile> &Inputs = {});
 
