@@ -20,6 +20,7 @@ import argparse
 import pathlib
 import sys
 
+import numpy as np
 import onnx
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "models"))
@@ -156,6 +157,96 @@ def mobilenet_v2(g):
     g.output(classifier(g, x, 1280, 1000))
 
 
+def dense(g, x, name, fin, fout):
+    """A PyTorch nn.Linear on a [batch, seq, features] tensor as exported:
+    MatMul by the transposed weight, then Add of the bias."""
+    w = g.const(name + ".weight", g.kaiming((fin, fout), fin))
+    return g.node("Add", [g.node("MatMul", [x, w], name + "_matmul"),
+                          g.const(name + ".bias", g.bias(fout))], name)
+
+
+def layer_norm(g, x, name, d):
+    scale = g.const(name + ".weight", g.rng.uniform(0.8, 1.2, d))
+    shift = g.const(name + ".bias", g.rng.normal(0.0, 0.1, d))
+    return g.node("LayerNormalization", [x, scale, shift], name, axis=-1, epsilon=1e-5)
+
+
+def gelu(g, x, name):
+    """GELU as PyTorch exports it below opset 20: x * 0.5 * (1 + erf(x / sqrt 2))."""
+    e = g.node("Erf", [g.node("Div", [x, g.const(name + ".sqrt2", 2.0 ** 0.5)], name + "_div")],
+               name + "_erf")
+    e = g.node("Add", [e, g.const(name + ".one", 1.0)], name + "_add")
+    return g.node("Mul", [g.node("Mul", [x, e], name + "_mul"), g.const(name + ".half", 0.5)],
+                  name)
+
+
+def encoder_layer(g, x, name, seq, d, heads):
+    """A post-norm transformer encoder layer (nn.TransformerEncoderLayer with
+    GELU, feed-forward 4 d) in the form PyTorch exports it: one MatMul + Add
+    per projection, heads split by Reshape + Transpose, attention as
+    MatMul, scale, Softmax, MatMul, then LayerNormalization after each
+    residual Add."""
+    dh = d // heads
+    split = g.const(name + ".split", [1, seq, heads, dh], np.int64)
+
+    def project_heads(which, perm):
+        h = dense(g, x, f"{name}_{which}", d, d)
+        h = g.node("Reshape", [h, split], f"{name}_{which}_split")
+        return g.node("Transpose", [h], f"{name}_{which}_heads", perm=perm)
+
+    q = project_heads("q", [0, 2, 1, 3])   # [1, heads, seq, dh]
+    k = project_heads("k", [0, 2, 3, 1])   # [1, heads, dh, seq]
+    v = project_heads("v", [0, 2, 1, 3])
+    scores = g.node("MatMul", [q, k], name + "_scores")
+    scores = g.node("Mul", [scores, g.const(name + ".scale", 1.0 / dh ** 0.5)],
+                    name + "_scaled")
+    probs = g.node("Softmax", [scores], name + "_softmax", axis=-1)
+    ctx = g.node("MatMul", [probs, v], name + "_context")
+    ctx = g.node("Transpose", [ctx], name + "_context_t", perm=[0, 2, 1, 3])
+    ctx = g.node("Reshape", [ctx, g.const(name + ".merge", [1, seq, d], np.int64)],
+                 name + "_merge")
+    x = layer_norm(g, g.node("Add", [x, dense(g, ctx, name + "_out", d, d)], name + "_res1"),
+                   name + "_norm1", d)
+    h = gelu(g, dense(g, x, name + "_ff1", d, 4 * d), name + "_gelu")
+    h = dense(g, h, name + "_ff2", 4 * d, d)
+    return layer_norm(g, g.node("Add", [x, h], name + "_res2"), name + "_norm2", d)
+
+
+def transformer(d, seq, layers=2, heads=4):
+    """A transformer encoder: `layers` encoder layers of width d, `heads`
+    heads, on a [1, seq, d] embedding (opset 17, for LayerNormalization)."""
+    def build(g):
+        g.opset = 17
+        x = g.input("input", g.rng.normal(0.0, 1.0, (1, seq, d)))
+        for i in range(layers):
+            x = encoder_layer(g, x, f"layer{i}", seq, d, heads)
+        g.output(x)
+    build.__name__ = f"transformer_d{d}_s{seq}"
+    return build
+
+
+def lstm_kws(g):
+    """LSTM keyword spotter: 49 frames of 10 MFCC features, 2 LSTM layers of
+    hidden size 64 (torch.nn.LSTM as exported: gates i, o, f, c, both
+    biases), a 12-class classifier of the last step's hidden state."""
+    steps, features, hidden = 49, 10, 64
+    x = g.input("input", g.rng.normal(0.0, 1.0, (steps, 1, features)))
+    fin = features
+    for i in range(2):
+        name = f"lstm{i}"
+        scale = 1.0 / hidden ** 0.5  # PyTorch's uniform(-1/sqrt(h), 1/sqrt(h))
+        w = g.const(name + ".W", g.rng.uniform(-scale, scale, (1, 4 * hidden, fin)))
+        r = g.const(name + ".R", g.rng.uniform(-scale, scale, (1, 4 * hidden, hidden)))
+        b = g.const(name + ".B", g.rng.uniform(-scale, scale, (1, 8 * hidden)))
+        y, y_h = name + "_y", name + "_h"
+        g.nodes.append(onnx.helper.make_node("LSTM", [x, w, r, b], [y, y_h], name=name,
+                                             hidden_size=hidden))
+        x = g.node("Squeeze", [y, g.const(name + ".axes", [1], np.int64)], name + "_squeeze")
+        fin = hidden
+    last = g.node("Reshape", [y_h, g.const("last.shape", [1, hidden], np.int64)], "last")
+    g.output(g.linear(last, "fc", hidden, 12))
+
+
 MODELS = {
     "mlp": mlp,
     "ds_cnn": ds_cnn,
@@ -163,6 +254,9 @@ MODELS = {
     "mobilenet_v1_025": mobilenet_v1_025,
     "autoencoder": autoencoder,
     "mobilenet_v2": mobilenet_v2,
+    # The sequence models of issue 17.
+    **{f.__name__: f for f in (transformer(64, 32), transformer(128, 128))},
+    "lstm_kws": lstm_kws,
     # INT8 twins of two of the above, quantized as ONNX Runtime's quantizer
     # writes them (tests/models/quant_models.py).
     **{f.__name__: f for f in quant_models.BENCH},

@@ -44,8 +44,8 @@ docs/benchmarks.md (`make bench` does both). --guard FILE.json ({target:
 {model: instructions}}) turns the run into a regression test: a board
 count more than --margin (default 3%) above its recorded value fails (the
 counts are deterministic, so only a code change moves them), and so does
-one over its goal in instructions per MAC (bench/goals.py). Exits 1 if any
-model failed on any target or broke its guard.
+one over a goal in instructions per MAC (bench/goals.py) that its recorded
+value meets. Exits 1 if any model failed on any target or broke its guard.
 """
 
 import argparse
@@ -277,8 +277,9 @@ def bench_cores(cuvilc, target, model_dir, case_dir, manifest, cores):
 def check_guard(guard, results, margin):
     """Compares the board instruction counts with the recorded ones; returns
     the number of regressions: a count above recorded * (1 + margin), or
-    one that misses its goal in instructions per MAC (bench/goals.py; the
-    margin must not let a count slip past a goal it meets only narrowly)."""
+    one that misses a goal in instructions per MAC (bench/goals.py) that the
+    recorded count meets (the margin must not let a count slip past a goal
+    it meets only narrowly)."""
     broken = 0
     for target, models in guard.items():
         for name, recorded in models.items():
@@ -288,7 +289,10 @@ def check_guard(guard, results, margin):
             got = facts["instructions"]
             change = got / recorded - 1
             goal = GOALS.get((target, name))
-            if goal is not None and facts["instructions_per_mac"] > goal:
+            # A goal the recorded count misses too is left to the margin
+            # (the closing notes track it); one it meets must stay met.
+            meets = goal is not None and recorded / facts["macs"] <= goal
+            if meets and facts["instructions_per_mac"] > goal:
                 broken += 1
                 print(f"FAIL guard {target}/{name}: {facts['instructions_per_mac']:.4f} "
                       f"instructions per MAC, over the goal of {goal}")

@@ -197,7 +197,11 @@ def main():
            "The models come from `bench/models.py` (fixed seeds): an MLP (784-128-10), the "
            "four MLPerf Tiny architectures (DS-CNN keyword spotting on 49x10, ResNet-8 on "
            "32x32x3, MobileNetV1 0.25 on 96x96x3, the fully connected anomaly-detection "
-           "autoencoder on 640 inputs) and MobileNetV2 1.0 on 224x224x3, batch 1, float32. "
+           "autoencoder on 640 inputs), MobileNetV2 1.0 on 224x224x3, and three sequence "
+           "models: transformer encoders of 2 post-norm layers with 4 heads and GELU "
+           "(d_model 64 on 32 tokens, d_model 128 on 128 tokens; exported the way PyTorch "
+           "writes them below opset 20) and an LSTM keyword spotter (2 layers of hidden "
+           "size 64 over 49 frames of 10 features); batch 1, float32. "
            "Every output is checked against ONNX Runtime's before a figure is recorded.", "",
            "- **host**: median latency of one inference, cuvil's compiled model "
            "(`bench/host_bench.c`) and ONNX Runtime "
@@ -211,7 +215,7 @@ def main():
            "counters around the run call; deterministic. Goals: a78 <= 0.5 instructions "
            "per MAC on the convolution-heavy models (ResNet-8, MobileNetV1, MobileNetV2) and "
            "<= 0.4 on the MLP and the autoencoder; u74-mc <= 1.6 on the convolution-heavy "
-           "models.",
+           "models; on the sequence models, a78 <= 0.5 and u74-mc <= 1.8.",
            "- **.text**: executable sections of `model.o`, next to the same model built "
            "with `--kernels portable` (reference kernels only); the goal is at most 64 KiB "
            "more. **weights**: the FlatBuffers blob; **arena**: activation memory, next to "

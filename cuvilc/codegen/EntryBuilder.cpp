@@ -169,8 +169,16 @@ llvm::Value *EntryBuilder::pointerTo(const Value *V, int64_t Extra) {
   int64_t Off = L.Offset + Extra;
   if (Off == 0)
     return Base;
-  return B.CreateInBoundsGEP(llvm::Type::getInt8Ty(Ctx), Base,
-                             llvm::ConstantInt::get(I64, Off));
+  // Reused within the block it was computed in (run_v's steps follow one
+  // another in one block; elsewhere a new one keeps dominance simple).
+  llvm::Instruction *&Known = Addresses[{Base, Off}];
+  if (Known && Known->getParent() == B.GetInsertBlock())
+    return Known;
+  llvm::Value *P = B.CreateInBoundsGEP(llvm::Type::getInt8Ty(Ctx), Base,
+                                       llvm::ConstantInt::get(I64, Off));
+  if (auto *I = llvm::dyn_cast<llvm::Instruction>(P))
+    Known = I;
+  return P;
 }
 
 llvm::Expected<llvm::Value *> EntryBuilder::argument(const KernelArg &A,

@@ -176,6 +176,12 @@ private:
   std::vector<llvm::Value *> ArenaBases;
   llvm::Value *WeightsBase = nullptr;
   std::vector<llvm::Value *> InputPtrs, OutputPtrs;
+  /// pointerTo's addresses by (base, offset): one value per address, so
+  /// that a step whose operands share storage (an in-place kernel) gets
+  /// one pointer for them, and the inlined kernel knows they are equal
+  /// (the loop vectoriser otherwise guards against their overlap and, when
+  /// they are equal, runs the scalar loop).
+  std::map<std::pair<llvm::Value *, int64_t>, llvm::Instruction *> Addresses;
   unsigned ArrayCount = 0;
 
   // --checked: run_v's bounds checks, and each step's node name.

@@ -48,7 +48,24 @@ struct CallInfo {
   uint64_t RealignBytes = 0;
   /// Stack of runtime functions the function calls (outside the object).
   uint64_t RuntimeBytes = 0;
+  /// The most bytes of arguments one of its calls passes on the stack
+  /// beyond the registers of the x86-64 SysV convention (6 integer or
+  /// pointer, 8 floating-point): x86 may push them (call-frame
+  /// optimisation), below the frame size LLVM reports. A step function
+  /// reads one pointer per tensor, often more than 6.
+  uint64_t PushedArgBytes = 0;
 };
+
+/// Bytes of Call's arguments past the x86-64 SysV argument registers.
+uint64_t stackArgBytes(const llvm::CallBase &Call) {
+  unsigned Ints = 0, Floats = 0;
+  for (const llvm::Value *A : Call.args())
+    ++(A->getType()->isFloatingPointTy() || A->getType()->isVectorTy() ? Floats
+                                                                       : Ints);
+  uint64_t Bytes =
+      8 * ((Ints > 6 ? Ints - 6 : 0) + (Floats > 8 ? Floats - 8 : 0));
+  return (Bytes + 15) / 16 * 16; // the stack stays 16-byte aligned at calls
+}
 
 /// cuvil_team_run (runtime-baremetal/lib/team.c) calls its first argument
 /// on the caller's stack, below a frame of at most this many bytes
@@ -87,6 +104,7 @@ CallInfo callsOf(const llvm::Function &F,
       const auto *Call = llvm::dyn_cast<llvm::CallBase>(&I);
       if (!Call || Call->isInlineAsm())
         continue;
+      CI.PushedArgBytes = std::max(CI.PushedArgBytes, stackArgBytes(*Call));
       const llvm::Value *Target = Call->getCalledOperand()->stripPointerCasts();
       if (const auto *GA = llvm::dyn_cast<llvm::GlobalAlias>(Target))
         Target = GA->getAliaseeObject();
@@ -211,8 +229,11 @@ StackBound stackBound(const llvm::Module &M, const std::string &Entry,
         Res.Depth = Results[C].Depth;
         Res.Deepest = C;
       }
+    // Pushed arguments exist where calls push them (x86, whose calls also
+    // push the return address).
     Res.Depth += Frames.at(F->getName().str()) + ReturnAddressBytes +
                  CI.RealignBytes + CI.RuntimeBytes +
+                 (ReturnAddressBytes ? CI.PushedArgBytes : 0) +
                  (CI.Callees.empty() ? RedZoneBytes : 0);
     Results[F] = Res;
     Seen[F] = State::Done;

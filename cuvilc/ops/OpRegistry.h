@@ -11,7 +11,8 @@
 //     Quantizes, Dequantizes): what the passes and the memory planner may
 //     assume; the planner's Placement is derived from them (OpDef::place);
 //   - the fusion hooks (ActivationClamp, WithClamp, TakesResidual,
-//     ChannelAffine, FoldChannelAffine, PackWeights, Product, Specialize):
+//     ChannelAffine, FoldChannelAffine, PackWeights, Product, Specialize,
+//     Rewrite):
 //     what the rewriting passes may do, and into which internal op;
 //   - Shape: output shapes ONNX shape inference left unknown (driven by
 //     passes/ShapeResolution.cpp);
@@ -193,6 +194,14 @@ struct OpDef {
   /// arrives at run time cannot be a view); null to keep it. Applied by
   /// the specialize-ops pass. Null for ops with one form.
   const OpDef *(*Specialize)(const Node &N) = nullptr;
+  /// Replaces the pattern of nodes rooted at N with a cheaper form (the
+  /// exact GELU written with Erf becomes one Gelu; a MatMul by a constant
+  /// matrix a Gemm of rows) and returns the node that now computes the
+  /// pattern's result, or null when N's neighbourhood is not the pattern.
+  /// It may erase N and nodes whose records have no Rewrite, and append new
+  /// nodes anywhere (the rewrite-patterns pass restores the order). Null
+  /// for ops that root no pattern.
+  Node *(*Rewrite)(Graph &G, Node &N) = nullptr;
   /// Multicore builds (--cores): cuts the work of Calls (N's lowering)
   /// into at most Parts shares that run at once on different cores, each
   /// a list of calls that writes its own part of the outputs and nothing

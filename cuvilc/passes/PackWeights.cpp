@@ -4,7 +4,9 @@
 // kernels (PipelineOptions::PackPanel output channels per panel; 0 keeps the
 // reference kernels and layouts). Each op that has a packed kernel says how
 // through OpDef::PackWeights (see ops/nn/Packing.h), which rebuilds the
-// node as the internal op that calls that kernel.
+// node as the internal op that calls that kernel. Ops whose blocked kernel
+// needs no packing (a depthwise Conv, a MatMul of run-time operands) are
+// rebuilt the same way, their operands unchanged.
 //
 //===----------------------------------------------------------------------===//
 #include "ops/OpRegistry.h"

@@ -47,6 +47,7 @@ llvm::Error foldConstants(Graph &G);
 llvm::Error lowerQdq(Graph &G, const PipelineOptions &O);
 llvm::Error specializeOps(Graph &G);
 llvm::Error eliminateTransposes(Graph &G);
+llvm::Error rewritePatterns(Graph &G);
 llvm::Error foldBatchNorm(Graph &G);
 llvm::Error fuseActivations(Graph &G);
 llvm::Error eliminateDeadCode(Graph &G);

@@ -33,6 +33,12 @@ const std::vector<Pass> &defaultPipeline() {
        [](Graph &G, const PipelineOptions &) {
          return eliminateTransposes(G);
        }},
+      {"rewrite-patterns",
+       "replace the patterns an op's Rewrite hook knows with cheaper forms: "
+       "the exact GELU written with Erf becomes one Gelu; a MatMul by a "
+       "constant matrix a Gemm of the rows of its other operand (Reshapes "
+       "are views) that takes an Add of a bias as its C",
+       [](Graph &G, const PipelineOptions &) { return rewritePatterns(G); }},
       {"fold-batchnorm",
        "fold BatchNormalization into the preceding Conv/Gemm, or into a "
        "per-channel affine",
@@ -43,8 +49,9 @@ const std::vector<Pass> &defaultPipeline() {
       {"dce", "remove nodes whose results are unused",
        [](Graph &G, const PipelineOptions &) { return eliminateDeadCode(G); }},
       {"pack-weights",
-       "reorder constant Conv/Gemm weights into the panels of the target's "
-       "register-blocked kernels",
+       "reorder constant Conv/Gemm/LSTM weights into the panels of the "
+       "target's register-blocked kernels; a MatMul of run-time operands "
+       "gets the register-blocked kernel that reads them in place",
        packWeights},
       {"fuse-residual",
        "fuse an Add of a packed Conv's result (and a Relu/Clip after it) "

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "ops/HostTensor.h"
 #include "ops/elementwise/ElementwiseUnary.h"
+#include "ops/elementwise/GeluPattern.h"
 
 namespace cuvil {
 namespace {
@@ -72,7 +73,14 @@ CUVIL_UNARY_OP(Atanh, AtanhS, InPlace)
 CUVIL_UNARY_OP(Ceil, CeilS, InPlace)
 CUVIL_UNARY_OP_HOOKS(Cos, CosS, InPlace, shapeSameAsInput, nullptr)
 CUVIL_UNARY_OP(Cosh, CoshS, InPlace)
-CUVIL_UNARY_OP_HOOKS(Erf, ErfS, InPlace, shapeSameAsInput, nullptr)
+// Erf roots the exact GELU as exporters write it (GeluPattern.h).
+extern const OpDef ErfOp = {.Name = "Erf",
+                            .Verify = verifyUnary<ErfS>,
+                            .Lower = lowerUnary<ErfS>,
+                            .Macs = noMacs,
+                            .Traits = ElementWise | InPlace,
+                            .Rewrite = rewriteExactGelu,
+                            .Shape = shapeSameAsInput};
 CUVIL_UNARY_OP_HOOKS(Exp, ExpS, InPlace, shapeSameAsInput, nullptr)
 CUVIL_UNARY_OP(Floor, FloorS, InPlace)
 // Bool outputs are narrower than their f32 inputs: never in place.

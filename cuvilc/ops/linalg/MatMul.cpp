@@ -1,12 +1,25 @@
 //===- MatMul.cpp - ONNX MatMul with numpy batch broadcasting -------------===//
+//
+// MatMul calls the reference kernel. With the target's optimized kernels,
+// the pack-weights pass makes a float MatMul cuvil.BlockedMatMul, the same
+// product in register blocks (cuvil_k_matmul_blocked_f32); neither operand
+// is packed, since a MatMul that reaches that pass multiplies values
+// computed at run time (rewrite-patterns made the ones by a constant
+// matrix Gemms: MatMulAsGemm.h).
+//
+//===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/OpRegistry.h"
+#include "ops/linalg/MatMulAsGemm.h"
 #include "ops/linalg/MatMulShape.h"
 
 #include <cuvil/kernels.h>
 
 namespace cuvil {
+
+extern const OpDef BlockedMatMulOp;
+
 namespace {
 
 llvm::Error verify(const Node &N) {
@@ -15,21 +28,28 @@ llvm::Error verify(const Node &N) {
   return matmulDims(N, N.input(0), N.input(1)).takeError();
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+template <typename Kernel>
+llvm::Error lowerWith(const Node &N, std::vector<KernelCall> &Calls) {
   auto D = matmulDims(N, N.input(0), N.input(1));
   if (!D)
     return D.takeError();
-  Calls.push_back(kabi::MatmulF32{.a = N.input(0),
-                                  .b = N.input(1),
-                                  .y = N.output(0),
-                                  .m = D->M,
-                                  .n = D->N,
-                                  .k = D->K,
-                                  .batch_shape = D->Batch,
-                                  .a_bstride = D->AStride,
-                                  .b_bstride = D->BStride}
+  Calls.push_back(Kernel{.a = N.input(0),
+                         .b = N.input(1),
+                         .y = N.output(0),
+                         .m = D->M,
+                         .n = D->N,
+                         .k = D->K,
+                         .batch_shape = D->Batch,
+                         .a_bstride = D->AStride,
+                         .b_bstride = D->BStride}
                       .call());
   return llvm::Error::success();
+}
+
+Node *block(Graph &G, Node &N, int64_t) {
+  if (N.output(0)->dtype() != DType::F32)
+    return nullptr;
+  return rebuildAs(G, N, BlockedMatMulOp);
 }
 
 int64_t macs(const Node &N) {
@@ -53,10 +73,20 @@ std::optional<ProductForm> product(const Node &) {
 
 extern const OpDef MatMulOp = {.Name = "MatMul",
                                .Verify = verify,
-                               .Lower = lower,
+                               .Lower = lowerWith<kabi::MatmulF32>,
                                .Macs = macs,
                                .Traits = NoTraits,
+                               .PackWeights = block,
                                .Product = product,
+                               .Rewrite = rewriteMatMulAsGemm,
                                .Shape = matmulShapes<1>};
+
+extern const OpDef BlockedMatMulOp = {.Name = "cuvil.BlockedMatMul",
+                                      .Verify = verify,
+                                      .Lower =
+                                          lowerWith<kabi::MatmulBlockedF32>,
+                                      .Macs = macs,
+                                      .Traits = NoTraits,
+                                      .Shape = matmulShapes<1>};
 
 } // namespace cuvil

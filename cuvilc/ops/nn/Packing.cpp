@@ -69,6 +69,24 @@ Node *packConvWeights(Graph &G, Node &N, int64_t Panel) {
       Panel, PackedConvOp);
 }
 
+Value *packMatricesAsTransB(Graph &G, const Value &W, int64_t Panel) {
+  const int64_t Rows = W.shape()[W.rank() - 2], Taps = W.shape().back();
+  const int64_t Count = W.numElements() / (Rows * Taps);
+  std::vector<uint8_t> Bytes(W.numElements() * sizeof(float));
+  for (int64_t I = 0; I < Count; ++I) {
+    const float *Src = W.f32() + I * Rows * Taps;
+    std::vector<float> P = panels(Rows, Taps, Panel, [&](int64_t R, int64_t T) {
+      return Src[R * Taps + T];
+    });
+    std::memcpy(Bytes.data() + I * Rows * Taps * sizeof(float), P.data(),
+                P.size() * sizeof(float));
+  }
+  Value *V = G.addValue(W.name() + ".packed", DType::F32, W.shape(),
+                        ValueKind::Constant);
+  V->setData(std::move(Bytes));
+  return V;
+}
+
 Node *packGemmWeights(Graph &G, Node &N, int64_t Panel) {
   const Value *B = N.input(1);
   if (!isFloatConstant(B) || B->rank() != 2 ||

@@ -36,6 +36,11 @@ Node *packConvWeights(Graph &G, Node &N, int64_t Panel);
 /// Gemm with a constant float32 B (alpha is folded into the packed values)
 /// becomes cuvil.PackedGemm.
 Node *packGemmWeights(Graph &G, Node &N, int64_t Panel);
+/// A new constant holding W (float32, its last two dimensions a row-major
+/// [Rows, Taps] matrix per leading index, as an LSTM's [dirs, 4h, n] weights)
+/// with every matrix packed as a Gemm's transB operand in panels of Panel
+/// rows; the shape stays W's. Named after W.
+Value *packMatricesAsTransB(Graph &G, const Value &W, int64_t Panel);
 
 } // namespace cuvil
 

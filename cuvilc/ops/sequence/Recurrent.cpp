@@ -10,12 +10,19 @@
 // leaves them out (OpDef::ScratchOutputs), plus one workspace position
 // after the ONNX outputs for the gate pre-activations.
 //
+// With the target's optimized kernels, the pack-weights pass makes an LSTM
+// of the common form (default activations, constant W and R; see packable)
+// cuvil.PackedLSTM: W and R in the packed Gemm kernel's panels, each step
+// two register-blocked products and the cell in one pass
+// (cuvil_k_lstm_packed_f32).
+//
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 #include "ops/ShapeRules.h"
+#include "ops/nn/Packing.h"
 
 #include <algorithm>
 #include <cctype>
@@ -23,6 +30,9 @@
 #include <fmt/ranges.h>
 
 namespace cuvil {
+
+extern const OpDef PackedLSTMOp;
+
 namespace {
 
 // The attributes of the three ops (linear_before_reset is GRU's,
@@ -39,6 +49,8 @@ namespace {
   X(LinearBeforeReset, "linear_before_reset", Int, 0)                          \
   X(InputForget, "input_forget", Int, 0)
 CUVIL_OP_ATTRS(RecurrentAttrs, RECURRENT_ATTRS)
+#define PACKED_LSTM_ATTRS(X) RECURRENT_ATTRS(X) CUVIL_PANEL_ATTRS(X)
+CUVIL_OP_ATTRS(PackedLstmAttrs, PACKED_LSTM_ATTRS)
 
 /// What distinguishes the three ops.
 struct Cell {
@@ -54,7 +66,7 @@ const Cell GruCell = {1, 3, 2, 2, {"Sigmoid", "Tanh"}};
 const Cell LstmCell = {2, 4, 3, 3, {"Sigmoid", "Tanh", "Tanh"}};
 
 const Cell &cellOf(const Node &N) {
-  if (N.opType() == "LSTM")
+  if (N.opType() == "LSTM" || N.opType() == "cuvil.PackedLSTM")
     return LstmCell;
   return N.opType() == "GRU" ? GruCell : RnnCell;
 }
@@ -269,6 +281,69 @@ int64_t macs(const Node &N) {
   return D->T * D->D * D->B * cellOf(N).Gates * D->H * (D->I + D->H);
 }
 
+/// The LSTM's inputs and attributes are the packed kernel's common form:
+/// default activations, no clip, input_forget, sequence lengths or
+/// peepholes, and constant float W and R.
+bool packable(const Node &N) {
+  auto Const = [](const Value *V) {
+    return V && V->isConstant() && V->dtype() == DType::F32 &&
+           !V->data().empty();
+  };
+  if (!Const(N.input(1)) || !Const(N.input(2)) || N.input(4) || N.input(7) ||
+      N.hasAttr("clip") || N.hasAttr("activation_alpha") ||
+      N.hasAttr("activation_beta") || RecurrentAttrs(N).InputForget != 0)
+    return false;
+  auto D = dims(N);
+  if (!D) {
+    llvm::consumeError(D.takeError());
+    return false;
+  }
+  const RecurrentAttrs A(N);
+  for (size_t K = 0; K < A.Activations.size(); ++K) {
+    std::string Lower = A.Activations[K];
+    std::transform(Lower.begin(), Lower.end(), Lower.begin(),
+                   [](unsigned char Ch) { return std::tolower(Ch); });
+    if (Lower != (K % 3 == 0 ? "sigmoid" : "tanh"))
+      return false;
+  }
+  return true;
+}
+
+Node *packLstm(Graph &G, Node &N, int64_t Panel) {
+  if (!packable(N))
+    return nullptr;
+  N.setInput(1, packMatricesAsTransB(G, *N.input(1), Panel));
+  N.setInput(2, packMatricesAsTransB(G, *N.input(2), Panel));
+  Node *R = rebuildAs(G, N, PackedLSTMOp);
+  R->setAttr(PanelAttr, Panel);
+  return R;
+}
+
+llvm::Error lowerPacked(const Node &N, std::vector<KernelCall> &Calls) {
+  auto D = dims(N);
+  if (!D)
+    return D.takeError();
+  Calls.push_back(kabi::LstmPackedF32{.x = N.input(0),
+                                      .wp = N.input(1),
+                                      .rp = N.input(2),
+                                      .b = N.input(3),
+                                      .init_h = N.input(5),
+                                      .init_c = N.input(6),
+                                      .y = N.outputAt(0),
+                                      .y_h = N.outputAt(1),
+                                      .y_c = N.outputAt(2),
+                                      .work = N.outputAt(LstmCell.Outputs),
+                                      .seq_len = D->T,
+                                      .n_batch = D->B,
+                                      .n_in = D->I,
+                                      .n_hid = D->H,
+                                      .n_dir = D->D,
+                                      .reverse = D->Reverse,
+                                      .layout = D->Layout}
+                      .call());
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Expected<std::vector<std::vector<int64_t>>>
@@ -306,8 +381,19 @@ extern const OpDef LSTMOp = {.Name = "LSTM",
                              .Macs = macs,
                              .Traits = NoTraits,
                              .ScratchOutputs = 0b1110,
+                             .PackWeights = packLstm,
                              .Shape = recurrentShapes,
                              .Attrs = RecurrentAttrs::Specs};
+// The pack-weights pass makes it of an LSTM in the packed kernel's form
+// (see packable): W and R in Gemm panels, attribute panel.
+extern const OpDef PackedLSTMOp = {.Name = "cuvil.PackedLSTM",
+                                   .Verify = verify,
+                                   .Lower = lowerPacked,
+                                   .Macs = macs,
+                                   .Traits = NoTraits,
+                                   .ScratchOutputs = 0b1110,
+                                   .Shape = recurrentShapes,
+                                   .Attrs = PackedLstmAttrs::Specs};
 extern const OpDef RNNOp = {.Name = "RNN",
                             .Verify = verify,
                             .Lower = lower,

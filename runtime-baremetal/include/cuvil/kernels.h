@@ -111,6 +111,15 @@ void cuvil_k_dwconv2d_f32(const float *x, const float *w, const float *bias,
 void cuvil_k_matmul_f32(const float *a, const float *b, float *y, int64_t m,
                         int64_t n, int64_t k, const int64_t *batch_shape,
                         const int64_t *a_bstride, const int64_t *b_bstride);
+/* cuvil_k_matmul_f32 in register blocks (the optimized kernels): per batch
+ * index, blocks of rows by CUVIL_MR columns of Y accumulate in registers,
+ * reading A and B in place (no packing: both are computed at run time,
+ * as attention's Q x K^T and P x V are). y must not overlap a or b. */
+void cuvil_k_matmul_blocked_f32(const float *a, const float *b, float *y,
+                                int64_t m, int64_t n, int64_t k,
+                                const int64_t *batch_shape,
+                                const int64_t *a_bstride,
+                                const int64_t *b_bstride);
 
 /* ---- Element-wise ----------------------------------------------------------
  */

@@ -4,6 +4,7 @@
 #include "cuvil/kernels.h"
 
 #include "../math.h"
+#include "matmul_batch.h"
 
 void cuvil_k_gemm_f32(const float *a, const float *b, const float *c, float *y,
                       int64_t m, int64_t n, int64_t k, int64_t trans_a,
@@ -37,20 +38,10 @@ void cuvil_k_gemm_f32(const float *a, const float *b, const float *c, float *y,
 void cuvil_k_matmul_f32(const float *a, const float *b, float *y, int64_t m,
                         int64_t n, int64_t k, const int64_t *batch_shape,
                         const int64_t *a_bstride, const int64_t *b_bstride) {
-  _Static_assert(CUVIL_MATMUL_BATCH_RANK == 4,
-                 "the batch loop nest spans CUVIL_MATMUL_BATCH_RANK dims");
-  const int64_t *s = batch_shape, *as = a_bstride, *bs = b_bstride;
-  float *yb = y;
-  for (int64_t b0 = 0; b0 < s[0]; ++b0)
-    for (int64_t b1 = 0; b1 < s[1]; ++b1)
-      for (int64_t b2 = 0; b2 < s[2]; ++b2)
-        for (int64_t b3 = 0; b3 < s[3]; ++b3) {
-          const float *ab =
-              a + b0 * as[0] + b1 * as[1] + b2 * as[2] + b3 * as[3];
-          const float *bb =
-              b + b0 * bs[0] + b1 * bs[1] + b2 * bs[2] + b3 * bs[3];
-          cuvil_k_gemm_f32(ab, bb, NULL, yb, m, n, k, 0, 0, 1.0f, 0.0f, 0, 0,
-                           -__builtin_inff(), __builtin_inff());
-          yb += m * n;
-        }
+  for (int64_t i = 0; i < cuvil_matmul_batches(batch_shape); ++i) {
+    int64_t ao, bo;
+    cuvil_matmul_batch(i, batch_shape, a_bstride, b_bstride, &ao, &bo);
+    cuvil_k_gemm_f32(a + ao, b + bo, NULL, y + i * m * n, m, n, k, 0, 0, 1.0f,
+                     0.0f, 0, 0, -__builtin_inff(), __builtin_inff());
+  }
 }

@@ -3,9 +3,56 @@
 #include "cuvil/kernels.h"
 
 #include "../math.h"
+#include "../opt/blocking.h"
+
+/* Rows of n contiguous elements (Softmax over the last axis, as attention's
+ * scores are): the max and the sum in CUVIL_VL lanes (opt/blocking.h; one
+ * lane on targets without vectors), whose partial results are combined at
+ * the end of the row. A single chain of float compares or adds cannot be
+ * vectorised without reordering it; the lanes are that reordering. */
+static void softmax_rows(const float *x, float *y, int64_t rows, int64_t n) {
+  for (int64_t o = 0; o < rows; ++o) {
+    const float *xs = x + o * n;
+    float *ys = y + o * n;
+    /* The maximum; a NaN never wins a compare, as in the strided loop. */
+    cuvil_vf vmax = cuvil_vf_splat(-__builtin_inff());
+    int64_t i = 0;
+    for (; i + CUVIL_VL <= n; i += CUVIL_VL) {
+      const cuvil_vf v = cuvil_vf_load(xs + i);
+#if CUVIL_VL == 1
+      vmax[0] = v[0] > vmax[0] ? v[0] : vmax[0]; /* float compares */
+#else
+      const cuvil_vi gt = (cuvil_vi)(v > vmax);
+      vmax = (cuvil_vf)((gt & (cuvil_vi)v) | (~gt & (cuvil_vi)vmax));
+#endif
+    }
+    float mx = -__builtin_inff();
+    for (int l = 0; l < CUVIL_VL; ++l)
+      mx = vmax[l] > mx ? vmax[l] : mx;
+    for (; i < n; ++i)
+      mx = xs[i] > mx ? xs[i] : mx;
+    for (i = 0; i < n; ++i)
+      ys[i] = cuvil_expf(xs[i] - mx);
+    cuvil_vf vsum = cuvil_vf_splat(0.0f);
+    for (i = 0; i + CUVIL_VL <= n; i += CUVIL_VL)
+      vsum += cuvil_vf_load(ys + i);
+    float sum = 0.0f;
+    for (int l = 0; l < CUVIL_VL; ++l)
+      sum += vsum[l];
+    for (; i < n; ++i)
+      sum += ys[i];
+    const float inv = 1.0f / sum;
+    for (i = 0; i < n; ++i)
+      ys[i] *= inv;
+  }
+}
 
 void cuvil_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n,
                          int64_t inner) {
+  if (inner == 1) {
+    softmax_rows(x, y, outer, n);
+    return;
+  }
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < inner; ++j) {
       /* The slice x[o, :, j]; its elements are inner apart. */

@@ -36,6 +36,20 @@ void cuvil_k_recurrent_f32(const float *x, const float *w, const float *r,
                            const int64_t *acts, float clip,
                            int64_t linear_before_reset, int64_t input_forget);
 
+/* An LSTM of cuvil_k_recurrent_f32's shapes in its common form (default
+ * activations, no clip, peepholes, sequence lengths or input_forget), with
+ * W and R packed by cuvilc as B operands of cuvil_k_gemm_packed_f32: each
+ * direction's [4*n_hid, n_in] block of w (and [4*n_hid, n_hid] of r) in
+ * panels of cuvil_k_pack_mr gate rows, as Gemm's transB weights are. Each
+ * step is x_t . W^T + wb and h . R^T + that, two register-blocked products,
+ * then the cell over the gates in one pass. work: 4 * n_hid floats. */
+void cuvil_k_lstm_packed_f32(const float *x, const float *wp, const float *rp,
+                             const float *b, const float *init_h,
+                             const float *init_c, float *y, float *y_h,
+                             float *y_c, float *work, int64_t seq_len,
+                             int64_t n_batch, int64_t n_in, int64_t n_hid,
+                             int64_t n_dir, int64_t reverse, int64_t layout);
+
 /* If: y = *cond ? a : b, n bytes (a, b: the branches' results). */
 void cuvil_k_select_bytes(const uint8_t *cond, const uint8_t *a,
                           const uint8_t *b, uint8_t *y, int64_t n);

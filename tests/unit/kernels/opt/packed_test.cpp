@@ -1,7 +1,7 @@
-// The packed (register-blocked) conv2d and Gemm kernels against the
-// reference kernels, their oracle, over shapes that exercise every path:
-// full blocks, remainders, borders, strides, dilations, channel counts that
-// are not a multiple of the block.
+// The packed (register-blocked) conv2d, Gemm, batched MatMul and LSTM
+// kernels against the reference kernels, their oracle, over shapes that
+// exercise every path: full blocks, remainders, borders, strides, dilations,
+// channel counts that are not a multiple of the block.
 #include "cuvil/kernels.h"
 
 #include <gtest/gtest.h>
@@ -293,6 +293,90 @@ TEST(PackedGemm, MatchesReference) {
         for (int CShape : {0, 1, 2, 3})
           checkGemm(M, N, K, TA, TB, TA ? 0.5f : 1.0f,
                     CShape == 2 ? 2.0f : 1.0f, CShape);
+}
+
+// The blocked MatMul reads both operands in place: batches with
+// broadcasting, column counts around the panel width, rows around the
+// row block.
+TEST(BlockedMatMul, MatchesReference) {
+  const int64_t MR = cuvil_k_pack_mr;
+  for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{32, 32, 16},
+                         {32, 16, 32},
+                         {7, MR + 3, 5},
+                         {1, 2 * MR, 9},
+                         {13, 1, 3}}) {
+    SCOPED_TRACE(::testing::Message() << "m=" << M << " n=" << N << " k=" << K);
+    std::mt19937 Rng(static_cast<unsigned>(M * 1000 + N * 10 + K));
+    // A: [2, 3, M, K]; B: [3, K, N], broadcast over the first dimension.
+    auto A = randomVector(6 * M * K, Rng), B = randomVector(3 * K * N, Rng);
+    const int64_t Shape[4] = {1, 1, 2, 3};
+    const int64_t AStride[4] = {0, 0, 3 * M * K, M * K};
+    const int64_t BStride[4] = {0, 0, 0, K * N};
+    std::vector<float> Ref(6 * M * N), Got(6 * M * N, NAN);
+    cuvil_k_matmul_f32(A.data(), B.data(), Ref.data(), M, N, K, Shape, AStride,
+                       BStride);
+    cuvil_k_matmul_blocked_f32(A.data(), B.data(), Got.data(), M, N, K, Shape,
+                               AStride, BStride);
+    EXPECT_TRUE(matches(Got, Ref, 1e-4f));
+  }
+}
+
+// Packs each direction's [rows, taps] block of W as transB Gemm panels (what
+// cuvilc's pack-weights pass does for the LSTM).
+std::vector<float> packTransB(const std::vector<float> &W, int64_t Dirs,
+                              int64_t Rows, int64_t Taps) {
+  const int64_t MR = cuvil_k_pack_mr;
+  std::vector<float> P(W.size(), NAN);
+  for (int64_t D = 0; D < Dirs; ++D)
+    for (int64_t R = 0; R < Rows; ++R) {
+      const int64_t R0 = R / MR * MR, Width = std::min(MR, Rows - R0);
+      for (int64_t T = 0; T < Taps; ++T)
+        P[D * Rows * Taps + R0 * Taps + T * Width + (R - R0)] =
+            W[(D * Rows + R) * Taps + T];
+    }
+  return P;
+}
+
+TEST(PackedLstm, MatchesReference) {
+  // (steps, batch, inputs, hidden, directions, reverse, layout, bias, init)
+  for (auto [T, Bn, I, H, Dirs, Rev, Layout, Bias, Init] :
+       {std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                   int64_t, bool, bool>{5, 1, 10, 16, 1, 0, 0, true, false},
+        {4, 2, 3, 5, 2, 0, 0, true, true},
+        {3, 3, 7, 9, 1, 1, 1, false, true},
+        {6, 1, 4, 8, 2, 0, 1, true, true}}) {
+    SCOPED_TRACE(::testing::Message() << "T=" << T << " B=" << Bn << " I=" << I
+                                      << " H=" << H << " dirs=" << Dirs);
+    std::mt19937 Rng(static_cast<unsigned>(T * 100 + I * 10 + H));
+    const int64_t GH = 4 * H;
+    auto X = randomVector(T * Bn * I, Rng);
+    auto W = randomVector(Dirs * GH * I, Rng),
+         R = randomVector(Dirs * GH * H, Rng);
+    auto B = randomVector(Dirs * 2 * GH, Rng);
+    auto H0 = randomVector(Dirs * Bn * H, Rng),
+         C0 = randomVector(Dirs * Bn * H, Rng);
+    const float *BP = Bias ? B.data() : nullptr;
+    const float *HP = Init ? H0.data() : nullptr,
+                *CP = Init ? C0.data() : nullptr;
+    // Default activations: f sigmoid, g and h tanh, per direction.
+    std::vector<int64_t> Acts;
+    for (int64_t D = 0; D < Dirs; ++D)
+      Acts.insert(Acts.end(), {2, 0, 0, 1, 0, 0, 1, 0, 0});
+    const size_t YN = T * Dirs * Bn * H, SN = Dirs * Bn * H;
+    std::vector<float> RefY(YN), RefH(SN), RefC(SN), Work(5 * H);
+    cuvil_k_recurrent_f32(X.data(), W.data(), R.data(), BP, nullptr, HP, CP,
+                          nullptr, RefY.data(), RefH.data(), RefC.data(),
+                          Work.data(), 2, T, Bn, I, H, Dirs, Rev, Layout,
+                          Acts.data(), 0.0f, 0, 0);
+    auto WP = packTransB(W, Dirs, GH, I), RP = packTransB(R, Dirs, GH, H);
+    std::vector<float> Y(YN, NAN), Yh(SN, NAN), Yc(SN, NAN);
+    cuvil_k_lstm_packed_f32(X.data(), WP.data(), RP.data(), BP, HP, CP,
+                            Y.data(), Yh.data(), Yc.data(), Work.data(), T, Bn,
+                            I, H, Dirs, Rev, Layout);
+    EXPECT_TRUE(matches(Y, RefY, 1e-4f));
+    EXPECT_TRUE(matches(Yh, RefH, 1e-4f));
+    EXPECT_TRUE(matches(Yc, RefC, 1e-4f));
+  }
 }
 
 } // namespace
