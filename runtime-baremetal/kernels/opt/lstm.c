@@ -68,9 +68,14 @@ lstm_packed_step(const float *xt, const float *wp, const float *rp,
                  float *restrict cs, float *restrict g, int64_t n_in,
                  int64_t n) {
   const int64_t gh = 4 * n;
-  /* g = x_t W^T + wb, then g = h R^T + g. */
+  /* g = x_t W^T + wb, then g = h R^T + g (+ rb). */
   gemv_panels(g, xt, wp, wb, gh, n_in);
   gemv_panels(g, h, rp, g, gh, n);
+  /* Apart from the cell: a bias that may be absent, tested per element
+   * there, made the vectorised cell load its lanes one by one. */
+  if (rb)
+    for (int64_t j = 0; j < gh; ++j)
+      g[j] += rb[j];
 #if !CUVIL_SCALAR_BLOCKING && defined(__clang__)
   /* Five exponentials and divisions per element: clang's cost model
    * judges the vector loop unprofitable (AArch64), yet it runs the cell in
@@ -78,14 +83,10 @@ lstm_packed_step(const float *xt, const float *wp, const float *rp,
 #pragma clang loop vectorize(enable)
 #endif
   for (int64_t j = 0; j < n; ++j) {
-    const float zi = g[j] + (rb ? rb[j] : 0.0f);
-    const float zo = g[n + j] + (rb ? rb[n + j] : 0.0f);
-    const float zf = g[2 * n + j] + (rb ? rb[2 * n + j] : 0.0f);
-    const float zc = g[3 * n + j] + (rb ? rb[3 * n + j] : 0.0f);
-    const float c1 =
-        cuvil_sigmoidf(zf) * cs[j] + cuvil_sigmoidf(zi) * cuvil_tanhf(zc);
+    const float c1 = cuvil_sigmoidf(g[2 * n + j]) * cs[j] +
+                     cuvil_sigmoidf(g[j]) * cuvil_tanhf(g[3 * n + j]);
     cs[j] = c1;
-    h[j] = cuvil_sigmoidf(zo) * cuvil_tanhf(c1);
+    h[j] = cuvil_sigmoidf(g[n + j]) * cuvil_tanhf(c1);
   }
 }
 

@@ -1,4 +1,6 @@
 /* Reference data movement: copies and transposition. */
+#include <stddef.h>
+
 #include "cuvil/kernels.h"
 
 /* A 4-byte element of any type (float, int32, ...). may_alias: after
@@ -30,13 +32,13 @@ void cuvil_k_copy_rows(const void *src, void *dst, int64_t rows,
     copy_bytes(s + r * src_stride, d + r * dst_stride, row_bytes);
 }
 
-void cuvil_k_transpose_b32(const void *x, void *y, const int64_t *out_shape,
-                           const int64_t *in_str) {
-  _Static_assert(CUVIL_MAX_RANK == 6,
-                 "the loop nest below spans CUVIL_MAX_RANK dimensions");
-  const cuvil_b32_t *xs = x;
-  cuvil_b32_t *yd = y;
-  const int64_t *s = out_shape, *st = in_str;
+/* restrict: x and y never overlap (a Transpose is not computed in place).
+ * Said on the parameters of an inlined function, so that it reaches the
+ * optimiser: without it, the loads and stores of a strided run stay one
+ * element each, since any store might change a later load. */
+static inline __attribute__((always_inline)) void
+transpose_b32(const cuvil_b32_t *restrict xs, cuvil_b32_t *restrict yd,
+              const int64_t *s, const int64_t *st) {
   for (int64_t i0 = 0; i0 < s[0]; ++i0)
     for (int64_t i1 = 0; i1 < s[1]; ++i1)
       for (int64_t i2 = 0; i2 < s[2]; ++i2)
@@ -50,7 +52,24 @@ void cuvil_k_transpose_b32(const void *x, void *y, const int64_t *out_shape,
                 yd +
                 ((((i0 * s[1] + i1) * s[2] + i2) * s[3] + i3) * s[4] + i4) *
                     s[5];
+#if !defined(__riscv)
+            if (st[5] == 1) {
+              /* The last axis kept: a run of s[5] elements, one block copy
+               * (vector loads and stores of a length known at compile
+               * time). Not on RV64GC: without vector registers its copy is
+               * word by word, and measured 0.2% slower than the loop. */
+              __builtin_memcpy(yr, xr, (size_t)s[5] * sizeof *yr);
+              continue;
+            }
+#endif
             for (int64_t i5 = 0; i5 < s[5]; ++i5)
               yr[i5] = xr[i5 * st[5]];
           }
+}
+
+void cuvil_k_transpose_b32(const void *x, void *y, const int64_t *out_shape,
+                           const int64_t *in_str) {
+  _Static_assert(CUVIL_MAX_RANK == 6,
+                 "the loop nest below spans CUVIL_MAX_RANK dimensions");
+  transpose_b32(x, y, out_shape, in_str);
 }
