@@ -533,8 +533,10 @@ INLINE void gemm_rows(int rows, const float *a, const float *wb, int64_t w_rs,
     /* Each row's next CUVIL_VL values of a in one vector load, multiplied
      * by lane (FMLA by element) instead of a scalar load per row and step:
      * per CUVIL_VL steps, CUVIL_NR loads of a instead of CUVIL_VL times as
-     * many. The 24 accumulators, 6 rows of a and a weight vector fill the
-     * 32 registers. */
+     * many. The 24 accumulators, 6 rows of a and the weight vectors are
+     * one or two registers more than the 32: two accumulators spill, and a
+     * transformer's projections still went from 0.37 to 0.35 instructions
+     * per MAC. */
     for (; p + CUVIL_VL <= k; p += CUVIL_VL) {
       cuvil_vf av[CUVIL_NR];
       CUVIL_UNROLL
