@@ -35,7 +35,7 @@ std::pair<Node *, Value *> biasAdd(const Graph &G, const Value *Y) {
   if (Y->users().size() != 1 || G.isGraphOutput(Y))
     return {};
   Node *A = Y->users()[0];
-  if (A->opType() != "Add" || !A->domain().empty() || A->numInputs() != 2 ||
+  if (!A->def() || !A->def()->has(Sum) || A->numInputs() != 2 ||
       A->output(0)->shape() != Y->shape())
     return {};
   Value *C = A->input(A->input(0) == Y ? 1 : 0);

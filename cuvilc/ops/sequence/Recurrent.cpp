@@ -31,7 +31,7 @@
 
 namespace cuvil {
 
-extern const OpDef PackedLSTMOp;
+extern const OpDef LSTMOp, GRUOp, PackedLSTMOp;
 
 namespace {
 
@@ -66,9 +66,9 @@ const Cell GruCell = {1, 3, 2, 2, {"Sigmoid", "Tanh"}};
 const Cell LstmCell = {2, 4, 3, 3, {"Sigmoid", "Tanh", "Tanh"}};
 
 const Cell &cellOf(const Node &N) {
-  if (N.opType() == "LSTM" || N.opType() == "cuvil.PackedLSTM")
+  if (N.def() == &LSTMOp || N.def() == &PackedLSTMOp)
     return LstmCell;
-  return N.opType() == "GRU" ? GruCell : RnnCell;
+  return N.def() == &GRUOp ? GruCell : RnnCell;
 }
 
 /// The kernel's activation codes and which parameters each one takes (with
