@@ -117,7 +117,25 @@ typedef int8_t qdw_s8 __attribute__((vector_size(QDW_VL)));
 /* Shape facts (constants in the specialised kernels). */
 typedef struct {
   int64_t h, wd, kh, kw, oh, ow, sh, sw, dh, dw, pad_top, pad_left;
+  /* The lanes form's ring rows (qdw_lanes.h): padded positions, rows. */
+  int64_t pw, span;
 } qdw_shape;
+
+/* A kernel specialised for a common window (KH x KW, stride S both ways,
+ * no dilation: constants from here on), running `body` on the shape s and
+ * the arguments a. */
+#define QDW_SPECIALISE(name, KH, KW, S, body)                                  \
+  static __attribute__((noinline)) void name(const qdw_shape *g,               \
+                                             const qdw_args *a) {              \
+    qdw_shape s = *g;                                                          \
+    s.kh = KH;                                                                 \
+    s.kw = KW;                                                                 \
+    s.sh = s.sw = S;                                                           \
+    s.dh = s.dw = 1;                                                           \
+    s.pw = (s.ow - 1) * S + KW;                                                \
+    s.span = KH;                                                               \
+    body;                                                                      \
+  }
 
 /* Everything else a plane loop needs. */
 typedef struct {
@@ -278,6 +296,7 @@ INLINE void qdw_mac(qdw_acc *acc, qdw_x x, const qdw_taps taps[QDW_TAP_VECTORS],
 #endif
 }
 
+#include "qdw_lanes.h"
 #include "qdw_lines.h"
 
 /* Tap (ky, kx) of a tile (see qdw_tile), for the rolled tap loops. */
@@ -455,15 +474,7 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled,
  * one (DS-CNN's 5-wide maps: 5 of 8 lanes used, not 5 of 16); and the
  * general kernel. */
 #define QDW_KERNEL(name, KH, KW, S, NV)                                        \
-  static __attribute__((noinline)) void name(const qdw_shape *g,               \
-                                             const qdw_args *a) {              \
-    qdw_shape s = *g;                                                          \
-    s.kh = KH;                                                                 \
-    s.kw = KW;                                                                 \
-    s.sh = s.sw = S;                                                           \
-    s.dh = s.dw = 1;                                                           \
-    qdw_planes(&s, a, 1, NV);                                                  \
-  }
+  QDW_SPECIALISE(name, KH, KW, S, qdw_planes(&s, a, 1, NV))
 QDW_KERNEL(qdw_3x3s1, 3, 3, 1, QDW_NV)
 QDW_KERNEL(qdw_3x3s2, 3, 3, 2, QDW_NV)
 QDW_KERNEL(qdw_5x5s1, 5, 5, 1, QDW_NV)
@@ -485,12 +496,20 @@ void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
                                 int64_t x_type, int64_t x_zp, int64_t y_type,
                                 int64_t y_zp, int64_t y_lo, int64_t y_hi) {
   (void)y_type; /* an in-range value has the same byte as uint8 or int8 */
-  const qdw_shape s = {geom[CUVIL_QCONV_H],       geom[CUVIL_QCONV_W],
-                       geom[CUVIL_QCONV_KH],      geom[CUVIL_QCONV_KW],
-                       geom[CUVIL_QCONV_OH],      geom[CUVIL_QCONV_OW],
-                       geom[CUVIL_QCONV_SH],      geom[CUVIL_QCONV_SW],
-                       geom[CUVIL_QCONV_DH],      geom[CUVIL_QCONV_DW],
-                       geom[CUVIL_QCONV_PAD_TOP], geom[CUVIL_QCONV_PAD_LEFT]};
+  const qdw_shape s = {geom[CUVIL_QCONV_H],
+                       geom[CUVIL_QCONV_W],
+                       geom[CUVIL_QCONV_KH],
+                       geom[CUVIL_QCONV_KW],
+                       geom[CUVIL_QCONV_OH],
+                       geom[CUVIL_QCONV_OW],
+                       geom[CUVIL_QCONV_SH],
+                       geom[CUVIL_QCONV_SW],
+                       geom[CUVIL_QCONV_DH],
+                       geom[CUVIL_QCONV_DW],
+                       geom[CUVIL_QCONV_PAD_TOP],
+                       geom[CUVIL_QCONV_PAD_LEFT],
+                       0,
+                       0};
   const int64_t c = geom[CUVIL_QCONV_C];
   /* Columns per chunk: all of them when one band's lines fit the buffer,
    * else the most whole tiles that do. */
@@ -516,6 +535,10 @@ void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
       x, w,      bias, wsum, rq,   (uint8_t *)y, geom[CUVIL_QCONV_N] * c,
       c, x_type, x_zp, y_zp, y_lo, y_hi,         chunk};
   const int unit = s.dh == 1 && s.dw == 1 && s.sh == s.sw;
+#if !CUVIL_SCALAR_BLOCKING
+  if (ql_run(&s, &a))
+    return;
+#endif
 #if QDW_NV > 1
   if (unit && s.kh == 3 && s.kw == 3 && (s.sh == 1 || s.sh == 2) &&
       s.ow <= QDW_VL) {
