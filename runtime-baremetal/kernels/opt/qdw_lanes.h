@@ -225,11 +225,9 @@ INLINE void ql_fill(int16_t *row, const qdw_shape *s, const uint8_t *xc,
   for (; px < b; ++px) {
     ql_x v = zero;
     if (x_u8) {
-      CUVIL_UNROLL
       for (int64_t l = 0; l < nch; ++l)
         v[l] = src[l * hw + px];
     } else {
-      CUVIL_UNROLL
       for (int64_t l = 0; l < nch; ++l)
         v[l] = (int8_t)src[l * hw + px];
     }
@@ -246,16 +244,14 @@ INLINE void ql_tile(const qdw_shape *s, const int16_t *const *rows,
   CUVIL_UNROLL
   for (int j = 0; j < tx; ++j)
     ql_acc_set(&acc[j], bias);
-  CUVIL_UNROLL
   for (int64_t ky = 0; ky < s->kh; ++ky)
-    CUVIL_UNROLL
-  for (int64_t kx = 0; kx < s->kw; ++kx) {
-    const ql_x w = wv[ky * s->kw + kx];
-    CUVIL_UNROLL
-    for (int j = 0; j < tx; ++j)
-      ql_mac(&acc[j],
-             ql_load(rows[ky] + ((ox + j) * s->sw + kx * s->dw) * QL_C), w);
-  }
+    for (int64_t kx = 0; kx < s->kw; ++kx) {
+      const ql_x w = wv[ky * s->kw + kx];
+      CUVIL_UNROLL
+      for (int j = 0; j < tx; ++j)
+        ql_mac(&acc[j],
+               ql_load(rows[ky] + ((ox + j) * s->sw + kx * s->dw) * QL_C), w);
+    }
   CUVIL_UNROLL
   for (int j = 0; j < tx; ++j) {
     const ql_u8 o = ql_requant(&acc[j], q);
@@ -284,12 +280,10 @@ INLINE void ql_group(const qdw_shape *s, const qdw_args *a, int16_t *ring,
   ql_v32 bias = {0};
   for (int64_t t = 0; t < taps; ++t) {
     ql_x v = {0};
-    CUVIL_UNROLL
     for (int64_t l = 0; l < nch; ++l)
       v[l] = a->w[(c0 + l) * taps + t];
     wv[t] = v;
   }
-  CUVIL_UNROLL
   for (int64_t l = 0; l < nch; ++l)
     bias[l] = a->bias[c0 + l];
   ql_rq q;
