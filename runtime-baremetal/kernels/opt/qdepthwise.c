@@ -121,6 +121,25 @@ typedef struct {
   int64_t pw, span;
 } qdw_shape;
 
+/* Runs family P's kernel for the window of shape s: P##_3x3s1, _3x3s2,
+ * _5x5s1 or _5x5s2 (see QDW_SPECIALISE), else P##_general. */
+#define QDW_DISPATCH(P, s, a)                                                  \
+  do {                                                                         \
+    const int unit_ = (s)->dh == 1 && (s)->dw == 1 && (s)->sh == (s)->sw;      \
+    const int k3_ = unit_ && (s)->kh == 3 && (s)->kw == 3;                     \
+    const int k5_ = unit_ && (s)->kh == 5 && (s)->kw == 5;                     \
+    if (k3_ && (s)->sh == 1)                                                   \
+      P##_3x3s1(s, a);                                                         \
+    else if (k3_ && (s)->sh == 2)                                              \
+      P##_3x3s2(s, a);                                                         \
+    else if (k5_ && (s)->sh == 1)                                              \
+      P##_5x5s1(s, a);                                                         \
+    else if (k5_ && (s)->sh == 2)                                              \
+      P##_5x5s2(s, a);                                                         \
+    else                                                                       \
+      P##_general(s, a);                                                       \
+  } while (0)
+
 /* A kernel specialised for a common window (KH x KW, stride S both ways,
  * no dilation: constants from here on), running `body` on the shape s and
  * the arguments a. */
@@ -400,6 +419,31 @@ INLINE int64_t qdw_phase_len(int64_t cols, int64_t halo) {
   return (n + QDW_COPIES - 1) / QDW_COPIES * QDW_COPIES;
 }
 
+/* Channel ch's taps, bias (less xoff * wsum: see qdw_x) and
+ * requantization constants. */
+INLINE void qdw_channel(const qdw_shape *s, const qdw_args *a, int64_t ch,
+                        int32_t xoff, qdw_taps taps[QDW_TAP_VECTORS],
+                        int32_t *bias, qdw_rq *q) {
+  const int8_t *wc = a->w + ch * s->kh * s->kw;
+  for (int k = 0; k < QDW_TAP_VECTORS; ++k)
+    taps[k] = (qdw_taps){0};
+  for (int64_t t = 0; t < s->kh * s->kw; ++t)
+    taps[t / 8][t % 8] = wc[t];
+  *bias = a->bias[ch] - (xoff ? xoff * a->wsum[ch] : 0);
+  const int64_t shift = a->rq[2 * ch + 1], s31 = shift - 31;
+  *q = (qdw_rq){a->rq[2 * ch],
+                shift,
+                ((int64_t)1 << (shift - 1)) - 1 +
+                    a->y_zp * ((int64_t)1 << shift),
+                (int32_t)a->y_lo,
+                (int32_t)a->y_hi,
+                (int32_t)s31,
+                cuvil_qrq_round31(shift, a->y_zp),
+                ((int64_t)1 << (shift - 1)) + a->y_zp * ((int64_t)1 << shift),
+                ((int64_t)1 << shift) - 1,
+                a->y_zp};
+}
+
 /* Every plane: bands of QDW_R output rows, column chunks of a->chunk;
  * each (band, chunk) fills its lines, then runs its tiles. */
 INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled,
@@ -421,23 +465,10 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled,
     const int64_t ch = pl % a->c;
     const uint8_t *xc = (const uint8_t *)a->x + pl * s->h * s->wd;
     uint8_t *yc = a->y + pl * s->oh * s->ow;
-    const int8_t *wc = a->w + ch * s->kh * s->kw;
-    qdw_taps taps[QDW_TAP_VECTORS] = {{0}};
-    for (int64_t t = 0; t < s->kh * s->kw; ++t)
-      taps[t / 8][t % 8] = wc[t];
-    const int32_t bias = a->bias[ch] - (xoff ? xoff * a->wsum[ch] : 0);
-    const int64_t shift = a->rq[2 * ch + 1], s31 = shift - 31;
-    const qdw_rq q = {
-        a->rq[2 * ch],
-        shift,
-        ((int64_t)1 << (shift - 1)) - 1 + a->y_zp * ((int64_t)1 << shift),
-        (int32_t)a->y_lo,
-        (int32_t)a->y_hi,
-        (int32_t)s31,
-        cuvil_qrq_round31(shift, a->y_zp),
-        ((int64_t)1 << (shift - 1)) + a->y_zp * ((int64_t)1 << shift),
-        ((int64_t)1 << shift) - 1,
-        a->y_zp};
+    qdw_taps taps[QDW_TAP_VECTORS];
+    int32_t bias;
+    qdw_rq q;
+    qdw_channel(s, a, ch, xoff, taps, &bias, &q);
     for (int64_t ox0 = 0; ox0 < s->ow; ox0 += a->chunk) {
       const int64_t cols = s->ow - ox0 < a->chunk ? s->ow - ox0 : a->chunk;
       const int64_t col0 = ox0 * s->sw - s->pad_left;
@@ -468,6 +499,8 @@ INLINE void qdw_planes(const qdw_shape *s, const qdw_args *a, int unrolled,
     }
   }
 }
+
+#include "qdw_flat.h"
 
 /* The specialised kernels: shapes whose tap loops unroll (constants here),
  * with tiles of QDW_NV vectors or, for maps no wider than one vector, of
@@ -534,12 +567,15 @@ void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
   const qdw_args a = {
       x, w,      bias, wsum, rq,   (uint8_t *)y, geom[CUVIL_QCONV_N] * c,
       c, x_type, x_zp, y_zp, y_lo, y_hi,         chunk};
-  const int unit = s.dh == 1 && s.dw == 1 && s.sh == s.sw;
-#if !CUVIL_SCALAR_BLOCKING
+#if CUVIL_SCALAR_BLOCKING
+  if (qf_run(&s, &a))
+    return;
+#else
   if (ql_run(&s, &a))
     return;
 #endif
 #if QDW_NV > 1
+  const int unit = s.dh == 1 && s.dw == 1 && s.sh == s.sw;
   if (unit && s.kh == 3 && s.kw == 3 && (s.sh == 1 || s.sh == 2) &&
       s.ow <= QDW_VL) {
     if (s.sh == 1)
@@ -549,14 +585,5 @@ void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
     return;
   }
 #endif
-  if (unit && s.kh == 3 && s.kw == 3 && s.sh == 1)
-    qdw_3x3s1(&s, &a);
-  else if (unit && s.kh == 3 && s.kw == 3 && s.sh == 2)
-    qdw_3x3s2(&s, &a);
-  else if (unit && s.kh == 5 && s.kw == 5 && s.sh == 1)
-    qdw_5x5s1(&s, &a);
-  else if (unit && s.kh == 5 && s.kw == 5 && s.sh == 2)
-    qdw_5x5s2(&s, &a);
-  else
-    qdw_general(&s, &a);
+  QDW_DISPATCH(qdw, &s, &a);
 }

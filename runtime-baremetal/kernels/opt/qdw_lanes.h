@@ -366,17 +366,7 @@ INLINE int ql_run(const qdw_shape *shape, const qdw_args *a) {
   s.span = (s.kh - 1) * s.dh + 1;
   if (!ql_takes(&s, a->c))
     return 0;
-  const int unit = s.dh == 1 && s.dw == 1 && s.sh == s.sw;
-  if (unit && s.kh == 3 && s.kw == 3 && s.sh == 1)
-    ql_3x3s1(&s, a);
-  else if (unit && s.kh == 3 && s.kw == 3 && s.sh == 2)
-    ql_3x3s2(&s, a);
-  else if (unit && s.kh == 5 && s.kw == 5 && s.sh == 1)
-    ql_5x5s1(&s, a);
-  else if (unit && s.kh == 5 && s.kw == 5 && s.sh == 2)
-    ql_5x5s2(&s, a);
-  else
-    ql_general(&s, a);
+  QDW_DISPATCH(ql, &s, a);
   return 1;
 }
 

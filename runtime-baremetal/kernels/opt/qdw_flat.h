@@ -1,0 +1,173 @@
+/* The INT8 depthwise convolution on one-lane targets (RV64) for narrow maps
+ * at stride 1: each channel's padded plane as one flat line (included by
+ * qdepthwise.c only, after qdw_planes and its helpers).
+ *
+ * The plane tiles of qdepthwise.c (QDW_R rows x QDW_TW columns) fit a
+ * narrow map badly: DS-CNN's 25x5 maps took some 93 instructions per
+ * output on u74-mc, most of them partial tiles, register spills around
+ * the 4 x 2 accumulators and the line set-up of each band. Here, as the
+ * float kernel's dw_flat does, the whole padded plane is stored once in one
+ * line (both copies, see qdw_at), row after row, each row split into its
+ * stride phases: no bands, and every tap of an output row reads
+ * consecutive elements. Each output row is computed in tiles of QF_NV
+ * pairs (a pair x[e] + x[e + 1] 2^32 times the tap, see qdw_x), the last
+ * one whole with its excess dropped. Per tap and pair: one load, one mul,
+ * one add. */
+#ifndef CUVIL_KERNELS_OPT_QDW_FLAT_H
+#define CUVIL_KERNELS_OPT_QDW_FLAT_H
+
+#if CUVIL_SCALAR_BLOCKING
+
+#define QF_NV 3 /* pairs per tile: 6 output positions */
+#define QF_TW (2 * QF_NV)
+
+/* The line's geometry. A padded row of the window's reach is stored as
+ * its sw stride phases (phase q: padded columns q, q + sw, ...) of ph
+ * elements each, rs = sw * ph a row; ph is even, so that a tap's pair
+ * comes from a fixed copy (see qdw_at). len: elements per copy (the
+ * padded rows, plus the reach of the last row's last tile). */
+typedef struct {
+  int64_t ph, rs, len;
+} qf_geom;
+
+INLINE qf_geom qf_geom_of(const qdw_shape *s) {
+  qf_geom f;
+  const int64_t cols = (s->ow - 1) * s->sw + (s->kw - 1) * s->dw + 1;
+  const int64_t rows = (s->oh - 1) * s->sh + (s->kh - 1) * s->dh + 1;
+  f.ph = (cols + s->sw - 1) / s->sw;
+  f.ph += f.ph & 1;
+  f.rs = s->sw * f.ph;
+  f.len = rows * f.rs + QF_TW + 2;
+  return f;
+}
+
+/* Whether the flat form takes the shape: stride 1 or 2 both ways, and a
+ * line that fits (maps up to some 20 x 20: wider ones fill the plane
+ * tiles). */
+INLINE int qf_takes(const qdw_shape *s, const qf_geom *f) {
+  return s->sh == s->sw && (s->sw == 1 || s->sw == 2) &&
+         qdw_stride(f->len) <= QDW_LINE_ELEMS;
+}
+
+/* Plane xc into the line (p = f->len elements a copy): padded row r is
+ * input row r - pad_top, padded column c input column c - pad_left; zp
+ * outside; xoff added (see qdw_x). */
+INLINE void qf_fill(const qdw_shape *s, const qf_geom *f, qdw_el *line,
+                    const uint8_t *xc, int u8, int32_t zp, int32_t xoff) {
+  const int64_t p = f->len;
+  /* Phase q's elements inside the input columns: [in0[q], in1[q]). */
+  int64_t in0[2], in1[2];
+  for (int64_t q = 0; q < s->sw; ++q)
+    qdw_inside(q - s->pad_left, s->sw, s->wd, f->ph, &in0[q], &in1[q]);
+  int64_t e = 0;
+  for (int64_t r = 0; e + f->rs <= p; ++r, e += f->rs) {
+    const int64_t iy = r - s->pad_top;
+    const int row = iy >= 0 && iy < s->h;
+    for (int64_t q = 0; q < s->sw; ++q) {
+      qdw_el *d = line + e + q * f->ph;
+      const int64_t a = row ? in0[q] : f->ph, b = row ? in1[q] : f->ph;
+      for (int64_t i = 0; i < a; ++i)
+        qdw_put(d, p, i, zp);
+      if (a < b)
+        qdw_copy2(d, p, a, b, xc + iy * s->wd, q - s->pad_left, s->sw, u8,
+                  xoff);
+      for (int64_t i = b; i < f->ph; ++i)
+        qdw_put(d, p, i, zp);
+    }
+  }
+  for (; e < p; ++e)
+    qdw_put(line, p, e, zp);
+}
+
+/* qdw_at(line, p, 2 * e2 + odd), the pair index and parity apart: given
+ * the element index, the optimiser lost track of its parity across the
+ * tile loop and masked every address. */
+INLINE qdw_x qf_at(const qdw_el *line, int64_t p, int64_t e2, int64_t odd) {
+  return (int64_t)*(const qdw_pair *)(line + (odd ? p + 2 : 0) + 2 * e2);
+}
+
+/* Output positions [ox, ox + cols) of row oy (cols <= QF_TW; computed
+ * whole, ox even). Tap (ky, kx) of output column ox + j reads element j +
+ * (kx dw) / sw of phase (kx dw) % sw of padded row oy sh + ky dh. */
+INLINE void qf_tile(const qdw_shape *s, const qf_geom *f, const qdw_el *line,
+                    int64_t oy, int64_t ox, int64_t cols,
+                    const qdw_taps taps[QDW_TAP_VECTORS], int32_t bias,
+                    const qdw_rq *q, uint8_t *y) {
+  /* Indices in pairs (rs, ph and ox are even). */
+  const int64_t rs2 = f->rs / 2, ph2 = f->ph / 2;
+  qdw_acc acc[QF_NV];
+  for (int v = 0; v < QF_NV; ++v)
+    acc[v] = qdw_acc_init(bias);
+  for (int64_t ky = 0; ky < s->kh; ++ky)
+    for (int64_t kx = 0; kx < s->kw; ++kx) {
+      const int64_t col = kx * s->dw;
+      const int64_t e2 =
+          (oy * s->sh + ky * s->dh) * rs2 + col % s->sw * ph2 + ox / 2;
+      const int64_t c = col / s->sw;
+      for (int v = 0; v < QF_NV; ++v)
+        qdw_mac(&acc[v], qf_at(line, f->len, e2 + v + c / 2, c & 1), taps,
+                ky * s->kw + kx);
+    }
+  uint8_t *yr = y + oy * s->ow + ox;
+  if (cols == QF_TW) {
+    for (int v = 0; v < QF_NV; ++v) {
+      const qdw_v8 b = qdw_requant(acc[v], q);
+      yr[2 * v] = b[0];
+      yr[2 * v + 1] = b[1];
+    }
+  } else {
+    for (int v = 0; v < QF_NV; ++v) {
+      const qdw_v8 b = qdw_requant(acc[v], q);
+      for (int l = 0; l < 2; ++l)
+        if (2 * v + l < cols)
+          yr[2 * v + l] = b[l];
+    }
+  }
+}
+
+/* Every plane in the flat form: each output row in tiles of QF_TW. */
+INLINE void qf_planes(const qdw_shape *s, const qdw_args *a) {
+  const qf_geom f = qf_geom_of(s);
+  const int32_t xoff = a->x_type == CUVIL_Q_I8 ? 128 : 0;
+  __attribute__((aligned(16))) qdw_el line[QDW_LINE_ELEMS];
+  for (int64_t pl = 0; pl < a->planes; ++pl) {
+    qdw_taps taps[QDW_TAP_VECTORS];
+    int32_t bias;
+    qdw_rq q;
+    qdw_channel(s, a, pl % a->c, xoff, taps, &bias, &q);
+    qf_fill(s, &f, line, (const uint8_t *)a->x + pl * s->h * s->wd,
+            a->x_type == CUVIL_Q_U8, (int32_t)a->x_zp + xoff, xoff);
+    uint8_t *y = a->y + pl * s->oh * s->ow;
+    for (int64_t oy = 0; oy < s->oh; ++oy)
+      for (int64_t ox = 0; ox < s->ow; ox += QF_TW)
+        qf_tile(s, &f, line, oy, ox, s->ow - ox < QF_TW ? s->ow - ox : QF_TW,
+                taps, bias, &q, y);
+  }
+}
+
+#define QF_KERNEL(name, KH, KW, S)                                             \
+  QDW_SPECIALISE(name, KH, KW, S, qf_planes(&s, a))
+QF_KERNEL(qf_3x3s1, 3, 3, 1)
+QF_KERNEL(qf_3x3s2, 3, 3, 2)
+QF_KERNEL(qf_5x5s1, 5, 5, 1)
+QF_KERNEL(qf_5x5s2, 5, 5, 2)
+#undef QF_KERNEL
+
+static __attribute__((noinline)) void qf_general(const qdw_shape *s,
+                                                 const qdw_args *a) {
+  qf_planes(s, a);
+}
+
+/* Runs the convolution in the flat form if it takes the shape (a->wsum
+ * present for int8 inputs: the caller checked). */
+INLINE int qf_run(const qdw_shape *s, const qdw_args *a) {
+  const qf_geom f = qf_geom_of(s);
+  if (!qf_takes(s, &f))
+    return 0;
+  QDW_DISPATCH(qf, s, a);
+  return 1;
+}
+
+#endif /* CUVIL_SCALAR_BLOCKING */
+
+#endif
