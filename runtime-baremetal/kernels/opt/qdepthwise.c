@@ -121,6 +121,18 @@ typedef struct {
   int64_t pw, span;
 } qdw_shape;
 
+/* Family P of kernels, each running run(shape, args): specialised for the
+ * windows QDW_DISPATCH picks, and the general one. */
+#define QDW_FAMILY(P, run)                                                     \
+  QDW_SPECIALISE(P##_3x3s1, 3, 3, 1, run(&s, a))                               \
+  QDW_SPECIALISE(P##_3x3s2, 3, 3, 2, run(&s, a))                               \
+  QDW_SPECIALISE(P##_5x5s1, 5, 5, 1, run(&s, a))                               \
+  QDW_SPECIALISE(P##_5x5s2, 5, 5, 2, run(&s, a))                               \
+  static __attribute__((noinline)) void P##_general(const qdw_shape *s,        \
+                                                    const qdw_args *a) {       \
+    run(s, a);                                                                 \
+  }
+
 /* Runs family P's kernel for the window of shape s: P##_3x3s1, _3x3s2,
  * _5x5s1 or _5x5s2 (see QDW_SPECIALISE), else P##_general. */
 #define QDW_DISPATCH(P, s, a)                                                  \

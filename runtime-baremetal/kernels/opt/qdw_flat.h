@@ -145,18 +145,7 @@ INLINE void qf_planes(const qdw_shape *s, const qdw_args *a) {
   }
 }
 
-#define QF_KERNEL(name, KH, KW, S)                                             \
-  QDW_SPECIALISE(name, KH, KW, S, qf_planes(&s, a))
-QF_KERNEL(qf_3x3s1, 3, 3, 1)
-QF_KERNEL(qf_3x3s2, 3, 3, 2)
-QF_KERNEL(qf_5x5s1, 5, 5, 1)
-QF_KERNEL(qf_5x5s2, 5, 5, 2)
-#undef QF_KERNEL
-
-static __attribute__((noinline)) void qf_general(const qdw_shape *s,
-                                                 const qdw_args *a) {
-  qf_planes(s, a);
-}
+QDW_FAMILY(qf, qf_planes)
 
 /* Runs the convolution in the flat form if it takes the shape (a->wsum
  * present for int8 inputs: the caller checked). */

@@ -346,18 +346,7 @@ INLINE int ql_takes(const qdw_shape *s, int64_t c) {
          s->kh * s->kw <= QDW_TAPS_MAX && !(s->sw == 1 && s->ow >= 2 * QDW_TW);
 }
 
-#define QL_KERNEL(name, KH, KW, S)                                             \
-  QDW_SPECIALISE(name, KH, KW, S, ql_conv(&s, a))
-QL_KERNEL(ql_3x3s1, 3, 3, 1)
-QL_KERNEL(ql_3x3s2, 3, 3, 2)
-QL_KERNEL(ql_5x5s1, 5, 5, 1)
-QL_KERNEL(ql_5x5s2, 5, 5, 2)
-#undef QL_KERNEL
-
-static __attribute__((noinline)) void ql_general(const qdw_shape *s,
-                                                 const qdw_args *a) {
-  ql_conv(s, a);
-}
+QDW_FAMILY(ql, ql_conv)
 
 /* Runs the convolution in the lanes form if it takes the shape. */
 INLINE int ql_run(const qdw_shape *shape, const qdw_args *a) {
