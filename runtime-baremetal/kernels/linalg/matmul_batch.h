@@ -1,5 +1,5 @@
 /* The batch iteration shared by the batched MatMul kernels (the reference
- * one in gemm.c, the register-blocked one in opt/packed.c): batch i,
+ * one in gemm.c, the register-blocked one in opt/gemm.c): batch i,
  * row-major over batch_shape's CUVIL_MATMUL_BATCH_RANK dimensions, starts
  * at float offset *ao of A and *bo of B (a stride of 0 broadcasts). */
 #ifndef CUVIL_KERNELS_LINALG_MATMUL_BATCH_H
