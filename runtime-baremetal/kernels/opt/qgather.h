@@ -190,6 +190,39 @@ INLINE int step_next(const qsrc *s, int64_t *ci, int64_t *ky, int64_t *kx) {
 #if !defined(CUVIL_QPAIRS)
 /* The most runs (output rows) of a block gather_seg takes. */
 #define SEG_RUNS 4
+/* The widest window row it takes. */
+#define SEG_TAPS 5
+/* How a step's row comes from its run's segment. By default, one load at
+ * byte kx of the segment stored on the stack: the fewest instructions.
+ * On x86 that load stalled (a store forwarded to a load it only partly
+ * covers; perf: half of gather_seg's time on host resnet8_int8), so a
+ * single run's kw rows are made by constant shifts when its segment is
+ * loaded and kept whole (on a78: 2.8% more instructions). */
+#if defined(__x86_64__)
+#define SEG_SHIFTED 1
+#else
+#define SEG_SHIFTED 0
+#endif
+
+/* The bytes of seg from k on, then pads' (k a constant once unrolled:
+ * one byte-shifting shuffle). */
+INLINE cuvil_qrow seg_shift(cuvil_qrow seg, cuvil_qrow pads, int k) {
+  switch (k) {
+  case 1:
+    return __builtin_shufflevector(seg, pads, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                   12, 13, 14, 15, 16);
+  case 2:
+    return __builtin_shufflevector(seg, pads, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                   12, 13, 14, 15, 16, 17);
+  case 3:
+    return __builtin_shufflevector(seg, pads, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                                   13, 14, 15, 16, 17, 18);
+  case 4:
+    return __builtin_shufflevector(seg, pads, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                   14, 15, 16, 17, 18, 19);
+  }
+  return seg;
+}
 
 /* Whether gather_seg takes block b: a whole block, stride and dilation 1
  * along the rows, and a window row of several taps that fits one vector
@@ -198,7 +231,7 @@ INLINE int step_next(const qsrc *s, int64_t *ci, int64_t *ky, int64_t *kx) {
  * gather_run). */
 INLINE int seg_takes(const qsrc *s, const qblock *b) {
   return !s->is_gemm && b->runs <= SEG_RUNS && b->nb == CUVIL_QNR &&
-         s->sw == 1 && s->dw == 1 && s->kw > 1 &&
+         s->sw == 1 && s->dw == 1 && s->kw > 1 && s->kw <= SEG_TAPS &&
          CUVIL_QNR + s->kw - 1 <= (int64_t)sizeof(cuvil_qrow);
 }
 
@@ -223,6 +256,9 @@ INLINE void seg_steps(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
   }
   int64_t ci = k0 / taps, ky = k0 % taps / s->kw, kx = k0 % s->kw;
   int fresh = 1; /* the segments of (ci, ky) are still to be made */
+#if SEG_SHIFTED
+  cuvil_qrow one[SEG_TAPS]; /* a single run's rows, tap by tap */
+#endif
   cuvil_qrow g[CUVIL_QKR];
   for (int64_t q = 0; q < kc / CUVIL_QKR; ++q) {
     CUVIL_UNROLL
@@ -247,12 +283,25 @@ INLINE void seg_steps(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
             }
             v = ((v ^ flip) & inside[i]) | (pads & ~inside[i]);
           }
+#if SEG_SHIFTED
+          if (runs == 1) {
+            CUVIL_UNROLL
+            for (int k = 0; k < SEG_TAPS; ++k)
+              if (k < s->kw)
+                one[k] = seg_shift(v, pads, k);
+            continue;
+          }
+#endif
           __builtin_memcpy((uint8_t *)seg[i] + b->j0[i], &v, sizeof v);
         }
         fresh = 0;
       }
       if (runs == 1) {
+#if SEG_SHIFTED
+        g[r] = one[kx];
+#else
         __builtin_memcpy(&g[r], (const uint8_t *)seg[0] + kx, sizeof g[r]);
+#endif
       } else {
         g[r] = row_splat(0);
         for (int64_t i = 0; i < runs; ++i) {
