@@ -1,18 +1,20 @@
-/* The INT8 depthwise convolution on one-lane targets (RV64) for narrow maps
- * at stride 1: each channel's padded plane as one flat line (included by
- * qdepthwise.c only, after qdw_planes and its helpers).
+/* The INT8 depthwise convolution on one-lane targets (RV64) at stride 1 or
+ * 2: each channel's padded plane, or bands of it, as one flat line
+ * (included by qdepthwise.c only, after qdw_planes and its helpers).
  *
  * The plane tiles of qdepthwise.c (QDW_R rows x QDW_TW columns) fit a
  * narrow map badly: DS-CNN's 25x5 maps took some 93 instructions per
  * output on u74-mc, most of them partial tiles, register spills around
  * the 4 x 2 accumulators and the line set-up of each band. Here, as the
- * float kernel's dw_flat does, the whole padded plane is stored once in one
- * line (both copies, see qdw_at), row after row, each row split into its
- * stride phases: no bands, and every tap of an output row reads
- * consecutive elements. Each output row is computed in tiles of QF_NV
- * pairs (a pair x[e] + x[e + 1] 2^32 times the tap, see qdw_x), the last
- * one whole with its excess dropped. Per tap and pair: one load, one mul,
- * one add. */
+ * float kernel's dw_flat does, the padded plane is stored once in one line
+ * (both copies, see qdw_at), row after row, each row split into its stride
+ * phases, so that every tap of an output row reads consecutive elements;
+ * a plane larger than the line goes in bands of output rows. Each output
+ * row is computed in tiles of QF_NV pairs (a pair x[e] + x[e + 1] 2^32
+ * times the tap, see qdw_x), the last one whole with its excess dropped.
+ * Per tap and pair: one load, one mul, one add. On u74-mc: DS-CNN's
+ * depthwise layers 746K -> 499K instructions, MobileNetV1's 6x6 ones
+ * 436K -> 260K. */
 #ifndef CUVIL_KERNELS_OPT_QDW_FLAT_H
 #define CUVIL_KERNELS_OPT_QDW_FLAT_H
 
