@@ -192,7 +192,7 @@ finish(const Forked &F, int Status,
   llvm::Error Err = llvm::Error::success();
   if (!WIFEXITED(Status) || WEXITSTATUS(Status) != 0)
     Err = makeError(
-        "internal error: a code generation process {} {}",
+        "internal error: a compiler worker process {} {}",
         WIFSIGNALED(Status) ? "was killed by signal" : "exited with status",
         WIFSIGNALED(Status) ? WTERMSIG(Status) : WEXITSTATUS(Status));
   else if (lseek(F.Fd, 0, SEEK_SET) != 0)
@@ -221,14 +221,14 @@ llvm::Error runTasksForked(
       const uint32_t Task = Order[Next++];
       const int Fd = resultFile();
       if (Fd < 0) {
-        Err = makeError("cannot create a code generation result file: {}",
+        Err = makeError("cannot create a compiler worker's result file: {}",
                         std::strerror(errno));
         continue;
       }
       const pid_t Pid = fork();
       if (Pid < 0) {
         close(Fd);
-        Err = makeError("cannot start a code generation process: {}",
+        Err = makeError("cannot start a compiler worker process: {}",
                         std::strerror(errno));
         continue;
       }
