@@ -356,10 +356,14 @@ INLINE void qdw_channel(const qdw_shape *s, const qdw_args *a, int64_t ch,
                 a->y_zp};
 }
 
-#include "qdw_flat.h"
+/* The three forms, in this order: the lines (used by the plane and flat
+ * forms) before their users. */
 #include "qdw_lanes.h"
 #include "qdw_lines.h"
+
 #include "qdw_planes.h"
+
+#include "qdw_flat.h"
 
 void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
                                 const int32_t *bias, const int32_t *wsum,
