@@ -136,6 +136,8 @@ void EntryBuilder::buildInit() {
                 B.CreateStructGEP(StateTy, State, 0));
   for (size_t A = 0; A < NumArenas; ++A)
     B.CreateStore(ArenaPtrs[A], arenaSlot(State, A));
+  if (Opts.Range) // runs are for the largest value until set_dims
+    B.CreateStore(llvm::ConstantInt::get(I64, Opts.Range->Hi), dimSlot(State));
   // Slot 0 holds the blob, and is active.
   B.CreateCall(M.getFunction("cuvil_slots_reset"),
                {slots(State), BlobPtr, BlobSize});
@@ -198,6 +200,8 @@ llvm::Expected<llvm::Value *> EntryBuilder::argument(const KernelArg &A,
   if (Opts.Checked && A.K == Kind::Tensor)
     if (auto E = checkOperandRegion(G, Plan, N, A.V, A.ByteOffset))
       return E;
+  if (!A.Dyn.empty())
+    return dynamicArgument(A, Want);
   switch (A.K) {
   case Kind::Tensor: return pointerTo(A.V, A.ByteOffset);
   case Kind::Null: return llvm::ConstantPointerNull::get(PtrTy);
@@ -260,6 +264,23 @@ llvm::Error EntryBuilder::buildRunV() {
         PtrTy, B.CreateConstInBoundsGEP1_64(PtrTy, RunV->getArg(2), I),
         "out" + std::to_string(I)));
 
+  if (Opts.Range) {
+    // The dimension's value for this run: refused outside the range the
+    // arenas were planned for (the caller may have written the field).
+    llvm::Value *D = B.CreateLoad(I64, dimSlot(State), "dim");
+    llvm::Value *K =
+        B.CreateSub(D, llvm::ConstantInt::get(I64, Opts.Range->Lo), "dim.k");
+    auto *Out = llvm::BasicBlock::Create(Ctx, "dim.out.of.range", RunV);
+    auto *In = llvm::BasicBlock::Create(Ctx, "dim.ok", RunV);
+    B.CreateCondBr(
+        B.CreateICmpUGT(
+            K, llvm::ConstantInt::get(I64, Opts.Range->Hi - Opts.Range->Lo)),
+        Out, In);
+    B.SetInsertPoint(Out);
+    B.CreateRet(llvm::ConstantInt::getSigned(I32, StatusDimRange));
+    B.SetInsertPoint(In);
+    DimK = K;
+  }
   if (Opts.Checked) {
     llvm::Value *StepField = B.CreateStructGEP(StateTy, State, 3);
     B.CreateStore(llvm::ConstantInt::getSigned(I32, -1), StepField);
@@ -297,9 +318,13 @@ llvm::Error EntryBuilder::buildRunV() {
   // Outputs that no node writes directly (see MemoryPlan::OutputCopies).
   llvm::Function *Copy = M.getFunction("cuvil_k_copy");
   assert(Copy && "kernel bitcode lacks cuvil_k_copy");
-  for (const auto &[I, V] : Plan.OutputCopies)
-    B.CreateCall(Copy, {pointerTo(V, 0), OutputPtrs[I],
-                        llvm::ConstantInt::get(I64, V->byteSize())});
+  for (size_t C = 0; C < Plan.OutputCopies.size(); ++C) {
+    const auto &[I, V] = Plan.OutputCopies[C];
+    llvm::Value *Bytes = Opts.Range
+                             ? formulaValue(Opts.Range->CopyBytes[C])
+                             : llvm::ConstantInt::get(I64, V->byteSize());
+    B.CreateCall(Copy, {pointerTo(V, 0), OutputPtrs[I], Bytes});
+  }
   if (Profile) {
     if (!Plan.OutputCopies.empty())
       Profile->record(B, Step);
@@ -577,6 +602,8 @@ llvm::Error EntryBuilder::build() {
   }
   buildInit();
   buildWeightSlots();
+  if (Opts.Range)
+    buildDims();
   if (auto E = buildRunV())
     return E;
   buildRun();

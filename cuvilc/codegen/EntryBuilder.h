@@ -58,6 +58,11 @@ public:
       Fields.push_back(llvm::ArrayType::get(llvm::ArrayType::get(I64, 2),
                                             profileRows(Steps.size())));
     }
+    // A build for a range of a dimension adds `int64_t dims[1]`.
+    if (Opts.Range) {
+      DimsField = static_cast<unsigned>(Fields.size());
+      Fields.push_back(llvm::ArrayType::get(I64, 1));
+    }
     // Last, the A/B weight slots (cuvil_slots_t of cuvil/slots.h).
     SlotsField = static_cast<unsigned>(Fields.size());
     Fields.push_back(slotsType());
@@ -143,6 +148,21 @@ private:
   llvm::Error buildRunV();
   void buildRun();
   llvm::Value *pointerTo(const Value *V, int64_t ExtraOffset);
+  /// A build for a range of a dimension (DimCode.cpp): set_dims, the
+  /// shape and size queries, and the formulas' values.
+  void buildDims();
+  /// F at k = d - Lo (K, an i64), emitted at FB.
+  llvm::Value *evaluate(llvm::IRBuilder<> &FB, const DimFormula &F,
+                        llvm::Value *K);
+  /// Inside run_v: F at the run's k (DimK), one value per formula and block.
+  llvm::Value *formulaValue(const DimFormula &F);
+  /// Inside run_v: argument A whose integers vary with the dimension.
+  llvm::Value *dynamicArgument(const KernelArg &A, llvm::Type *Want);
+  /// The dims field of the instance.
+  llvm::Value *dimSlot(llvm::Value *State) {
+    return B.CreateInBoundsGEP(
+        StateTy, State, {B.getInt32(0), B.getInt32(DimsField), B.getInt32(0)});
+  }
   llvm::Expected<llvm::Value *> argument(const KernelArg &A,
                                          llvm::Type *Expected, const Node &N,
                                          const std::string &K);
@@ -183,6 +203,13 @@ private:
   /// they are equal, runs the scalar loop).
   std::map<std::pair<llvm::Value *, int64_t>, llvm::Instruction *> Addresses;
   unsigned ArrayCount = 0;
+  /// A build for a range of a dimension: the field of dims, and inside
+  /// run_v the run's k = d - Lo and the values computed from it.
+  unsigned DimsField = 0;
+  llvm::Value *DimK = nullptr;
+  std::map<std::pair<DimFormula, llvm::BasicBlock *>, llvm::Value *>
+      FormulaValues;
+  std::map<DimFormula, llvm::GlobalVariable *> FormulaTables;
 
   // --checked: run_v's bounds checks, and each step's node name.
   std::unique_ptr<GuardChecks> Guards;

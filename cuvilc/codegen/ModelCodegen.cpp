@@ -24,6 +24,8 @@
 #include "ir/Diagnostic.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/DiagnosticHandler.h>
+#include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -40,6 +42,19 @@
 #include <set>
 
 namespace cuvil {
+
+namespace {
+/// A build for a range of a dimension passes the kernels sizes known only
+/// at run time, so their loops marked for full unrolling (CUVIL_UNROLL)
+/// cannot be unrolled there: LLVM's "loop not unrolled" warnings are then
+/// what such a build is, not a defect. Other diagnostics go on as usual.
+class QuietUnrolling : public llvm::DiagnosticHandler {
+public:
+  bool handleDiagnostics(const llvm::DiagnosticInfo &DI) override {
+    return DI.getKind() == llvm::DK_OptimizationFailure;
+  }
+};
+} // namespace
 
 namespace {
 
@@ -134,6 +149,8 @@ generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
                      "(llvm.kernels in its TOML file)",
                      T.Name, T.Kernels);
   llvm::LLVMContext Ctx;
+  if (Opts.Range) // kernels' sizes are run-time values: see QuietUnrolling
+    Ctx.setDiagnosticHandler(std::make_unique<QuietUnrolling>());
   auto ModOrErr = llvm::getOwningLazyBitcodeModule(
       llvm::MemoryBuffer::getMemBuffer(*Bitcode, "kernels-" + T.Name + ".bc",
                                        /*RequiresNullTerminator=*/false),

@@ -12,6 +12,7 @@
 
 #include <cuvil/status.h>
 #include <llvm/Support/Error.h>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,21 @@ struct FirmwareKernel {
   enum class Param : uint8_t { Pointer, Int64, Float };
   std::string Name;
   std::vector<Param> Params;
+};
+
+/// A build for a range of one dimension (`--dim seq=LO..HI`, see
+/// driver/DimRange.h): the kernel arguments that vary carry their formulas
+/// (KernelArg::Dyn); these are the other integers of the entry points that
+/// depend on the dimension. The instance holds the value for the next run
+/// (`int64_t dims[1]`, set by cuvil_<name>_set_dims), and run checks it.
+struct DimRangeCode {
+  std::string Name;
+  int64_t Lo = 0, Hi = 0;
+  /// Per graph input and output: each dimension, and the byte size.
+  std::vector<std::vector<DimFormula>> InputShapes, OutputShapes;
+  std::vector<DimFormula> InputBytes, OutputBytes;
+  /// Per entry of MemoryPlan::OutputCopies: the bytes copied.
+  std::vector<DimFormula> CopyBytes;
 };
 
 struct CodegenOptions {
@@ -50,6 +66,8 @@ struct CodegenOptions {
   unsigned Jobs = 0;
   /// Times the LLVM stages (-v, --time-passes); null: not timed.
   StageTimer *Timer = nullptr;
+  /// A build for a range of a dimension; empty for fixed dimensions.
+  std::optional<DimRangeCode> Range;
 };
 
 struct CodegenResult {
@@ -91,6 +109,8 @@ enum StatusCode : int {
   StatusArenaOverlap = CUVIL_ERR_ARENA_OVERLAP,
   StatusArenaRange = CUVIL_ERR_ARENA_RANGE,
   StatusBounds = CUVIL_ERR_BOUNDS,
+  StatusDimRange = CUVIL_ERR_DIM_RANGE,
+  StatusIndex = CUVIL_ERR_INDEX,
   StatusBlobAlign = CUVIL_ERR_BLOB_ALIGN,
   StatusBlobShort = CUVIL_ERR_BLOB_SHORT,
 };

@@ -74,6 +74,12 @@ llvm::Expected<std::optional<QuantizeResult>>
 quantizeForBuild(const BuildOptions &Opts, std::ostream &Log) {
   if (!Opts.Quantize)
     return std::nullopt;
+  if (Opts.Range)
+    return usageError(fmt::format(
+        "--quantize int8 and --dim {}={}..{}: quantize the model first "
+        "(cuvilc quantize, with one value of '{}'), then build the quantized "
+        "model for the range",
+        Opts.Range->Name, Opts.Range->Lo, Opts.Range->Hi, Opts.Range->Name));
   // The QDQ model cuvilc quantize would write, built from memory. A wrong
   // target is said before the calibration runs.
   if (auto T = loadTarget(Opts.Target); !T)

@@ -3,6 +3,7 @@
 
 #include "codegen/Backend.h"
 #include "codegen/KernelLibrary.h"
+#include "driver/DimRange.h"
 #include "emit/WeightsBlob.h"
 #include "frontend/onnx/OnnxImporter.h"
 #include "ir/Diagnostic.h"
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <functional>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -352,12 +354,30 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
           T.Name, T.Kernels);
     }
   }
-  auto GOrErr =
-      OnnxBytes ? loadModelBytes(*OnnxBytes, Opts.Dims, Opts.DumpIR, Log,
-                                 Passes, Opts.DumpIRData, Opts.DumpIRJson)
-                : loadModel(Opts.Model, Opts.Dims, Opts.DumpIR, Log, Passes,
-                            CM.CustomOps ? &CM.CustomOps->registry() : nullptr,
-                            Opts.DumpIRData, Opts.DumpIRJson);
+  // A range of a dimension: compiled at its largest value (see
+  // driver/DimRange.h).
+  if (Opts.Range && Opts.Cores > 1)
+    return usageError(fmt::format(
+        "--dim {}={}..{} and --cores {}: a build for a range of a dimension "
+        "runs on one core; give one value, or --cores 1",
+        Opts.Range->Name, Opts.Range->Lo, Opts.Range->Hi, Opts.Cores));
+  std::map<std::string, int64_t> Dims = Opts.Dims;
+  if (Opts.Range) {
+    Dims[Opts.Range->Name] = Opts.Range->Hi;
+    PO->ConcatSlices = false;
+    Passes.SizesVary = true;
+  }
+  auto Load = [&](const std::map<std::string, int64_t> &D,
+                  const std::vector<std::string> &DumpIR, std::ostream &L,
+                  const PipelineOptions &P) {
+    return OnnxBytes
+               ? loadModelBytes(*OnnxBytes, D, DumpIR, L, P, Opts.DumpIRData,
+                                Opts.DumpIRJson)
+               : loadModel(Opts.Model, D, DumpIR, L, P,
+                           CM.CustomOps ? &CM.CustomOps->registry() : nullptr,
+                           Opts.DumpIRData, Opts.DumpIRJson);
+  };
+  auto GOrErr = Load(Dims, Opts.DumpIR, Log, Passes);
   if (!GOrErr)
     return GOrErr.takeError();
   CM.G = std::move(*GOrErr);
@@ -386,8 +406,37 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   auto Lowered = lowerGraph(G, Opts.Cores);
   if (!Lowered)
     return Lowered.takeError();
+  // Code.
+  CodegenOptions CO;
+  if (Opts.Range) {
+    // The model once more at every other value of the range.
+    PipelineOptions Quiet = Passes;
+    Quiet.Timer = nullptr;
+    SampleFn Sample = [&](int64_t At) -> llvm::Expected<RangeSample> {
+      std::map<std::string, int64_t> D = Opts.Dims;
+      D[Opts.Range->Name] = At;
+      std::ostringstream Discard;
+      auto S = Load(D, {}, Discard, Quiet);
+      if (!S)
+        return S.takeError();
+      auto SL = lowerGraph(**S, Opts.Cores);
+      if (!SL)
+        return SL.takeError();
+      return RangeSample{std::move(*S), std::move(*SL)};
+    };
+    auto Code =
+        fitDimRange(*Opts.Range, Sample, G, *Lowered, CM.Plan, Opts.Jobs);
+    if (!Code)
+      return Code.takeError();
+    CO.Range = std::move(*Code);
+  }
   beginStage(Timer, "weights");
   uint64_t Hash = structureHash(G, *Lowered, CM.Plan, T);
+  if (Opts.Range) { // the code differs from that of one value
+    std::string Text = fmt::format("range {} {} {}", Opts.Range->Name,
+                                   Opts.Range->Lo, Opts.Range->Hi);
+    Hash = fnv1a64(Text.data(), Text.size(), Hash);
+  }
   CM.Blob = buildWeightsBlob(CM.Plan, CM.Name, T.Name, Hash);
   const MemoryRegion *WR = T.region(CM.WeightsRegion);
   if (CM.Embed && CM.Blob.size() > WR->Length)
@@ -395,8 +444,6 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
                      "target '{}' holds ({} bytes)",
                      CM.Blob.size(), WR->Name, T.Name, WR->Length);
 
-  // Code.
-  CodegenOptions CO;
   CO.ModelName = CM.Name;
   CO.StructureHash = Hash;
   CO.WeightsDataSize = CM.Plan.WeightsSize;
@@ -429,6 +476,18 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   HI.Checked = Opts.Checked;
   HI.Workers = Opts.Cores;
   HI.ContextBytes = CM.Code.ContextBytes;
+  if (CO.Range) {
+    const DimRangeCode &R = *CO.Range;
+    HeaderInfo::DimRange HR{R.Name, R.Lo, R.Hi, {}, {}};
+    for (auto [Shapes, Texts] : {std::pair{&R.InputShapes, &HR.InputDims},
+                                 std::pair{&R.OutputShapes, &HR.OutputDims}})
+      for (const auto &Shape : *Shapes) {
+        Texts->emplace_back();
+        for (const DimFormula &F : Shape)
+          Texts->back().push_back(formulaText(F, R.Name, R.Lo));
+      }
+    HI.Range = std::move(HR);
+  }
   if (Opts.Profile) {
     auto Counters = profileCounters(CM.Target);
     if (!Counters) // generateObject refused the target already

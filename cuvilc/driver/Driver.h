@@ -48,6 +48,13 @@ struct QuantizeResult {
   QuantizeReport Report;
 };
 
+/// `--dim NAME=LO..HI`: one object for every value of NAME in [Lo, Hi]
+/// (driver/DimRange.h).
+struct DimRangeOption {
+  std::string Name;
+  int64_t Lo = 0, Hi = 0;
+};
+
 struct BuildOptions {
   std::string Model;           ///< Input .onnx path.
   std::string Target;          ///< Target name.
@@ -70,6 +77,8 @@ struct BuildOptions {
   bool DumpIRData = false;         ///< Dumps print every constant's data.
   bool DumpIRJson = false;         ///< --dump-ir-format json: Graph::printJson.
   std::map<std::string, int64_t> Dims;
+  /// A dimension given as a range (build only); not also in Dims.
+  std::optional<DimRangeOption> Range;
   bool PortableKernels = false; ///< Reference kernels only (--kernels).
   bool Checked = false;         ///< --checked: guard gaps and bounds checks.
   /// --cores: layers are cut into shares for this many cores (cuvil/team.h).

@@ -184,6 +184,25 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("#define {}WORKERS {}", P, Info.Workers);
   Line("");
 
+  const auto &Range = Info.Range;
+  if (Range) {
+    Line("/* Bounded dimension: built with --dim {}={}..{}, this object runs "
+         "every",
+         cComment(Range->Name), Range->Lo, Range->Hi);
+    Line(" * value in [MIN, MAX]. The arenas and the SHAPE/COUNT/BYTES macros "
+         "below");
+    Line(" * are for MAX. After init (which chooses MAX), cuvil_{}_set_dims() "
+         "sets",
+         N);
+    Line(" * the value the next runs use; the shape and bytes queries give "
+         "each");
+    Line(" * input's and output's size at it (dense, row-major). */");
+    Line("#define {}NUM_DIMS 1", P);
+    Line("#define {}DIM_0_NAME {}", P, cStringLiteral(Range->Name));
+    Line("#define {}DIM_0_MIN {}", P, Range->Lo);
+    Line("#define {}DIM_0_MAX {}", P, Range->Hi);
+    Line("");
+  }
   auto Tensors = [&](const char *Kind, const std::vector<Value *> &Vs,
                      const std::vector<bool> *Read) {
     std::string K = upper(Kind);
@@ -193,6 +212,13 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
       const Value *V = Vs[I];
       std::string Q = fmt::format("{}{}_{}_", P, K, I);
       Line("/* {} {}: '{}' */", Kind, I, cComment(V->name()));
+      if (Range) {
+        const auto &Dims = std::string(Kind) == "input" ? Range->InputDims[I]
+                                                        : Range->OutputDims[I];
+        Line("/* shape [{}] for {} in [{}, {}] */",
+             cComment(fmt::format("{}", fmt::join(Dims, ", "))),
+             cComment(Range->Name), Range->Lo, Range->Hi);
+      }
       Line("#define {}NAME {}", Q, cStringLiteral(V->name()));
       Line("#define {}RANK {}", Q, V->rank());
       Line("#define {}SHAPE {{{}}}", Q,
@@ -235,6 +261,9 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
          "runs */",
          P);
   }
+  if (Range)
+    Line("  int64_t dims[{}NUM_DIMS]; /* value of the next runs (set_dims) */",
+         P);
   Line(
       "  /* A/B weight slots (init_ab, switch_weights): each slot's blob, its");
   Line("   * size and the status of its last check, and the slot in use. */");
@@ -283,6 +312,30 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("                  unsigned long weights_size);");
   Line("");
   writeSlotsApi(S, N);
+  if (Range) {
+    Line("/* Sets the bounded dimension for the next runs: dims[0] is its "
+         "value.");
+    Line(" * Returns CUVIL_OK, CUVIL_ERR_NULL, or CUVIL_ERR_DIM_RANGE "
+         "(outside");
+    Line(" * [DIM_0_MIN, DIM_0_MAX]: the value in use stays). A run also "
+         "refuses");
+    Line(" * a value outside the range (CUVIL_ERR_DIM_RANGE), which arenas "
+         "sized");
+    Line(" * for MAX could not hold. */");
+    Line("int cuvil_{}_set_dims(cuvil_{}_t *m, const int64_t *dims);", N, N);
+    Line("/* Input or output `index` at the value in use: shape receives its");
+    Line(" * dimensions (RANK of them); returns the rank, or CUVIL_ERR_NULL /");
+    Line(" * CUVIL_ERR_INDEX. The bytes: 0 for a bad instance or index. */");
+    for (const char *K : {"input", "output"}) {
+      Line("int cuvil_{}_{}_shape(const cuvil_{}_t *m, unsigned index, "
+           "int64_t *shape);",
+           N, K, N);
+      Line("unsigned long cuvil_{}_{}_bytes(const cuvil_{}_t *m, unsigned "
+           "index);",
+           N, K, N);
+    }
+    Line("");
+  }
   std::vector<std::string> Params;
   std::set<std::string> Used = {"m"};
   auto ParamName = [&](const Value *V, const char *Fallback, size_t I) {

@@ -54,6 +54,15 @@ struct HeaderInfo {
   uint64_t ContextBytes = 0;
   /// SHA-256 of the built weights' data, in hex.
   std::string WeightsSha256;
+  /// A build for a range of a dimension (--dim NAME=LO..HI): its bounds,
+  /// and each input's and output's dimensions as C-like text ("seq",
+  /// "2*seq", "64").
+  struct DimRange {
+    std::string Name;
+    int64_t Lo = 0, Hi = 0;
+    std::vector<std::vector<std::string>> InputDims, OutputDims;
+  };
+  std::optional<DimRange> Range;
 };
 
 /// The C API of one compiled model: sizes, shapes, the state struct and

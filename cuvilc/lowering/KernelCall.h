@@ -14,9 +14,29 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace cuvil {
+
+/// In a build for a range of one dimension (`--dim seq=LO..HI`): an integer
+/// of the lowering as a function of that dimension's value d at run time,
+/// with k = d - LO. Without a table it is V0 + D1*k + D2*k*(k-1)/2, which
+/// is exact for every polynomial of degree two or less that is an integer
+/// at the integers (sizes, strides and offsets of a sequence model); other
+/// integers keep one value per length in Table (see driver/DimRange.h).
+struct DimFormula {
+  int64_t V0 = 0, D1 = 0, D2 = 0;
+  std::vector<int64_t> Table;
+
+  int64_t at(int64_t K) const {
+    return Table.empty() ? V0 + D1 * K + D2 * (K * (K - 1) / 2)
+                         : Table[static_cast<size_t>(K)];
+  }
+  bool operator<(const DimFormula &O) const {
+    return std::tie(V0, D1, D2, Table) < std::tie(O.V0, O.D1, O.D2, O.Table);
+  }
+};
 
 /// One argument of a kernel call.
 struct KernelArg {
@@ -33,6 +53,11 @@ struct KernelArg {
   int64_t I = 0;
   float F = 0;
   std::vector<int64_t> Array;
+  /// In a build for a range of a dimension, what varies with it: for Int,
+  /// one formula of I; for Tensor, one of ByteOffset; for IntArray, one per
+  /// element. Empty: the argument is the same at every value of the range
+  /// (and always in a build for fixed dimensions).
+  std::vector<DimFormula> Dyn;
 
   static KernelArg tensor(const Value *V, int64_t ByteOffset = 0) {
     KernelArg A;

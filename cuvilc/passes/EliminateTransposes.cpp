@@ -10,7 +10,9 @@
 //  - A Transpose that keeps the order of the axes of size greater than 1,
 //    moving only axes of size 1 (the identity, or NHWC <-> NCHW of a 1x1
 //    map after global pooling): its output has the input's bytes in the
-//    input's order, so it becomes a Reshape, a view of its input.
+//    input's order, so it becomes a Reshape, a view of its input. Not in
+//    a build for a range of a dimension, where a size of 1 may be one
+//    value of many.
 //
 // Models exported through NHWC frameworks carry both kinds around their
 // convolutions. Constant Transposes are already folded (fold-constants).
@@ -45,7 +47,7 @@ bool permutes(const Node &N) { return N.def() && N.def()->has(Permutes); }
 
 } // namespace
 
-llvm::Error eliminateTransposes(Graph &G) {
+llvm::Error eliminateTransposes(Graph &G, bool SizesVary) {
   std::vector<Node *> Transposes;
   for (const auto &N : G.nodes())
     if (permutes(*N))
@@ -70,7 +72,7 @@ llvm::Error eliminateTransposes(Graph &G) {
       P = std::move(R);
       X = N->input(0);
     }
-    if (movesOnlyUnitAxes(*X, P))
+    if (!SizesVary && movesOnlyUnitAxes(*X, P))
       G.replaceNode(N, "Reshape", &ReshapeOp, {X});
   }
   // Inner Transposes nothing reads any more.

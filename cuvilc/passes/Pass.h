@@ -24,6 +24,10 @@ struct PipelineOptions {
   int64_t QPackMr = 0, QPackKr = 0;
   /// Times each pass as a stage (-v, --time-passes); null: not timed.
   StageTimer *Timer = nullptr;
+  /// A build for a range of a dimension (driver/DimRange.h): an axis of
+  /// size 1 at one value may be longer at another, so no rewrite may rely
+  /// on it (a Transpose moving axes of size 1 stays a Transpose).
+  bool SizesVary = false;
 };
 
 /// A graph-to-graph transformation with a name (used by --dump-ir=NAME).
@@ -46,7 +50,7 @@ llvm::Error verifyGraphNode(const Node &N);
 llvm::Error foldConstants(Graph &G);
 llvm::Error lowerQdq(Graph &G, const PipelineOptions &O);
 llvm::Error specializeOps(Graph &G);
-llvm::Error eliminateTransposes(Graph &G);
+llvm::Error eliminateTransposes(Graph &G, bool SizesVary = false);
 llvm::Error rewritePatterns(Graph &G);
 llvm::Error foldBatchNorm(Graph &G);
 llvm::Error fuseActivations(Graph &G);

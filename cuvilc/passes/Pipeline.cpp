@@ -30,8 +30,8 @@ const std::vector<Pass> &defaultPipeline() {
       {"eliminate-transposes",
        "compose a Transpose of a Transpose into one; a Transpose that "
        "moves only axes of size 1 becomes a view (no copy)",
-       [](Graph &G, const PipelineOptions &) {
-         return eliminateTransposes(G);
+       [](Graph &G, const PipelineOptions &O) {
+         return eliminateTransposes(G, O.SizesVary);
        }},
       {"rewrite-patterns",
        "replace the patterns an op's Rewrite hook knows with cheaper forms: "

@@ -73,8 +73,9 @@ void Liveness::run() {
 
   // Concats first (in reverse, so a concat feeding a concat nests): their
   // inputs' producers must know where to write.
-  for (auto It = Nodes.rbegin(); It != Nodes.rend(); ++It)
-    concatInPlace(**It);
+  if (ConcatSlices)
+    for (auto It = Nodes.rbegin(); It != Nodes.rend(); ++It)
+      concatInPlace(**It);
 
   for (unsigned S = 0; S < Nodes.size(); ++S) {
     const Node &N = *Nodes[S];

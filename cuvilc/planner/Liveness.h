@@ -24,7 +24,8 @@ struct Alias {
 /// and collects the arena buffers with their live ranges.
 class Liveness {
 public:
-  Liveness(const Graph &G, MemoryPlan &Plan) : G(G), Plan(Plan) {}
+  Liveness(const Graph &G, MemoryPlan &Plan, bool ConcatSlices = true)
+      : G(G), Plan(Plan), ConcatSlices(ConcatSlices) {}
   void run();
 
   std::unordered_map<const Value *, Alias> Aliases;
@@ -54,6 +55,7 @@ private:
 
   const Graph &G;
   MemoryPlan &Plan;
+  bool ConcatSlices;
   std::unordered_map<const Value *, unsigned> LastUse;
   /// Per root: the last use of any value aliased to it (not the root's own).
   std::unordered_map<const Value *, unsigned> RootLastUse;

@@ -268,7 +268,7 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
     return makeError("the weights need more than 2^63 bytes together: more "
                      "than the target's address space");
 
-  Liveness L(G, Plan);
+  Liveness L(G, Plan, Opts.ConcatSlices);
   L.run();
   int64_t Total = 0;
   for (const ArenaBuffer &B : Plan.Buffers)

@@ -120,6 +120,11 @@ struct PlanOptions {
   bool AllowSpill = false;
   /// Try other execution orders (and reorder the graph to the best).
   bool OptimizeSchedule = true;
+  /// A Concat's inputs may be computed straight into their slices of its
+  /// output. Off for a build for a range of a dimension: a slice's offset
+  /// would vary with the dimension, the plan is made once for its largest
+  /// value.
+  bool ConcatSlices = true;
   /// A gap after every arena buffer (0, or a multiple of Alignment).
   int64_t GuardBytes = 0;
   /// The target's pointer width: no tensor may be larger than its

@@ -46,23 +46,61 @@ int report(llvm::Error E, const std::string &File) {
   return Code;
 }
 
-/// Parses NAME=VALUE dimension bindings.
+/// The most values a range of a dimension may span: the build runs the
+/// front end once per value (driver/DimRange.h).
+constexpr int64_t MaxRangeValues = 4096;
+
+/// Parses NAME=VALUE dimension bindings, and where Range is given one
+/// NAME=LO..HI range.
 std::string parseDims(const std::vector<std::string> &In,
-                      std::map<std::string, int64_t> &Out) {
+                      std::map<std::string, int64_t> &Out,
+                      std::optional<cuvil::DimRangeOption> *Range = nullptr) {
+  auto Number = [](const std::string &T) {
+    size_t Used = 0;
+    long long V = std::stoll(T, &Used);
+    if (Used != T.size() || V <= 0)
+      throw std::invalid_argument(T);
+    return static_cast<int64_t>(V);
+  };
   for (const std::string &S : In) {
     auto Eq = S.find('=');
+    std::string Name = Eq == std::string::npos ? "" : S.substr(0, Eq);
+    std::string Value = Eq == std::string::npos ? "" : S.substr(Eq + 1);
+    auto Dots = Value.find("..");
     try {
-      if (Eq == std::string::npos || Eq == 0)
+      if (Name.empty())
         throw std::invalid_argument(S);
-      size_t Used = 0;
-      long long V = std::stoll(S.substr(Eq + 1), &Used);
-      if (Used != S.size() - Eq - 1 || V <= 0)
-        throw std::invalid_argument(S);
-      Out[S.substr(0, Eq)] = V;
+      if (Dots == std::string::npos) {
+        Out[Name] = Number(Value);
+        continue;
+      }
+      cuvil::DimRangeOption R{Name, Number(Value.substr(0, Dots)),
+                              Number(Value.substr(Dots + 2))};
+      if (!Range)
+        return fmt::format("--dim '{}': a range is for `cuvilc build`; give "
+                           "one value here, NAME=N",
+                           S);
+      if (R.Lo > R.Hi)
+        return fmt::format("--dim '{}': the range's first value is above its "
+                           "last",
+                           S);
+      if (R.Hi - R.Lo + 1 > MaxRangeValues)
+        return fmt::format("--dim '{}': a range spans at most {} values (the "
+                           "build compiles the model's front end at each)",
+                           S, MaxRangeValues);
+      if (*Range && (*Range)->Name != Name)
+        return fmt::format("--dim '{}': one dimension may be a range, and "
+                           "'{}' is already",
+                           S, (*Range)->Name);
+      *Range = R;
     } catch (const std::exception &) {
-      return fmt::format("--dim '{}': expected NAME=N with N > 0", S);
+      return fmt::format("--dim '{}': expected NAME=N{} with N > 0", S,
+                         Range ? " or NAME=LO..HI" : "");
     }
   }
+  if (Range && *Range && Out.count((*Range)->Name))
+    return fmt::format("--dim: '{}' is given as a range and as a value",
+                       (*Range)->Name);
   return "";
 }
 
@@ -167,8 +205,11 @@ void addGraphOptions(CLI::App *Sub, cuvil::BuildOptions &B,
 /// The command-line strings that shape the compiled graph, as build, run
 /// and report take them: into B. Returns the usage error, or "".
 std::string finishGraphOptions(cuvil::BuildOptions &B,
-                               const GraphOptionStrings &S) {
-  if (std::string Err = parseDims(S.Dims, B.Dims); !Err.empty())
+                               const GraphOptionStrings &S,
+                               bool RangeAllowed = false) {
+  if (std::string Err =
+          parseDims(S.Dims, B.Dims, RangeAllowed ? &B.Range : nullptr);
+      !Err.empty())
     return Err;
   B.PortableKernels = S.Kernels == "portable";
   B.Quantize = S.Quantize == "int8";
@@ -311,7 +352,9 @@ int main(int argc, char **argv) {
                    "INT8 model) is an error, and nothing is written")
       ->check(CLI::IsMember({"error"}));
   Build->add_option("--dim", BuildDims,
-                    "Value of a symbolic input dimension, NAME=N (repeatable)");
+                    "Value of a symbolic input dimension, NAME=N "
+                    "(repeatable); or one range NAME=LO..HI: one object "
+                    "runs every value in it (see docs/deployment.md)");
   const char *CustomOpsHelp =
       "TOML file declaring the model's ops of other domains, whose C "
       "kernels the firmware provides (see docs/custom-ops.md)";
@@ -518,7 +561,7 @@ int main(int argc, char **argv) {
 
   if (Build->parsed()) {
     if (std::string Err = finishGraphOptions(
-            B, {BuildDims, Kernels, BuildQuantize, BuildDrop});
+            B, {BuildDims, Kernels, BuildQuantize, BuildDrop}, true);
         !Err.empty())
       return report(cuvil::usageError(Err), "");
     if (Weights.rfind("external=", 0) == 0 && Weights.size() > 9)

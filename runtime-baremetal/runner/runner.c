@@ -259,6 +259,41 @@ static int fail_status(const char *call, int rc) {
   return 1;
 }
 
+#ifdef CUVIL_MODEL_NUM_DIMS
+/* A build for a range of a dimension: dims.bin holds the value of each
+ * bounded dimension (int64, little-endian), which the runs use; inputs and
+ * outputs are read and written at their sizes for it. */
+#define IN_BYTES(i) cuvil_model_input_bytes(&model, (i))
+#define OUT_BYTES(i) cuvil_model_output_bytes(&model, (i))
+
+static int set_dims(void) {
+  int64_t dims[CUVIL_MODEL_NUM_DIMS];
+  if (read_file("dims.bin", dims, sizeof dims) != (long)sizeof dims) {
+    say("cuvil: error: cannot read dims.bin: expected %lu bytes\n",
+        (unsigned long)sizeof dims);
+    return 1;
+  }
+  int rc = cuvil_model_set_dims(&model, dims);
+  if (rc != 0)
+    return fail_status("cuvil_model_set_dims", rc);
+  /* The output shapes at this value, as the caller reads them. */
+  for (unsigned i = 0; i < CUVIL_MODEL_NUM_OUTPUTS; ++i) {
+    int64_t shape[8];
+    int rank = cuvil_model_output_shape(&model, i, shape);
+    if (rank < 0 || rank > 8)
+      return fail_status("cuvil_model_output_shape", rank);
+    say("cuvil: output %u shape", i);
+    for (int d = 0; d < rank; ++d)
+      say(d ? ",%ld" : " %ld", (long)shape[d]);
+    say("\n");
+  }
+  return 0;
+}
+#else
+#define IN_BYTES(i) input_bytes[i]
+#define OUT_BYTES(i) output_bytes[i]
+#endif
+
 static int run_model(void) {
   unsigned long need = 0;
   for (unsigned i = 0; i < CUVIL_MODEL_NUM_INPUTS; ++i)
@@ -270,33 +305,6 @@ static int run_model(void) {
         "runner has %lu; rebuild it with -DCUVIL_RUNNER_IO_POOL_BYTES=%lu\n",
         need, (unsigned long)sizeof io_pool, need);
     return 1;
-  }
-
-  char name[32];
-  unsigned char *next = io_pool;
-  const void *inputs[INPUT_SLOTS];
-  for (unsigned i = 0; i < CUVIL_MODEL_NUM_INPUTS; ++i) {
-    const char *path = file_name(name, "input", i);
-    inputs[i] = next;
-    if (!input_read[i]) {
-      next += align_up(input_bytes[i]);
-      continue;
-    }
-    if (read_file(path, next, input_bytes[i]) != (long)input_bytes[i]) {
-      say("cuvil: error: cannot read %s: expected a file of %lu bytes\n", path,
-          input_bytes[i]);
-      return 1;
-    }
-    next += align_up(input_bytes[i]);
-  }
-  /* Poison the outputs (all-ones bytes are NaNs in float32) so any element
-   * the model fails to write fails the comparison with the reference. */
-  void *outputs[CUVIL_MODEL_NUM_OUTPUTS];
-  for (unsigned i = 0; i < CUVIL_MODEL_NUM_OUTPUTS; ++i) {
-    for (unsigned long b = 0; b < output_bytes[i]; ++b)
-      next[b] = 0xff;
-    outputs[i] = next;
-    next += align_up(output_bytes[i]);
   }
 
 #ifdef CUVIL_RUNNER_WEIGHTS
@@ -317,10 +325,42 @@ static int run_model(void) {
   say("cuvil: team cores=%d\n", cuvil_team_start(CUVIL_MODEL_WORKERS));
 #endif
 #endif
-  int rc = measured_init();
-  if (rc != 0)
-    return fail_status("cuvil_model_init", rc);
-  rc = measured_run(inputs, outputs);
+  int init_rc = measured_init();
+  if (init_rc != 0)
+    return fail_status("cuvil_model_init", init_rc);
+#ifdef CUVIL_MODEL_NUM_DIMS
+  if (set_dims() != 0)
+    return 1;
+#endif
+
+  char name[32];
+  unsigned char *next = io_pool;
+  const void *inputs[INPUT_SLOTS];
+  for (unsigned i = 0; i < CUVIL_MODEL_NUM_INPUTS; ++i) {
+    const char *path = file_name(name, "input", i);
+    inputs[i] = next;
+    if (!input_read[i]) {
+      next += align_up(input_bytes[i]);
+      continue;
+    }
+    if (read_file(path, next, IN_BYTES(i)) != (long)IN_BYTES(i)) {
+      say("cuvil: error: cannot read %s: expected a file of %lu bytes\n", path,
+          (unsigned long)IN_BYTES(i));
+      return 1;
+    }
+    next += align_up(input_bytes[i]);
+  }
+  /* Poison the outputs (all-ones bytes are NaNs in float32) so any element
+   * the model fails to write fails the comparison with the reference. */
+  void *outputs[CUVIL_MODEL_NUM_OUTPUTS];
+  for (unsigned i = 0; i < CUVIL_MODEL_NUM_OUTPUTS; ++i) {
+    for (unsigned long b = 0; b < output_bytes[i]; ++b)
+      next[b] = 0xff;
+    outputs[i] = next;
+    next += align_up(output_bytes[i]);
+  }
+
+  int rc = measured_run(inputs, outputs);
 #if defined(CUVIL_RUNNER_TEAM) && defined(CUVIL_RUNNER_TEAM_MEASURE)
   cuvil_team_figures_t team = cuvil_team_figures();
   say("cuvil: team shares=%d sum=%llu max=%llu members=", CUVIL_MODEL_WORKERS,
@@ -358,8 +398,9 @@ static int run_model(void) {
 
   for (unsigned i = 0; i < CUVIL_MODEL_NUM_OUTPUTS; ++i) {
     const char *path = file_name(name, "out", i);
-    if (write_file(path, outputs[i], output_bytes[i]) < 0) {
-      say("cuvil: error: cannot write %s (%lu bytes)\n", path, output_bytes[i]);
+    if (write_file(path, outputs[i], OUT_BYTES(i)) < 0) {
+      say("cuvil: error: cannot write %s (%lu bytes)\n", path,
+          (unsigned long)OUT_BYTES(i));
       return 1;
     }
   }

@@ -24,6 +24,8 @@
 #define CUVIL_ERR_ARENA_OVERLAP (-5) /* arenas overlap each other or blob */
 #define CUVIL_ERR_ARENA_RANGE (-6)   /* arena runs past the address space */
 #define CUVIL_ERR_BOUNDS (-7)        /* --checked: kernel wrote out of bounds */
+#define CUVIL_ERR_DIM_RANGE (-8)     /* a bounded dimension outside its range */
+#define CUVIL_ERR_INDEX (-9)         /* no input or output of that number */
 #define CUVIL_ERR_BLOB_IDENT (-10)   /* not a cuvil weight blob (CUVW) */
 #define CUVIL_ERR_BLOB_FORMAT (-11)  /* malformed: offsets out of bounds */
 #define CUVIL_ERR_BLOB_VERSION (-12) /* unsupported schema version */
