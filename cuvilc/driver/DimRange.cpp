@@ -152,11 +152,12 @@ llvm::Error SampleReader::read(const Graph &G, const GraphLowering &L,
     RefNodes.emplace(Ref.nodes()[I]->name(), I);
   for (const auto &N : G.nodes())
     if (!RefNodes.count(N->name()))
-      return nodeError(*N,
-                       "{}the graph has this node, which it has not {}: the "
-                       "code is not the same over the range; give a "
-                       "narrower range, or build one object per value",
-                       where(At), atHi());
+      return nodeError(
+          *N,
+          "{}the graph has this node, which the graph {} lacks: the "
+          "code is not the same over the range; give a "
+          "narrower range, or build one object per value",
+          where(At), atHi());
   for (size_t I = 0; I < Ref.nodes().size(); ++I) {
     const Node &N = *Ref.nodes()[I];
     auto It = NodeAt.find(N.name());
@@ -278,8 +279,9 @@ fitDimRange(const DimRangeOption &R, const SampleFn &Sample, const Graph &G,
   auto Take = [&](uint32_t K) {
     int64_t At = R.Lo + K;
     auto S = Sample(At);
-    if (!S) {
-      Errors[K] = llvm::toString(S.takeError());
+    if (!S) { // the model itself fails at this value
+      Errors[K] = fmt::format("--dim {}={}..{}: at {}={}: {}", R.Name, R.Lo,
+                              R.Hi, R.Name, At, llvm::toString(S.takeError()));
       return;
     }
     if (auto E = Reader.read(*S->G, S->L, At, Ints[K]))
