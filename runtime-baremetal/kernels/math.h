@@ -64,14 +64,10 @@ CUVIL_MATH_INLINE float cuvil_pow2i(int32_t n) {
 /*
  * exp(x) = 2^n * exp(r), n = round(x / ln 2), r = x - n ln 2, |r| <= ln2 / 2.
  * exp(r) = 1 + r + r^2 q(r), q a degree-4 fit of (e^r - 1 - r) / r^2.
+ * cuvil_exp_reduce returns exp(r) and n, for x already clamped to
+ * [-104, 89] (|n| <= 151).
  */
-CUVIL_MATH_INLINE float cuvil_expf(float x) {
-  /* Below -104 the result rounds to 0, above 89 it overflows; clamping
-   * bounds n to [-151, 128] and the scaling below still produces the 0 or
-   * inf. Compares, not fminf/fmaxf, so that NaN passes through. */
-  x = x > 89.0f ? 89.0f : x;
-  x = x < -104.0f ? -104.0f : x;
-
+CUVIL_MATH_INLINE float cuvil_exp_reduce(float x, int32_t *n) {
   /* Adding 1.5 * 2^23 rounds x / ln 2 to an integer n and leaves n in the
    * low significand bits of t (exact while |n| < 2^22). */
   const float shift = 0x1.8p23f;
@@ -79,7 +75,7 @@ CUVIL_MATH_INLINE float cuvil_expf(float x) {
   const float fn = t - shift;
   /* Unsigned subtraction: no overflow even for the bits of a NaN t (whose
    * result is NaN whatever n is). */
-  const int32_t n = (int32_t)(cuvil_f32_bits(t) - cuvil_f32_bits(shift));
+  *n = (int32_t)(cuvil_f32_bits(t) - cuvil_f32_bits(shift));
 
   /* The first product is exact, so r carries only LN2_LO's rounding. */
   float r = x - fn * CUVIL_LN2_HI;
@@ -90,13 +86,43 @@ CUVIL_MATH_INLINE float cuvil_expf(float x) {
   q = q * r + 4.16665561e-2f;
   q = q * r + 1.66665778e-1f;
   q = q * r + 0.5f;
-  const float p = 1.0f + (r + r * r * q);
+  return 1.0f + (r + r * r * q);
+}
 
+CUVIL_MATH_INLINE float cuvil_expf(float x) {
+  /* Below -104 the result rounds to 0, above 89 it overflows; clamping
+   * bounds n to [-151, 128] and the scaling below still produces the 0 or
+   * inf. Compares, not fminf/fmaxf, so that NaN passes through. */
+  x = x > 89.0f ? 89.0f : x;
+  x = x < -104.0f ? -104.0f : x;
+  int32_t n;
+  const float p = cuvil_exp_reduce(x, &n);
   /* Scale by 2^n as 2^(n/2) * 2^(n - n/2): both factors stay normal for
    * n in [-151, 128], and the last multiply rounds once into the
    * subnormals, or overflows to inf. */
   const int32_t n1 = n / 2;
   return p * cuvil_pow2i(n1) * cuvil_pow2i(n - n1);
+}
+
+/* e^x for callers that use it only as 1 + e^x, 2 / (e^x + 1) and the
+ * like, where results near the ends of the float range round away: as
+ * cuvil_expf for x in [-87.33, 88.37], e^-87.33 (about 2^-126) below,
+ * and for larger x e^x or inf (2^128 is the bits of inf). One scaling
+ * multiply instead of two, so n must stay in [-126, 128]. */
+CUVIL_MATH_INLINE float cuvil_expf_normal(float x) {
+  x = x < -87.33f ? -87.33f : x;
+  x = x > 89.0f ? 89.0f : x;
+  int32_t n;
+  const float p = cuvil_exp_reduce(x, &n);
+  return p * cuvil_pow2i(n);
+}
+
+/* cuvil_expf_normal of an x known to be >= 0 (or NaN): one clamp less. */
+CUVIL_MATH_INLINE float cuvil_expf_normal_pos(float x) {
+  x = x > 89.0f ? 89.0f : x;
+  int32_t n;
+  const float p = cuvil_exp_reduce(x, &n);
+  return p * cuvil_pow2i(n);
 }
 
 /*
@@ -152,14 +178,14 @@ CUVIL_MATH_INLINE float cuvil_tanhf(float x) {
   p = p * u + 1.33331135e-1f;
   p = p * u - 3.33333313e-1f;
   const float small = a + a * u * p;
-  const float large = 1.0f - 2.0f / (cuvil_expf(2.0f * a) + 1.0f);
+  const float large = 1.0f - 2.0f / (cuvil_expf_normal_pos(2.0f * a) + 1.0f);
   return __builtin_copysignf(a < 0.55f ? small : large, x);
 }
 
 /* sigmoid(x) = 1 / (1 + e^-x): 1 when e^-x underflows, 0 when it overflows;
  * no cancellation anywhere. */
 CUVIL_MATH_INLINE float cuvil_sigmoidf(float x) {
-  return 1.0f / (1.0f + cuvil_expf(-x));
+  return 1.0f / (1.0f + cuvil_expf_normal(-x));
 }
 
 /*

@@ -14,9 +14,11 @@
 // of the common form (default activations, constant W and R; see packable)
 // cuvil.PackedLSTM: W and R in the packed Gemm kernel's panels, each step
 // two register-blocked products and the cell in one pass
-// (cuvil_k_lstm_packed_f32).
+// (cuvil_k_lstm_packed_f32); its workspace holds the gates of
+// CUVIL_LSTM_STEPS steps, whose input products run together.
 //
 //===----------------------------------------------------------------------===//
+#include "cuvil/kernels.h"
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"
@@ -312,10 +314,18 @@ bool packable(const Node &N) {
 Node *packLstm(Graph &G, Node &N, int64_t Panel) {
   if (!packable(N))
     return nullptr;
+  auto D = dims(N);
+  if (!D)
+    return llvm::consumeError(D.takeError()), nullptr;
+  const int64_t Hidden = D->H;
   N.setInput(1, packMatricesAsTransB(G, *N.input(1), Panel));
   N.setInput(2, packMatricesAsTransB(G, *N.input(2), Panel));
   Node *R = rebuildAs(G, N, PackedLSTMOp);
   R->setAttr(PanelAttr, Panel);
+  // The packed kernel's workspace is larger (recurrentShapes): the value
+  // keeps the shape inferred for the LSTM until it is given the new one.
+  if (Value *Work = R->outputAt(LstmCell.Outputs))
+    Work->setShape({CUVIL_LSTM_STEPS * LstmCell.Gates * Hidden});
   return R;
 }
 
@@ -361,6 +371,8 @@ recurrentShapes(const Node &N) {
     else if (P < C.Outputs)
       S.push_back(D->Layout ? std::vector<int64_t>{D->B, D->D, D->H}
                             : std::vector<int64_t>{D->D, D->B, D->H});
+    else if (N.def() == &PackedLSTMOp) // the gates of CUVIL_LSTM_STEPS steps
+      S.push_back({CUVIL_LSTM_STEPS * C.Gates * D->H});
     else // the workspace: the gates and one more vector (GRU's r * h)
       S.push_back({(C.Gates + 1) * D->H});
   }

@@ -41,8 +41,11 @@ void cuvil_k_recurrent_f32(const float *x, const float *w, const float *r,
  * W and R packed by cuvilc as B operands of cuvil_k_gemm_packed_f32: each
  * direction's [4*n_hid, n_in] block of w (and [4*n_hid, n_hid] of r) in
  * panels of cuvil_k_pack_mr gate rows, as Gemm's transB weights are. Each
- * step is x_t . W^T + wb and h . R^T + that, two register-blocked products,
- * then the cell over the gates in one pass. work: 4 * n_hid floats. */
+ * step is x_t . W^T + wb + rb and h . R^T + that, two register-blocked
+ * products, then the cell over the gates in one pass; the input products
+ * run CUVIL_LSTM_STEPS steps at a time. work: CUVIL_LSTM_STEPS * 4 * n_hid
+ * floats (cuvilc sizes the workspace by this constant). */
+#define CUVIL_LSTM_STEPS 4
 void cuvil_k_lstm_packed_f32(const float *x, const float *wp, const float *rp,
                              const float *b, const float *init_h,
                              const float *init_c, float *y, float *y_h,

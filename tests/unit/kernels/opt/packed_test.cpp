@@ -344,7 +344,11 @@ TEST(PackedLstm, MatchesReference) {
                    int64_t, bool, bool>{5, 1, 10, 16, 1, 0, 0, true, false},
         {4, 2, 3, 5, 2, 0, 0, true, true},
         {3, 3, 7, 9, 1, 1, 1, false, true},
-        {6, 1, 4, 8, 2, 0, 1, true, true}}) {
+        {6, 1, 4, 8, 2, 0, 1, true, true},
+        // Several groups of CUVIL_LSTM_STEPS input products, full panels,
+        // reductions past the unrolled loops.
+        {9, 2, 20, 16, 2, 0, 1, true, true},
+        {11, 1, 37, 32, 1, 1, 0, true, false}}) {
     SCOPED_TRACE(::testing::Message() << "T=" << T << " B=" << Bn << " I=" << I
                                       << " H=" << H << " dirs=" << Dirs);
     std::mt19937 Rng(static_cast<unsigned>(T * 100 + I * 10 + H));
@@ -363,10 +367,11 @@ TEST(PackedLstm, MatchesReference) {
     for (int64_t D = 0; D < Dirs; ++D)
       Acts.insert(Acts.end(), {2, 0, 0, 1, 0, 0, 1, 0, 0});
     const size_t YN = T * Dirs * Bn * H, SN = Dirs * Bn * H;
-    std::vector<float> RefY(YN), RefH(SN), RefC(SN), Work(5 * H);
+    std::vector<float> RefY(YN), RefH(SN), RefC(SN), RefWork(5 * H),
+        Work(CUVIL_LSTM_STEPS * GH);
     cuvil_k_recurrent_f32(X.data(), W.data(), R.data(), BP, nullptr, HP, CP,
                           nullptr, RefY.data(), RefH.data(), RefC.data(),
-                          Work.data(), 2, T, Bn, I, H, Dirs, Rev, Layout,
+                          RefWork.data(), 2, T, Bn, I, H, Dirs, Rev, Layout,
                           Acts.data(), 0.0f, 0, 0);
     auto WP = packTransB(W, Dirs, GH, I), RP = packTransB(R, Dirs, GH, H);
     std::vector<float> Y(YN, NAN), Yh(SN, NAN), Yc(SN, NAN);
