@@ -104,6 +104,17 @@ CUVIL_MATH_INLINE float cuvil_expf(float x) {
   return p * cuvil_pow2i(n1) * cuvil_pow2i(n - n1);
 }
 
+/* cuvil_expf of an x known to be <= 0 (or NaN), such as x - max(x) in a
+ * softmax: the same results with one clamp less and the scaling as
+ * 2^(n + 25) * 2^-25, whose first product is exact (n >= -151) and whose
+ * second rounds once, as cuvil_expf's pair does. */
+CUVIL_MATH_INLINE float cuvil_expf_nonpos(float x) {
+  x = x < -104.0f ? -104.0f : x;
+  int32_t n;
+  const float p = cuvil_exp_reduce(x, &n);
+  return p * cuvil_pow2i(n + 25) * 0x1p-25f;
+}
+
 /* e^x for callers that use it only as 1 + e^x, 2 / (e^x + 1) and the
  * like, where results near the ends of the float range round away: as
  * cuvil_expf for x in [-87.33, 88.37], e^-87.33 (about 2^-126) below,
@@ -215,7 +226,7 @@ CUVIL_MATH_INLINE float cuvil_erff(float x) {
   h = h * t + 3.40893775e-1f;
   h = h * t + 2.71726876e-1f;
   h = h * t + 7.52921333e-4f;
-  const float large = 1.0f - cuvil_expf(-u) * h;
+  const float large = 1.0f - cuvil_expf_nonpos(-u) * h;
 
   return __builtin_copysignf(a < 0.875f ? small : large, x);
 }

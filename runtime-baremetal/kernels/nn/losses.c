@@ -74,7 +74,7 @@ loss_finish(float *y, int64_t reduction, double sum, double wsum) {
           mx = xs[k * d] > mx ? xs[k * d] : mx;                                \
         float se = 0.0f;                                                       \
         for (int64_t k = 0; k < c; ++k)                                        \
-          se += cuvil_expf(xs[k * d] - mx);                                    \
+          se += cuvil_expf_nonpos(xs[k * d] - mx);                             \
         const float shift = mx + cuvil_logf(se);                               \
         if (log_prob)                                                          \
           for (int64_t k = 0; k < c; ++k)                                      \

@@ -31,8 +31,17 @@ static void softmax_rows(const float *x, float *y, int64_t rows, int64_t n) {
       mx = vmax[l] > mx ? vmax[l] : mx;
     for (; i < n; ++i)
       mx = xs[i] > mx ? xs[i] : mx;
+#if CUVIL_VL == 1
+    /* One lane: the sum in the same order as below, without reading the
+     * exponentials back. */
+    float sum = 0.0f;
+    for (i = 0; i < n; ++i) {
+      ys[i] = cuvil_expf_nonpos(xs[i] - mx);
+      sum += ys[i];
+    }
+#else
     for (i = 0; i < n; ++i)
-      ys[i] = cuvil_expf(xs[i] - mx);
+      ys[i] = cuvil_expf_nonpos(xs[i] - mx);
     cuvil_vf vsum = cuvil_vf_splat(0.0f);
     for (i = 0; i + CUVIL_VL <= n; i += CUVIL_VL)
       vsum += cuvil_vf_load(ys + i);
@@ -41,6 +50,7 @@ static void softmax_rows(const float *x, float *y, int64_t rows, int64_t n) {
       sum += vsum[l];
     for (; i < n; ++i)
       sum += ys[i];
+#endif
     const float inv = 1.0f / sum;
     for (i = 0; i < n; ++i)
       ys[i] *= inv;
@@ -67,7 +77,7 @@ void cuvil_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n,
       /* Separate loops, so the exponentials vectorise apart from the
        * (sequential) float sum. */
       for (int64_t i = 0; i < n; ++i)
-        ys[i * inner] = cuvil_expf(xs[i * inner] - mx);
+        ys[i * inner] = cuvil_expf_nonpos(xs[i * inner] - mx);
       float sum = 0.0f;
       for (int64_t i = 0; i < n; ++i)
         sum += ys[i * inner];
@@ -89,7 +99,7 @@ void cuvil_k_logsoftmax_f32(const float *x, float *y, int64_t outer, int64_t n,
         mx = xs[i * inner] > mx ? xs[i * inner] : mx;
       float sum = 0.0f;
       for (int64_t i = 0; i < n; ++i)
-        sum += cuvil_expf(xs[i * inner] - mx);
+        sum += cuvil_expf_nonpos(xs[i * inner] - mx);
       const float shift = mx + cuvil_logf(sum);
       for (int64_t i = 0; i < n; ++i)
         ys[i * inner] = xs[i * inner] - shift;

@@ -7,82 +7,21 @@
 
 #include "../linalg/matmul_batch.h"
 #include "blocking.h"
+#include "gemv.h"
 #include "packed_lanes.h"
 
-#if defined(__aarch64__)
-#include <arm_neon.h>
-#endif
-
-/* The CUVIL_MV weight vectors of one reduction step of a full panel, at
- * *wp; advances *wp to the next step. On AArch64 one LD1 of four registers
- * loads them (64 bytes) and post-increments the pointer. LD1 of several
- * registers has no offset form, so the compiler must not turn the running
- * pointer back into base + constant offsets (it would add an address
- * computation per load): the empty asm hides the pointer's value from it.
- * Elsewhere plain vector loads, which do take offsets. */
-INLINE void panel_step(cuvil_vf w[CUVIL_MV], const float **wp) {
-#if defined(__aarch64__) && CUVIL_VL == 4 && CUVIL_MV == 4
-  const float32x4x4_t t = vld1q_f32_x4(*wp);
-  w[0] = (cuvil_vf)t.val[0];
-  w[1] = (cuvil_vf)t.val[1];
-  w[2] = (cuvil_vf)t.val[2];
-  w[3] = (cuvil_vf)t.val[3];
-  *wp += CUVIL_MR;
-  __asm__("" : "+r"(*wp));
+/* Rows of a per register block. RV64 takes the 1x1 convolution's 4 x 6
+ * block: without a kernel row's inputs to hold, its 24 accumulators, 4
+ * weights and one value of a fit the 32 registers (bench
+ * transformer_d64_s32 on u74-mc: 6.60 M instructions, 6.72 M with the
+ * 4 x 5 block of the convolutions with a kernel). */
+#if CUVIL_SCALAR_BLOCKING
+#define GEMM_NR CUVIL_NR_1X1
 #else
-  CUVIL_UNROLL
-  for (int v = 0; v < CUVIL_MV; ++v)
-    w[v] = cuvil_vf_load(*wp + v * CUVIL_VL);
-  *wp += CUVIL_MR;
+#define GEMM_NR CUVIL_NR
 #endif
-}
 
-/* acc += a[0, k) x the full panel wb: the single-row product (a fully
- * connected layer at batch 1), where every weight is used once. An
- * iteration takes 2 * CUVIL_VL steps: it loads that many inputs as two
- * vectors and multiplies by their lanes (an FMA by element on AArch64, no
- * broadcasts), and walks the panel with one pointer (post-incremented
- * loads). Alternate steps go to a second set of accumulators, so
- * consecutive FMAs do not wait on each other. */
-INLINE void gemv_full_panel(cuvil_vf acc[CUVIL_MV], const float *a,
-                            const float *wb, int64_t k) {
-  cuvil_vf odd[CUVIL_MV];
-  CUVIL_UNROLL
-  for (int v = 0; v < CUVIL_MV; ++v)
-    odd[v] = cuvil_vf_splat(0.0f);
-  const float *wp = wb;
-  int64_t p = 0;
-  for (; p + 2 * CUVIL_VL <= k; p += 2 * CUVIL_VL) {
-    const cuvil_vf in[2] = {cuvil_vf_load(a + p),
-                            cuvil_vf_load(a + p + CUVIL_VL)};
-    CUVIL_UNROLL
-    for (int l = 0; l < 2 * CUVIL_VL; ++l) {
-      cuvil_vf w[CUVIL_MV];
-      panel_step(w, &wp);
-      const cuvil_vf s = cuvil_vf_splat(in[l / CUVIL_VL][l % CUVIL_VL]);
-      CUVIL_UNROLL
-      for (int v = 0; v < CUVIL_MV; ++v) {
-        if (l % 2)
-          odd[v] += w[v] * s;
-        else
-          acc[v] += w[v] * s;
-      }
-    }
-  }
-  for (; p < k; ++p) {
-    cuvil_vf w[CUVIL_MV];
-    panel_step(w, &wp);
-    const cuvil_vf s = cuvil_vf_splat(a[p]);
-    CUVIL_UNROLL
-    for (int v = 0; v < CUVIL_MV; ++v)
-      acc[v] += w[v] * s;
-  }
-  CUVIL_UNROLL
-  for (int v = 0; v < CUVIL_MV; ++v)
-    acc[v] += odd[v];
-}
-
-/* Rows [i, i + rows) of columns [n0, n0 + nb) of a Gemm (rows is CUVIL_NR or
+/* Rows [i, i + rows) of columns [n0, n0 + nb) of a Gemm (rows is GEMM_NR or
  * 1, a constant at each call, so the accumulators stay in registers). Row p
  * of the columns' weights is at wb + p * w_rs: w_rs is nb for a packed
  * panel, the row length of B for an unpacked one. */
@@ -91,9 +30,9 @@ INLINE void gemm_rows(int rows, const float *a, const float *wb, int64_t w_rs,
                       int64_t n0, int64_t nb, int64_t a_rs, int64_t a_cs,
                       int use_c, float beta, int64_t c_rs, int64_t c_cs,
                       float act_lo, float act_hi) {
-  cuvil_vf acc[CUVIL_NR][CUVIL_MV];
+  cuvil_vf acc[GEMM_NR][CUVIL_MV];
   CUVIL_UNROLL
-  for (int j = 0; j < CUVIL_NR; ++j)
+  for (int j = 0; j < GEMM_NR; ++j)
     CUVIL_UNROLL
   for (int v = 0; v < CUVIL_MV; ++v) {
     if (j < rows && use_c && c_cs == 1 && (v + 1) * CUVIL_VL <= nb) {
@@ -120,23 +59,23 @@ INLINE void gemm_rows(int rows, const float *a, const float *wb, int64_t w_rs,
   }
   int64_t p = 0;
 #if defined(__aarch64__)
-  if (rows == CUVIL_NR && a_cs == 1) {
+  if (rows == GEMM_NR && a_cs == 1) {
     /* Each row's next CUVIL_VL values of a in one vector load, multiplied
      * by lane (FMLA by element) instead of a scalar load per row and step:
-     * per CUVIL_VL steps, CUVIL_NR loads of a instead of CUVIL_VL times as
+     * per CUVIL_VL steps, GEMM_NR loads of a instead of CUVIL_VL times as
      * many. The 24 accumulators, 6 rows of a and the weight vectors are
      * one or two registers more than the 32: two accumulators spill, and a
      * transformer's projections still went from 0.37 to 0.35 instructions
      * per MAC. */
     for (; p + CUVIL_VL <= k; p += CUVIL_VL) {
-      cuvil_vf av[CUVIL_NR];
+      cuvil_vf av[GEMM_NR];
       CUVIL_UNROLL
-      for (int j = 0; j < CUVIL_NR; ++j)
+      for (int j = 0; j < GEMM_NR; ++j)
         av[j] = cuvil_vf_load(ai + j * a_rs + p);
       CUVIL_UNROLL
       for (int l = 0; l < CUVIL_VL; ++l)
         CUVIL_UNROLL
-      for (int j = 0; j < CUVIL_NR; ++j)
+      for (int j = 0; j < GEMM_NR; ++j)
         fma_lanes(acc[j], wb + (p + l) * w_rs, nb, av[j][l]);
     }
   }
@@ -162,9 +101,17 @@ INLINE void gemm_panel(const float *a, const float *wb, int64_t w_rs,
                        int64_t a_cs, int use_c, float beta, int64_t c_rs,
                        int64_t c_cs, float act_lo, float act_hi) {
   int64_t i = 0;
-  for (; i + CUVIL_NR <= m; i += CUVIL_NR)
-    gemm_rows(CUVIL_NR, a, wb, w_rs, c, y, i, n, k, n0, nb, a_rs, a_cs, use_c,
+  for (; i + GEMM_NR <= m; i += GEMM_NR)
+    gemm_rows(GEMM_NR, a, wb, w_rs, c, y, i, n, k, n0, nb, a_rs, a_cs, use_c,
               beta, c_rs, c_cs, act_lo, act_hi);
+#if CUVIL_SCALAR_BLOCKING
+  /* RV64: the rows left over in pairs, each weight loaded for two rows
+   * (14 instructions per step of 8 multiply-adds, against 18 one row at
+   * a time: a transformer's 32 rows leave 2). */
+  for (; i + 2 <= m; i += 2)
+    gemm_rows(2, a, wb, w_rs, c, y, i, n, k, n0, nb, a_rs, a_cs, use_c, beta,
+              c_rs, c_cs, act_lo, act_hi);
+#endif
   for (; i < m; ++i)
     gemm_rows(1, a, wb, w_rs, c, y, i, n, k, n0, nb, a_rs, a_cs, use_c, beta,
               c_rs, c_cs, act_lo, act_hi);

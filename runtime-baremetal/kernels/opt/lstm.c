@@ -14,6 +14,7 @@
 
 #include "../math.h"
 #include "blocking.h"
+#include "gemv.h"
 
 #define INLINE static inline __attribute__((always_inline))
 #define LSTM_T CUVIL_LSTM_STEPS
@@ -75,20 +76,10 @@ INLINE void panel_products(float *g, int64_t gstep, int nt, const float *a,
       if (c2)
         acc[t][v] += cuvil_vf_load(c2 + o);
     }
-    /* Unrolled: by 2 with several rows of a (the body is long), by 4 for
-     * one (a78, bench lstm_kws: the pointer steps and the branch were 6 of
-     * 55 instructions per 8 steps of k unrolled by 2; by 8 and 16 the whole
-     * model took 7% and 10% more instructions than by 4). */
     int64_t p = 0;
-    if (nt == 1) {
-      CUVIL_UNROLL_BY(4)
-      for (; p + CUVIL_VL <= k; p += CUVIL_VL)
-        panel_step(acc, nt, a, astep, w, p);
-    } else {
-      CUVIL_UNROLL_BY(2)
-      for (; p + CUVIL_VL <= k; p += CUVIL_VL)
-        panel_step(acc, nt, a, astep, w, p);
-    }
+    CUVIL_UNROLL_BY(2)
+    for (; p + CUVIL_VL <= k; p += CUVIL_VL)
+      panel_step(acc, nt, a, astep, w, p);
     for (; p < k; ++p)
       CUVIL_UNROLL
     for (int v = 0; v < CUVIL_MV; ++v) {
@@ -105,28 +96,21 @@ INLINE void panel_products(float *g, int64_t gstep, int nt, const float *a,
   }
 }
 
-/* Full panels per pass of the recurrent product, and the unrolling of its
- * reduction loop: each value of a loaded serves LSTM_NP * CUVIL_MR rows.
- * RV64 loads one value per 4 rows with one panel (bench lstm_kws on
- * u74-mc: 6.53 M instructions; 6.12 M with 4 panels and their 16
- * accumulators, 5.91 M so unrolled by 8); on AArch64 two panels took 7% more
- * than one (1.33 M against 1.24 M), which is best unrolled by 4 (by 2, 8 and
- * 16: 4% to 15% more). */
-#if CUVIL_SCALAR_BLOCKING
-#define LSTM_NP 4
-#define LSTM_NP_UNROLL 8
-#else
-#define LSTM_NP 1
-#define LSTM_NP_UNROLL 4
-#endif
-
 /* g[0, gh) += a[0, k) times the gh packed weight rows at bp (laid out as
- * for panel_products): the matrix-vector product of a step, LSTM_NP full
- * panels at a time, the rest by panel_products. */
+ * for panel_products): the matrix-vector product of a step. On vector
+ * targets a panel at a time by gemv_full_panel (a fully connected layer's
+ * product: on AArch64 one load of 16 weights per step; bench lstm_kws on
+ * a78: 1.24 M instructions with panel_products' loop, 1.17 M so). RV64
+ * loads one value of a per 4 rows with one panel, so it runs
+ * LSTM_NP panels at a time (u74-mc: 6.53 M instructions with one panel,
+ * 6.12 M with 4 and their 16 accumulators, 5.93 M so unrolled by 8). The
+ * rest goes to panel_products. */
+#define LSTM_NP 4
 INLINE void recurrent_product(float *g, const float *a, const float *bp,
                               int64_t gh, int64_t k) {
-  const int64_t pass = LSTM_NP * CUVIL_MR;
   int64_t n0 = 0;
+#if CUVIL_SCALAR_BLOCKING
+  const int64_t pass = LSTM_NP * CUVIL_MR;
   for (; n0 + pass <= gh; n0 += pass) {
     const float *w = bp + n0 * k;
     cuvil_vf acc[LSTM_NP][CUVIL_MV];
@@ -135,21 +119,8 @@ INLINE void recurrent_product(float *g, const float *a, const float *bp,
       CUVIL_UNROLL
     for (int v = 0; v < CUVIL_MV; ++v)
       acc[q][v] = cuvil_vf_load(g + n0 + q * CUVIL_MR + v * CUVIL_VL);
-    int64_t p = 0;
-    CUVIL_UNROLL_BY(LSTM_NP_UNROLL)
-    for (; p + CUVIL_VL <= k; p += CUVIL_VL) {
-      const cuvil_vf av = cuvil_vf_load(a + p);
-      CUVIL_UNROLL
-      for (int l = 0; l < CUVIL_VL; ++l)
-        CUVIL_UNROLL
-      for (int q = 0; q < LSTM_NP; ++q)
-        CUVIL_UNROLL
-      for (int v = 0; v < CUVIL_MV; ++v)
-        acc[q][v] += cuvil_vf_load(w + q * CUVIL_MR * k + (p + l) * CUVIL_MR +
-                                   v * CUVIL_VL) *
-                     cuvil_vf_splat(av[l]);
-    }
-    for (; p < k; ++p)
+    CUVIL_UNROLL_BY(8)
+    for (int64_t p = 0; p < k; ++p)
       CUVIL_UNROLL
     for (int q = 0; q < LSTM_NP; ++q)
       CUVIL_UNROLL
@@ -163,6 +134,18 @@ INLINE void recurrent_product(float *g, const float *a, const float *bp,
     for (int v = 0; v < CUVIL_MV; ++v)
       cuvil_vf_store(g + n0 + q * CUVIL_MR + v * CUVIL_VL, &acc[q][v]);
   }
+#else
+  for (; n0 + CUVIL_MR <= gh; n0 += CUVIL_MR) {
+    cuvil_vf acc[CUVIL_MV];
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_MV; ++v)
+      acc[v] = cuvil_vf_load(g + n0 + v * CUVIL_VL);
+    gemv_full_panel(acc, a, bp + n0 * k, k);
+    CUVIL_UNROLL
+    for (int v = 0; v < CUVIL_MV; ++v)
+      cuvil_vf_store(g + n0 + v * CUVIL_VL, &acc[v]);
+  }
+#endif
   if (n0 < gh)
     panel_products(g + n0, 0, 1, a, 0, bp + n0 * k, g + n0, 0, 0, gh - n0, k);
 }
