@@ -45,7 +45,10 @@ docs/benchmarks.md (`make bench` does both). --guard FILE.json ({target:
 count more than --margin (default 3%) above its recorded value fails (the
 counts are deterministic, so only a code change moves them), and so does
 one over a goal in instructions per MAC (bench/goals.py) that its recorded
-value meets. Exits 1 if any model failed on any target or broke its guard.
+value meets. A guard run measures only what the guard checks: one build
+per model and board, its run and its outputs (no --kernels portable build,
+no timed builds, no multicore runs: e2e_*-cores4 tests those). Exits 1 if
+any model failed on any target or broke its guard.
 """
 
 import argparse
@@ -91,9 +94,10 @@ def text_bytes(obj):
 COMPILE_RUNS = 3  # builds timed per model and target (their median is reported)
 
 
-def compile_model(cuvilc, target, model_dir, case_dir):
+def compile_model(cuvilc, target, model_dir, case_dir, counts_only=False):
     """cuvilc build with a report, and once more with the portable kernels
-    (for the code-size comparison); returns the facts for the table."""
+    (for the code-size comparison) and COMPILE_RUNS times for the compile
+    time, unless counts_only; returns the facts for the table."""
     shutil.rmtree(case_dir, ignore_errors=True)
     case_dir.mkdir(parents=True)
     report = case_dir / "report.json"
@@ -103,12 +107,21 @@ def compile_model(cuvilc, target, model_dir, case_dir):
     spill = ("spilled to",)
     run_e2e.cuvilc_build([*build, "--out", case_dir / "model.o", "--report", report],
                          f"cuvilc build {model_dir.name}", spill, timeout=RUN_TIMEOUT_S)
+    facts = json.loads(report.read_text())
+    figures = {
+        "text_bytes": text_bytes(case_dir / "model.o"),
+        "weight_bytes": facts["weights"]["blob_bytes"],
+        "arena_bytes": facts["arena"]["bytes"],
+        "arena_lower_bound": facts["arena"]["lower_bound_bytes"],
+        "macs": facts["macs"],
+    }
+    if counts_only:
+        return figures
     portable = case_dir / "portable" / "model.o"
     portable.parent.mkdir()
     run_e2e.cuvilc_build([*build, "--out", portable, "--kernels", "portable"],
                          f"cuvilc build --kernels portable {model_dir.name}", spill,
                          timeout=RUN_TIMEOUT_S)
-    facts = json.loads(report.read_text())
     timed = case_dir / "timed" / "model.o"
     timed.parent.mkdir()
     seconds = []
@@ -117,15 +130,8 @@ def compile_model(cuvilc, target, model_dir, case_dir):
         run_e2e.cuvilc_build([*build, "--out", timed], f"cuvilc build {model_dir.name}", spill,
                              timeout=RUN_TIMEOUT_S)
         seconds.append(time.perf_counter() - start)
-    return {
-        "compile_seconds": float(np.median(seconds)),
-        "text_bytes": text_bytes(case_dir / "model.o"),
-        "text_portable_bytes": text_bytes(portable),
-        "weight_bytes": facts["weights"]["blob_bytes"],
-        "arena_bytes": facts["arena"]["bytes"],
-        "arena_lower_bound": facts["arena"]["lower_bound_bytes"],
-        "macs": facts["macs"],
-    }
+    return {**figures, "compile_seconds": float(np.median(seconds)),
+            "text_portable_bytes": text_bytes(portable)}
 
 
 def check_outputs(model_dir, case_dir, outputs, lsb=None):
@@ -202,8 +208,8 @@ def bench_host(cuvilc, target, model_dir, case_dir, manifest):
     return facts
 
 
-def bench_board(cuvilc, target, model_dir, case_dir, manifest):
-    facts = compile_model(cuvilc, target.name, model_dir, case_dir)
+def bench_board(cuvilc, target, model_dir, case_dir, manifest, counts_only=False):
+    facts = compile_model(cuvilc, target.name, model_dir, case_dir, counts_only)
     copy_inputs(model_dir, case_dir, manifest)
     image = target.build(case_dir)
     stdout = run(target.command(image), "run under QEMU", cwd=case_dir,
@@ -216,7 +222,7 @@ def bench_board(cuvilc, target, model_dir, case_dir, manifest):
     facts["instructions"] = int(ok.group(2))
     facts["cycles"] = int(ok.group(1))
     facts["instructions_per_mac"] = facts["instructions"] / facts["macs"]
-    if model_dir.name in CONV_HEAVY:
+    if model_dir.name in CONV_HEAVY and not counts_only:
         facts["cores"] = {n: bench_cores(cuvilc, target, model_dir, case_dir, manifest, n)
                           for n in (2, 4)}
     return facts
@@ -320,6 +326,9 @@ def main():
                         help="allowed growth over --guard's counts (default 0.03)")
     args = parser.parse_args()
 
+    if args.guard and args.results:
+        parser.error("--results wants every figure, which a --guard run does not measure: "
+                     "run them separately")
     names = args.models.split(",")
     unknown = [n for n in names if n not in bench_models.MODELS]
     if unknown or not args.cuvilc.is_file():
@@ -352,7 +361,8 @@ def main():
                 if target in hosts:
                     facts = bench_host(cuvilc, boards[target], model_dir, case_dir, manifest)
                 else:
-                    facts = bench_board(cuvilc, boards[target], model_dir, case_dir, manifest)
+                    facts = bench_board(cuvilc, boards[target], model_dir, case_dir, manifest,
+                                        counts_only=args.guard is not None)
             except CaseError as err:
                 failed += 1
                 entry[target] = {"error": str(err)}

@@ -18,6 +18,11 @@ set(CUVIL_SANITIZE_FLAGS -fsanitize=address,undefined -fno-sanitize=vptr
 add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:${CUVIL_SANITIZE_FLAGS}>")
 add_link_options(-fsanitize=address,undefined)
 
+# Every program of the tree starts with cuvil's ASan defaults (see the
+# file). Created before link_libraries(), so that it does not link itself.
+add_library(cuvil_asan_defaults OBJECT ${CMAKE_CURRENT_LIST_DIR}/asan_defaults.c)
+link_libraries(cuvil_asan_defaults)
+
 # Coverage instrumentation for libFuzzer in the code the fuzz targets reach
 # (cuvil_library() adds it to the compiler's libraries).
 set(CUVIL_FUZZ_INSTRUMENT -fsanitize=fuzzer-no-link)

@@ -37,7 +37,8 @@ const std::vector<Pass> &defaultPipeline() {
        "replace the patterns an op's Rewrite hook knows with cheaper forms: "
        "the exact GELU written with Erf becomes one Gelu; a MatMul by a "
        "constant matrix a Gemm of the rows of its other operand (Reshapes "
-       "are views) that takes an Add of a bias as its C",
+       "are views) that takes an Add of a bias as its C; a Softmax of a Mul or "
+       "Div by a scalar constant one cuvil.ScaledSoftmax",
        [](Graph &G, const PipelineOptions &) { return rewritePatterns(G); }},
       {"fold-batchnorm",
        "fold BatchNormalization into the preceding Conv/Gemm, or into a "

@@ -16,40 +16,13 @@
 //===----------------------------------------------------------------------===//
 #include "ops/elementwise/GeluPattern.h"
 #include "ops/OpRegistry.h"
+#include "ops/PatternMatch.h"
 
 #include <cmath>
 #include <optional>
 
 namespace cuvil {
 namespace {
-
-/// N is the ONNX op Op of two inputs.
-bool isOp(const Node *N, const char *Op) {
-  return N && N->opType() == Op && N->domain().empty() && N->numInputs() == 2;
-}
-
-bool isScalar(const Value *V, float Want) {
-  if (!V || !V->isConstant() || V->dtype() != DType::F32 ||
-      V->numElements() != 1 || V->data().size() != sizeof(float))
-    return false;
-  return std::fabs(V->f32()[0] - Want) <= 1e-6f * std::fabs(Want);
-}
-
-/// The operand of binary node N that is not the scalar Want, or null when
-/// neither is.
-Value *otherThanScalar(const Node *N, float Want) {
-  for (size_t I = 0; I < 2; ++I)
-    if (isScalar(N->input(1 - I), Want))
-      return N->input(I);
-  return nullptr;
-}
-
-/// The single node that reads V (which is no graph output), or null.
-Node *soleUser(const Graph &G, const Value *V) {
-  if (G.isGraphOutput(V) || V->users().size() != 1)
-    return nullptr;
-  return V->users()[0];
-}
 
 struct GeluMatch {
   Value *X = nullptr;
@@ -62,35 +35,35 @@ std::optional<GeluMatch> match(const Graph &G, Node *E) {
   const float Sqrt2 = std::sqrt(2.0f);
   Node *Scale = E->input(0) ? E->input(0)->producer() : nullptr;
   Value *X = nullptr;
-  if (isOp(Scale, "Div") && isScalar(Scale->input(1), Sqrt2))
+  if (isBinaryOp(Scale, "Div") && isScalar(Scale->input(1), Sqrt2))
     X = Scale->input(0);
-  else if (isOp(Scale, "Mul"))
+  else if (isBinaryOp(Scale, "Mul"))
     X = otherThanScalar(Scale, 1.0f / Sqrt2);
   if (!X || !soleUser(G, E->input(0)) || X->dtype() != DType::F32)
     return std::nullopt;
   Node *Plus = soleUser(G, E->output(0));
-  if (!isOp(Plus, "Add") || otherThanScalar(Plus, 1.0f) != E->output(0))
+  if (!isBinaryOp(Plus, "Add") || otherThanScalar(Plus, 1.0f) != E->output(0))
     return std::nullopt;
   GeluMatch M{X, {Scale, E, Plus}, nullptr};
   // (x * e) * 0.5, or x * (e * 0.5): the product of e with one factor,
   // then with the other.
   Node *P1 = soleUser(G, Plus->output(0));
-  if (!isOp(P1, "Mul"))
+  if (!isBinaryOp(P1, "Mul"))
     return std::nullopt;
   Value *Other = P1->input(P1->input(0) == Plus->output(0) ? 1 : 0);
   Node *P2 = soleUser(G, P1->output(0));
-  if (Other == X && isOp(P2, "Mul") &&
+  if (Other == X && isBinaryOp(P2, "Mul") &&
       otherThanScalar(P2, 0.5f) == P1->output(0)) {
     M.Dead.push_back(P1);
     M.Last = P2;
   } else if (Other == X) {
     return std::nullopt;
-  } else if (isScalar(Other, 0.5f) && isOp(P2, "Mul") &&
+  } else if (isScalar(Other, 0.5f) && isBinaryOp(P2, "Mul") &&
              (P2->input(0) == X || P2->input(1) == X) &&
              P2->input(0) != P2->input(1)) {
     M.Dead.push_back(P1);
     M.Last = P2;
-  } else if (Node *Half = Other->producer(); isOp(Half, "Mul") &&
+  } else if (Node *Half = Other->producer(); isBinaryOp(Half, "Mul") &&
                                              otherThanScalar(Half, 0.5f) == X &&
                                              soleUser(G, Other)) {
     // (x * 0.5) * e: the half is computed before the Erf chain.

@@ -182,6 +182,12 @@ void cuvil_k_global_avgpool_f32(const float *x, float *y, int64_t nc,
 /* Softmax over the middle axis of [outer, n, inner]. */
 void cuvil_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n,
                          int64_t inner);
+/* Softmax of scale * x over the middle axis of [outer, n, inner]: the
+ * scaling of attention's scores (a Mul or Div by a constant before the
+ * Softmax) in the same pass. Each product is rounded before the maximum is
+ * taken away, as the two ops round. */
+void cuvil_k_softmax_scaled_f32(const float *x, float *y, int64_t outer,
+                                int64_t n, int64_t inner, float scale);
 
 /* ---- Data movement ----------------------------------------------------------
  */

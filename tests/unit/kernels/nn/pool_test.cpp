@@ -159,6 +159,9 @@ struct SoftmaxCase {
   int64_t Outer, N, Inner;
   float Scale; // inputs are uniform in [-Scale, Scale]
   bool Masked; // every third input is -inf
+  // Not 1: cuvil_k_softmax_scaled_f32 of Factor * x (each product rounded
+  // to float, as a Mul node before the Softmax rounds it).
+  float Factor = 1.0f;
 };
 
 class SoftmaxTest : public testing::TestWithParam<SoftmaxCase> {};
@@ -170,7 +173,13 @@ TEST_P(SoftmaxTest, MatchesReference) {
     for (size_t I = 0; I < X.size(); I += 3)
       X[I] = -Inf;
   std::vector<float> Y(X.size(), NaN);
-  cuvil_k_softmax_f32(X.data(), Y.data(), P.Outer, P.N, P.Inner);
+  if (P.Factor == 1.0f)
+    cuvil_k_softmax_f32(X.data(), Y.data(), P.Outer, P.N, P.Inner);
+  else
+    cuvil_k_softmax_scaled_f32(X.data(), Y.data(), P.Outer, P.N, P.Inner,
+                               P.Factor);
+  for (float &V : X)
+    V = P.Factor * V;
 
   std::vector<double> Want(X.size());
   for (int64_t O = 0; O < P.Outer; ++O)
@@ -194,6 +203,15 @@ const SoftmaxCase SoftmaxCases[] = {
     // exp of the raw inputs would overflow.
     {"LargeLogits", 2, 9, 3, 200.0f, false},
     {"MaskedLogits", 3, 7, 5, 3.0f, true},
+    // Attention's scaled scores: rows of odd and even lengths, a factor
+    // below 0 (the maximum of the products is then the smallest x's), and
+    // masked rows.
+    {"ScaledLastAxis", 6, 33, 1, 8.0f, false, 0.25f},
+    {"ScaledShortRows", 5, 3, 1, 8.0f, false, 0.3f},
+    {"ScaledMiddleAxis", 3, 7, 5, 3.0f, false, 0.7f},
+    {"NegativeFactor", 4, 17, 1, 3.0f, false, -0.7f},
+    {"NegativeFactorMiddleAxis", 2, 9, 3, 3.0f, false, -1.5f},
+    {"ScaledMasked", 3, 10, 1, 3.0f, true, 0.125f},
 };
 INSTANTIATE_TEST_SUITE_P(Kernels, SoftmaxTest, testing::ValuesIn(SoftmaxCases),
                          caseName<SoftmaxCase>);
