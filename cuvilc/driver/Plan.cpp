@@ -101,11 +101,18 @@ std::string formatPlan(const Graph &G, const MemoryPlan &Plan,
   S += "\n";
   Row("region", "offset", "size", "bytes", "steps", "tensor", "ONNX nodes");
   ValueSteps Live(G);
+  bool Branches = false;
   for (const ArenaBuffer *B : Order) {
     const std::string &Region = Plan.Arenas[B->Arena].Region;
+    std::string When;
+    for (const auto &[Cond, Taken] : B->RunsWhen)
+      When += fmt::format("{} {} is {}", When.empty() ? "  [only when" : " and",
+                          printable(Cond->name()), Taken ? "true" : "false");
+    Branches |= !When.empty();
     Row(Region, fmt::format("0x{:08x}", B->Offset), std::to_string(B->Size),
         std::to_string(B->Bytes), fmt::format("{}..{}", B->First, B->Last),
-        printable(B->Root->name()), onnxNodes(*B->Root));
+        printable(B->Root->name()),
+        onnxNodes(*B->Root) + When + (When.empty() ? "" : "]"));
     for (const Value *V : B->Values) {
       if (V == B->Root)
         continue;
@@ -119,6 +126,9 @@ std::string formatPlan(const Graph &G, const MemoryPlan &Plan,
     }
   }
   S += "(size: the buffer, aligned; +: a tensor stored in the buffer above)\n";
+  if (Branches)
+    S += "(only when: written on one branch of an If; buffers of opposite "
+         "branches may share bytes, one run writes only one of them)\n";
   return S;
 }
 

@@ -65,13 +65,13 @@ std::vector<std::vector<RunCondition>> branchConditions(const Graph &G) {
   return When;
 }
 
-void guardBranches(const Graph &G, GraphLowering &L) {
+std::vector<std::vector<RunCondition>> readyConditions(const Graph &G) {
   const auto &Nodes = G.nodes();
   std::unordered_map<const Node *, size_t> Index;
   for (size_t S = 0; S < Nodes.size(); ++S)
     Index.emplace(Nodes[S].get(), S);
   auto When = branchConditions(G);
-  for (size_t S = 0; S < Nodes.size() && S < L.size(); ++S) {
+  for (size_t S = 0; S < Nodes.size(); ++S) {
     // A condition computed after the node cannot guard it (the schedules
     // order the conditions first; should one not, the node just runs).
     bool Ready =
@@ -79,9 +79,16 @@ void guardBranches(const Graph &G, GraphLowering &L) {
           const Node *P = C.Cond->producer();
           return !P || Index.at(P) < S;
         });
-    if (Ready)
-      L[S].RunsWhen = std::move(When[S]);
+    if (!Ready)
+      When[S].clear();
   }
+  return When;
+}
+
+void guardBranches(const Graph &G, GraphLowering &L) {
+  auto When = readyConditions(G);
+  for (size_t S = 0; S < When.size() && S < L.size(); ++S)
+    L[S].RunsWhen = std::move(When[S]);
 }
 
 } // namespace cuvil

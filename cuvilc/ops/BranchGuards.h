@@ -26,8 +26,12 @@ namespace cuvil {
 /// before the nodes it guards.
 std::vector<std::vector<RunCondition>> branchConditions(const Graph &G);
 
-/// Sets L[S].RunsWhen to branchConditions for every node S whose
-/// conditions are computed before it.
+/// branchConditions in G's current order, kept for a node only when every
+/// one is computed before it (otherwise the node just runs): the
+/// conditions its code is guarded by, which the memory plan relies on too.
+std::vector<std::vector<RunCondition>> readyConditions(const Graph &G);
+
+/// Sets L[S].RunsWhen to readyConditions for every node S.
 void guardBranches(const Graph &G, GraphLowering &L);
 
 } // namespace cuvil

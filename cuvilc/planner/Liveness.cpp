@@ -1,6 +1,7 @@
 //===- Liveness.cpp -------------------------------------------------------===//
 #include "planner/Liveness.h"
 
+#include "ops/BranchGuards.h"
 #include "ops/OpRegistry.h"
 
 #include <algorithm>
@@ -160,6 +161,40 @@ void Liveness::run() {
         Extend(V, S);
   for (const auto &[I, V] : Plan.OutputCopies) // copies run after the nodes
     Extend(V, Nodes.size());
+  if (ShareBranches)
+    branchGuards();
+}
+
+void Liveness::branchGuards() {
+  // The conditions the generated code guards each node by (the lowering
+  // takes the same ones), so two buffers of opposite branches are never
+  // written in one run.
+  auto When = readyConditions(G);
+  bool Any = std::any_of(When.begin(), When.end(),
+                         [](const auto &W) { return !W.empty(); });
+  if (!Any)
+    return;
+  std::unordered_map<const Node *, size_t> Step;
+  for (size_t S = 0; S < G.nodes().size(); ++S)
+    Step.emplace(G.nodes()[S].get(), S);
+  for (ArenaBuffer &B : Plan.Buffers) {
+    // Only what every value stored in the buffer is computed under: one
+    // value computed in every run (an in-place write after the If, say)
+    // makes the buffer unconditional.
+    bool FirstWriter = true;
+    for (const Value *V : B.Values) {
+      std::vector<std::pair<const Value *, bool>> Mine;
+      for (const RunCondition &C : When[Step.at(V->producer())])
+        Mine.push_back({C.Cond, C.When});
+      if (FirstWriter)
+        B.RunsWhen = std::move(Mine);
+      else
+        std::erase_if(B.RunsWhen, [&](const auto &C) {
+          return std::find(Mine.begin(), Mine.end(), C) == Mine.end();
+        });
+      FirstWriter = false;
+    }
+  }
 }
 
 } // namespace cuvil

@@ -24,8 +24,12 @@ struct Alias {
 /// and collects the arena buffers with their live ranges.
 class Liveness {
 public:
-  Liveness(const Graph &G, MemoryPlan &Plan, bool ConcatSlices = true)
-      : G(G), Plan(Plan), ConcatSlices(ConcatSlices) {}
+  /// ShareBranches: record each buffer's branch conditions
+  /// (ArenaBuffer::RunsWhen), so buffers of opposite branches may overlap.
+  Liveness(const Graph &G, MemoryPlan &Plan, bool ConcatSlices = true,
+           bool ShareBranches = false)
+      : G(G), Plan(Plan), ConcatSlices(ConcatSlices),
+        ShareBranches(ShareBranches) {}
   void run();
 
   std::unordered_map<const Value *, Alias> Aliases;
@@ -52,10 +56,13 @@ private:
     }
   }
   void concatInPlace(const Node &N);
+  /// Sets each buffer's RunsWhen: the conditions all its writers share.
+  void branchGuards();
 
   const Graph &G;
   MemoryPlan &Plan;
   bool ConcatSlices;
+  bool ShareBranches;
   std::unordered_map<const Value *, unsigned> LastUse;
   /// Per root: the last use of any value aliased to it (not the root's own).
   std::unordered_map<const Value *, unsigned> RootLastUse;

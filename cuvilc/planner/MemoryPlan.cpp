@@ -268,7 +268,8 @@ llvm::Expected<MemoryPlan> planForOrder(const Graph &G,
     return makeError("the weights need more than 2^63 bytes together: more "
                      "than the target's address space");
 
-  Liveness L(G, Plan, Opts.ConcatSlices);
+  Liveness L(G, Plan, Opts.ConcatSlices,
+             Opts.ShareBranches && Opts.GuardBytes == 0);
   L.run();
   int64_t Total = 0;
   for (const ArenaBuffer &B : Plan.Buffers)

@@ -13,7 +13,9 @@
 //      ops run in place when their input dies, a Concat's inputs are
 //      computed straight into their slices of its output;
 //   3. lifetimes and the lower bound (largest total size of buffers live at
-//      one step, before alignment);
+//      one step in one run, before alignment); a buffer written only on one
+//      branch of an If decided at run time records that branch, and
+//      buffers of opposite branches never conflict (only one is written);
 //   4. regions: buffers go to the target's arena regions by preference,
 //      spilling to the next region only when the target allows it;
 //   5. offsets: several assignment strategies per region, the smallest
@@ -53,7 +55,16 @@ struct ArenaBuffer {
   unsigned First = 0,
            Last = 0;  ///< Live range: steps (node indices), inclusive.
   unsigned Arena = 0; ///< Index into MemoryPlan::Arenas.
+  /// Conditions every value of the buffer is computed under (each: a
+  /// condition value and the outcome): its nodes run only on that branch
+  /// of an If (ops/BranchGuards.h). Empty: computed in every run.
+  std::vector<std::pair<const Value *, bool>> RunsWhen;
 };
+
+/// True if A and B are never both written in one run: they belong to
+/// opposite branches of one condition, so they may share bytes even while
+/// both are live.
+bool exclusive(const ArenaBuffer &A, const ArenaBuffer &B);
 
 /// Symbol of a model's static arena in a region (the object defines it,
 /// a system plan's fragment may set it): cuvil_<model>_arena_<region>, the
@@ -125,6 +136,11 @@ struct PlanOptions {
   /// would vary with the dimension, the plan is made once for its largest
   /// value.
   bool ConcatSlices = true;
+  /// Buffers of opposite branches of an If with a run-time condition share
+  /// bytes (only one branch runs), so the arena holds the larger branch,
+  /// not both. Off with GuardBytes: a --checked run paints and checks
+  /// every buffer's canary whichever branch it takes.
+  bool ShareBranches = true;
   /// A gap after every arena buffer (0, or a multiple of Alignment).
   int64_t GuardBytes = 0;
   /// The target's pointer width: no tensor may be larger than its

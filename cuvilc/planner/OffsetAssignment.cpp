@@ -57,21 +57,68 @@ countSameBankPairs(const std::vector<ArenaBuffer> &Buffers,
   return N;
 }
 
-std::vector<int64_t> liveTotals(const std::vector<ArenaBuffer> &Buffers,
-                                bool Padded) {
-  unsigned Steps = 0;
-  for (const ArenaBuffer &B : Buffers)
-    Steps = std::max(Steps, B.Last + 1);
-  // Differences at the ends of each range, then a running sum.
+bool exclusive(const ArenaBuffer &A, const ArenaBuffer &B) {
+  for (const auto &[Cond, When] : A.RunsWhen)
+    for (const auto &[OtherCond, OtherWhen] : B.RunsWhen)
+      if (Cond == OtherCond && When != OtherWhen)
+        return true;
+  return false;
+}
+
+namespace {
+
+/// Differences at the ends of each range of the buffers Counted selects,
+/// then a running sum: the live total per step 0..Steps-1.
+template <typename Pred>
+std::vector<int64_t> totalsOf(const std::vector<ArenaBuffer> &Buffers,
+                              bool Padded, unsigned Steps, Pred Counted) {
   std::vector<int64_t> Live(Steps + 1, 0);
-  for (const ArenaBuffer &B : Buffers) {
-    int64_t Bytes = Padded ? B.Size : B.Bytes;
-    Live[B.First] += Bytes;
-    Live[B.Last + 1] -= Bytes;
-  }
+  for (const ArenaBuffer &B : Buffers)
+    if (Counted(B)) {
+      int64_t Bytes = Padded ? B.Size : B.Bytes;
+      Live[B.First] += Bytes;
+      Live[B.Last + 1] -= Bytes;
+    }
   for (size_t S = 1; S < Live.size(); ++S)
     Live[S] += Live[S - 1];
   Live.pop_back();
+  return Live;
+}
+
+/// Beyond this many distinct branch conditions, the live totals count
+/// every branch at once (2^N outcomes would be too many to enumerate).
+constexpr size_t MaxOutcomeConditions = 10;
+
+} // namespace
+
+std::vector<int64_t> liveTotals(const std::vector<ArenaBuffer> &Buffers,
+                                bool Padded) {
+  unsigned Steps = 0;
+  std::vector<const Value *> Conds;
+  for (const ArenaBuffer &B : Buffers) {
+    Steps = std::max(Steps, B.Last + 1);
+    for (const auto &C : B.RunsWhen)
+      if (std::find(Conds.begin(), Conds.end(), C.first) == Conds.end())
+        Conds.push_back(C.first);
+  }
+  if (Conds.empty() || Conds.size() > MaxOutcomeConditions)
+    return totalsOf(Buffers, Padded, Steps,
+                    [](const ArenaBuffer &) { return true; });
+  // Per step, the largest total over the outcomes of the conditions: a run
+  // writes only the buffers whose conditions its outcome meets.
+  std::vector<int64_t> Live(Steps, 0);
+  for (uint32_t Outcome = 0; Outcome < (1u << Conds.size()); ++Outcome) {
+    auto Taken = [&](const ArenaBuffer &B) {
+      return std::all_of(B.RunsWhen.begin(), B.RunsWhen.end(), [&](auto C) {
+        size_t Bit =
+            std::find(Conds.begin(), Conds.end(), C.first) - Conds.begin();
+        return ((Outcome >> Bit) & 1u) == (C.second ? 1u : 0u);
+      });
+    };
+    std::vector<int64_t> Run = totalsOf(Buffers, Padded, Steps, Taken);
+    for (size_t S = 0; S < Steps; ++S)
+      Live[S] = std::max(Live[S], Run[S]);
+  }
   return Live;
 }
 
@@ -182,7 +229,8 @@ Packing place(const std::vector<ArenaBuffer> &Bufs,
     const ArenaBuffer &B = Bufs[I];
     Taken.clear();
     Placed.overlapping(B.First, B.Last, [&](size_t J) {
-      Taken.push_back({P.Offsets[J], P.Offsets[J] + Bufs[J].Size});
+      if (!exclusive(B, Bufs[J]))
+        Taken.push_back({P.Offsets[J], P.Offsets[J] + Bufs[J].Size});
     });
     std::sort(Taken.begin(), Taken.end());
     // Candidate positions: the start of every gap and the top of the pile.

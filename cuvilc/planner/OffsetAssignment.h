@@ -40,7 +40,10 @@ Packing packArena(const std::vector<ArenaBuffer> &Buffers,
                   const BankModel &Banks);
 
 /// Total of the buffers' bytes (Bytes, or the aligned Size when Padded)
-/// live at each step 0..max Last: linear in buffers plus steps.
+/// live at each step 0..max Last: linear in buffers plus steps. With
+/// branch conditions (ArenaBuffer::RunsWhen), the largest total any one
+/// run has at that step: times 2^conditions, up to 10 conditions (beyond,
+/// every branch counts at once).
 std::vector<int64_t> liveTotals(const std::vector<ArenaBuffer> &Buffers,
                                 bool Padded);
 

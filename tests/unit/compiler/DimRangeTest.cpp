@@ -16,10 +16,10 @@ std::vector<int64_t> over(int64_t Lo, int64_t Hi, int64_t (*F)(int64_t)) {
 TEST(DimRange, FitsPolynomialsOfDegreeTwoExactly) {
   // A size, a stride, a score matrix's bytes, a triangle (rational
   // coefficients, integer values).
-  for (auto *F : {+[](int64_t S) { return int64_t(64); },
-                  +[](int64_t S) { return 64 * S; },
-                  +[](int64_t S) { return 4 * S * S * 4; },
-                  +[](int64_t S) { return S * (S + 1) / 2 - 3; }}) {
+  for (auto *F :
+       {+[](int64_t) { return int64_t(64); }, +[](int64_t S) { return 64 * S; },
+        +[](int64_t S) { return 4 * S * S * 4; },
+        +[](int64_t S) { return S * (S + 1) / 2 - 3; }}) {
     std::vector<int64_t> V = over(1, 300, F);
     DimFormula Fit = fitFormula(V);
     EXPECT_TRUE(Fit.Table.empty());
@@ -49,7 +49,7 @@ TEST(DimRange, WritesFormulasInTheDimensionsName) {
   EXPECT_EQ(Text(+[](int64_t S) { return 2 * S; }), "2*seq");
   EXPECT_EQ(Text(+[](int64_t S) { return S - 1; }), "seq-1");
   EXPECT_EQ(Text(+[](int64_t S) { return S + 4; }), "seq+4");
-  EXPECT_EQ(Text(+[](int64_t S) { return int64_t(64); }), "64");
+  EXPECT_EQ(Text(+[](int64_t) { return int64_t(64); }), "64");
 }
 
 } // namespace
