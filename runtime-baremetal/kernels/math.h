@@ -107,12 +107,16 @@ CUVIL_MATH_INLINE float cuvil_expf(float x) {
 /* cuvil_expf of an x known to be <= 0 (or NaN), such as x - max(x) in a
  * softmax: the same results with one clamp less and the scaling as
  * 2^(n + 25) * 2^-25, whose first product is exact (n >= -151) and whose
- * second rounds once, as cuvil_expf's pair does. */
-CUVIL_MATH_INLINE float cuvil_expf_nonpos(float x) {
-  x = x < -104.0f ? -104.0f : x;
+ * second rounds once, as cuvil_expf's pair does. The _clamped form takes
+ * an x already in [-104, 0] (or NaN). */
+CUVIL_MATH_INLINE float cuvil_expf_nonpos_clamped(float x) {
   int32_t n;
   const float p = cuvil_exp_reduce(x, &n);
   return p * cuvil_pow2i(n + 25) * 0x1p-25f;
+}
+
+CUVIL_MATH_INLINE float cuvil_expf_nonpos(float x) {
+  return cuvil_expf_nonpos_clamped(x < -104.0f ? -104.0f : x);
 }
 
 /* e^x for callers that use it only as 1 + e^x, 2 / (e^x + 1) and the
@@ -206,7 +210,7 @@ CUVIL_MATH_INLINE float cuvil_sigmoidf(float x) {
  * is smooth and slowly varying in t, H is a degree-6 fit of it for a in
  * [0.875, 4]; past a = 3.92 the result rounds to 1.
  */
-CUVIL_MATH_INLINE float cuvil_erff(float x) {
+CUVIL_MATH_INLINE float cuvil_erff_with(float x, int keep_nan) {
   const float a = __builtin_fabsf(x);
   const float u = a * a;
 
@@ -226,9 +230,24 @@ CUVIL_MATH_INLINE float cuvil_erff(float x) {
   h = h * t + 3.40893775e-1f;
   h = h * t + 2.71726876e-1f;
   h = h * t + 7.52921333e-4f;
-  const float large = 1.0f - cuvil_expf_nonpos(-u) * h;
+  /* -u clamped by one fmax (maxNum: a NaN becomes -104) unless a NaN must
+   * come through: on one-lane targets the compare and select cost a
+   * branch and a copy per element. */
+  const float e = keep_nan
+                      ? cuvil_expf_nonpos(-u)
+                      : cuvil_expf_nonpos_clamped(__builtin_fmaxf(-u, -104.0f));
+  const float large = 1.0f - e * h;
 
   return __builtin_copysignf(a < 0.875f ? small : large, x);
+}
+
+CUVIL_MATH_INLINE float cuvil_erff(float x) { return cuvil_erff_with(x, 1); }
+
+/* erf(x) for a caller that multiplies the result by a NaN whenever x is
+ * NaN (GELU: x erf(x / sqrt 2)), so erf(NaN) may be +-1 here: the same
+ * results as cuvil_erff for every other x, with a cheaper clamp. */
+CUVIL_MATH_INLINE float cuvil_erff_nan_scaled(float x) {
+  return cuvil_erff_with(x, 0);
 }
 
 /* ---- Rounding, log1p, expm1 ------------------------------------------------

@@ -60,10 +60,12 @@ void cuvil_k_thresholded_relu_f32(const float *x, float *y, int64_t n,
     y[i] = x[i] > alpha ? x[i] : 0.0f;
 }
 
-/* Gelu (opset 20), approximate = "none": x * (1 + erf(x / sqrt 2)) / 2. */
+/* Gelu (opset 20), approximate = "none": x * (1 + erf(x / sqrt 2)) / 2 (a
+ * NaN x gives NaN through the product, whatever erf returns). */
 void cuvil_k_gelu_f32(const float *x, float *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
-    y[i] = 0.5f * x[i] * (1.0f + cuvil_erff(x[i] * 0.70710678118654752f));
+    y[i] = 0.5f * x[i] *
+           (1.0f + cuvil_erff_nan_scaled(x[i] * 0.70710678118654752f));
 }
 
 /* Gelu, approximate = "tanh": x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715

@@ -118,6 +118,22 @@ TEST(Math, ErfAccuracy) {
                2.5, 2e-7);
 }
 
+// GELU's erf clamps its exponent with one fmax, which turns a NaN into a
+// finite value: the results must be cuvil_erff's, bit for bit, for every
+// input but NaN (every 1021st float, infinities included).
+TEST(Math, ErfForGeluIsErfBitForBit) {
+  for (uint64_t Bits = 0; Bits < (uint64_t(1) << 32); Bits += 1021) {
+    const float X = cuvil_f32_from_bits(uint32_t(Bits));
+    if (std::isnan(X))
+      continue;
+    const float Want = cuvil_erff(X), Got = cuvil_erff_nan_scaled(X);
+    ASSERT_EQ(cuvil_f32_bits(Got), cuvil_f32_bits(Want))
+        << "at x = " << std::hexfloat << X;
+  }
+  EXPECT_EQ(cuvil_erff_nan_scaled(Inf), 1.0f);
+  EXPECT_EQ(cuvil_erff_nan_scaled(-Inf), -1.0f);
+}
+
 TEST(Math, SaturatingFunctionsSpecialValues) {
   EXPECT_EQ(cuvil_tanhf(Inf), 1.0f);
   EXPECT_EQ(cuvil_tanhf(-Inf), -1.0f);

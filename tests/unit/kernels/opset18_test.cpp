@@ -40,6 +40,14 @@ TEST(Opset18Kernels, GeluAndMishMatchTheirDefinitions) {
   for (int64_t I = 0; I < N; ++I)
     MaxDiff = std::max(MaxDiff, std::abs(WantErf[I] - WantTanh[I]));
   EXPECT_GT(MaxDiff, 1e-4);
+  // A NaN stays NaN (the erf it uses may return +-1 for it, the product
+  // with x does not); infinities as 0.5 x (1 + erf(x / sqrt 2)) gives them.
+  const float Special[] = {NAN, -INFINITY, INFINITY};
+  float Out[3];
+  cuvil_k_gelu_f32(Special, Out, 3);
+  EXPECT_TRUE(std::isnan(Out[0]));
+  EXPECT_TRUE(std::isnan(Out[1])); // -inf * 0
+  EXPECT_EQ(Out[2], INFINITY);
 }
 
 std::vector<double> groupNormRef(const std::vector<float> &X,
