@@ -88,7 +88,11 @@ llvm::Error lowerScaled(const Node &N, std::vector<KernelCall> &Calls) {
 /// Softmax's Rewrite hook: Softmax(Mul(x, s)) or Softmax(Div(x, c)), with s
 /// and c float scalar constants and the scaled tensor read by the Softmax
 /// only, becomes cuvil.ScaledSoftmax(x) with scale s (or 1 / c), one pass
-/// over the tensor instead of two: attention's scaling of its scores.
+/// over the tensor instead of two: attention's scaling of its scores. A
+/// Mul's products are the kernel's, bit for bit; x / c becomes x * (1 / c),
+/// the same when c is a power of two (sqrt(d) for d = 4^k: 64-wide heads)
+/// and otherwise at most one ulp from the quotient, as the GELU pattern's
+/// division by sqrt 2 is.
 Node *rewriteScaled(Graph &G, Node &N) {
   Value *In = N.input(0);
   Node *P = In ? In->producer() : nullptr;

@@ -184,8 +184,8 @@ void cuvil_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n,
                          int64_t inner);
 /* Softmax of scale * x over the middle axis of [outer, n, inner]: the
  * scaling of attention's scores (a Mul or Div by a constant before the
- * Softmax) in the same pass. Each product is rounded before the maximum is
- * taken away, as the two ops round. */
+ * Softmax; a Div by c passes 1 / c) in the same pass. Each product is
+ * rounded before the maximum is taken away, as the two ops round. */
 void cuvil_k_softmax_scaled_f32(const float *x, float *y, int64_t outer,
                                 int64_t n, int64_t inner, float scale);
 
