@@ -14,6 +14,14 @@
  * `cuvil: run ok` (host) and returns 0; on failure it prints
  * `cuvil: error: ...` and returns 1.
  *
+ * -DCUVIL_RUNNER_ENTRY=NAME (boards): no main(); the runner is the function
+ * `int NAME(const char *dir)`, whose files are in `dir` (a prefix such as
+ * "case/", relative to QEMU's working directory). Several runners, each
+ * compiled against its own model's header (-DCUVIL_RUNNER_MODEL_HEADER),
+ * then link into one image that calls them in turn:
+ * tests/conformance/board_batches.py runs the ONNX backend tests so, many
+ * models per QEMU boot.
+ *
  * -DCUVIL_RUNNER_WEIGHTS: init takes the weight blob in weights.cuvw instead
  * of the embedded one (external weights, or a weight-only update; boards
  * also print what verifying it costs: tests/e2e/weight_update.py).
@@ -36,7 +44,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* -DCUVIL_RUNNER_MODEL_HEADER='"path"': the model's header by another name. */
+#ifdef CUVIL_RUNNER_MODEL_HEADER
+#include CUVIL_RUNNER_MODEL_HEADER
+#else
 #include "model.h"
+#endif
 
 #ifdef CUVIL_HOST
 #include <pthread.h>
@@ -113,14 +126,45 @@ static unsigned long align_up(unsigned long n) {
   return (n + IO_ALIGN - 1) / IO_ALIGN * IO_ALIGN;
 }
 
-/* Writes "<stem>_<index>.bin" into `name`, which has room for 32 bytes. */
-static const char *file_name(char name[32], const char *stem, unsigned index) {
+/* Room for a file's path: the directory prefix and a file name. */
+#define PATH_BYTES 256
+
+/* The directory the files are in ("" : the working directory). */
+static const char *file_dir = "";
+
+/* Writes file_dir followed by `file` into `path` (PATH_BYTES); NULL (and a
+ * message) if it does not fit. */
+static const char *in_dir(char path[PATH_BYTES], const char *file) {
+  char *p = path;
+  for (const char *s = file_dir; *s; ++s) {
+    if (p == path + PATH_BYTES - 1)
+      goto too_long;
+    *p++ = *s;
+  }
+  for (; *file; ++file) {
+    if (p == path + PATH_BYTES - 1)
+      goto too_long;
+    *p++ = *file;
+  }
+  *p = '\0';
+  return path;
+too_long:
+  say("cuvil: error: the path of %s in %s is longer than %d bytes\n", file,
+      file_dir, PATH_BYTES - 1);
+  return NULL;
+}
+
+/* The path of "<stem>_<index>.bin" in file_dir, written into `path`, or
+ * NULL (and a message) if it does not fit. */
+static const char *file_name(char path[PATH_BYTES], const char *stem,
+                             unsigned index) {
   char digits[10];
   int n = 0;
   do {
     digits[n++] = (char)('0' + index % 10);
     index /= 10;
   } while (index);
+  char name[32];
   char *p = name;
   while (*stem)
     *p++ = *stem++;
@@ -130,7 +174,7 @@ static const char *file_name(char name[32], const char *stem, unsigned index) {
   for (const char *ext = ".bin"; *ext;)
     *p++ = *ext++;
   *p = '\0';
-  return name;
+  return in_dir(path, name);
 }
 
 /* The stack the entry points run on is painted with this byte first. */
@@ -268,8 +312,11 @@ static int fail_status(const char *call, int rc) {
 
 static int set_dims(void) {
   int64_t dims[CUVIL_MODEL_NUM_DIMS];
-  if (read_file("dims.bin", dims, sizeof dims) != (long)sizeof dims) {
-    say("cuvil: error: cannot read dims.bin: expected %lu bytes\n",
+  char path[PATH_BYTES];
+  if (!in_dir(path, "dims.bin"))
+    return 1;
+  if (read_file(path, dims, sizeof dims) != (long)sizeof dims) {
+    say("cuvil: error: cannot read %s: expected %lu bytes\n", path,
         (unsigned long)sizeof dims);
     return 1;
   }
@@ -308,9 +355,12 @@ static int run_model(void) {
   }
 
 #ifdef CUVIL_RUNNER_WEIGHTS
-  weights_size = read_file("weights.cuvw", weights, sizeof weights);
+  char weights_path[PATH_BYTES];
+  if (!in_dir(weights_path, "weights.cuvw"))
+    return 1;
+  weights_size = read_file(weights_path, weights, sizeof weights);
   if (weights_size < 0) {
-    say("cuvil: error: cannot read weights.cuvw (at most %lu bytes)\n",
+    say("cuvil: error: cannot read %s (at most %lu bytes)\n", weights_path,
         (unsigned long)sizeof weights);
     return 1;
   }
@@ -333,11 +383,13 @@ static int run_model(void) {
     return 1;
 #endif
 
-  char name[32];
+  char name[PATH_BYTES];
   unsigned char *next = io_pool;
   const void *inputs[INPUT_SLOTS];
   for (unsigned i = 0; i < CUVIL_MODEL_NUM_INPUTS; ++i) {
     const char *path = file_name(name, "input", i);
+    if (!path)
+      return 1;
     inputs[i] = next;
     if (!input_read[i]) {
       next += align_up(input_bytes[i]);
@@ -398,6 +450,8 @@ static int run_model(void) {
 
   for (unsigned i = 0; i < CUVIL_MODEL_NUM_OUTPUTS; ++i) {
     const char *path = file_name(name, "out", i);
+    if (!path)
+      return 1;
     if (write_file(path, outputs[i], OUT_BYTES(i)) < 0) {
       say("cuvil: error: cannot write %s (%lu bytes)\n", path,
           (unsigned long)OUT_BYTES(i));
@@ -408,9 +462,11 @@ static int run_model(void) {
 #ifdef CUVIL_MODEL_PROFILE
   /* --profile: the table for cuvilc run (profile_runs, then the rows), and
    * on a board also printed as firmware would print it. */
-  if (write_file("profile.bin", &model.profile_runs,
+  if (!in_dir(name, "profile.bin"))
+    return 1;
+  if (write_file(name, &model.profile_runs,
                  sizeof model.profile_runs + sizeof model.profile) < 0) {
-    say("cuvil: error: cannot write profile.bin\n");
+    say("cuvil: error: cannot write %s\n", name);
     return 1;
   }
 #ifndef CUVIL_HOST
@@ -446,6 +502,12 @@ int main(void) {
     return 1;
   }
   return rc;
+}
+#elif defined(CUVIL_RUNNER_ENTRY)
+int CUVIL_RUNNER_ENTRY(const char *dir);
+int CUVIL_RUNNER_ENTRY(const char *dir) {
+  file_dir = dir;
+  return run_model();
 }
 #else
 int main(void) { return run_model(); }

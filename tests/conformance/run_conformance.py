@@ -17,7 +17,8 @@ every in-scope test runs, or those whose name (<folder>/<test>) matches
 For each test and target T, in WORK/T/<folder>/<test>, with the steps and
 tools of tests/e2e/run_e2e.py:
 
-  1. cuvilc build model.onnx --target T --name model --out model.o; a
+  1. cuvilc build model.onnx --target T --name model --out model.o (on a
+     board --name t<N>, N the test's number in this run); a
      rejected model fails with cuvilc's first error line as the reason,
      marked `unsupported:` when cuvilc says the model uses something it does
      not support;
@@ -28,6 +29,13 @@ tools of tests/e2e/run_e2e.py:
      QEMU), and compare each out_<i>.bin with output_<i>.pb: floating-point
      outputs with the backend suite's tolerance (numpy.allclose, rtol 1e-3,
      atol 1e-7, NaN where NaN is expected), other types exactly.
+
+On a board, steps 2 and 3 run in batches once every test is compiled: up
+to 24 tests' runners in one image, one QEMU boot (board_batches.py, where
+the model is built as `t<N>` and the files of each data set are in
+WORK/T/<folder>/<test>/<data set>/). A batch that does not link or finish
+runs again one test per image, so each verdict stays the test's own.
+selftest.py checks that spoiled test data fails.
 
 Verdicts per test and target: `pass`, `fail` (cuvil compiled, built, ran or
 computed something wrong: the reason says which) or `error` (the test could
@@ -58,6 +66,8 @@ from onnx import numpy_helper
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "e2e"))
 import run_e2e  # noqa: E402  (the e2e driver's targets and steps)
+from board_batches import step_error  # noqa: E402
+import board_batches  # noqa: E402
 
 # The backend tests feed a Conv's or Gemm's weights as graph inputs, so
 # cuvilc cannot pack them and rightly says the node runs on the reference
@@ -165,28 +175,20 @@ def cuvilc_error(err, model):
     return f"unsupported: {first}" if UNSUPPORTED.search(first) else f"cuvilc: {first}"
 
 
-def step_error(err):
-    """run_e2e's CaseError text in one line: the step, what failed, and the
-    first line of the tool's output that reports an error, if any."""
-    head, *rest = str(err).splitlines()
-    output = [line.removeprefix("  | ") for line in rest if line.startswith("  | ")]
-    detail = next((line for line in output if "error" in line.lower()), None)
-    return f"{head}: {detail.strip()}" if detail else head
-
-
-def io_pool_bytes(data_sets):
+def io_pool_bytes(data_sets, least=RUNNER_IO_POOL_DEFAULT):
     """Bytes runner.c's I/O pool needs for the largest data set (each buffer
-    rounded up to its 64-byte alignment), and at least its default 1 MiB."""
+    rounded up to its 64-byte alignment), and at least `least` (by default
+    the runner's own default, 1 MiB)."""
     def aligned(size):
         return -(-size // RUNNER_IO_ALIGN) * RUNNER_IO_ALIGN
 
-    return max([RUNNER_IO_POOL_DEFAULT] + [
+    return max([least] + [
         sum(aligned(len(data)) for data in d.inputs)
         + sum(aligned(expected.nbytes) for _, expected in d.outputs) for d in data_sets])
 
 
 def run_on_target(cuvilc, target, test_dir, data_sets, case_dir):
-    """(verdict, reason) of one test on one target."""
+    """(verdict, reason) of one test on the host."""
     shutil.rmtree(case_dir, ignore_errors=True)
     case_dir.mkdir(parents=True)
     try:
@@ -226,10 +228,37 @@ def op_types(model):
     return sorted(ops)
 
 
-def run_test(cuvilc, targets, ready, data_root, work, name):
-    """{"ops": [...], "targets": {label: {"verdict", "reason"}}} for one test."""
+def prepare_on_board(cuvilc, target, test_dir, name, data_sets, case_dir, model):
+    """A board_batches.Test of one test on a board, or its (verdict, reason)
+    if it does not compile."""
+    shutil.rmtree(case_dir, ignore_errors=True)
+    case_dir.mkdir(parents=True)
+    try:
+        return board_batches.prepare(cuvilc, target, test_dir, name, data_sets, case_dir, model,
+                                     io_pool_bytes(data_sets, least=RUNNER_IO_ALIGN),
+                                     EXPECTED_WARNINGS)
+    except run_e2e.CaseError as err:
+        if str(err).startswith("cuvilc build"):
+            return "fail", cuvilc_error(err, test_dir / "model.onnx")
+        return "fail", step_error(err)
+
+
+def judge(test, data_set):
+    """None if the outputs a board wrote for data_set are right, else why."""
+    for i, (data_type, expected) in enumerate(data_set.outputs):
+        reason = compare_output(i, data_type, expected, test.data_dir(data_set) / f"out_{i}.bin")
+        if reason:
+            return reason
+    return None
+
+
+def run_test(cuvilc, targets, ready, data_root, work, name, number):
+    """{"ops": [...], "targets": {label: {"verdict", "reason"}}} for one
+    test, and {label: board_batches.Test} for the boards it is to run on
+    (their verdicts come from run_boards)."""
     test_dir = data_root / name
     verdicts = {}
+    pending = {}
     try:
         ops = op_types(load(onnx.load, test_dir / "model.onnx"))
         data_sets = [DataSet(d) for d in sorted(test_dir.glob("test_data_set_*"))]
@@ -237,15 +266,39 @@ def run_test(cuvilc, targets, ready, data_root, work, name):
             raise TestError(f"{test_dir} has no test_data_set_*")
     except TestError as err:
         return {"ops": [], "targets": {t.label: {"verdict": "error", "reason": str(err)}
-                                       for t in targets}}
+                                       for t in targets}}, pending
     for target in targets:
         if not ready[target.label]:
             verdicts[target.label] = {"verdict": "error", "reason": "target setup failed"}
             continue
-        verdict, reason = run_on_target(cuvilc, target, test_dir, data_sets,
-                                        work / target.label / name)
+        case_dir = work / target.label / name
+        if isinstance(target, run_e2e.BoardTarget):
+            outcome = prepare_on_board(cuvilc, target, test_dir, name, data_sets, case_dir,
+                                       f"t{number}")
+            if isinstance(outcome, board_batches.Test):
+                pending[target.label] = outcome
+                continue
+            verdict, reason = outcome
+        else:
+            verdict, reason = run_on_target(cuvilc, target, test_dir, data_sets, case_dir)
         verdicts[target.label] = {"verdict": verdict, "reason": reason}
-    return {"ops": ops, "targets": verdicts}
+    return {"ops": ops, "targets": verdicts}, pending
+
+
+def run_boards(pool, targets, work, pending):
+    """Runs the compiled tests of pending ({label: [Test]}) in batches
+    (board_batches), the batches in pool; yields (label, test name, verdict,
+    reason) as batches finish."""
+    futures = {}
+    for target in targets:
+        tests = pending.get(target.label, [])
+        for number, batch in enumerate(board_batches.batches(tests)):
+            future = pool.submit(board_batches.run_batch, target, work / target.label,
+                                 f"b{number}", batch, judge)
+            futures[future] = target.label
+    for future in concurrent.futures.as_completed(futures):
+        for name, (verdict, reason) in future.result().items():
+            yield futures[future], name, verdict, reason
 
 
 def read_scope(path):
@@ -316,6 +369,13 @@ def write_subset(path, results, labels, cap):
     ]
     path.write_text("\n".join(lines) + "\n")
     return len(chosen)
+
+
+def print_verdict(label, name, verdict):
+    if verdict["verdict"] == "pass":
+        print(f"PASS {label}/{name}", flush=True)
+    else:
+        print(f"{verdict['verdict'].upper()} {label}/{name}: {verdict['reason']}", flush=True)
 
 
 def print_totals(results, labels):
@@ -394,19 +454,22 @@ def main():
             ready[target.label] = False
 
     results = {}
+    pending = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(run_test, cuvilc, targets, ready, data_root, work, name): name
-                   for name in names}
+        futures = {pool.submit(run_test, cuvilc, targets, ready, data_root, work, name, number):
+                   name for number, name in enumerate(names)}
         for future in concurrent.futures.as_completed(futures):
             name = futures[future]
-            results[name] = future.result()
-            for label in labels:
-                verdict = results[name]["targets"][label]
-                if verdict["verdict"] == "pass":
-                    print(f"PASS {label}/{name}", flush=True)
-                else:
-                    print(f"{verdict['verdict'].upper()} {label}/{name}: {verdict['reason']}",
-                          flush=True)
+            results[name], waiting = future.result()
+            for label, verdict in results[name]["targets"].items():
+                print_verdict(label, name, verdict)
+            for label, test in waiting.items():
+                pending.setdefault(label, []).append(test)
+        for tests in pending.values():
+            tests.sort(key=lambda t: t.name)
+        for label, name, verdict, reason in run_boards(pool, targets, work, pending):
+            results[name]["targets"][label] = {"verdict": verdict, "reason": reason}
+            print_verdict(label, name, results[name]["targets"][label])
 
     results = dict(sorted(results.items()))
     if args.results:

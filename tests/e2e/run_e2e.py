@@ -230,16 +230,35 @@ class BoardTarget:
         named in `fragments`, such as a `cuvilc link-plan` one) into
         image.elf."""
         source_o = case_dir / f"{source.stem}.o"
+        self.compile(source, source_o, case_dir, defines)
+        return self.link(case_dir, [source_o, *(case_dir / f"{m}.o" for m in models)],
+                         fragments or [f"{m}.ld" for m in models])
+
+    def compile(self, source, obj, include_dir, defines=()):
+        """Compile source into obj with the runtime's flags, the headers of
+        include_dir and the definitions `defines` (NAME=VALUE)."""
         run([self.cc, *self.rt["CUVIL_RT_CFLAGS"], "-O2", *(f"-D{d}" for d in defines),
-             "-I", case_dir, "-c", source, "-o", source_o], f"compile {source.name}")
+             "-I", include_dir, "-c", source, "-o", obj], f"compile {source.name}")
+
+    def compile_all(self, sources, out_dir):
+        """Compile each of sources into out_dir/<stem>.o with the runtime's
+        flags, in one run of the compiler (its start-up is much of the cost
+        of a small file)."""
+        run([self.cc, *self.rt["CUVIL_RT_CFLAGS"], "-O2", "-c", *sources],
+            f"compile {len(sources)} sources", cwd=out_dir)
+
+    def link(self, image_dir, objects, fragments):
+        """Link objects with the runtime into image_dir/image.elf, the
+        models placed by the linker-script fragments (paths, relative to
+        image_dir or absolute); checks that the image has no heap functions
+        and that section_regions hold."""
         # The base script INCLUDEs cuvil-models.ld; the linker finds it and
         # the models' scripts in its working directory.
-        fragments = fragments or [f"{m}.ld" for m in models]
-        (case_dir / "cuvil-models.ld").write_text("".join(f"INCLUDE {f}\n" for f in fragments))
-        image = case_dir / "image.elf"
-        run([self.cc, *self.rt["CUVIL_RT_LDFLAGS"], "-L", case_dir, source_o,
-             *(case_dir / f"{m}.o" for m in models), *self.rt["CUVIL_RT_LDLIBS"], "-o", image],
-            "link image", cwd=case_dir)
+        (image_dir / "cuvil-models.ld").write_text("".join(f"INCLUDE {f}\n" for f in fragments))
+        image = image_dir / "image.elf"
+        run([self.cc, *self.rt["CUVIL_RT_LDFLAGS"], "-L", image_dir, *objects,
+             *self.rt["CUVIL_RT_LDLIBS"], "-o", image],
+            "link image", cwd=image_dir)
         heap = sorted(HEAP_FUNCTIONS & symbol_names(image))
         if heap:
             raise CaseError(f"image.elf contains heap functions: {', '.join(heap)}")
