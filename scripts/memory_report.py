@@ -76,10 +76,18 @@ def list_models(models_dir):
                   if (p / "model.onnx").is_file())
 
 
+def dim_flags(models_dir, model):
+    """--dim NAME=VALUE for each symbolic dimension the model's manifest
+    fixes (as the end-to-end tests build it)."""
+    manifest = pathlib.Path(models_dir, model, "manifest.json")
+    dims = json.loads(manifest.read_text()).get("dims", {}) if manifest.is_file() else {}
+    return [flag for name, value in sorted(dims.items()) for flag in ("--dim", f"{name}={value}")]
+
+
 def build_report(cuvilc, models_dir, model, target, tmp):
     stem = os.path.join(tmp, f"{model}.{target}")
     run([cuvilc, "build", os.path.join(models_dir, model, "model.onnx"), "--target", target,
-         "--out", stem + ".o", "--report", stem + ".json"])
+         "--out", stem + ".o", "--report", stem + ".json", *dim_flags(models_dir, model)])
     with open(stem + ".json", encoding="utf-8") as f:
         return json.load(f)
 

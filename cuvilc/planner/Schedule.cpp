@@ -16,7 +16,6 @@
 #include <cassert>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <unordered_map>
 
 namespace cuvil {
@@ -221,6 +220,9 @@ std::vector<size_t> depthFirst(const Graph &G, const DepGraph &D) {
 /// Exact minimum peak by dynamic programming over downward-closed node
 /// sets, breadth-first by set size. Gives up (empty result) beyond 64
 /// nodes or past a budget of states, which bounds its time on wide graphs.
+/// Sets are bit masks, and so is what each step needs to know: a node is
+/// ready when its producers' bits are set; an output it reads is freed by
+/// it when every other user's bit is set (freedBy, in masks).
 std::vector<size_t> exactOrder(const DepGraph &D) {
   constexpr size_t MaxStates = 200000;
   if (D.N > 64 || D.N == 0)
@@ -232,31 +234,58 @@ std::vector<size_t> exactOrder(const DepGraph &D) {
     Set Prev;
     size_t Last;
   };
-  std::vector<std::map<Set, State>> Layers(D.N + 1);
+  struct Read {
+    int64_t Bytes;
+    Set OtherUsers; ///< The users of the output but the reader.
+  };
+  std::vector<Set> PredMask(D.N, 0);
+  std::vector<std::vector<Read>> Reads(D.N);
+  std::vector<int64_t> Unread(D.N, 0); ///< Outputs nobody reads die at once.
+  for (size_t I = 0; I < D.N; ++I) {
+    for (size_t P : D.Preds[I]) {
+      PredMask[I] |= Set(1) << P;
+      for (const auto &[Bytes, Users] : D.Outs[P]) {
+        if (!Bytes || std::find(Users.begin(), Users.end(), I) == Users.end())
+          continue;
+        Set Others = 0;
+        for (size_t U : Users)
+          Others |= U == I ? 0 : Set(1) << U;
+        Reads[I].push_back({Bytes, Others});
+      }
+    }
+    for (const auto &[Bytes, Users] : D.Outs[I])
+      if (Users.empty())
+        Unread[I] += Bytes;
+  }
+  // Each layer's sets are visited in increasing order, so that among
+  // equal peaks the first set and node found win, whatever the hashing.
+  std::vector<std::unordered_map<Set, State>> Layers(D.N + 1);
   Layers[0][0] = {0, 0, 0, 0};
   size_t Visited = 0;
-  std::vector<bool> Done(D.N);
+  std::vector<Set> Sets;
   for (size_t K = 0; K < D.N; ++K) {
     Visited += Layers[K].size();
     if (Visited > MaxStates)
       return {};
-    for (const auto &[S, St] : Layers[K]) {
-      for (size_t I = 0; I < D.N; ++I)
-        Done[I] = S >> I & 1;
+    Sets.clear();
+    for (const auto &Entry : Layers[K])
+      Sets.push_back(Entry.first);
+    std::sort(Sets.begin(), Sets.end());
+    std::unordered_map<Set, State> &Next = Layers[K + 1];
+    Next.reserve(Sets.size() * 2);
+    for (Set S : Sets) {
+      const State St = Layers[K].at(S);
       for (size_t I = 0; I < D.N; ++I) {
-        if (Done[I] || !std::all_of(D.Preds[I].begin(), D.Preds[I].end(),
-                                    [&](size_t P) { return Done[P]; }))
+        if ((S >> I & 1) || (PredMask[I] & ~S))
           continue;
         int64_t Peak = std::max(St.Peak, St.Live + D.OutBytes[I]);
-        int64_t Live = St.Live + D.OutBytes[I] - freedBy(D, I, Done);
-        // Outputs nobody reads die at once.
-        for (const auto &[Bytes, Users] : D.Outs[I])
-          if (Users.empty())
-            Live -= Bytes;
-        Set Next = S | (Set(1) << I);
-        auto It = Layers[K + 1].find(Next);
-        if (It == Layers[K + 1].end() || Peak < It->second.Peak)
-          Layers[K + 1][Next] = {Peak, Live, S, I};
+        int64_t Live = St.Live + D.OutBytes[I] - Unread[I];
+        for (const Read &R : Reads[I])
+          Live -= (R.OtherUsers & ~S) ? 0 : R.Bytes;
+        auto [It, New] =
+            Next.try_emplace(S | Set(1) << I, State{Peak, Live, S, I});
+        if (!New && Peak < It->second.Peak)
+          It->second = {Peak, Live, S, I};
       }
     }
   }
