@@ -6,6 +6,7 @@
 #include "emit/LinkerScript.h"
 #include "ir/Diagnostic.h"
 #include "runner/Process.h"
+#include "runner/RuntimeCache.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -65,9 +66,14 @@ runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
   llvm::StringRef CCName = llvm::sys::path::filename(O.CC);
   if (CCName.starts_with("clang")) // runtime.mk's archiver for clang-N
     Tools.push_back(("llvm-ar" + CCName.drop_front(5)).str());
-  for (const std::string &Tool : Tools)
-    if (auto P = findTool(Tool); !P)
+  std::string CCPath;
+  for (const std::string &Tool : Tools) {
+    auto P = findTool(Tool);
+    if (!P)
       return P.takeError();
+    if (Tool == O.CC)
+      CCPath = *P;
+  }
 
   WorkDir W(Log);
   if (auto E = W.create(O.KeepWork, "cuvil-run"))
@@ -96,7 +102,9 @@ runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
     if (auto E = writeFile(fmt::format("{}/{}", Dir, Name), Bytes))
       return E;
 
-  // The runtime library and the flags runtime.mk gives a firmware.
+  // The runtime library and the flags runtime.mk gives a firmware, built
+  // in the cache (RuntimeCache.h) when there is one, under its lock; the
+  // firmware links a copy in the work directory's runtime/.
   std::vector<std::string> Make = {"make",
                                    "--no-print-directory",
                                    "-f",
@@ -106,8 +114,19 @@ runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
                                    "CUVIL_RT_ARCH=" + T.ClangFlags,
                                    "CUVIL_RT_TRIPLE=" + T.Triple,
                                    "CC=" + O.CC,
-                                   "CUVIL_RT_BUILD=" + Dir + "/runtime",
                                    "CUVIL_LINKER_SCRIPT=" + *BaseScript};
+  const std::string RtDir = Dir + "/runtime";
+  std::string BuildDir = RtDir;
+  RuntimeCacheLock Lock;
+  if (std::optional<std::string> Root = runtimeCacheRoot()) {
+    std::string Cached = runtimeCacheDir(*Root, T.Name, Make, CCPath);
+    if (auto E = Lock.acquire(Cached))
+      Log << "cuvilc run: no runtime cache (" << llvm::toString(std::move(E))
+          << "): the runtime is built in the work directory\n";
+    else
+      BuildDir = Cached;
+  }
+  Make.push_back("CUVIL_RT_BUILD=" + BuildDir);
   const char *Names[] = {"CUVIL_RT_LIB", "CUVIL_RT_CFLAGS", "CUVIL_RT_LDFLAGS",
                          "CUVIL_RT_LDLIBS"};
   std::vector<std::string> Query = Make;
@@ -115,7 +134,8 @@ runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
                {"-s", "--eval", "cuvil-run-print-%: ; @echo '$($*)'"});
   for (const char *N : Names)
     Query.push_back(std::string("cuvil-run-print-") + N);
-  Log << "cuvilc run: building the " << T.Name << " runtime in " << Dir << "\n";
+  Log << "cuvilc run: the " << T.Name << " runtime, built in " << BuildDir
+      << " (make rebuilds what changed)\n";
   auto Values = runTool(Query, "runtime-flags", Dir);
   if (!Values)
     return Values.takeError();
@@ -127,10 +147,26 @@ runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
   std::vector<std::vector<std::string>> Rt;
   for (size_t I = 0; I < std::size(Names); ++I)
     Rt.push_back(splitCommand(Lines[I].str()));
+  if (Rt[0].size() != 1)
+    return makeError("runtime.mk's CUVIL_RT_LIB is not one file: '{}'",
+                     Lines[0].str());
   std::vector<std::string> BuildLib = Make;
   BuildLib.insert(BuildLib.end(), Rt[0].begin(), Rt[0].end());
   if (auto R = runTool(BuildLib, "runtime", Dir); !R)
     return R.takeError();
+  if (BuildDir != RtDir) {
+    const std::string Copy = RtDir + "/libcuvil-rt.a";
+    if (std::error_code EC = llvm::sys::fs::create_directories(RtDir))
+      return makeError("'{}': cannot create it: {}", RtDir, EC.message());
+    if (std::error_code EC = llvm::sys::fs::copy_file(Rt[0][0], Copy))
+      return makeError("'{}': cannot copy it to '{}': {}", Rt[0][0], Copy,
+                       EC.message());
+    for (std::vector<std::string> &Flags : Rt)
+      for (std::string &Word : Flags)
+        if (size_t At = Word.find(BuildDir); At != std::string::npos)
+          Word.replace(At, BuildDir.size(), RtDir);
+  }
+  Lock.release(); // other runs may rebuild the cached library from here on
 
   // The runner, linked with the model into image.elf.
   std::vector<std::string> Compile = {O.CC};

@@ -10,7 +10,9 @@
 //
 //   model.o model.h model.ld cuvil-models.ld  the model, as `build` writes
 //   input_<i>.bin / out_<i>.bin               raw data, through semihosting
-//   runtime/                                  the runtime (runtime.mk)
+//   runtime/                                  the runtime library (a copy
+//                                             of the cached one:
+//                                             RuntimeCache.h)
 //   runner.o image.elf                        the firmware
 //   qemu.out qemu.err                         what QEMU printed
 //

@@ -95,6 +95,12 @@ llvm::Expected<std::string> runTool(const std::vector<std::string> &Cmd,
     return Program.takeError();
   std::string OutPath = WorkDir + "/" + Step + ".out";
   std::string ErrPath = WorkDir + "/" + Step + ".err";
+  // ExecuteAndWait opens the redirections without truncating them: in a
+  // kept work directory an earlier run's output would otherwise be read
+  // as this one's.
+  for (const std::string &Path : {OutPath, ErrPath})
+    if (std::error_code EC = llvm::sys::fs::remove(Path))
+      return makeError("'{}': cannot remove it: {}", Path, EC.message());
   std::vector<llvm::StringRef> Args(Cmd.begin(), Cmd.end());
   std::optional<llvm::StringRef> Redirects[] = {
       llvm::StringRef(), llvm::StringRef(OutPath), llvm::StringRef(ErrPath)};

@@ -15,12 +15,17 @@ For each target T, in WORK/T: the model's reference data as .npy
 name every output's .npy file, and each file must hold the reference's
 values; the instruction and cycle counts must be positive on a board. Then
 the same run against a reference with one element changed must exit 1 and
-say which output differs. Prints PASS/FAIL per target; exits 1 if any
-failed.
+say which output differs. On a board both runs keep the runtime library
+in WORK/T/cache (CUVIL_CACHE_DIR): the first builds it there, the second
+must link the same file, unchanged. On a board all runs work in
+WORK/T/keep (--keep-work), after one more run there without the cache
+(CUVIL_CACHE_DIR empty), whose leftovers they must not mistake for
+theirs. Prints PASS/FAIL per target; exits 1 if any failed.
 """
 
 import argparse
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -43,8 +48,20 @@ def check_target(cuvilc, model_dir, target, work, cores):
     cmd = [cuvilc, "run", model_dir / "model.onnx", "--target", target,
            *(a for f in inputs for a in ("--input", f)),
            "--output-dir", out, "--json", out / "run.json", "--cores", str(cores)]
+    if target != "host":  # both runs in one kept work directory, as users rerun
+        cmd += ["--keep-work", work / "keep"]
+    cache = work / "cache"
+    env = {**os.environ, "CUVIL_CACHE_DIR": str(cache)}
+    if target != "host":
+        # First without the cache (the runtime built in keep/runtime): the
+        # runs after it must not take that run's leftovers for their own.
+        proc = subprocess.run([*cmd, *(a for f in refs for a in ("--compare", f))],
+                              capture_output=True, text=True, timeout=900,
+                              env={**os.environ, "CUVIL_CACHE_DIR": ""})
+        if proc.returncode != 0:
+            return f"cuvilc run without a cache exited {proc.returncode}:\n{proc.stderr}"
     proc = subprocess.run([*cmd, *(a for f in refs for a in ("--compare", f))],
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=900, env=env)
     if proc.returncode != 0:
         return f"cuvilc run exited {proc.returncode}:\n{proc.stdout}{proc.stderr}"
     summary = json.loads((out / "run.json").read_text())
@@ -63,13 +80,19 @@ def check_target(cuvilc, model_dir, target, work, cores):
     bad = np.load(refs[0])
     bad.flat[0] += 1.0
     np.save(work / "bad_ref.npy", bad)
+    libraries = sorted(cache.glob(f"runtime-{target}-*/libcuvil-rt.a"))
+    if target != "host" and len(libraries) != 1:
+        return f"expected one runtime library in {cache}, found {libraries}"
+    built = [lib.stat().st_mtime_ns for lib in libraries]
     proc = subprocess.run([*cmd, "--compare", work / "bad_ref.npy",
                            *(a for f in refs[1:] for a in ("--compare", f))],
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=900, env=env)
     name = summary["outputs"][0]["name"]
     if proc.returncode != 1 or f"'{name}'" not in proc.stderr \
             or "differ from the reference" not in proc.stderr:
         return f"a wrong reference gave exit {proc.returncode}:\n{proc.stderr}"
+    if [lib.stat().st_mtime_ns for lib in libraries] != built:
+        return f"the second run rebuilt the cached runtime {libraries[0]}"
     return None
 
 
