@@ -2,13 +2,12 @@
 //-*-===//
 //
 // Building a board's runtime library (runtime-baremetal/runtime.mk: a
-// dozen C and assembly files) took most of a `cuvilc run` on a board: a
-// small CNN on u74-mc ran in 3.5 s building it, 1.2 s with it cached
-// (docs/run.md). The library depends on the
-// target's flags, the compiler and the runtime's sources, not on the
-// model, so `cuvilc run` builds it in a cache directory kept between
-// runs, one per runtime.mk command line and compiler, and make rebuilds
-// only what changed. The cache is
+// dozen C and assembly files) took most of a `cuvilc run` of a small
+// model on a board. The library depends on the target's flags, the
+// compiler and the runtime's sources, not on the model, so `cuvilc run`
+// builds it in a cache directory kept between runs, one per runtime.mk
+// command line and compiler, and make rebuilds only what changed. The
+// cache is
 //
 //   $CUVIL_CACHE_DIR, else $XDG_CACHE_HOME/cuvil, else $HOME/.cache/cuvil
 //

@@ -135,23 +135,19 @@ static const char *file_dir = "";
 /* Writes file_dir followed by `file` into `path` (PATH_BYTES); NULL (and a
  * message) if it does not fit. */
 static const char *in_dir(char path[PATH_BYTES], const char *file) {
+  const char *parts[] = {file_dir, file};
   char *p = path;
-  for (const char *s = file_dir; *s; ++s) {
-    if (p == path + PATH_BYTES - 1)
-      goto too_long;
-    *p++ = *s;
-  }
-  for (; *file; ++file) {
-    if (p == path + PATH_BYTES - 1)
-      goto too_long;
-    *p++ = *file;
-  }
+  for (unsigned k = 0; k < 2; ++k)
+    for (const char *s = parts[k]; *s; ++s) {
+      if (p == path + PATH_BYTES - 1) {
+        say("cuvil: error: the path of %s in %s is longer than %d bytes\n",
+            file, file_dir, PATH_BYTES - 1);
+        return NULL;
+      }
+      *p++ = *s;
+    }
   *p = '\0';
   return path;
-too_long:
-  say("cuvil: error: the path of %s in %s is longer than %d bytes\n", file,
-      file_dir, PATH_BYTES - 1);
-  return NULL;
 }
 
 /* The path of "<stem>_<index>.bin" in file_dir, written into `path`, or

@@ -81,25 +81,26 @@ def alias_header(header, model):
     return "\n".join(lines) + "\n"
 
 
-def prepare(cuvilc, target, test_dir, name, data_sets, case_dir, model, io_pool_bytes,
-            expected_warnings):
+def prepare(cuvilc, target, test_dir, name, data_sets, case_dir, model, expected_warnings):
     """Compile one test for a board: a Test, or raises run_e2e.CaseError
     (from cuvilc: its `what` starts with `cuvilc build`)."""
     run_e2e.compile_model(cuvilc, target, test_dir, case_dir, name=model,
                           expected_warnings=expected_warnings)
     header = case_dir / f"{model}.h"
     (case_dir / "model.h").write_text(alias_header(header, model))
-    arena = re.search(rf"^#define CUVIL_{model.upper()}_ARENA_SIZE (\d+)u", header.read_text(),
-                      re.MULTILINE)
+    text = header.read_text()
+    prefix = f"CUVIL_{model.upper()}_"
+    arena = re.search(rf"^#define {prefix}ARENA_SIZE (\d+)u", text, re.MULTILINE)
     if not arena:
-        raise run_e2e.CaseError(f"{header.name} states no CUVIL_{model.upper()}_ARENA_SIZE")
-    # The pool holds the inputs and outputs as the header sizes them (the
-    # runner reads a short input file as an error, not as a short pool).
-    lists = re.findall(rf"^#define CUVIL_{model.upper()}_(?:INPUT|OUTPUT)_BYTES_LIST {{(.*)}}$",
-                       header.read_text(), re.MULTILINE)
-    stated = sum(-(-int(n.strip().rstrip("u")) // IO_ALIGN) * IO_ALIGN
-                 for line in lists for n in line.split(",") if n.strip())
-    test = Test(name, case_dir, model, data_sets, int(arena[1]), max(io_pool_bytes, stated))
+        raise run_e2e.CaseError(f"{header.name} states no {prefix}ARENA_SIZE")
+    # The runner's I/O pool: the inputs and outputs as the header sizes them,
+    # each aligned, which is what runner.c checks it against (a data set's
+    # file of another size is the runner's error to report).
+    lists = re.findall(rf"^#define {prefix}(?:INPUT|OUTPUT)_BYTES_LIST {{(.*)}}$", text,
+                       re.MULTILINE)
+    pool = sum(-(-int(n.strip().rstrip("u")) // IO_ALIGN) * IO_ALIGN
+               for line in lists for n in line.split(",") if n.strip())
+    test = Test(name, case_dir, model, data_sets, int(arena[1]), max(pool, IO_ALIGN))
     for data_set in data_sets:
         data_dir = test.data_dir(data_set)
         data_dir.mkdir()

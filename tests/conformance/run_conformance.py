@@ -79,8 +79,8 @@ SCOPE = HERE / "scope.txt"
 RTOL = 1e-3
 ATOL = 1e-7
 SUBSET_CAP = 2
-# runtime-baremetal/runner/runner.c's IO_ALIGN and default CUVIL_RUNNER_IO_POOL_BYTES.
-RUNNER_IO_ALIGN = 64
+# runtime-baremetal/runner/runner.c's default CUVIL_RUNNER_IO_POOL_BYTES (its
+# IO_ALIGN is board_batches.IO_ALIGN).
 RUNNER_IO_POOL_DEFAULT = 1 << 20
 SCOPE_LINE = re.compile(r"^(\S+/\S+) (?:(in)|out (\S+))$")
 # cuvilc's words for a model that uses something it does not implement.
@@ -175,14 +175,13 @@ def cuvilc_error(err, model):
     return f"unsupported: {first}" if UNSUPPORTED.search(first) else f"cuvilc: {first}"
 
 
-def io_pool_bytes(data_sets, least=RUNNER_IO_POOL_DEFAULT):
+def io_pool_bytes(data_sets):
     """Bytes runner.c's I/O pool needs for the largest data set (each buffer
-    rounded up to its 64-byte alignment), and at least `least` (by default
-    the runner's own default, 1 MiB)."""
+    rounded up to its 64-byte alignment), and at least its default 1 MiB."""
     def aligned(size):
-        return -(-size // RUNNER_IO_ALIGN) * RUNNER_IO_ALIGN
+        return -(-size // board_batches.IO_ALIGN) * board_batches.IO_ALIGN
 
-    return max([least] + [
+    return max([RUNNER_IO_POOL_DEFAULT] + [
         sum(aligned(len(data)) for data in d.inputs)
         + sum(aligned(expected.nbytes) for _, expected in d.outputs) for d in data_sets])
 
@@ -235,7 +234,6 @@ def prepare_on_board(cuvilc, target, test_dir, name, data_sets, case_dir, model)
     case_dir.mkdir(parents=True)
     try:
         return board_batches.prepare(cuvilc, target, test_dir, name, data_sets, case_dir, model,
-                                     io_pool_bytes(data_sets, least=RUNNER_IO_ALIGN),
                                      EXPECTED_WARNINGS)
     except run_e2e.CaseError as err:
         if str(err).startswith("cuvilc build"):

@@ -48,13 +48,13 @@ def check_target(cuvilc, model_dir, target, work, cores):
     cmd = [cuvilc, "run", model_dir / "model.onnx", "--target", target,
            *(a for f in inputs for a in ("--input", f)),
            "--output-dir", out, "--json", out / "run.json", "--cores", str(cores)]
-    if target != "host":  # both runs in one kept work directory, as users rerun
-        cmd += ["--keep-work", work / "keep"]
     cache = work / "cache"
     env = {**os.environ, "CUVIL_CACHE_DIR": str(cache)}
     if target != "host":
-        # First without the cache (the runtime built in keep/runtime): the
-        # runs after it must not take that run's leftovers for their own.
+        # Every run in one kept work directory, as users rerun; the first
+        # without the cache (the runtime built in keep/runtime): the runs
+        # after it must not take that run's leftovers for their own.
+        cmd += ["--keep-work", work / "keep"]
         proc = subprocess.run([*cmd, *(a for f in refs for a in ("--compare", f))],
                               capture_output=True, text=True, timeout=900,
                               env={**os.environ, "CUVIL_CACHE_DIR": ""})

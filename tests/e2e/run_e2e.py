@@ -242,8 +242,8 @@ class BoardTarget:
 
     def compile_all(self, sources, out_dir):
         """Compile each of sources into out_dir/<stem>.o with the runtime's
-        flags, in one run of the compiler (its start-up is much of the cost
-        of a small file)."""
+        flags, in one command (the driver still starts a compiler per
+        file)."""
         run([self.cc, *self.rt["CUVIL_RT_CFLAGS"], "-O2", "-c", *sources],
             f"compile {len(sources)} sources", cwd=out_dir)
 
