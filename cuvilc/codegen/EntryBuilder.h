@@ -27,10 +27,6 @@ namespace cuvil {
 /// Written into the model struct's state field by a successful init.
 constexpr uint32_t ReadyMagic = 0x43555649; // "CUVI"
 
-/// Symbols of the runtime helpers that stay visible (weak) in the object so
-/// that calls the backend itself emits resolve inside it.
-constexpr const char *WeakRuntimeSymbols[] = {"memcpy", "memmove", "memset"};
-
 /// Builds the entry points of one model inside the kernel module.
 class EntryBuilder {
 public:

@@ -12,6 +12,10 @@
 // Then everything but the entry points is internalised, the O3 pipeline
 // specialises the (inlined) kernels on those constants, and nodes whose
 // functions came out identical (same op, shapes and attributes) share one.
+// The runtime support code the entry points call (the blob reader, the
+// weight slots, mem*) is not compiled here: it comes compiled, the same
+// for every model of the target, and its object is merged into the
+// model's (SupportObject.h).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/ModelCodegen.h"
@@ -19,17 +23,17 @@
 #include "codegen/Backend.h"
 #include "codegen/EntryBuilder.h"
 #include "codegen/KernelLibrary.h"
+#include "codegen/ObjectMerge.h"
 #include "codegen/SplitCodegen.h"
 #include "codegen/SplitOptimize.h"
+#include "codegen/SupportObject.h"
 #include "ir/Diagnostic.h"
 
-#include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/DiagnosticHandler.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/IPO/Internalize.h>
@@ -38,7 +42,6 @@
 #include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
-#include <map>
 #include <set>
 
 namespace cuvil {
@@ -56,126 +59,25 @@ public:
 };
 } // namespace
 
-namespace {
-
-/// The global values V's definition refers to (through constants too).
-void referencedGlobals(const llvm::GlobalValue &V,
-                       std::vector<const llvm::GlobalValue *> &Out) {
-  std::vector<const llvm::Constant *> Work;
-  std::set<const llvm::Constant *> Seen;
-  auto Push = [&](const llvm::Value *X) {
-    if (const auto *GV = llvm::dyn_cast<llvm::GlobalValue>(X))
-      Out.push_back(GV);
-    else if (const auto *C = llvm::dyn_cast<llvm::Constant>(X))
-      if (Seen.insert(C).second)
-        Work.push_back(C);
-  };
-  if (const auto *F = llvm::dyn_cast<llvm::Function>(&V)) {
-    if (F->hasPersonalityFn())
-      Push(F->getPersonalityFn());
-    for (const llvm::BasicBlock &BB : *F)
-      for (const llvm::Instruction &I : BB)
-        for (const llvm::Value *Op : I.operands())
-          Push(Op);
-  } else if (const auto *G = llvm::dyn_cast<llvm::GlobalVariable>(&V)) {
-    if (G->hasInitializer())
-      Push(G->getInitializer());
-  } else if (const auto *A = llvm::dyn_cast<llvm::GlobalAlias>(&V)) {
-    Push(A->getAliasee());
-  }
-  while (!Work.empty()) {
-    const llvm::Constant *C = Work.back();
-    Work.pop_back();
-    for (const llvm::Value *Op : C->operands())
-      Push(Op);
-  }
-}
-
-/// Materialises what the globals named in Roots reach (and what the
-/// module must keep: llvm.used and the like); every other function of the
-/// lazily read library becomes a declaration, which internalisation and
-/// the optimiser then delete.
-llvm::Error materializeReachable(llvm::Module &M,
-                                 const std::set<std::string> &Roots) {
-  std::vector<const llvm::GlobalValue *> Work;
-  for (const std::string &N : Roots)
-    if (const llvm::GlobalValue *GV = M.getNamedValue(N))
-      Work.push_back(GV);
-  for (const llvm::GlobalVariable &G : M.globals())
-    if (G.getName().starts_with("llvm."))
-      Work.push_back(&G);
-  std::set<const llvm::GlobalValue *> Seen;
-  while (!Work.empty()) {
-    const llvm::GlobalValue *GV = Work.back();
-    Work.pop_back();
-    if (!Seen.insert(GV).second)
-      continue;
-    if (auto E = const_cast<llvm::GlobalValue *>(GV)->materialize())
-      return E;
-    referencedGlobals(*GV, Work);
-  }
-  for (llvm::Function &F : M)
-    if (F.isMaterializable())
-      F.deleteBody();
-  return M.materializeAll();
-}
-
-/// Every kernel module linked in brings its compiler's identification
-/// (llvm.ident), and each is a line of the object's .comment section: one
-/// of each is enough (MobileNetV2 carried 1,222 copies of one, 49 KB).
-void dedupeIdents(llvm::Module &M) {
-  llvm::NamedMDNode *Ident = M.getNamedMetadata("llvm.ident");
-  if (!Ident)
-    return;
-  std::vector<llvm::MDNode *> Unique;
-  std::set<llvm::MDNode *> Seen;
-  for (llvm::MDNode *N : Ident->operands())
-    if (Seen.insert(N).second)
-      Unique.push_back(N);
-  Ident->clearOperands();
-  for (llvm::MDNode *N : Unique)
-    Ident->addOperand(N);
-}
-
-} // namespace
-
 llvm::Expected<CodegenResult>
 generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
                const TargetInfo &T, const CodegenOptions &Opts) {
+  auto TM = createTargetMachine(T);
+  if (!TM)
+    return TM.takeError();
+  auto Support = supportObject(T, **TM, Opts.Timer);
+  if (!Support)
+    return Support.takeError();
   beginStage(Opts.Timer, "entry-points");
-  auto Bitcode = kernelBitcode(T.Kernels);
-  if (!Bitcode)
-    return makeError("target '{}': this cuvilc has no kernel library '{}' "
-                     "(llvm.kernels in its TOML file)",
-                     T.Name, T.Kernels);
   llvm::LLVMContext Ctx;
   if (Opts.Range) // kernels' sizes are run-time values: see QuietUnrolling
     Ctx.setDiagnosticHandler(std::make_unique<QuietUnrolling>());
-  auto ModOrErr = llvm::getOwningLazyBitcodeModule(
-      llvm::MemoryBuffer::getMemBuffer(*Bitcode, "kernels-" + T.Name + ".bc",
-                                       /*RequiresNullTerminator=*/false),
-      Ctx);
+  auto ModOrErr = loadKernelModule(T, **TM, Ctx);
   if (!ModOrErr)
     return ModOrErr.takeError();
   std::unique_ptr<llvm::Module> M = std::move(*ModOrErr);
   M->setModuleIdentifier(Opts.ModelName);
   M->setSourceFileName(Opts.ModelName);
-
-  auto TM = createTargetMachine(T);
-  if (!TM)
-    return TM.takeError();
-  M->setDataLayout((*TM)->createDataLayout());
-  M->setTargetTriple(T.Triple);
-  // Specialise the kernels for this target's CPU (the library may have been
-  // built for another CPU of the same ISA).
-  for (llvm::Function &F : *M) {
-    if (F.isDeclaration())
-      continue;
-    F.removeFnAttr("tune-cpu");
-    F.addFnAttr("target-cpu", T.CPU);
-    if (!T.Features.empty())
-      F.addFnAttr("target-features", T.Features);
-  }
 
   EntryBuilder EB(*M, G, L, Plan, T, Opts);
   if (auto E = EB.build())
@@ -190,20 +92,22 @@ generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
                           ->getElementOffset(EB.profileRunsField());
   }
 
-  // Keep the entry points and data symbols; the runtime helpers the backend
-  // may call (memcpy...) stay as weak definitions so the object has no
-  // undefined symbols yet does not clash with the firmware's own.
+  // The support code comes compiled (SupportObject.h): here its functions
+  // are declarations, which the support object merged in below defines.
   beginStage(Opts.Timer, "link-kernels");
-  std::set<std::string> Keep = EB.exported();
   for (const char *S : WeakRuntimeSymbols)
-    Keep.insert(S);
+    if (llvm::Function *F = M->getFunction(S))
+      F->deleteBody();
+  for (const char *S : SupportEntrySymbols)
+    if (llvm::Function *F = M->getFunction(S)) {
+      F->deleteBody();
+      F->setVisibility(llvm::GlobalValue::HiddenVisibility);
+      F->setDSOLocal(true);
+    }
+  // Keep the entry points and data symbols.
+  std::set<std::string> Keep = EB.exported();
   if (auto E = materializeReachable(*M, Keep))
     return E;
-  for (const char *S : WeakRuntimeSymbols)
-    if (llvm::Function *F = M->getFunction(S); F && !F->isDeclaration())
-      F->setLinkage(llvm::GlobalValue::WeakAnyLinkage);
-    else
-      Keep.erase(S);
   llvm::internalizeModule(*M, [&](const llvm::GlobalValue &GV) {
     return Keep.count(GV.getName().str()) != 0;
   });
@@ -234,19 +138,25 @@ generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
       return E;
   }
   FrameSizes Frames;
-  if (auto E =
-          emitObjectSplit(*M, **TM, Jobs, StepPrefix, T.Name, R.Object, Frames))
+  std::string ModelObject;
+  if (auto E = emitObjectSplit(*M, **TM, Jobs, StepPrefix, T.Name, ModelObject,
+                               Frames))
     return E;
+  auto Merged = mergeObjects({ModelObject, Support->Object}, Support->Localize);
+  if (!Merged)
+    return Merged.takeError();
+  R.Object = std::move(*Merged);
   beginStage(Opts.Timer, "stack-bounds");
   std::vector<std::string> Helpers(std::begin(WeakRuntimeSymbols),
                                    std::end(WeakRuntimeSymbols));
-  R.InitStack = entryStackBound(
-      *M, T.Triple, "cuvil_" + Opts.ModelName + "_init", Frames, Helpers);
+  auto Bound = [&](const std::string &Entry) {
+    return entryStackBound(*M, T.Triple, "cuvil_" + Opts.ModelName + Entry,
+                           Frames, Helpers, Support->Bounds);
+  };
+  R.InitStack = Bound("_init");
   // run_v's bound too: it is an entry point of its own.
-  R.RunStack = entryStackBound(*M, T.Triple, "cuvil_" + Opts.ModelName + "_run",
-                               Frames, Helpers);
-  StackBound RunV = entryStackBound(
-      *M, T.Triple, "cuvil_" + Opts.ModelName + "_run_v", Frames, Helpers);
+  R.RunStack = Bound("_run");
+  StackBound RunV = Bound("_run_v");
   if (!RunV.Known || (R.RunStack.Known && RunV.Bytes > R.RunStack.Bytes))
     R.RunStack = RunV;
   return R;

@@ -54,6 +54,8 @@ struct CallInfo {
   /// optimisation), below the frame size LLVM reports. A step function
   /// reads one pointer per tensor, often more than 6.
   uint64_t PushedArgBytes = 0;
+  /// Whether the backend may make it call the helpers (memcpy...).
+  bool CallsHelpers = false;
 };
 
 /// Bytes of Call's arguments past the x86-64 SysV argument registers.
@@ -138,7 +140,8 @@ CallInfo callsOf(const llvm::Function &F,
   // The backend may turn a memcpy/memset it does not expand into a call,
   // and copies of its own (byval arguments) into memcpy: assume any
   // function but the helpers themselves calls each of them.
-  if (!IsHelper || UsesMemIntrinsics)
+  CI.CallsHelpers = !IsHelper || UsesMemIntrinsics;
+  if (CI.CallsHelpers)
     for (const llvm::Function *H : Helpers)
       if (H != &F)
         CI.Callees.push_back(H);
@@ -156,7 +159,7 @@ CallInfo callsOf(const llvm::Function &F,
 StackBound stackBound(const llvm::Module &M, const std::string &Entry,
                       const FrameSizes &Frames, unsigned ReturnAddressBytes,
                       const std::vector<std::string> &HelperNames,
-                      unsigned RedZoneBytes) {
+                      unsigned RedZoneBytes, const OutsideBounds &Outside) {
   StackBound R;
   const llvm::Function *Root = M.getFunction(Entry);
   if (!Root || Root->isDeclaration()) {
@@ -164,9 +167,24 @@ StackBound stackBound(const llvm::Module &M, const std::string &Entry,
     return R;
   }
   std::vector<const llvm::Function *> Helpers;
-  for (const std::string &H : HelperNames)
-    if (const llvm::Function *F = M.getFunction(H); F && !F->isDeclaration())
+  // The deepest helper defined outside: every function that may call the
+  // helpers may call it.
+  const StackBound *OutsideHelper = nullptr;
+  for (const std::string &H : HelperNames) {
+    if (const llvm::Function *F = M.getFunction(H); F && !F->isDeclaration()) {
       Helpers.push_back(F);
+      continue;
+    }
+    auto It = Outside.find(H);
+    if (It == Outside.end())
+      continue;
+    if (!It->second.Known) {
+      R.Reason = It->second.Reason;
+      return R;
+    }
+    if (!OutsideHelper || It->second.Bytes > OutsideHelper->Bytes)
+      OutsideHelper = &It->second;
+  }
 
   // Depth-first over the call graph with an explicit stack (no recursion
   // on the program's size); a function met again while on the stack is a
@@ -175,6 +193,8 @@ StackBound stackBound(const llvm::Module &M, const std::string &Entry,
   struct Result {
     uint64_t Depth = 0;
     const llvm::Function *Deepest = nullptr; ///< The callee on the path.
+    /// The rest of the path when it leaves the module (an outside bound's).
+    const std::vector<std::string> *OutsidePath = nullptr;
   };
   std::map<const llvm::Function *, State> Seen;
   std::map<const llvm::Function *, Result> Results;
@@ -190,12 +210,25 @@ StackBound stackBound(const llvm::Module &M, const std::string &Entry,
     const llvm::Function *F = Top.F;
     auto [It, New] = Calls.try_emplace(F);
     if (New) {
+      const std::string Caller =
+          Work.size() > 1 ? Work[Work.size() - 2].F->getName().str() : Entry;
+      auto Out =
+          F->isDeclaration() ? Outside.find(F->getName().str()) : Outside.end();
+      if (Out != Outside.end()) {
+        if (!Out->second.Known) {
+          R.Reason = fmt::format("'{}' calls '{}': {}", Caller,
+                                 F->getName().str(), Out->second.Reason);
+          return R;
+        }
+        Results[F] = {Out->second.Bytes, nullptr, &Out->second.Path};
+        Seen[F] = State::Done;
+        Work.pop_back();
+        continue;
+      }
       if (F->isDeclaration()) {
-        R.Reason = fmt::format(
-            "'{}' calls '{}', which is not defined in the "
-            "object",
-            Work.size() > 1 ? Work[Work.size() - 2].F->getName().str() : Entry,
-            F->getName().str());
+        R.Reason = fmt::format("'{}' calls '{}', which is not defined in the "
+                               "object",
+                               Caller, F->getName().str());
         return R;
       }
       It->second = callsOf(*F, Helpers);
@@ -229,6 +262,9 @@ StackBound stackBound(const llvm::Module &M, const std::string &Entry,
         Res.Depth = Results[C].Depth;
         Res.Deepest = C;
       }
+    if (CI.CallsHelpers && OutsideHelper &&
+        (!Res.Deepest || OutsideHelper->Bytes > Res.Depth))
+      Res = {OutsideHelper->Bytes, nullptr, &OutsideHelper->Path};
     // Pushed arguments exist where calls push them (x86, whose calls also
     // push the return address).
     Res.Depth += Frames.at(F->getName().str()) + ReturnAddressBytes +
@@ -241,16 +277,25 @@ StackBound stackBound(const llvm::Module &M, const std::string &Entry,
   }
   R.Known = true;
   R.Bytes = Results[Root].Depth;
-  for (const llvm::Function *F = Root; F; F = Results[F].Deepest)
-    R.Path.push_back(F->getName().str());
+  const Result *Last = nullptr;
+  for (const llvm::Function *F = Root; F; F = Last->Deepest) {
+    Last = &Results[F];
+    if (!Last->OutsidePath || !F->isDeclaration())
+      R.Path.push_back(F->getName().str());
+  }
+  if (Last->OutsidePath)
+    R.Path.insert(R.Path.end(), Last->OutsidePath->begin(),
+                  Last->OutsidePath->end());
   return R;
 }
 
 StackBound entryStackBound(const llvm::Module &M, const std::string &Triple,
                            const std::string &Entry, const FrameSizes &Frames,
-                           const std::vector<std::string> &Helpers) {
+                           const std::vector<std::string> &Helpers,
+                           const OutsideBounds &Outside) {
   bool X86 = llvm::Triple(Triple).isX86();
-  return stackBound(M, Entry, Frames, X86 ? 8 : 0, Helpers, X86 ? 128 : 0);
+  return stackBound(M, Entry, Frames, X86 ? 8 : 0, Helpers, X86 ? 128 : 0,
+                    Outside);
 }
 
 } // namespace cuvil

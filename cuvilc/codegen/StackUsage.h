@@ -56,10 +56,16 @@ struct StackBound {
 /// not inline): every function is assumed to call each of them. A function
 /// that calls nothing may also use RedZoneBytes below its stack pointer
 /// without counting them in its frame (x86-64's 128-byte red zone).
+/// Outside holds the bounds of functions M declares but another object
+/// defines (the support code, SupportObject.h), each with its callees and
+/// its return address: a call to one costs its bound, a helper among them
+/// is called as if defined here.
+using OutsideBounds = std::map<std::string, StackBound>;
 StackBound stackBound(const llvm::Module &M, const std::string &Entry,
                       const FrameSizes &Frames, unsigned ReturnAddressBytes,
                       const std::vector<std::string> &Helpers,
-                      unsigned RedZoneBytes = 0);
+                      unsigned RedZoneBytes = 0,
+                      const OutsideBounds &Outside = {});
 
 /// stackBound with the call conventions of the target Triple: on x86 a
 /// call pushes an 8-byte return address and leaf functions may use the
@@ -67,7 +73,8 @@ StackBound stackBound(const llvm::Module &M, const std::string &Entry,
 /// the return address is in a register the callee's frame saves if it must.
 StackBound entryStackBound(const llvm::Module &M, const std::string &Triple,
                            const std::string &Entry, const FrameSizes &Frames,
-                           const std::vector<std::string> &Helpers);
+                           const std::vector<std::string> &Helpers,
+                           const OutsideBounds &Outside = {});
 
 } // namespace cuvil
 

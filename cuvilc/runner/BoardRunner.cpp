@@ -4,6 +4,7 @@
 #include "driver/Compile.h"
 #include "emit/HeaderWriter.h"
 #include "emit/LinkerScript.h"
+#include "ir/CacheRoot.h"
 #include "ir/Diagnostic.h"
 #include "runner/Process.h"
 #include "runner/RuntimeCache.h"
@@ -118,7 +119,7 @@ runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
   const std::string RtDir = Dir + "/runtime";
   std::string BuildDir = RtDir;
   RuntimeCacheLock Lock;
-  if (std::optional<std::string> Root = runtimeCacheRoot()) {
+  if (std::optional<std::string> Root = cacheRoot()) {
     std::string Cached = runtimeCacheDir(*Root, T.Name, Make, CCPath);
     if (auto E = Lock.acquire(Cached))
       Log << "cuvilc run: no runtime cache (" << llvm::toString(std::move(E))

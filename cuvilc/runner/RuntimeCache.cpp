@@ -3,7 +3,6 @@
 
 #include "ir/Diagnostic.h"
 
-#include <cstdlib>
 #include <fmt/format.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
@@ -11,16 +10,6 @@
 #include <unistd.h>
 
 namespace cuvil {
-
-std::optional<std::string> runtimeCacheRoot() {
-  if (const char *Dir = std::getenv("CUVIL_CACHE_DIR"))
-    return *Dir ? std::optional<std::string>(Dir) : std::nullopt;
-  if (const char *Xdg = std::getenv("XDG_CACHE_HOME"); Xdg && *Xdg)
-    return std::string(Xdg) + "/cuvil";
-  if (const char *Home = std::getenv("HOME"); Home && *Home)
-    return std::string(Home) + "/.cache/cuvil";
-  return std::nullopt;
-}
 
 std::string runtimeCacheDir(const std::string &Root, const std::string &Target,
                             const std::vector<std::string> &Make,

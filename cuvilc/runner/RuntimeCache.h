@@ -5,14 +5,10 @@
 // dozen C and assembly files) took most of a `cuvilc run` of a small
 // model on a board. The library depends on the target's flags, the
 // compiler and the runtime's sources, not on the model, so `cuvilc run`
-// builds it in a cache directory kept between runs, one per runtime.mk
-// command line and compiler, and make rebuilds only what changed. The
-// cache is
-//
-//   $CUVIL_CACHE_DIR, else $XDG_CACHE_HOME/cuvil, else $HOME/.cache/cuvil
-//
-// (CUVIL_CACHE_DIR set but empty: no cache; the runtime is built in the
-// work directory, as before). Runs at once share a directory under a lock
+// builds it in a cache directory kept between runs (ir/CacheRoot.h), one
+// per runtime.mk command line and compiler, and make rebuilds only what
+// changed. Without a cache (CUVIL_CACHE_DIR set but empty) the runtime is
+// built in the work directory. Runs at once share a directory under a lock
 // file, and each links a copy of the library made while it holds it.
 //
 //===----------------------------------------------------------------------===//
@@ -26,9 +22,6 @@
 #include <vector>
 
 namespace cuvil {
-
-/// The cache's root directory, or nullopt when there is none (see above).
-std::optional<std::string> runtimeCacheRoot();
 
 /// The directory, under Root, of the runtime built by the make command
 /// Make (without its CUVIL_RT_BUILD) with the compiler at CCPath: its name

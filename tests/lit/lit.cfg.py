@@ -19,6 +19,11 @@ config.substitutions.append(
 config.substitutions.append(("%models", config.models_dir))
 config.substitutions.append(("%llvm_bin", config.llvm_tools_dir))
 config.substitutions.append(("%python", config.python3))
+# What cuvilc keeps between runs (ir/CacheRoot.h: the compiled support
+# code, board runtimes) goes to the test tree, not to the user's home,
+# which lit does not pass on anyway. support-object.test sets its own.
+config.environment["CUVIL_CACHE_DIR"] = os.path.join(config.test_exec_root,
+                                                     "cache")
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", "/usr/bin:/bin")])
 

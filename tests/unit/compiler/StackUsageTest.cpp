@@ -119,6 +119,54 @@ define void @calls_extern() { call void @extern() ret void }
   EXPECT_NE(S.Reason.find("not defined"), std::string::npos) << S.Reason;
 }
 
+// The support code is compiled apart (SupportObject.h): the model
+// declares its functions and the helpers, and their bounds come from
+// outside, callees and path included.
+TEST(StackUsage, FunctionsDefinedOutsideCostTheirBound) {
+  llvm::LLVMContext Ctx;
+  auto M = parse(Ctx, R"(
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+declare void @memset(ptr, i32, i64)
+declare void @open(ptr)
+define void @init(ptr %p) { call void @open(ptr %p) ret void }
+define void @run(ptr %p) {
+  call void @llvm.memset.p0.i64(ptr %p, i8 0, i64 100, i1 false)
+  ret void
+}
+)");
+  FrameSizes F = {{"init", 16}, {"run", 32}};
+  OutsideBounds Out;
+  Out["open"] = {true, 300, "", {"open", "sha256"}};
+  Out["memset"] = {true, 40, "", {"memset"}};
+  StackBound S = stackBound(*M, "init", F, 0, {"memset"}, 0, Out);
+  ASSERT_TRUE(S.Known) << S.Reason;
+  EXPECT_EQ(S.Bytes, 16u + 300);
+  EXPECT_EQ(S.Path, (std::vector<std::string>{"init", "open", "sha256"}));
+  // run calls nothing in the IR, but the backend may call memset.
+  S = stackBound(*M, "run", F, 0, {"memset"}, 0, Out);
+  ASSERT_TRUE(S.Known) << S.Reason;
+  EXPECT_EQ(S.Bytes, 32u + 40);
+  EXPECT_EQ(S.Path, (std::vector<std::string>{"run", "memset"}));
+  // A helper deeper than the outside callee is the deepest path.
+  Out["memset"].Bytes = 400;
+  S = stackBound(*M, "init", F, 0, {"memset"}, 0, Out);
+  EXPECT_EQ(S.Bytes, 16u + 400);
+  EXPECT_EQ(S.Path, (std::vector<std::string>{"init", "memset"}));
+  // An outside function without a bound leaves the caller without one.
+  Out["open"] = {false, 0, "function 'open' makes an indirect call", {}};
+  S = stackBound(*M, "init", F, 0, {"memset"}, 0, Out);
+  EXPECT_FALSE(S.Known);
+  EXPECT_NE(S.Reason.find("'init' calls 'open': function 'open' makes an "
+                          "indirect call"),
+            std::string::npos)
+      << S.Reason;
+  // Without its bound it is an undefined function, as before.
+  Out.erase("open");
+  S = stackBound(*M, "init", F, 0, {"memset"}, 0, Out);
+  EXPECT_FALSE(S.Known);
+  EXPECT_NE(S.Reason.find("not defined"), std::string::npos) << S.Reason;
+}
+
 class StackOfTarget : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(StackOfTarget, GeneratedEntryPointsHaveBounds) {
