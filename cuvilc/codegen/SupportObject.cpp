@@ -11,6 +11,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/xxhash.h>
 #include <llvm/Transforms/IPO/Internalize.h>
@@ -34,9 +35,13 @@ bool isWeakHelper(llvm::StringRef Name) {
 }
 
 /// The file this code was loaded from (cuvilc, or a library holding the
-/// compiler) and its time stamp and size: a rebuilt compiler may generate
-/// other code from the same bitcode. nullopt when it cannot be told.
-std::optional<std::string> compilerIdentity() {
+/// compiler), with its time stamp and size: a rebuilt compiler may
+/// generate other code from the same bitcode.
+struct Compiler {
+  std::string Path, Stamp;
+};
+
+std::optional<Compiler> thisCompiler() {
   static const char Anchor = 0;
   Dl_info Info;
   if (!dladdr(&Anchor, &Info) || !Info.dli_fname || !*Info.dli_fname)
@@ -44,23 +49,40 @@ std::optional<std::string> compilerIdentity() {
   llvm::sys::fs::file_status Status;
   if (llvm::sys::fs::status(Info.dli_fname, Status))
     return std::nullopt;
-  return fmt::format(
-      "{}:{}:{}", Info.dli_fname,
-      Status.getLastModificationTime().time_since_epoch().count(),
-      Status.getSize());
+  return Compiler{
+      Info.dli_fname,
+      fmt::format("{}:{}",
+                  Status.getLastModificationTime().time_since_epoch().count(),
+                  Status.getSize())};
 }
 
-/// Everything the support object depends on: the kernel library's bytes,
-/// the target machine's settings, LLVM and the compiler binary.
-std::optional<std::string> cacheKey(const TargetInfo &T,
-                                    llvm::StringRef Bitcode) {
-  std::optional<std::string> Compiler = compilerIdentity();
-  if (!Compiler)
+/// The cache file of one support object: Dir/<target>-<P>-<K>.bin, where
+/// P hashes the compiler's path and K everything the object depends on
+/// (Key: the kernel library's bytes, the target machine's settings, LLVM
+/// and the compiler binary). The files of one target and compiler path
+/// (Prefix) are those a rebuilt compiler at that path replaces.
+struct CacheEntry {
+  std::string Dir, Prefix, Path, Key;
+};
+
+std::optional<CacheEntry> cacheEntry(const std::string &Root,
+                                     const TargetInfo &T,
+                                     llvm::StringRef Bitcode) {
+  std::optional<Compiler> C = thisCompiler();
+  if (!C)
     return std::nullopt;
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|LLVM {}|kernels {:016x}|{}\n",
-                     T.Name, T.Triple, T.CPU, T.Features, T.ABI, T.CodeModel,
-                     T.PIC ? "pic" : "static", LLVM_VERSION_STRING,
-                     llvm::xxh3_64bits(Bitcode), *Compiler);
+  CacheEntry E;
+  E.Key = fmt::format("{}|{}|{}|{}|{}|{}|{}|LLVM {}|kernels {:016x}|{}|{}\n",
+                      T.Name, T.Triple, T.CPU, T.Features, T.ABI, T.CodeModel,
+                      T.PIC ? "pic" : "static", LLVM_VERSION_STRING,
+                      llvm::xxh3_64bits(Bitcode), C->Path, C->Stamp);
+  E.Dir = Root + "/support";
+  E.Prefix =
+      fmt::format("{}-{:08x}-", T.Name,
+                  llvm::xxh3_64bits(llvm::StringRef(C->Path)) & 0xffffffffu);
+  E.Path = fmt::format("{}/{}{:016x}.bin", E.Dir, E.Prefix,
+                       llvm::xxh3_64bits(llvm::StringRef(E.Key)));
+  return E;
 }
 
 void put(std::string &Out, uint64_t V) {
@@ -193,9 +215,8 @@ llvm::Expected<SupportObject> generate(const TargetInfo &T,
     return E;
   const std::vector<std::string> Helpers(std::begin(WeakRuntimeSymbols),
                                          std::end(WeakRuntimeSymbols));
+  // Kept (external or weak), every function of Defined is still defined.
   for (const std::string &Name : Defined) {
-    if (const llvm::Function *F = M.getFunction(Name); !F || F->isDeclaration())
-      continue; // the optimiser found it unused (cannot be: it is kept)
     S.Bounds[Name] = entryStackBound(M, T.Triple, Name, Frames, Helpers);
     if (!isWeakHelper(Name))
       S.Localize.insert(Name);
@@ -203,16 +224,17 @@ llvm::Expected<SupportObject> generate(const TargetInfo &T,
   return S;
 }
 
-/// Writes Bytes to Path through a temporary file renamed into place, so
-/// that a compiler running at the same time reads the whole file or none.
-/// Failing is not an error: the next run generates the object again.
-void storeAtomically(const std::string &Dir, const std::string &Path,
-                     llvm::StringRef Bytes) {
-  if (llvm::sys::fs::create_directories(Dir))
+/// Writes Bytes to E's file through a temporary file renamed into place,
+/// so that a compiler running at the same time reads the whole file or
+/// none, then removes the files an earlier build of the compiler at the
+/// same path left for the target. Failing is not an error: the next run
+/// generates the object again.
+void store(const CacheEntry &E, llvm::StringRef Bytes) {
+  if (llvm::sys::fs::create_directories(E.Dir))
     return;
   int FD = -1;
   llvm::SmallString<256> Temp;
-  if (llvm::sys::fs::createUniqueFile(Dir + "/.tmp-%%%%%%%%", FD, Temp))
+  if (llvm::sys::fs::createUniqueFile(E.Dir + "/.tmp-%%%%%%%%", FD, Temp))
     return;
   bool Ok;
   {
@@ -222,8 +244,21 @@ void storeAtomically(const std::string &Dir, const std::string &Path,
     Ok = !OS.has_error();
     OS.clear_error();
   }
-  if (!Ok || llvm::sys::fs::rename(Temp, Path))
+  if (!Ok || llvm::sys::fs::rename(Temp, E.Path)) {
     (void)llvm::sys::fs::remove(Temp);
+    return;
+  }
+  std::error_code EC;
+  std::vector<std::string> Stale;
+  for (llvm::sys::fs::directory_iterator It(E.Dir, EC), End; !EC && It != End;
+       It.increment(EC)) {
+    llvm::StringRef Name = llvm::sys::path::filename(It->path());
+    if (Name.starts_with(E.Prefix) && Name.ends_with(".bin") &&
+        It->path() != E.Path)
+      Stale.push_back(It->path());
+  }
+  for (const std::string &P : Stale)
+    (void)llvm::sys::fs::remove(P);
 }
 
 } // namespace
@@ -234,22 +269,19 @@ supportObject(const TargetInfo &T, llvm::TargetMachine &TM, StageTimer *Timer) {
   auto Bitcode = targetKernelBitcode(T);
   if (!Bitcode)
     return Bitcode.takeError();
-  std::optional<std::string> Root = cacheRoot();
-  std::optional<std::string> Key = Root ? cacheKey(T, *Bitcode) : std::nullopt;
-  std::string Dir, Path;
-  if (Key) {
-    Dir = *Root + "/support";
-    Path = fmt::format("{}/{}-{:016x}.bin", Dir, T.Name,
-                       llvm::xxh3_64bits(llvm::StringRef(*Key)));
+  std::optional<CacheEntry> Entry;
+  if (std::optional<std::string> Root = cacheRoot())
+    Entry = cacheEntry(*Root, T, *Bitcode);
+  if (Entry)
     if (auto Buf =
-            llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+            llvm::MemoryBuffer::getFile(Entry->Path, /*IsText=*/false,
                                         /*RequiresNullTerminator=*/false))
-      if (std::optional<SupportObject> S = decode((*Buf)->getBuffer(), *Key))
+      if (std::optional<SupportObject> S =
+              decode((*Buf)->getBuffer(), Entry->Key))
         return std::move(*S);
-  }
   auto S = generate(T, TM);
-  if (S && Key)
-    storeAtomically(Dir, Path, encode(*Key, *S));
+  if (S && Entry)
+    store(*Entry, encode(Entry->Key, *S));
   return S;
 }
 

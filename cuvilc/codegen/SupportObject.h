@@ -13,7 +13,8 @@
 //
 // The object and the stack bound of each of its functions are kept in the
 // cache directory (ir/CacheRoot.h), one file per kernel library, target
-// code generation settings and cuvilc binary; without a cache they are
+// code generation settings and cuvilc binary (a cuvilc rebuilt at the same
+// path replaces the files of its earlier build); without a cache they are
 // made in every run. Either way the model object is byte for byte the same.
 //
 //===----------------------------------------------------------------------===//

@@ -102,7 +102,8 @@ int main(int argc, char **argv) {
                     "cut to it");
   Build
       ->add_option("--emit", B.Emit,
-                   "Also write intermediate forms: llvm (FILE.ll), asm "
+                   "Also write intermediate forms of the model's code "
+                   "(not the runtime support code): llvm (FILE.ll), asm "
                    "(FILE.s)")
       ->delimiter(',');
   std::string Passes =
