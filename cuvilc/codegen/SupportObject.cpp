@@ -162,9 +162,6 @@ std::optional<SupportObject> decode(llvm::StringRef In,
   }
   if (!R.atEnd())
     return std::nullopt;
-  for (const auto &[Name, B] : S.Bounds)
-    if (!isWeakHelper(Name))
-      S.Localize.insert(Name);
   return S;
 }
 
@@ -216,11 +213,8 @@ llvm::Expected<SupportObject> generate(const TargetInfo &T,
   const std::vector<std::string> Helpers(std::begin(WeakRuntimeSymbols),
                                          std::end(WeakRuntimeSymbols));
   // Kept (external or weak), every function of Defined is still defined.
-  for (const std::string &Name : Defined) {
+  for (const std::string &Name : Defined)
     S.Bounds[Name] = entryStackBound(M, T.Triple, Name, Frames, Helpers);
-    if (!isWeakHelper(Name))
-      S.Localize.insert(Name);
-  }
   return S;
 }
 
@@ -272,16 +266,27 @@ supportObject(const TargetInfo &T, llvm::TargetMachine &TM, StageTimer *Timer) {
   std::optional<CacheEntry> Entry;
   if (std::optional<std::string> Root = cacheRoot())
     Entry = cacheEntry(*Root, T, *Bitcode);
+  std::optional<SupportObject> Cached;
   if (Entry)
     if (auto Buf =
             llvm::MemoryBuffer::getFile(Entry->Path, /*IsText=*/false,
                                         /*RequiresNullTerminator=*/false))
-      if (std::optional<SupportObject> S =
-              decode((*Buf)->getBuffer(), Entry->Key))
-        return std::move(*S);
-  auto S = generate(T, TM);
-  if (S && Entry)
-    store(*Entry, encode(Entry->Key, *S));
+      Cached = decode((*Buf)->getBuffer(), Entry->Key);
+  SupportObject S;
+  if (Cached) {
+    S = std::move(*Cached);
+  } else {
+    auto Generated = generate(T, TM);
+    if (!Generated)
+      return Generated.takeError();
+    S = std::move(*Generated);
+    if (Entry)
+      store(*Entry, encode(Entry->Key, S));
+  }
+  // The functions it defines (the ones with a bound) but the weak helpers.
+  for (const auto &[Name, B] : S.Bounds)
+    if (!isWeakHelper(Name))
+      S.Localize.insert(Name);
   return S;
 }
 
