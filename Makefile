@@ -73,8 +73,14 @@ test: build sanitize
 format: deps
 	python3 tests/lint/check_format.py --fix .
 
-tidy: build
-	git ls-files 'cuvilc/*.cpp' | xargs -P $(JOBS) -n 8 clang-tidy-19 -p $(BUILD) --quiet \
+# clang-tidy reads each source's flags from a compilation database, which
+# lists sources one by one only without the unity build: a tree of its own.
+TIDY_BUILD ?= $(BUILD)/tidy
+tidy: deps
+	cmake -S . -B $(TIDY_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DCUVIL_UNITY_BUILD=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+	cmake --build $(TIDY_BUILD) -j $(JOBS) --target cuvilc
+	git ls-files 'cuvilc/*.cpp' | xargs -P $(JOBS) -n 8 clang-tidy-19 -p $(TIDY_BUILD) --quiet \
 	  --extra-arg=-Wno-deprecated-declarations
 
 fuzz: sanitize

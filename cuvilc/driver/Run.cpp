@@ -266,7 +266,7 @@ llvm::Expected<References> references(const RunOptions &O,
 }
 
 /// JSON has no infinity: such an error is written as null.
-nlohmann::ordered_json number(double V) {
+nlohmann::ordered_json finiteOrNull(double V) {
   if (std::isfinite(V))
     return V;
   return nullptr;
@@ -486,8 +486,8 @@ llvm::Error runRun(const RunOptions &O, std::ostream &Out, std::ostream &Log) {
                          I, Outs[I].Name, Refs->Labels[I], C->MaxAbs, C->MaxRel,
                          C->Ok ? "ok" : "DIFFERENT");
       J["compare"].push_back({{"reference", Refs->Labels[I]},
-                              {"max_abs", number(C->MaxAbs)},
-                              {"max_rel", number(C->MaxRel)},
+                              {"max_abs", finiteOrNull(C->MaxAbs)},
+                              {"max_rel", finiteOrNull(C->MaxRel)},
                               {"ok", C->Ok}});
       if (!C->Ok)
         Bad.push_back(fmt::format("'{}'", Outs[I].Name));

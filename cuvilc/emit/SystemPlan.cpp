@@ -3,6 +3,7 @@
 
 #include "emit/LinkerScript.h"
 
+#include "ir/CheckedMath.h"
 #include "ir/Diagnostic.h"
 #include "ir/Escape.h"
 #include "planner/MemoryPlan.h"
@@ -16,8 +17,6 @@
 namespace cuvil {
 
 namespace {
-
-int64_t alignUp(int64_t V, int64_t A) { return (V + A - 1) / A * A; }
 
 std::string upper(std::string S) {
   for (char &C : S)

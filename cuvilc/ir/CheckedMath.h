@@ -17,6 +17,10 @@
 
 namespace cuvil {
 
+/// X rounded up to a multiple of A (A > 0; the plans' sizes and offsets,
+/// far from overflow).
+inline int64_t alignUp(int64_t X, int64_t A) { return (X + A - 1) / A * A; }
+
 /// A * B, or nullopt when it does not fit in int64_t.
 inline std::optional<int64_t> checkedMul(int64_t A, int64_t B) {
   int64_t R;

@@ -54,7 +54,7 @@ namespace cuvil {
 
 namespace {
 
-std::string quoted(std::string_view S) {
+std::string quotedName(std::string_view S) {
   const auto *Begin = reinterpret_cast<const llvm::UTF8 *>(S.data());
   bool Utf8 = llvm::isLegalUTF8String(&Begin, Begin + S.size());
   std::string Out = "\"";
@@ -76,7 +76,7 @@ std::string quoted(std::string_view S) {
 std::string nameText(std::string_view S) {
   bool Bare = !S.empty() && S.back() != ':' &&
               std::all_of(S.begin(), S.end(), isBareNameChar);
-  return Bare ? std::string(S) : quoted(S);
+  return Bare ? std::string(S) : quotedName(S);
 }
 
 /// Shortest text that reads back as X; always with a '.', an exponent or
@@ -171,7 +171,7 @@ template <typename T> std::string listText(const std::vector<T> &X) {
   std::vector<std::string> Items;
   for (const T &E : X) {
     if constexpr (std::is_same_v<T, std::string>)
-      Items.push_back(quoted(E));
+      Items.push_back(quotedName(E));
     else if constexpr (std::is_same_v<T, float>)
       Items.push_back(floatText(E));
     else
@@ -189,7 +189,7 @@ std::string attrText(const AttrValue &A) {
         else if constexpr (std::is_same_v<T, float>)
           return floatText(X);
         else if constexpr (std::is_same_v<T, std::string>)
-          return quoted(X);
+          return quotedName(X);
         else if constexpr (std::is_same_v<T, std::vector<float>>)
           return (X.empty() ? "floats" : "") + listText(X);
         else if constexpr (std::is_same_v<T, std::vector<std::string>>)
@@ -254,7 +254,7 @@ std::string nodeText(const Node &N, int64_t Opset, const IRPrintOptions &O) {
   for (const auto &[K, A] : N.attrs())
     if (!(Plain && !Dom.empty() && K == DomainAttr))
       As.push_back(fmt::format("{}={}", nameText(K), attrText(A)));
-  std::string Op = !Plain        ? quoted(N.opType())
+  std::string Op = !Plain        ? quotedName(N.opType())
                    : Dom.empty() ? N.opType()
                                  : Dom + "." + N.opType();
   if (N.opset() != Opset)

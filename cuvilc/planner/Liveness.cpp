@@ -1,16 +1,13 @@
 //===- Liveness.cpp -------------------------------------------------------===//
 #include "planner/Liveness.h"
 
+#include "ir/CheckedMath.h"
 #include "ops/BranchGuards.h"
 #include "ops/OpRegistry.h"
 
 #include <algorithm>
 
 namespace cuvil {
-
-namespace {
-int64_t alignUp(int64_t X, int64_t A) { return (X + A - 1) / A * A; }
-} // namespace
 
 bool Liveness::canRunInPlace(const Node &N, unsigned Step) const {
   const Value *In = N.input(0), *Out = N.output(0);

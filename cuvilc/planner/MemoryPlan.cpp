@@ -51,8 +51,6 @@ bool MemoryPlan::sameStorage(const Value *A, int64_t OffA, const Value *B,
 
 namespace {
 
-int64_t alignUp(int64_t X, int64_t A) { return (X + A - 1) / A * A; }
-
 /// Pairs of buffers one kernel streams together: an input and an output of
 /// the same node.
 std::vector<std::pair<size_t, size_t>>

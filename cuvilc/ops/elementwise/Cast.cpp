@@ -23,7 +23,7 @@ bool castable(DType From, DType To) {
   return true;
 }
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyCastOp(const Node &N) {
   const Value *X = N.input(0), *Y = N.output(0);
   if (!X)
     return nodeError(N, "missing input");
@@ -36,7 +36,7 @@ llvm::Error verify(const Node &N) {
   return llvm::Error::success();
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerCastOp(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0), *Y = N.output(0);
   if (X->dtype() == Y->dtype()) {
     KernelCall C =
@@ -77,13 +77,13 @@ llvm::Expected<bool> foldCast(const Node &, const HostInputs &In,
 } // namespace
 
 extern const OpDef CastOp = {.Name = "Cast",
-                             .Verify = verify,
-                             .Lower = lower,
+                             .Verify = verifyCastOp,
+                             .Lower = lowerCastOp,
                              .Macs = noMacs,
                              .Traits = ElementWise,
                              .Shape = shapeSameAsInput,
                              .Fold = foldCast};
-extern const OpDef CastLikeOp = {"CastLike", verify, lower, noMacs,
+extern const OpDef CastLikeOp = {"CastLike", verifyCastOp, lowerCastOp, noMacs,
                                  ElementWise};
 
 } // namespace cuvil

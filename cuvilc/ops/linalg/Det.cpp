@@ -15,7 +15,7 @@ namespace {
 /// cuvil_k_det_f32's stack matrix (CUVIL_DET_MAX_N in kernels.h).
 constexpr int64_t DetMaxN = 16;
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyDetOp(const Node &N) {
   if (auto E = requireF32(N))
     return E;
   const Value *X = N.input(0);
@@ -32,7 +32,7 @@ llvm::Error verify(const Node &N) {
   return llvm::Error::success();
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerDetOp(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0);
   int64_t M = X->shape().back();
   Calls.push_back(kabi::DetF32{
@@ -41,13 +41,13 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
-int64_t macs(const Node &N) {
+int64_t macsDet(const Node &N) {
   int64_t M = N.input(0)->shape().back();
   return N.output(0)->numElements() * M * M * M / 3;
 }
 
 } // namespace
 
-extern const OpDef DetOp = {"Det", verify, lower, macs, NoTraits};
+extern const OpDef DetOp = {"Det", verifyDetOp, lowerDetOp, macsDet, NoTraits};
 
 } // namespace cuvil

@@ -384,7 +384,7 @@ llvm::Error checkTypes(const Node &N) {
   return llvm::Error::success();
 }
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyEinsumOp(const Node &N) {
   if (auto E = checkTypes(N))
     return E;
   auto C = bind(N);
@@ -414,7 +414,7 @@ llvm::Error verify(const Node &N) {
   return llvm::Error::success();
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerEinsumOp(const Node &N, std::vector<KernelCall> &Calls) {
   auto C = bind(N);
   if (!C)
     return C.takeError();
@@ -489,7 +489,7 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 
 /// One multiply-accumulate per product term and operand beyond the first;
 /// a single operand only moves or adds elements.
-int64_t macs(const Node &N) {
+int64_t macsEinsum(const Node &N) {
   auto C = bind(N);
   if (!C) {
     llvm::consumeError(C.takeError());
@@ -520,9 +520,9 @@ llvm::Expected<std::vector<std::vector<int64_t>>> einsumShapes(const Node &N) {
 }
 
 extern const OpDef EinsumOp = {.Name = "Einsum",
-                               .Verify = verify,
-                               .Lower = lower,
-                               .Macs = macs,
+                               .Verify = verifyEinsumOp,
+                               .Lower = lowerEinsumOp,
+                               .Macs = macsEinsum,
                                .Traits = NoTraits,
                                .Shape = einsumShapes,
                                .Attrs = EinsumAttrs::Specs};

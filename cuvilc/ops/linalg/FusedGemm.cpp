@@ -13,7 +13,7 @@
 namespace cuvil {
 namespace {
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerFusedGemmOp(const Node &N, std::vector<KernelCall> &Calls) {
   return lowerGemm(N, /*Packed=*/false, fusedActivation(N), Calls);
 }
 
@@ -21,7 +21,7 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 
 extern const OpDef FusedGemmOp = {.Name = "cuvil.FusedGemm",
                                   .Verify = verifyGemm,
-                                  .Lower = lower,
+                                  .Lower = lowerFusedGemmOp,
                                   .Macs = gemmMacs,
                                   .Traits = NoTraits,
                                   .PackWeights = packGemmWeights,

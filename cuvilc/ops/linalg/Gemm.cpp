@@ -106,7 +106,7 @@ int64_t gemmMacs(const Node &N) {
 
 namespace {
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerGemmOp(const Node &N, std::vector<KernelCall> &Calls) {
   return lowerGemm(N, /*Packed=*/false, noClamp(), Calls);
 }
 
@@ -135,7 +135,7 @@ std::optional<ProductForm> gemmProduct(const Node &N) {
 
 extern const OpDef GemmOp = {.Name = "Gemm",
                              .Verify = verifyGemm,
-                             .Lower = lower,
+                             .Lower = lowerGemmOp,
                              .Macs = gemmMacs,
                              .Traits = NoTraits,
                              .PackWeights = packGemmWeights,

@@ -22,7 +22,7 @@ extern const OpDef BlockedMatMulOp;
 
 namespace {
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyMatMulOp(const Node &N) {
   if (auto E = requireF32(N))
     return E;
   return matmulDims(N, N.input(0), N.input(1)).takeError();
@@ -52,7 +52,7 @@ Node *block(Graph &G, Node &N, int64_t) {
   return rebuildAs(G, N, BlockedMatMulOp);
 }
 
-int64_t macs(const Node &N) {
+int64_t macsMatMul(const Node &N) {
   auto D = matmulDims(N, N.input(0), N.input(1));
   if (!D) {
     llvm::consumeError(D.takeError());
@@ -72,9 +72,9 @@ std::optional<ProductForm> product(const Node &) {
 } // namespace
 
 extern const OpDef MatMulOp = {.Name = "MatMul",
-                               .Verify = verify,
+                               .Verify = verifyMatMulOp,
                                .Lower = lowerWith<kabi::MatmulF32>,
-                               .Macs = macs,
+                               .Macs = macsMatMul,
                                .Traits = NoTraits,
                                .PackWeights = block,
                                .Product = product,
@@ -82,10 +82,10 @@ extern const OpDef MatMulOp = {.Name = "MatMul",
                                .Shape = matmulShapes<1>};
 
 extern const OpDef BlockedMatMulOp = {.Name = "cuvil.BlockedMatMul",
-                                      .Verify = verify,
+                                      .Verify = verifyMatMulOp,
                                       .Lower =
                                           lowerWith<kabi::MatmulBlockedF32>,
-                                      .Macs = macs,
+                                      .Macs = macsMatMul,
                                       .Traits = NoTraits,
                                       .Shape = matmulShapes<1>};
 

@@ -17,7 +17,7 @@ namespace {
 #define PACKED_GEMM_ATTRS(X) CUVIL_GEMM_ATTRS(X) CUVIL_PANEL_ATTRS(X)
 CUVIL_OP_ATTRS(PackedGemmAttrs, PACKED_GEMM_ATTRS)
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyPackedGemmOp(const Node &N) {
   if (auto E = verifyGemm(N))
     return E;
   if (PackedGemmAttrs(N).Panel <= 0 || !N.input(1)->isConstant())
@@ -26,7 +26,7 @@ llvm::Error verify(const Node &N) {
   return llvm::Error::success();
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerPackedGemmOp(const Node &N, std::vector<KernelCall> &Calls) {
   return lowerGemm(N, /*Packed=*/true, fusedActivation(N), Calls);
 }
 
@@ -38,8 +38,8 @@ void split(const Node &N, const std::vector<KernelCall> &Calls, int64_t Parts,
 } // namespace
 
 extern const OpDef PackedGemmOp = {.Name = "cuvil.PackedGemm",
-                                   .Verify = verify,
-                                   .Lower = lower,
+                                   .Verify = verifyPackedGemmOp,
+                                   .Lower = lowerPackedGemmOp,
                                    .Macs = gemmMacs,
                                    .Traits = NoTraits,
                                    .WithClamp = &PackedGemmOp,

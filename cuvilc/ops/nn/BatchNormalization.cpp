@@ -27,7 +27,7 @@ CUVIL_OP_ATTRS(BatchNormAttrs, BATCH_NORM_ATTRS)
 
 bool training(const Node &N) { return BatchNormAttrs(N).TrainingMode != 0; }
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyBatchNormalizationOp(const Node &N) {
   if (auto E = requireF32(N))
     return E;
   size_t Outs = N.outputs().size();
@@ -45,7 +45,8 @@ llvm::Error verify(const Node &N) {
   return verifyChannelParams(N, 4);
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerBatchNormalizationOp(const Node &N,
+                                      std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0);
   int64_t B = X->shape()[0], C = X->shape()[1];
   int64_t Spatial = X->numElements() / (B * C);
@@ -115,8 +116,8 @@ bool channelAffine(const Node &N, std::vector<float> &S,
 } // namespace
 
 extern const OpDef BatchNormalizationOp = {.Name = "BatchNormalization",
-                                           .Verify = verify,
-                                           .Lower = lower,
+                                           .Verify = verifyBatchNormalizationOp,
+                                           .Lower = lowerBatchNormalizationOp,
                                            .Macs = noMacs,
                                            .Traits = InPlace,
                                            .ChannelAffine = channelAffine,

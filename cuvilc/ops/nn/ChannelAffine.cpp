@@ -14,7 +14,7 @@
 namespace cuvil {
 namespace {
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyChannelAffineOp(const Node &N) {
   if (auto E = requireF32(N))
     return E;
   if (N.numInputs() != 3 || N.outputs().size() != 1)
@@ -22,7 +22,8 @@ llvm::Error verify(const Node &N) {
   return verifyChannelParams(N, 2);
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerChannelAffineOp(const Node &N,
+                                 std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0);
   int64_t B = X->shape()[0], C = X->shape()[1];
   int64_t Spatial = X->numElements() / (B * C);
@@ -40,8 +41,8 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 } // namespace
 
 extern const OpDef ChannelAffineOp = {.Name = "cuvil.ChannelAffine",
-                                      .Verify = verify,
-                                      .Lower = lower,
+                                      .Verify = verifyChannelAffineOp,
+                                      .Lower = lowerChannelAffineOp,
                                       .Macs = noMacs,
                                       .Traits = InPlace};
 

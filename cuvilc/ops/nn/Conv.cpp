@@ -9,7 +9,7 @@
 namespace cuvil {
 namespace {
 
-llvm::Expected<Window> window(const Node &N) {
+llvm::Expected<Window> windowConv(const Node &N) {
   const Value &W = *N.input(1);
   std::vector<int64_t> K(W.shape().begin() + 2, W.shape().end());
   return computeWindowNd(N, *N.input(0), *N.output(0), K, false);
@@ -31,7 +31,7 @@ llvm::Error verifyConv(const Node &N, size_t MaxInputs) {
   int64_t M = W->shape()[0];
   if (B && (B->rank() != 1 || B->shape()[0] != M))
     return nodeError(N, "bias must have shape [{}]", M);
-  auto Wd = window(N);
+  auto Wd = windowConv(N);
   if (!Wd)
     return Wd.takeError();
   return llvm::Error::success();
@@ -40,7 +40,7 @@ llvm::Error verifyConv(const Node &N, size_t MaxInputs) {
 llvm::Error lowerConv(const Node &N, ConvKernel Kernel,
                       std::pair<float, float> Clamp,
                       std::vector<KernelCall> &Calls) {
-  auto Wd = window(N);
+  auto Wd = windowConv(N);
   if (!Wd)
     return Wd.takeError();
   const Value *X = N.input(0), *W = N.input(1), *B = N.input(2);
@@ -129,9 +129,9 @@ int64_t convMacs(const Node &N) {
 
 namespace {
 
-llvm::Error verify(const Node &N) { return verifyConv(N, 3); }
+llvm::Error verifyConvOp(const Node &N) { return verifyConv(N, 3); }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerConvOp(const Node &N, std::vector<KernelCall> &Calls) {
   return lowerConv(N, ConvKernel::Reference, noClamp(), Calls);
 }
 
@@ -150,8 +150,8 @@ std::optional<ProductForm> convProduct(const Node &) {
 } // namespace
 
 extern const OpDef ConvOp = {.Name = "Conv",
-                             .Verify = verify,
-                             .Lower = lower,
+                             .Verify = verifyConvOp,
+                             .Lower = lowerConvOp,
                              .Macs = convMacs,
                              .Traits = NoTraits,
                              .PackWeights = packConvWeights,

@@ -15,7 +15,7 @@ CUVIL_OP_ATTRS(ConvTransposeAttrs, CONV_TRANSPOSE_ATTRS)
 
 /// The window of a ConvTranspose node: In is X's spatial extent, Out is Y's,
 /// PadBegin/PadEnd are the amounts cropped from the full transposed output.
-llvm::Expected<Window> window(const Node &N) {
+llvm::Expected<Window> windowConvTranspose(const Node &N) {
   const Value &X = *N.input(0), &W = *N.input(1), &Y = *N.output(0);
   auto Dims = spatialDims(N, X);
   if (!Dims)
@@ -77,7 +77,7 @@ llvm::Expected<Window> window(const Node &N) {
   return packWindow(In, Out, *A, Begin, End);
 }
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyConvTransposeOp(const Node &N) {
   if (auto E = requireF32(N))
     return E;
   const Value *X = N.input(0), *W = N.input(1), *B = N.input(2);
@@ -101,11 +101,12 @@ llvm::Error verify(const Node &N) {
                      Y->name(), X->shape()[0], M);
   if (B && (B->rank() != 1 || B->shape()[0] != M))
     return nodeError(N, "bias must have shape [{}]", M);
-  return window(N).takeError();
+  return windowConvTranspose(N).takeError();
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
-  auto Wd = window(N);
+llvm::Error lowerConvTransposeOp(const Node &N,
+                                 std::vector<KernelCall> &Calls) {
+  auto Wd = windowConvTranspose(N);
   if (!Wd)
     return Wd.takeError();
   const Value *X = N.input(0), *W = N.input(1), *B = N.input(2);
@@ -123,7 +124,7 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
-int64_t macs(const Node &N) {
+int64_t macsConvTranspose(const Node &N) {
   // Every input element is multiplied by M/group * kernel weights.
   const Value *W = N.input(1);
   return N.input(0)->numElements() * (W->numElements() / W->shape()[0]);
@@ -132,9 +133,9 @@ int64_t macs(const Node &N) {
 } // namespace
 
 extern const OpDef ConvTransposeOp = {.Name = "ConvTranspose",
-                                      .Verify = verify,
-                                      .Lower = lower,
-                                      .Macs = macs,
+                                      .Verify = verifyConvTransposeOp,
+                                      .Lower = lowerConvTransposeOp,
+                                      .Macs = macsConvTranspose,
                                       .Traits = NoTraits,
                                       .Attrs = ConvTransposeAttrs::Specs};
 

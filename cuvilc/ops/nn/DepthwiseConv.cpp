@@ -14,7 +14,7 @@
 namespace cuvil {
 namespace {
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyDepthwiseConvOp(const Node &N) {
   if (auto E = verifyConv(N, 3))
     return E;
   const Value *W = N.input(1);
@@ -26,15 +26,16 @@ llvm::Error verify(const Node &N) {
   return llvm::Error::success();
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerDepthwiseConvOp(const Node &N,
+                                 std::vector<KernelCall> &Calls) {
   return lowerConv(N, ConvKernel::Depthwise, fusedActivation(N), Calls);
 }
 
 } // namespace
 
 extern const OpDef DepthwiseConvOp = {.Name = "cuvil.DepthwiseConv",
-                                      .Verify = verify,
-                                      .Lower = lower,
+                                      .Verify = verifyDepthwiseConvOp,
+                                      .Lower = lowerDepthwiseConvOp,
                                       .Macs = convMacs,
                                       .Traits = NoTraits,
                                       .WithClamp = &DepthwiseConvOp,

@@ -15,17 +15,17 @@
 namespace cuvil {
 namespace {
 
-llvm::Error verify(const Node &N) { return verifyConv(N, 3); }
+llvm::Error verifyFusedConvOp(const Node &N) { return verifyConv(N, 3); }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerFusedConvOp(const Node &N, std::vector<KernelCall> &Calls) {
   return lowerConv(N, ConvKernel::Reference, fusedActivation(N), Calls);
 }
 
 } // namespace
 
 extern const OpDef FusedConvOp = {.Name = "cuvil.FusedConv",
-                                  .Verify = verify,
-                                  .Lower = lower,
+                                  .Verify = verifyFusedConvOp,
+                                  .Lower = lowerFusedConvOp,
                                   .Macs = convMacs,
                                   .Traits = NoTraits,
                                   .PackWeights = packConvWeights,

@@ -92,7 +92,7 @@ template <bool Softmax> llvm::Error verify(const Node &N) {
 }
 
 template <bool Softmax>
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerLossesOp(const Node &N, std::vector<KernelCall> &Calls) {
   auto S = lossShape(N);
   if (!S)
     return S.takeError();
@@ -129,14 +129,14 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 extern const OpDef NegativeLogLikelihoodLossOp = {
     .Name = "NegativeLogLikelihoodLoss",
     .Verify = verify<false>,
-    .Lower = lower<false>,
+    .Lower = lowerLossesOp<false>,
     .Macs = noMacs,
     .Traits = NoTraits,
     .Attrs = LossAttrs::Specs};
 extern const OpDef SoftmaxCrossEntropyLossOp = {.Name =
                                                     "SoftmaxCrossEntropyLoss",
                                                 .Verify = verify<true>,
-                                                .Lower = lower<true>,
+                                                .Lower = lowerLossesOp<true>,
                                                 .Macs = noMacs,
                                                 .Traits = NoTraits,
                                                 .Attrs = LossAttrs::Specs};

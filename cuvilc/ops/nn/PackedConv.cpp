@@ -20,7 +20,7 @@ namespace {
 #define PACKED_CONV_ATTRS(X) CUVIL_CONV_ATTRS(X) CUVIL_PANEL_ATTRS(X)
 CUVIL_OP_ATTRS(PackedConvAttrs, PACKED_CONV_ATTRS)
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyPackedConvOp(const Node &N) {
   if (auto E = verifyConv(N, 4))
     return E;
   const Value *W = N.input(1);
@@ -37,7 +37,7 @@ llvm::Error verify(const Node &N) {
   return llvm::Error::success();
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerPackedConvOp(const Node &N, std::vector<KernelCall> &Calls) {
   return lowerConv(N, ConvKernel::Packed, fusedActivation(N), Calls);
 }
 
@@ -49,8 +49,8 @@ void split(const Node &N, const std::vector<KernelCall> &Calls, int64_t Parts,
 } // namespace
 
 extern const OpDef PackedConvOp = {.Name = "cuvil.PackedConv",
-                                   .Verify = verify,
-                                   .Lower = lower,
+                                   .Verify = verifyPackedConvOp,
+                                   .Lower = lowerPackedConvOp,
                                    .Macs = convMacs,
                                    .Traits = NoTraits,
                                    .WithClamp = &PackedConvOp,

@@ -20,7 +20,7 @@ int64_t nc(const Node &N) {
   return N.input(0)->shape()[0] * N.input(0)->shape()[1];
 }
 
-llvm::Expected<Window> window(const Node &N) {
+llvm::Expected<Window> windowPool(const Node &N) {
   return computeWindowNd(N, *N.input(0), *N.output(0), {}, true);
 }
 
@@ -51,11 +51,11 @@ llvm::Error verifyMax(const Node &N) {
       return nodeError(N, "Indices output '{}' must have the shape of '{}'",
                        I->name(), Y->name());
   }
-  return window(N).takeError();
+  return windowPool(N).takeError();
 }
 
 llvm::Error lowerMax(const Node &N, std::vector<KernelCall> &Calls) {
-  auto Wd = window(N);
+  auto Wd = windowPool(N);
   if (!Wd)
     return Wd.takeError();
   const Value *X = N.input(0), *Y = N.output(0), *I = indicesOutput(N);
@@ -86,7 +86,7 @@ llvm::Error lowerMax(const Node &N, std::vector<KernelCall> &Calls) {
 llvm::Error verifyAvg(const Node &N) {
   if (auto E = requireF32(N))
     return E;
-  return window(N).takeError();
+  return windowPool(N).takeError();
 }
 
 bool dilated(const Window &Wd) {
@@ -97,7 +97,7 @@ bool dilated(const Window &Wd) {
 }
 
 llvm::Error lowerAvg(const Node &N, std::vector<KernelCall> &Calls) {
-  auto Wd = window(N);
+  auto Wd = windowPool(N);
   if (!Wd)
     return Wd.takeError();
   int64_t IncludePad = AveragePoolAttrs(N).CountIncludePad;
@@ -149,11 +149,11 @@ llvm::Error verifyLp(const Node &N) {
     return E;
   if (auto P = lpOrder(N); !P)
     return P.takeError();
-  return window(N).takeError();
+  return windowPool(N).takeError();
 }
 
 llvm::Error lowerLp(const Node &N, std::vector<KernelCall> &Calls) {
-  auto Wd = window(N);
+  auto Wd = windowPool(N);
   if (!Wd)
     return Wd.takeError();
   auto P = lpOrder(N);

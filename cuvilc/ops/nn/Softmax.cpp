@@ -50,14 +50,14 @@ llvm::Expected<Extents> extents(const Node &Nd) {
   return E;
 }
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifySoftmaxOp(const Node &N) {
   if (auto E = requireF32(N))
     return E;
   return extents(N).takeError();
 }
 
 template <const char *Kernel>
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerSoftmaxOp(const Node &N, std::vector<KernelCall> &Calls) {
   auto E = extents(N);
   if (!E)
     return E.takeError();
@@ -137,8 +137,8 @@ constexpr char HardmaxK[] = "cuvil_k_hardmax_f32";
 
 // All three share Softmax's axis semantics (2-D coercion before opset 13).
 extern const OpDef SoftmaxOp = {.Name = "Softmax",
-                                .Verify = verify,
-                                .Lower = lower<SoftmaxK>,
+                                .Verify = verifySoftmaxOp,
+                                .Lower = lowerSoftmaxOp<SoftmaxK>,
                                 .Macs = noMacs,
                                 .Traits = NoTraits,
                                 .Rewrite = rewriteScaled,
@@ -146,21 +146,21 @@ extern const OpDef SoftmaxOp = {.Name = "Softmax",
                                 .Attrs = SoftmaxAttrs::Specs};
 // It keeps the Softmax's opset, which extents() reads.
 extern const OpDef ScaledSoftmaxOp = {.Name = "cuvil.ScaledSoftmax",
-                                      .Verify = verify,
+                                      .Verify = verifySoftmaxOp,
                                       .Lower = lowerScaled,
                                       .Macs = noMacs,
                                       .Traits = NoTraits,
                                       .Shape = shapeSameAsInput,
                                       .Attrs = ScaledSoftmaxAttrs::Specs};
 extern const OpDef LogSoftmaxOp = {.Name = "LogSoftmax",
-                                   .Verify = verify,
-                                   .Lower = lower<LogSoftmaxK>,
+                                   .Verify = verifySoftmaxOp,
+                                   .Lower = lowerSoftmaxOp<LogSoftmaxK>,
                                    .Macs = noMacs,
                                    .Traits = NoTraits,
                                    .Attrs = SoftmaxAttrs::Specs};
 extern const OpDef HardmaxOp = {.Name = "Hardmax",
-                                .Verify = verify,
-                                .Lower = lower<HardmaxK>,
+                                .Verify = verifySoftmaxOp,
+                                .Lower = lowerSoftmaxOp<HardmaxK>,
                                 .Macs = noMacs,
                                 .Traits = NoTraits,
                                 .Attrs = SoftmaxAttrs::Specs};

@@ -28,7 +28,7 @@ namespace {
   X(YHi, "y_hi", Int, 0)
 CUVIL_OP_ATTRS(QAddAttrs, QADD_ATTRS)
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyQAddOp(const Node &N) {
   if (N.numInputs() != 2 || N.outputs().size() != 1)
     return nodeError(N, "internal error: the integer Add takes a, b and "
                         "gives y");
@@ -45,7 +45,7 @@ llvm::Error verify(const Node &N) {
   return verifyRescale(N, {A.AMult, A.BMult}, A.Shift, A.YLo, A.YHi);
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerQAddOp(const Node &N, std::vector<KernelCall> &Calls) {
   const QAddAttrs A(N);
   kabi::QaddS8 K;
   K.a = N.input(0);
@@ -70,8 +70,8 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 } // namespace
 
 extern const OpDef QAddOp = {.Name = "cuvil.QAdd",
-                             .Verify = verify,
-                             .Lower = lower,
+                             .Verify = verifyQAddOp,
+                             .Lower = lowerQAddOp,
                              .Macs = noMacs,
                              .Traits = InPlace,
                              .Attrs = QAddAttrs::Specs};

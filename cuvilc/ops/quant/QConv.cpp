@@ -54,7 +54,7 @@ int64_t packedBytesPerChannel(const Node &N, const std::vector<int64_t> &G) {
   return (K + Kr - 1) / Kr * Kr;
 }
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyQConvOp(const Node &N) {
   if (N.numInputs() != 5 || N.outputs().size() != 1)
     return nodeError(N, "internal error: the integer convolution takes x, "
                         "wp, bias, wsum, rq and gives y");
@@ -67,7 +67,7 @@ llvm::Error verify(const Node &N) {
                             packedBytesPerChannel(N, *G));
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerQConvOp(const Node &N, std::vector<KernelCall> &Calls) {
   auto G = geometry(N);
   if (!G)
     return G.takeError();
@@ -111,7 +111,7 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
-int64_t macs(const Node &N) {
+int64_t macsQConv(const Node &N) {
   auto G = geometry(N);
   if (!G) {
     llvm::consumeError(G.takeError());
@@ -125,9 +125,9 @@ int64_t macs(const Node &N) {
 } // namespace
 
 extern const OpDef QConvOp = {.Name = "cuvil.QConv",
-                              .Verify = verify,
-                              .Lower = lower,
-                              .Macs = macs,
+                              .Verify = verifyQConvOp,
+                              .Lower = lowerQConvOp,
+                              .Macs = macsQConv,
                               .Traits = NoTraits,
                               .Attrs = QConvAttrs::Specs};
 

@@ -25,7 +25,7 @@ GemmDims dims(const Node &N) {
   return {K ? X->numElements() / K : 0, N.input(2)->numElements(), K};
 }
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyQGemmOp(const Node &N) {
   if (N.numInputs() != 5 || N.outputs().size() != 1)
     return nodeError(N, "internal error: the integer matrix product takes "
                         "x, wp, bias, wsum, rq and gives y");
@@ -44,7 +44,7 @@ llvm::Error verify(const Node &N) {
   return verifyQIntOperands(N, D.N, (D.K + Kr - 1) / Kr * Kr);
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerQGemmOp(const Node &N, std::vector<KernelCall> &Calls) {
   const QIntAttrs A(N);
   const GemmDims D = dims(N);
   auto Fill = [&](auto K) {
@@ -76,7 +76,7 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
-int64_t macs(const Node &N) {
+int64_t macsQGemm(const Node &N) {
   const GemmDims D = dims(N);
   return D.M * D.N * D.K;
 }
@@ -84,9 +84,9 @@ int64_t macs(const Node &N) {
 } // namespace
 
 extern const OpDef QGemmOp = {.Name = "cuvil.QGemm",
-                              .Verify = verify,
-                              .Lower = lower,
-                              .Macs = macs,
+                              .Verify = verifyQGemmOp,
+                              .Lower = lowerQGemmOp,
+                              .Macs = macsQGemm,
                               .Traits = NoTraits,
                               .Attrs = QIntAttrs::Specs};
 

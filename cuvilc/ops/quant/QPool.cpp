@@ -26,7 +26,7 @@ namespace {
   X(YHi, "y_hi", Int, 0)
 CUVIL_OP_ATTRS(QGapAttrs, QGAP_ATTRS)
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyQPoolOp(const Node &N) {
   if (N.numInputs() != 1 || N.outputs().size() != 1)
     return nodeError(N, "internal error: the integer GlobalAveragePool "
                         "takes x and gives y");
@@ -45,7 +45,7 @@ llvm::Error verify(const Node &N) {
   return verifyRescale(N, {A.Mult}, A.Shift, A.YLo, A.YHi);
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerQPoolOp(const Node &N, std::vector<KernelCall> &Calls) {
   const QGapAttrs A(N);
   kabi::QglobalAvgpoolS8 K;
   K.x = N.input(0);
@@ -67,8 +67,8 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 } // namespace
 
 extern const OpDef QGlobalAveragePoolOp = {.Name = "cuvil.QGlobalAveragePool",
-                                           .Verify = verify,
-                                           .Lower = lower,
+                                           .Verify = verifyQPoolOp,
+                                           .Lower = lowerQPoolOp,
                                            .Macs = noMacs,
                                            .Traits = NoTraits,
                                            .Attrs = QGapAttrs::Specs};

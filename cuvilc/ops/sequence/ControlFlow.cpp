@@ -94,7 +94,7 @@ llvm::Expected<ShapeList> shape(const Node &N) {
   return S;
 }
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyControlFlowOp(const Node &N) {
   const Value *Cond = N.input(0);
   if (!Cond || Cond->dtype() != DType::Bool || Cond->numElements() != 1)
     return nodeError(N, "the condition must be a single bool");
@@ -120,7 +120,7 @@ llvm::Error verify(const Node &N) {
   return llvm::Error::success();
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerControlFlowOp(const Node &N, std::vector<KernelCall> &Calls) {
   auto C = branches(N);
   if (!C)
     return nodeError(N, "the branches were not inlined");
@@ -137,8 +137,8 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 } // namespace
 
 extern const OpDef IfOp = {.Name = "If",
-                           .Verify = verify,
-                           .Lower = lower,
+                           .Verify = verifyControlFlowOp,
+                           .Lower = lowerControlFlowOp,
                            .Macs = noMacs,
                            .Traits = NoTraits,
                            .Shape = shape,

@@ -198,7 +198,7 @@ llvm::Expected<std::vector<int64_t>> activations(const Node &N, const Dims &D) {
   return Acts;
 }
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyRecurrentOp(const Node &N) {
   const Cell &C = cellOf(N);
   for (size_t I = 0; I < N.numInputs(); ++I)
     if (const Value *V = N.input(I)) {
@@ -236,7 +236,7 @@ llvm::Error verify(const Node &N) {
   return activations(N, *D).takeError();
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerRecurrentOp(const Node &N, std::vector<KernelCall> &Calls) {
   auto D = dims(N);
   if (!D)
     return D.takeError();
@@ -274,7 +274,7 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
-int64_t macs(const Node &N) {
+int64_t macsRecurrent(const Node &N) {
   auto D = dims(N);
   if (!D) {
     llvm::consumeError(D.takeError());
@@ -380,17 +380,17 @@ recurrentShapes(const Node &N) {
 }
 
 extern const OpDef GRUOp = {.Name = "GRU",
-                            .Verify = verify,
-                            .Lower = lower,
-                            .Macs = macs,
+                            .Verify = verifyRecurrentOp,
+                            .Lower = lowerRecurrentOp,
+                            .Macs = macsRecurrent,
                             .Traits = NoTraits,
                             .ScratchOutputs = 0b110,
                             .Shape = recurrentShapes,
                             .Attrs = RecurrentAttrs::Specs};
 extern const OpDef LSTMOp = {.Name = "LSTM",
-                             .Verify = verify,
-                             .Lower = lower,
-                             .Macs = macs,
+                             .Verify = verifyRecurrentOp,
+                             .Lower = lowerRecurrentOp,
+                             .Macs = macsRecurrent,
                              .Traits = NoTraits,
                              .ScratchOutputs = 0b1110,
                              .PackWeights = packLstm,
@@ -399,17 +399,17 @@ extern const OpDef LSTMOp = {.Name = "LSTM",
 // The pack-weights pass makes it of an LSTM in the packed kernel's form
 // (see packable): W and R in Gemm panels, attribute panel.
 extern const OpDef PackedLSTMOp = {.Name = "cuvil.PackedLSTM",
-                                   .Verify = verify,
+                                   .Verify = verifyRecurrentOp,
                                    .Lower = lowerPacked,
-                                   .Macs = macs,
+                                   .Macs = macsRecurrent,
                                    .Traits = NoTraits,
                                    .ScratchOutputs = 0b1110,
                                    .Shape = recurrentShapes,
                                    .Attrs = PackedLstmAttrs::Specs};
 extern const OpDef RNNOp = {.Name = "RNN",
-                            .Verify = verify,
-                            .Lower = lower,
-                            .Macs = macs,
+                            .Verify = verifyRecurrentOp,
+                            .Lower = lowerRecurrentOp,
+                            .Macs = macsRecurrent,
                             .Traits = NoTraits,
                             .ScratchOutputs = 0b110,
                             .Shape = recurrentShapes,

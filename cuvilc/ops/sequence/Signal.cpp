@@ -30,7 +30,7 @@ bool isInt(DType T) { return T == DType::I32 || T == DType::I64; }
 #define WINDOW_ATTRS(X)                                                        \
   X(OutputDatatype, "output_datatype", Int, static_cast<int64_t>(DType::F32))  \
   X(Periodic, "periodic", Int, 1)
-CUVIL_OP_ATTRS(WindowAttrs, WINDOW_ATTRS)
+CUVIL_OP_ATTRS(SignalWindowAttrs, WINDOW_ATTRS)
 #define MEL_ATTRS(X)                                                           \
   X(OutputDatatype, "output_datatype", Int, static_cast<int64_t>(DType::F32))
 CUVIL_OP_ATTRS(MelAttrs, MEL_ATTRS)
@@ -70,7 +70,7 @@ struct WindowCoefs {
 template <const WindowCoefs &C> llvm::Error verifyWindow(const Node &N) {
   if (auto E = requireIntScalar(N, 0, "size"))
     return E;
-  if (auto E = requireF32Output(N, WindowAttrs(N).OutputDatatype))
+  if (auto E = requireF32Output(N, SignalWindowAttrs(N).OutputDatatype))
     return E;
   const Value *Y = N.output(0);
   if (Y->rank() != 1 || !Y->hasStaticShape())
@@ -93,7 +93,7 @@ llvm::Error lowerWindow(const Node &N, std::vector<KernelCall> &Calls) {
   Calls.push_back(
       kabi::CosineWindowF32{.y = Y,
                             .n = Y->numElements(),
-                            .periodic = WindowAttrs(N).Periodic != 0,
+                            .periodic = SignalWindowAttrs(N).Periodic != 0,
                             .a0 = C.A0,
                             .a1 = C.A1,
                             .a2 = C.A2}
@@ -287,7 +287,7 @@ llvm::Error lowerMel(const Node &N, std::vector<KernelCall> &Calls) {
                               .Lower = lowerWindow<C>,                         \
                               .Macs = noMacs,                                  \
                               .Traits = NoTraits,                              \
-                              .Attrs = WindowAttrs::Specs};
+                              .Attrs = SignalWindowAttrs::Specs};
 CUVIL_WINDOW_OP(HannWindow, Hann)
 CUVIL_WINDOW_OP(HammingWindow, Hamming)
 CUVIL_WINDOW_OP(BlackmanWindow, Blackman)

@@ -118,9 +118,12 @@ llvm::Expected<TfIdfParams> params(const Node &N) {
   return P;
 }
 
-llvm::Error verify(const Node &N) { return params(N).takeError(); }
+llvm::Error verifyTfIdfVectorizerOp(const Node &N) {
+  return params(N).takeError();
+}
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerTfIdfVectorizerOp(const Node &N,
+                                   std::vector<KernelCall> &Calls) {
   auto P = params(N);
   if (!P)
     return P.takeError();
@@ -149,8 +152,8 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 } // namespace
 
 extern const OpDef TfIdfVectorizerOp = {.Name = "TfIdfVectorizer",
-                                        .Verify = verify,
-                                        .Lower = lower,
+                                        .Verify = verifyTfIdfVectorizerOp,
+                                        .Lower = lowerTfIdfVectorizerOp,
                                         .Macs = noMacs,
                                         .Traits = NoTraits,
                                         .Attrs = TfIdfAttrs::Specs};

@@ -17,7 +17,7 @@ namespace {
 #define SHAPE_ATTRS(X) X(Start, "start", Int, 0) X(End, "end", Int, INT64_MAX)
 CUVIL_OP_ATTRS(ShapeAttrs, SHAPE_ATTRS)
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyCompileTimeOp(const Node &N) {
   return nodeError(N,
                    "an input is computed at run time; cuvil evaluates {} "
                    "only at compile time, from constant inputs",
@@ -50,7 +50,7 @@ llvm::Expected<bool> foldSize(const Node &, const HostInputs &In,
 } // namespace
 
 extern const OpDef ShapeOp = {.Name = "Shape",
-                              .Verify = verify,
+                              .Verify = verifyCompileTimeOp,
                               .Lower = nullptr,
                               .Macs = noMacs,
                               .Traits = NoTraits,
@@ -58,7 +58,7 @@ extern const OpDef ShapeOp = {.Name = "Shape",
                               .FoldShapeOnly = true,
                               .Attrs = ShapeAttrs::Specs};
 extern const OpDef SizeOp = {.Name = "Size",
-                             .Verify = verify,
+                             .Verify = verifyCompileTimeOp,
                              .Lower = nullptr,
                              .Macs = noMacs,
                              .Traits = NoTraits,

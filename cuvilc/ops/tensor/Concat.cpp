@@ -12,7 +12,7 @@ namespace {
 #define CONCAT_ATTRS(X) X(Axis, "axis", Int, 0)
 CUVIL_OP_ATTRS(ConcatAttrs, CONCAT_ATTRS)
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyConcatOp(const Node &N) {
   const Value *Y = N.output(0);
   if (Y->rank() == 0)
     return nodeError(N, "cannot concatenate scalars");
@@ -33,7 +33,7 @@ llvm::Error verify(const Node &N) {
 }
 
 // Each input is copied as Outer rows into its slice of the output rows.
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerConcatOp(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *Y = N.output(0);
   int64_t Axis = *normalizeAxis(N, ConcatAttrs(N).Axis, Y->rank());
   int64_t ESize = dtypeSize(Y->dtype());
@@ -108,8 +108,8 @@ llvm::Expected<bool> foldConcat(const Node &N, const HostInputs &In,
 int64_t concatAxis(const Node &N) { return ConcatAttrs(N).Axis; }
 
 extern const OpDef ConcatOp = {.Name = "Concat",
-                               .Verify = verify,
-                               .Lower = lower,
+                               .Verify = verifyConcatOp,
+                               .Lower = lowerConcatOp,
                                .Macs = noMacs,
                                .Traits = ConcatOfInputs | SelectsValues,
                                .Shape = concatShapes,

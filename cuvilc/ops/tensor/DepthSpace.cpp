@@ -75,12 +75,12 @@ llvm::Expected<Access6> access(const Node &N) {
   return A;
 }
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyDepthSpaceOp(const Node &N) {
   auto A = access(N);
   return A ? llvm::Error::success() : A.takeError();
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerDepthSpaceOp(const Node &N, std::vector<KernelCall> &Calls) {
   auto A = access(N);
   if (!A)
     return A.takeError();
@@ -107,14 +107,14 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 } // namespace
 
 extern const OpDef DepthToSpaceOp = {.Name = "DepthToSpace",
-                                     .Verify = verify,
-                                     .Lower = lower,
+                                     .Verify = verifyDepthSpaceOp,
+                                     .Lower = lowerDepthSpaceOp,
                                      .Macs = noMacs,
                                      .Traits = NoTraits,
                                      .Attrs = DepthToSpaceAttrs::Specs};
 extern const OpDef SpaceToDepthOp = {.Name = "SpaceToDepth",
-                                     .Verify = verify,
-                                     .Lower = lower,
+                                     .Verify = verifyDepthSpaceOp,
+                                     .Lower = lowerDepthSpaceOp,
                                      .Macs = noMacs,
                                      .Traits = NoTraits,
                                      .Attrs = SpaceToDepthAttrs::Specs};

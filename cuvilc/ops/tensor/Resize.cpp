@@ -302,12 +302,12 @@ llvm::Expected<ResizePlan> plan(const Node &N) {
   return P;
 }
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyResizeOp(const Node &N) {
   auto P = plan(N);
   return P ? llvm::Error::success() : P.takeError();
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerResizeOp(const Node &N, std::vector<KernelCall> &Calls) {
   auto P = plan(N);
   if (!P)
     return P.takeError();
@@ -334,7 +334,7 @@ llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
 }
 
 // Taps per output element: 1, 2 or 4 per resized axis.
-int64_t macs(const Node &N) {
+int64_t macsResize(const Node &N) {
   const Value *X = N.input(0), *Y = N.output(0);
   int64_t Taps = 1;
   std::string Mode = UpsampleAttrs(N).Mode; // Resize's too
@@ -348,15 +348,15 @@ int64_t macs(const Node &N) {
 } // namespace
 
 extern const OpDef ResizeOp = {.Name = "Resize",
-                               .Verify = verify,
-                               .Lower = lower,
-                               .Macs = macs,
+                               .Verify = verifyResizeOp,
+                               .Lower = lowerResizeOp,
+                               .Macs = macsResize,
                                .Traits = NoTraits,
                                .Attrs = ResizeAttrs::Specs};
 extern const OpDef UpsampleOp = {.Name = "Upsample",
-                                 .Verify = verify,
-                                 .Lower = lower,
-                                 .Macs = macs,
+                                 .Verify = verifyResizeOp,
+                                 .Lower = lowerResizeOp,
+                                 .Macs = macsResize,
                                  .Traits = NoTraits,
                                  .Attrs = UpsampleAttrs::Specs};
 

@@ -14,7 +14,7 @@ namespace {
 #define TRANSPOSE_ATTRS(X) X(Perm, "perm", Ints, {})
 CUVIL_OP_ATTRS(TransposeAttrs, TRANSPOSE_ATTRS)
 
-llvm::Error verify(const Node &N) {
+llvm::Error verifyTransposeOp(const Node &N) {
   const Value *X = N.input(0);
   if (dtypeSize(X->dtype()) != 4)
     return nodeError(N, "element type {} is not supported (4-byte types only)",
@@ -34,7 +34,7 @@ llvm::Error verify(const Node &N) {
   return llvm::Error::success();
 }
 
-llvm::Error lower(const Node &N, std::vector<KernelCall> &Calls) {
+llvm::Error lowerTransposeOp(const Node &N, std::vector<KernelCall> &Calls) {
   const Value *X = N.input(0);
   auto P = transposePerm(N);
   size_t R = X->rank();
@@ -100,8 +100,8 @@ std::vector<int64_t> transposePerm(const Node &N) {
 }
 
 extern const OpDef TransposeOp = {.Name = "Transpose",
-                                  .Verify = verify,
-                                  .Lower = lower,
+                                  .Verify = verifyTransposeOp,
+                                  .Lower = lowerTransposeOp,
                                   .Macs = noMacs,
                                   .Traits = Permutes,
                                   .Shape = shapeFromInput0<transposeShape>,

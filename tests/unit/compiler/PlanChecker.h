@@ -11,6 +11,7 @@
 
 #include "PlanReplay.h"
 #include "TestGraphs.h"
+#include "ir/CheckedMath.h"
 #include "planner/MemoryPlan.h"
 
 #include <fmt/format.h>
@@ -27,8 +28,6 @@ namespace cuvil::plantest {
 
 using test::addOp;
 using test::tensor;
-
-inline int64_t alignUp(int64_t X, int64_t A) { return (X + A - 1) / A * A; }
 
 /// Deterministic random numbers: the same cases on every platform (no
 /// std::uniform_int_distribution, whose results the standard leaves open).

@@ -14,6 +14,12 @@
 
 namespace cuvil::test {
 
+/// What N's op record says of N: empty when it verifies.
+inline std::string verifyMessage(const Node &N) {
+  llvm::Error E = N.def()->Verify(N);
+  return E ? llvm::toString(std::move(E)) : std::string();
+}
+
 inline Value *constF32(Graph &G, const std::string &Name,
                        std::vector<int64_t> Shape, std::vector<float> Data) {
   Value *V =

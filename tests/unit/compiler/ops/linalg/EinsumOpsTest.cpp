@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 using namespace cuvil;
+using test::verifyMessage;
 
 namespace {
 
@@ -33,10 +34,6 @@ KernelCall lowerOne(const Node &N) {
   EXPECT_FALSE(bool(N.def()->Lower(N, Calls)));
   EXPECT_EQ(Calls.size(), 1u);
   return Calls.empty() ? KernelCall{} : Calls[0];
-}
-
-std::string verifyError(const Node &N) {
-  return llvm::toString(N.def()->Verify(N));
 }
 
 /// The tensor argument's value name, or "null".
@@ -219,12 +216,12 @@ TEST(EinsumOps, EquationErrorsNameTheNodeAndTheFault) {
   for (const Case &C : Cases) {
     Graph G("g");
     Node *N = einsum(G, C.Eq, C.In, C.Out);
-    std::string Msg = verifyError(*N);
+    std::string Msg = verifyMessage(*N);
     EXPECT_NE(Msg.find("node 'es' (Einsum)"), std::string::npos) << Msg;
     EXPECT_NE(Msg.find(C.Want), std::string::npos) << C.Eq << ": " << Msg;
   }
   Graph G("g");
   Node *N = einsum(G, "ij->i", {{2, 3}}, {2}, DType::I32);
-  EXPECT_NE(verifyError(*N).find("Einsum supports f32 and f64"),
+  EXPECT_NE(verifyMessage(*N).find("Einsum supports f32 and f64"),
             std::string::npos);
 }

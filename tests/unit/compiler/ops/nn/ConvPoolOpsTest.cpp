@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 using namespace cuvil;
+using test::verifyMessage;
 
 namespace {
 
@@ -22,10 +23,6 @@ std::vector<KernelCall> lowered(const Node &N) {
   E = N.def()->Lower(N, Calls);
   EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
   return Calls;
-}
-
-std::string verifyMessage(const Node &N) {
-  return llvm::toString(N.def()->Verify(N));
 }
 
 } // namespace

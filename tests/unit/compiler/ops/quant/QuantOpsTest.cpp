@@ -7,17 +7,13 @@
 #include <cuvil/kernels.h>
 
 using namespace cuvil;
+using test::verifyMessage;
 
 namespace {
 
 Value *val(Graph &G, const std::string &Name, DType T,
            std::vector<int64_t> Shape) {
   return G.addValue(Name, T, std::move(Shape), ValueKind::Input);
-}
-
-std::string verifyMessage(const Node &N) {
-  llvm::Error E = N.def()->Verify(N);
-  return E ? llvm::toString(std::move(E)) : std::string();
 }
 
 } // namespace

@@ -8,12 +8,9 @@
 #include <cstring>
 
 using namespace cuvil;
+using test::verifyMessage;
 
 namespace {
-
-std::string verifyMessage(const Node &N) {
-  return llvm::toString(N.def()->Verify(N));
-}
 
 double doubleOf(int64_t Bits) {
   double D;
