@@ -110,7 +110,6 @@ check_trap() {
 check_nohost() {
   local name=$1 dir=$2 elf=$3 command rc
   # shellcheck disable=SC2001 # sed reads clearer than an extglob pattern
-  # shellcheck disable=SC2001 # sed reads clearer than an extglob pattern
   command=$(sed 's/ -semihosting-config [^ ]*//' <<<"$4")
   run_qemu "$dir" 3 "$elf" "$command"
   rc=$?
