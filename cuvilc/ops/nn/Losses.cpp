@@ -77,7 +77,7 @@ llvm::Expected<LossShape> lossShape(const Node &Nd) {
   return S;
 }
 
-template <bool Softmax> llvm::Error verify(const Node &N) {
+template <bool Softmax> llvm::Error verifyLossesOp(const Node &N) {
   if (N.outputs().size() > (Softmax ? 2 : 1))
     return nodeError(N, "has too many outputs");
   if (Softmax && N.outputs().size() == 2) {
@@ -128,14 +128,14 @@ llvm::Error lowerLossesOp(const Node &N, std::vector<KernelCall> &Calls) {
 
 extern const OpDef NegativeLogLikelihoodLossOp = {
     .Name = "NegativeLogLikelihoodLoss",
-    .Verify = verify<false>,
+    .Verify = verifyLossesOp<false>,
     .Lower = lowerLossesOp<false>,
     .Macs = noMacs,
     .Traits = NoTraits,
     .Attrs = LossAttrs::Specs};
 extern const OpDef SoftmaxCrossEntropyLossOp = {.Name =
                                                     "SoftmaxCrossEntropyLoss",
-                                                .Verify = verify<true>,
+                                                .Verify = verifyLossesOp<true>,
                                                 .Lower = lowerLossesOp<true>,
                                                 .Macs = noMacs,
                                                 .Traits = NoTraits,
