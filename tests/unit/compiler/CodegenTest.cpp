@@ -82,9 +82,11 @@ std::unique_ptr<Graph> threeConvs() {
   return G;
 }
 
-class CodegenForTarget : public ::testing::TestWithParam<const char *> {};
-
 } // namespace
+
+// At namespace scope: the tests gtest derives from it have external linkage
+// (in a unity batch, an anonymous base draws -Wsubobject-linkage).
+class CodegenForTarget : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(CodegenForTarget, SelfContainedObjectWithTheApi) {
   Built B = build(GetParam());

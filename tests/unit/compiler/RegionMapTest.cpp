@@ -1,6 +1,8 @@
 //===- RegionMapTest.cpp - firmware names of the target's regions ---------===//
 #include "target/RegionMap.h"
 
+#include "TestTargets.h"
+
 #include <gtest/gtest.h>
 
 using namespace cuvil;
@@ -18,12 +20,6 @@ std::string parseError(std::string_view Text) {
   if (R)
     return "parsed";
   return llvm::toString(R.takeError());
-}
-
-TargetInfo u74() {
-  auto T = loadTarget("u74-mc");
-  EXPECT_TRUE(bool(T));
-  return T ? *T : TargetInfo{};
 }
 
 } // namespace
@@ -70,7 +66,7 @@ TEST(RegionMap, ScriptsItCannotReadAreErrors) {
 }
 
 TEST(RegionMap, ScriptMatchesRegionsByAddressAndCutsThem) {
-  TargetInfo T = u74();
+  TargetInfo T = test::shippedTarget("u74-mc");
   // regionMapFromScript reads a file: write one.
   std::string Path = ::testing::TempDir() + "/cuvil-regionmap-test.ld";
   {
@@ -100,7 +96,7 @@ TEST(RegionMap, ScriptMatchesRegionsByAddressAndCutsThem) {
 }
 
 TEST(RegionMap, CommandLinePairs) {
-  TargetInfo T = u74();
+  TargetInfo T = test::shippedTarget("u74-mc");
   auto M = parseRegionMap({"DDR=RAM", "L2LIM=RAM"}, T);
   ASSERT_TRUE(bool(M));
   // Two target regions in one firmware region: the firmware name is

@@ -1,17 +1,13 @@
 //===- SystemPlanTest.cpp - several models in one memory map --------------===//
 #include "emit/SystemPlan.h"
 
+#include "TestTargets.h"
+
 #include <gtest/gtest.h>
 
 using namespace cuvil;
 
 namespace {
-
-TargetInfo u74Board() {
-  auto T = loadTarget("u74-mc");
-  EXPECT_TRUE(bool(T));
-  return T ? *T : TargetInfo{};
-}
 
 SystemModel model(const std::string &Name, int64_t L2, int64_t Ddr = 0,
                   int64_t Weights = 1000) {
@@ -38,7 +34,7 @@ std::string error(llvm::Error E) { return llvm::toString(std::move(E)); }
 } // namespace
 
 TEST(SystemPlan, ExclusiveModelsShareTheLargestArena) {
-  TargetInfo T = u74Board();
+  TargetInfo T = test::shippedTarget("u74-mc");
   std::vector<SystemModel> Ms = {model("a", 1200000, 4096), model("b", 1300000),
                                  model("c", 1000)};
   auto G = resolveExclusive(Ms, {{"b", "a"}});
@@ -79,7 +75,7 @@ TEST(SystemPlan, ExclusiveModelsShareTheLargestArena) {
 }
 
 TEST(SystemPlan, OverflowListsEveryShare) {
-  TargetInfo T = u74Board();
+  TargetInfo T = test::shippedTarget("u74-mc");
   std::vector<SystemModel> Ms = {model("kws", 1200000), model("vww", 1200000)};
   auto P = planSystem(Ms, {}, T);
   ASSERT_FALSE(bool(P));
@@ -99,7 +95,7 @@ TEST(SystemPlan, OverflowListsEveryShare) {
 }
 
 TEST(SystemPlan, BadGroupsAndModels) {
-  TargetInfo T = u74Board();
+  TargetInfo T = test::shippedTarget("u74-mc");
   std::vector<SystemModel> Ms = {model("a", 64), model("b", 64),
                                  model("c", 64)};
   auto Err = [&](std::vector<std::vector<std::string>> X) {
@@ -134,7 +130,7 @@ TEST(SystemPlan, BadGroupsAndModels) {
 }
 
 TEST(SystemPlan, ArenasInInterleavedBanksStartOnABankCycle) {
-  TargetInfo T = u74Board();
+  TargetInfo T = test::shippedTarget("u74-mc");
   T.Regions[0].Banks = 4;
   T.Regions[0].BankInterleave = 1024;
   std::vector<SystemModel> Ms = {model("a", 100), model("b", 5000)};
