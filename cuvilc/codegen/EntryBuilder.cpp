@@ -390,14 +390,37 @@ llvm::Error EntryBuilder::build() {
     Exported.insert(Name);
     Arenas.push_back(GV);
   }
+  // The embedded weights. Their bytes are the object's bulk (MobileNetV2:
+  // 14 MB), and nothing in the code depends on them: unless the module
+  // itself is wanted (--emit llvm or asm), the section is a NOBITS
+  // placeholder of their size, defined in module assembly as the arenas
+  // are, and generateObject fills it once the object is whole
+  // (fillNobitsSection). LLVM then never holds, emits or copies them.
   if (!Opts.EmbeddedBlob.empty()) {
-    auto *Init =
-        llvm::ConstantDataArray::get(Ctx, llvm::ArrayRef(Opts.EmbeddedBlob));
-    Blob = new llvm::GlobalVariable(M, Init->getType(), true,
-                                    llvm::GlobalValue::ExternalLinkage, Init,
-                                    sym("weights"));
+    const std::string Section = ".cuvil." + Opts.ModelName + ".weights";
+    const uint64_t Bytes = Opts.EmbeddedBlob.size();
+    auto *Ty = llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx), Bytes);
+    llvm::Constant *Init = nullptr;
+    if (Opts.WantLLVMIR || Opts.WantAsm) {
+      Init = llvm::ConstantDataArray::get(Ctx, Opts.EmbeddedBlob);
+    } else {
+      Placeholder = Section;
+      M.appendModuleInlineAsm(fmt::format("  .section {0},\"a\",%nobits\n"
+                                          "  .balign {1}\n"
+                                          "  .globl {2}\n"
+                                          "  .type {2},%object\n"
+                                          "  .size {2}, {3}\n"
+                                          "{2}:\n"
+                                          "  .zero {3}\n"
+                                          "  .text",
+                                          Section, Plan.Alignment,
+                                          sym("weights"), Bytes));
+    }
+    Blob = new llvm::GlobalVariable(
+        M, Ty, true, llvm::GlobalValue::ExternalLinkage, Init, sym("weights"));
     Blob->setAlignment(llvm::Align(Plan.Alignment));
-    Blob->setSection(".cuvil." + Opts.ModelName + ".weights");
+    if (Init)
+      Blob->setSection(Section);
     Exported.insert(Blob->getName().str());
   }
   if (!T.PIC) {

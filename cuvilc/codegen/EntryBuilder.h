@@ -81,6 +81,10 @@ public:
       R.push_back(!P->use_empty());
     return R;
   }
+  /// After build(): the NOBITS section that stands for the embedded
+  /// weights, which the finished object must have filled; empty when the
+  /// module holds them (or they are external).
+  const std::string &weightsPlaceholder() const { return Placeholder; }
 
 private:
   std::string sym(const std::string &Suffix) const {
@@ -177,6 +181,7 @@ private:
   size_t NumArenas;
   std::vector<llvm::GlobalVariable *> Arenas;
   llvm::GlobalVariable *Blob = nullptr;
+  std::string Placeholder;
   llvm::Function *RunV = nullptr;
   std::set<std::string> Exported;
   /// The declarations of Opts.FirmwareKernels.

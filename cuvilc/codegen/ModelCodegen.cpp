@@ -146,6 +146,10 @@ generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
   if (!Merged)
     return Merged.takeError();
   R.Object = std::move(*Merged);
+  if (!EB.weightsPlaceholder().empty())
+    if (auto E = fillNobitsSection(R.Object, EB.weightsPlaceholder(),
+                                   Opts.EmbeddedBlob))
+      return E;
   beginStage(Opts.Timer, "stack-bounds");
   std::vector<std::string> Helpers(std::begin(WeakRuntimeSymbols),
                                    std::end(WeakRuntimeSymbols));

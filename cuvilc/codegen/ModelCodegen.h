@@ -11,6 +11,7 @@
 #include "target/TargetInfo.h"
 
 #include <cuvil/status.h>
+#include <llvm/ADT/ArrayRef.h>
 #include <llvm/Support/Error.h>
 #include <optional>
 #include <string>
@@ -46,8 +47,9 @@ struct CodegenOptions {
   std::string ModelName;      ///< C symbol prefix.
   uint64_t StructureHash = 0; ///< Must match the weight blob's.
   uint64_t WeightsDataSize = 0;
-  /// The FlatBuffers weight blob to embed; empty for external weights.
-  std::vector<uint8_t> EmbeddedBlob;
+  /// The FlatBuffers weight blob to embed (not copied: it must outlive
+  /// generateObject); empty for external weights.
+  llvm::ArrayRef<uint8_t> EmbeddedBlob;
   bool WantLLVMIR = false, WantAsm = false;
   /// --checked: canaries in the plan's guard gaps checked after every
   /// step, operands checked against their regions (see CheckedCode.h).

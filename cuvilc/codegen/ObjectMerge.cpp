@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <map>
+#include <optional>
 
 namespace cuvil {
 
@@ -361,6 +362,51 @@ mergeObjects(const std::vector<std::string> &Parts,
     Bytes.append(reinterpret_cast<const char *>(&O.Header), sizeof O.Header);
   std::memcpy(Bytes.data(), &Eh, sizeof Eh);
   return Bytes;
+}
+
+llvm::Error fillNobitsSection(std::string &Object, llvm::StringRef Name,
+                              llvm::ArrayRef<uint8_t> Bytes) {
+  auto Fail = [&](const llvm::Twine &Why) {
+    return makeError("internal error: filling section {} of the object: {}",
+                     Name.str(), Why.str());
+  };
+  auto Obj = File::create(Object);
+  if (!Obj)
+    return Obj.takeError();
+  auto Sections = Obj->sections();
+  if (!Sections)
+    return Sections.takeError();
+  const uint64_t ShOff = Obj->getHeader().e_shoff;
+  std::optional<size_t> Index;
+  Shdr Header{};
+  for (size_t I = 0; I < Sections->size(); ++I) {
+    auto SectionName = Obj->getSectionName((*Sections)[I]);
+    if (!SectionName)
+      return SectionName.takeError();
+    if (*SectionName != Name)
+      continue;
+    if (Index)
+      return Fail("the object has two");
+    Index = I;
+    Header = (*Sections)[I];
+  }
+  if (!Index)
+    return Fail("the object has none");
+  if (Header.sh_type != llvm::ELF::SHT_NOBITS || Header.sh_size != Bytes.size())
+    return Fail(llvm::Twine("it is not a NOBITS placeholder of ") +
+                llvm::Twine(Bytes.size()) + " bytes");
+  // The contents go at the end of the file, at the section's alignment;
+  // the section header table stays where it is.
+  const uint64_t Align = Header.sh_addralign > 1 ? Header.sh_addralign : 1;
+  const uint64_t At = (Object.size() + Align - 1) / Align * Align;
+  Header.sh_type = llvm::ELF::SHT_PROGBITS;
+  Header.sh_offset = At;
+  Object.reserve(At + Bytes.size());
+  Object.resize(At, '\0');
+  Object.append(reinterpret_cast<const char *>(Bytes.data()), Bytes.size());
+  std::memcpy(Object.data() + ShOff + *Index * sizeof(Shdr), &Header,
+              sizeof Header);
+  return llvm::Error::success();
 }
 
 } // namespace cuvil

@@ -14,6 +14,8 @@
 #ifndef CUVIL_CODEGEN_OBJECTMERGE_H
 #define CUVIL_CODEGEN_OBJECTMERGE_H
 
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Error.h>
 
 #include <set>
@@ -29,6 +31,15 @@ namespace cuvil {
 /// section index is an error.
 llvm::Expected<std::string> mergeObjects(const std::vector<std::string> &Parts,
                                          const std::set<std::string> &Localize);
+
+/// Gives the NOBITS section Name of Object (one ELF64 little-endian
+/// relocatable object, as mergeObjects writes) the contents Bytes, exactly
+/// its size: it becomes PROGBITS, its bytes appended to the file. The
+/// embedded weights are generated as such a placeholder (EntryBuilder), so
+/// that neither LLVM nor the code generator's processes and merges copy
+/// them.
+llvm::Error fillNobitsSection(std::string &Object, llvm::StringRef Name,
+                              llvm::ArrayRef<uint8_t> Bytes);
 
 } // namespace cuvil
 

@@ -71,7 +71,7 @@ TEST(Checked, OperandOutsideItsRegionIsAnError) {
   CodegenOptions O;
   O.ModelName = "cbr";
   O.WeightsDataSize = P->WeightsSize;
-  O.EmbeddedBlob.assign(128, 0);
+  O.EmbeddedBlob = test::zeroBlob();
   O.Checked = true;
   auto Good = generateObject(*G, test::lowered(*G), *P, *T, O);
   ASSERT_TRUE(bool(Good)) << llvm::toString(Good.takeError());

@@ -27,7 +27,7 @@ Built build(const std::string &Target, std::unique_ptr<Graph> G) {
   O.ModelName = "cbr";
   O.StructureHash = 42;
   O.WeightsDataSize = P->WeightsSize;
-  O.EmbeddedBlob.assign(128, 0);
+  O.EmbeddedBlob = test::zeroBlob();
   auto R = generateObject(*G, test::lowered(*G), *P, *T, O);
   EXPECT_TRUE(bool(R)) << llvm::toString(R.takeError());
   Built B;

@@ -46,6 +46,7 @@ std::string objectOf(const char *IR, const std::string &Triple,
   llvm::InitializeAllTargets();
   llvm::InitializeAllTargetMCs();
   llvm::InitializeAllAsmPrinters();
+  llvm::InitializeAllAsmParsers(); // module assembly
   llvm::LLVMContext Ctx;
   llvm::SMDiagnostic Err;
   auto M = llvm::parseAssemblyString(IR, Err, Ctx);
@@ -134,6 +135,88 @@ TEST(ObjectMerge, RefusesTwoDefinitionsAndALocalSymbolNoPartDefines) {
   ASSERT_FALSE(bool(Missing));
   EXPECT_NE(llvm::toString(Missing.takeError()).find("'g' is defined in none"),
             std::string::npos);
+}
+
+// The embedded weights' placeholder, as EntryBuilder writes it: a NOBITS
+// section in module assembly, its symbol used by code.
+const char *WithPlaceholder = R"(
+module asm "  .section .cuvil.t.weights,\22a\22,%nobits"
+module asm "  .balign 64"
+module asm "  .globl cuvil_t_weights"
+module asm "cuvil_t_weights:"
+module asm "  .zero 100"
+module asm "  .text"
+@cuvil_t_weights = external constant [100 x i8], align 64
+define ptr @entry() {
+  ret ptr @cuvil_t_weights
+}
+)";
+
+TEST(ObjectMerge, FillsTheWeightsPlaceholderOfAMergedObject) {
+  std::vector<uint8_t> Blob(100);
+  for (size_t I = 0; I < Blob.size(); ++I)
+    Blob[I] = static_cast<uint8_t>(3 * I + 1);
+  for (const char *Triple : {"aarch64-none-elf", "riscv64-unknown-elf",
+                             "x86_64-unknown-linux-gnu"}) {
+    auto Merged = mergeObjects(
+        {objectOf(WithPlaceholder, Triple, ""), objectOf(Part1, Triple, "")},
+        {});
+    ASSERT_TRUE(bool(Merged)) << llvm::toString(Merged.takeError());
+    std::string Object = *Merged;
+    // The wrong size, or a section that is not a placeholder, is refused.
+    std::string Same = Object;
+    auto Short = fillNobitsSection(Same, ".cuvil.t.weights",
+                                   llvm::ArrayRef(Blob).drop_back());
+    EXPECT_NE(llvm::toString(std::move(Short)).find("NOBITS placeholder of 99"),
+              std::string::npos);
+    auto Text = fillNobitsSection(Same, ".text", Blob);
+    EXPECT_NE(llvm::toString(std::move(Text)).find("the object has two"),
+              std::string::npos);
+    auto None = fillNobitsSection(Same, ".data", Blob);
+    EXPECT_NE(llvm::toString(std::move(None)).find("the object has none"),
+              std::string::npos);
+    EXPECT_EQ(Same, Object) << "a refused fill changed the object";
+
+    llvm::Error E = fillNobitsSection(Object, ".cuvil.t.weights", Blob);
+    ASSERT_FALSE(bool(E)) << llvm::toString(std::move(E));
+    auto Obj = llvm::object::ObjectFile::createObjectFile(
+        llvm::MemoryBufferRef(Object, "filled.o"));
+    ASSERT_TRUE(bool(Obj)) << llvm::toString(Obj.takeError());
+    bool Found = false;
+    for (const llvm::object::SectionRef &S : (*Obj)->sections()) {
+      auto Name = S.getName();
+      ASSERT_TRUE(bool(Name));
+      if (*Name != ".cuvil.t.weights")
+        continue;
+      Found = true;
+      EXPECT_FALSE(S.isBSS()) << Triple;
+      EXPECT_EQ(S.getAlignment().value(), 64u) << Triple;
+      auto Contents = S.getContents();
+      ASSERT_TRUE(bool(Contents));
+      EXPECT_EQ(*Contents,
+                llvm::StringRef(reinterpret_cast<const char *>(Blob.data()),
+                                Blob.size()))
+          << Triple;
+      const auto *Elf = llvm::cast<llvm::object::ELF64LEObjectFile>(Obj->get());
+      auto Header = Elf->getELFFile().getSection(S.getIndex());
+      ASSERT_TRUE(bool(Header));
+      EXPECT_EQ((*Header)->sh_offset % 64, 0u) << Triple;
+    }
+    EXPECT_TRUE(Found) << Triple;
+    // The symbol still names the filled section's start.
+    for (const llvm::object::SymbolRef &Sym : (*Obj)->symbols()) {
+      auto Name = Sym.getName();
+      ASSERT_TRUE(bool(Name));
+      if (*Name != "cuvil_t_weights")
+        continue;
+      auto Section = Sym.getSection();
+      auto Value = Sym.getValue();
+      ASSERT_TRUE(bool(Section) && bool(Value));
+      ASSERT_NE(*Section, (*Obj)->section_end());
+      EXPECT_EQ((*Section)->getName().get(), ".cuvil.t.weights") << Triple;
+      EXPECT_EQ(*Value, 0u) << Triple;
+    }
+  }
 }
 
 } // namespace

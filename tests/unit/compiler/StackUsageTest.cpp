@@ -180,7 +180,7 @@ TEST_P(StackOfTarget, GeneratedEntryPointsHaveBounds) {
   O.ModelName = "cbr";
   O.StructureHash = 42;
   O.WeightsDataSize = P->WeightsSize;
-  O.EmbeddedBlob.assign(128, 0);
+  O.EmbeddedBlob = test::zeroBlob();
   auto R = generateObject(*G, test::lowered(*G), *P, *T, O);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   ASSERT_TRUE(R->RunStack.Known) << R->RunStack.Reason;

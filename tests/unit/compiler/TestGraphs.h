@@ -40,6 +40,13 @@ inline Value *constI64(Graph &G, const std::string &Name,
   return V;
 }
 
+/// 128 zero bytes: an embedded weight blob for code generation tests
+/// (CodegenOptions::EmbeddedBlob refers to it).
+inline const std::vector<uint8_t> &zeroBlob() {
+  static const std::vector<uint8_t> Zeros(128, 0);
+  return Zeros;
+}
+
 /// G's kernel calls (see lowerGraph); a failure fails the current test.
 inline GraphLowering lowered(const Graph &G) {
   auto L = lowerGraph(G);
