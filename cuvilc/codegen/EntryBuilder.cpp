@@ -9,6 +9,29 @@
 
 namespace cuvil {
 
+namespace {
+
+/// Module assembly that defines the global symbol Name as Bytes bytes at
+/// Align in a NOBITS section of its own (Flags: "aw" for an arena, "a" for
+/// the weights' placeholder), then More, then returns to .text. The object
+/// carries no bytes for it.
+std::string nobitsSymbol(const std::string &Section, const char *Flags,
+                         int64_t Align, const std::string &Name, int64_t Bytes,
+                         const std::string &More = "") {
+  return fmt::format("  .section {0},\"{1}\",%nobits\n"
+                     "  .balign {2}\n"
+                     "  .globl {3}\n"
+                     "  .type {3},%object\n"
+                     "  .size {3}, {4}\n"
+                     "{3}:\n"
+                     "  .zero {4}\n"
+                     "{5}"
+                     "  .text",
+                     Section, Flags, Align, Name, Bytes, More);
+}
+
+} // namespace
+
 llvm::Function *
 EntryBuilder::newFunction(const std::string &Name, llvm::Type *Ret,
                           const std::vector<llvm::Type *> &Params) {
@@ -372,17 +395,9 @@ llvm::Error EntryBuilder::build() {
     auto *GV = new llvm::GlobalVariable(
         M, Ty, false, llvm::GlobalValue::ExternalLinkage, nullptr, Name);
     GV->setAlignment(llvm::Align(Plan.Alignment));
-    M.appendModuleInlineAsm(fmt::format(
-        "  .section .cuvil.{0}.arena.{1},\"aw\",%nobits\n"
-        "  .balign {2}\n"
-        "  .globl {3}\n"
-        "  .type {3},%object\n"
-        "  .size {3}, {4}\n"
-        "{3}:\n"
-        "  .zero {4}\n"
-        "{5}"
-        "  .text",
-        Opts.ModelName, Region, Plan.Alignment, Name, Bytes,
+    M.appendModuleInlineAsm(nobitsSymbol(
+        fmt::format(".cuvil.{}.arena.{}", Opts.ModelName, Region), "aw",
+        Plan.Alignment, Name, Bytes,
         Opts.ArenaSizeSymbols ? fmt::format("  .globl {0}_bytes\n"
                                             "  .set {0}_bytes, {1}\n",
                                             Name, Bytes)
@@ -398,23 +413,15 @@ llvm::Error EntryBuilder::build() {
   // (fillNobitsSection). LLVM then never holds, emits or copies them.
   if (!Opts.EmbeddedBlob.empty()) {
     const std::string Section = ".cuvil." + Opts.ModelName + ".weights";
-    const uint64_t Bytes = Opts.EmbeddedBlob.size();
+    const auto Bytes = static_cast<int64_t>(Opts.EmbeddedBlob.size());
     auto *Ty = llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx), Bytes);
     llvm::Constant *Init = nullptr;
     if (Opts.WantLLVMIR || Opts.WantAsm) {
       Init = llvm::ConstantDataArray::get(Ctx, Opts.EmbeddedBlob);
     } else {
       Placeholder = Section;
-      M.appendModuleInlineAsm(fmt::format("  .section {0},\"a\",%nobits\n"
-                                          "  .balign {1}\n"
-                                          "  .globl {2}\n"
-                                          "  .type {2},%object\n"
-                                          "  .size {2}, {3}\n"
-                                          "{2}:\n"
-                                          "  .zero {3}\n"
-                                          "  .text",
-                                          Section, Plan.Alignment,
-                                          sym("weights"), Bytes));
+      M.appendModuleInlineAsm(
+          nobitsSymbol(Section, "a", Plan.Alignment, sym("weights"), Bytes));
     }
     Blob = new llvm::GlobalVariable(
         M, Ty, true, llvm::GlobalValue::ExternalLinkage, Init, sym("weights"));
