@@ -212,6 +212,14 @@ void Graph::setNodeOutputs(Node *N, std::vector<Value *> Outs,
   }
 }
 
+void Graph::addNodeOutput(Node *N, Value *V) {
+  assert(!V->Producer && "value produced twice");
+  if (!N->OutputPos.empty())
+    N->OutputPos.push_back(N->OutputPos.back() + 1);
+  N->Outputs.push_back(V);
+  V->Producer = N;
+}
+
 void Graph::addNodeInput(Node *N, Value *V) {
   N->Inputs.push_back(V);
   if (V)

@@ -222,6 +222,9 @@ public:
                       std::vector<unsigned> Pos = {});
   /// Appends an input to a node.
   void addNodeInput(Node *N, Value *V);
+  /// Appends an output to a node (V, produced by no node yet), at the ONNX
+  /// position after its last.
+  void addNodeOutput(Node *N, Value *V);
   /// Drops a node's inputs from index Count on.
   void truncateNodeInputs(Node *N, size_t Count);
   /// Removes a node (its outputs must be unused or rewired first).

@@ -388,7 +388,7 @@ bool lowerGlobalAveragePool(Graph &G, Node &Q) {
 llvm::Error lowerQdq(Graph &G, const PipelineOptions &O) {
   QPacking Pk;
   if (O.QPackMr > 0 && O.QPackKr > 0)
-    Pk = {O.QPackMr, O.QPackKr, true};
+    Pk = {O.QPackMr, O.QPackKr, true, O.QPackDirect && O.QPackKr == 4};
   // The quantizers that end a QDQ pattern, and the QOperator products.
   std::vector<Node *> Candidates;
   for (const auto &N : G.nodes()) {

@@ -22,6 +22,10 @@ struct PipelineOptions {
   /// library's cuvil_k_qpack_mr / _kr); 0 keeps them plain, for the
   /// reference integer kernels.
   int64_t QPackMr = 0, QPackKr = 0;
+  /// The library has the stride-1 integer convolution on the
+  /// channel-interleaved image (cuvil_k_qpack_direct): such convolutions
+  /// pack their weights in its step order and get its scratch.
+  bool QPackDirect = false;
   /// Times each pass as a stage (-v, --time-passes); null: not timed.
   StageTimer *Timer = nullptr;
   /// A build for a range of a dimension (driver/DimRange.h): an axis of

@@ -3,7 +3,10 @@
 // Internal op (domain "cuvil", see ops/quant/QInt.h): a quantized 1-D or
 // 2-D convolution on uint8/int8 activations and packed int8 weights, made
 // by the lower-qdq pass. Depthwise convolutions (group = C = M, plain
-// weights) call the depthwise kernels, every other the packed ones.
+// weights) call the depthwise kernels; with attribute direct = 1 (one
+// group, dilation 1, weights in that kernel's step order) the kernel on the
+// channel-interleaved image, whose image goes to output 1 (scratch);
+// every other the packed ones.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
@@ -23,7 +26,8 @@ namespace {
   X(Pads, "pads", Ints, {})                                                    \
   X(Strides, "strides", Ints, {})                                              \
   X(Dilations, "dilations", Ints, {})                                          \
-  X(AutoPad, "auto_pad", String, "NOTSET")
+  X(AutoPad, "auto_pad", String, "NOTSET")                                     \
+  X(Direct, "direct", Int, 0)
 CUVIL_OP_ATTRS(QConvAttrs, QCONV_ATTRS)
 
 /// The geometry array, and whether the node is depthwise.
@@ -48,19 +52,38 @@ bool depthwise(const std::vector<int64_t> &G) {
 }
 
 int64_t packedBytesPerChannel(const Node &N, const std::vector<int64_t> &G) {
-  const int64_t K = G[CUVIL_QCONV_C] / G[CUVIL_QCONV_GROUP] *
-                    G[CUVIL_QCONV_KH] * G[CUVIL_QCONV_KW];
+  const int64_t Taps = G[CUVIL_QCONV_KH] * G[CUVIL_QCONV_KW];
+  const int64_t K = QConvAttrs(N).Direct
+                        ? (G[CUVIL_QCONV_C] + 3) / 4 * 4 * Taps
+                        : G[CUVIL_QCONV_C] / G[CUVIL_QCONV_GROUP] * Taps;
   const int64_t Kr = std::max<int64_t>(QIntAttrs(N).Kr, 1);
   return (K + Kr - 1) / Kr * Kr;
 }
 
 llvm::Error verifyQConvOp(const Node &N) {
-  if (N.numInputs() != 5 || N.outputs().size() != 1)
-    return nodeError(N, "internal error: the integer convolution takes x, "
-                        "wp, bias, wsum, rq and gives y");
+  const bool Direct = QConvAttrs(N).Direct;
+  if (N.numInputs() != 5 || N.outputs().size() != (Direct ? 2u : 1u))
+    return nodeError(N,
+                     "internal error: the integer convolution takes x, "
+                     "wp, bias, wsum, rq and gives y{}",
+                     Direct ? " and its scratch" : "");
   auto G = geometry(N);
   if (!G)
     return G.takeError();
+  if (Direct) {
+    const auto &V = *G;
+    if (V[CUVIL_QCONV_GROUP] != 1 || V[CUVIL_QCONV_DH] != 1 ||
+        V[CUVIL_QCONV_DW] != 1 || QIntAttrs(N).Kr != 4 || !QIntAttrs(N).Packed)
+      return nodeError(N, "internal error: the direct integer convolution "
+                          "takes one group, dilation 1 and weights packed "
+                          "by 4 steps");
+    if (N.output(1)->dtype() != DType::U8 ||
+        N.output(1)->numElements() != cuvil_qdirect_scratch(V.data()))
+      return nodeError(N,
+                       "internal error: the direct integer convolution's "
+                       "scratch is not {} bytes",
+                       cuvil_qdirect_scratch(V.data()));
+  }
   if (depthwise(*G) && (QIntAttrs(N).Mr != 1 || QIntAttrs(N).Kr != 1))
     return nodeError(N, "internal error: depthwise weights are not packed");
   return verifyQIntOperands(N, (*G)[CUVIL_QCONV_M],
@@ -87,7 +110,12 @@ llvm::Error lowerQConvOp(const Node &N, std::vector<KernelCall> &Calls) {
     K.y_hi = A.YHi;
     return K;
   };
-  if (depthwise(*G)) {
+  if (QConvAttrs(N).Direct) {
+    kabi::Qconv2dDirectS8 K;
+    K.wp = N.input(1);
+    K.scratch = N.output(1);
+    Calls.push_back(Fill(K).call());
+  } else if (depthwise(*G)) {
     if (A.Packed) {
       kabi::Qdwconv2dTiledS8 K;
       K.w = N.input(1);

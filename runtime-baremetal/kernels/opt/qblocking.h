@@ -117,6 +117,14 @@ typedef int16_t cuvil_qxe;
 #endif
 
 #define CUVIL_QMR (CUVIL_QVL * CUVIL_QMV)
+/* Whether a block's activations are 4 steps of each position in turn
+ * (bytes 4j..4j+3: position j), the layout of a channel-interleaved image,
+ * so that the stride-1 convolution reads them in place (qdirect.h). */
+#if CUVIL_QKR == 4 && !defined(CUVIL_QPAIRS)
+#define CUVIL_QDIRECT 1
+#else
+#define CUVIL_QDIRECT 0
+#endif
 /* Weight bytes per vector of one group. */
 #define CUVIL_QWB (CUVIL_QVL * CUVIL_QKR)
 

@@ -23,6 +23,8 @@
 /* Read by cuvilc from the kernel bitcode: the packing it must use. */
 const int64_t cuvil_k_qpack_mr = CUVIL_QMR;
 const int64_t cuvil_k_qpack_kr = CUVIL_QKR;
+/* ...and whether it has the stride-1 convolution of qdirect.h. */
+const int64_t cuvil_k_qpack_direct = CUVIL_QDIRECT;
 #if defined(CUVIL_QSDOT)
 /* ...and that they are SDOT/UDOT code: a CPU without ARMv8.2 dotprod that
  * uses this library (a Cortex-A72 board with llvm.kernels = "a78") gets
@@ -47,8 +49,8 @@ const int64_t cuvil_k_qpack_dotprod = 1;
  * panel of mb channels at wq against the gathered xq; with one = 1 only
  * the block's first position. Called with mb = CUVIL_QMR (a constant:
  * whole-vector loads) or the narrow panel's width. */
-INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
-                      int64_t nq, int64_t mb, int one) {
+INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
+                      const int8_t *wq, int64_t nq, int64_t mb, int one) {
   cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV];
   cuvil_qacc_load(acc, part);
   /* Two groups per iteration: the loop's counter and branch over 48 sdot
@@ -61,32 +63,35 @@ INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
       w[v] = mb == CUVIL_QMR ? cuvil_qw_load(wq + v * CUVIL_QWB)
                              : cuvil_qw_load_n(wq + v * CUVIL_QWB,
                                                mb * CUVIL_QKR - v * CUVIL_QWB);
+    /* off (qdirect.h): group q's activations at xq + off[q]. */
+    const cuvil_qxe *xg = off ? xq + off[q] : xq;
     if (one)
-      cuvil_qgroup_one(acc[0], w, xq);
+      cuvil_qgroup_one(acc[0], w, xg);
     else
-      cuvil_qgroup(acc, w, xq);
+      cuvil_qgroup(acc, w, xg);
     wq += mb * CUVIL_QKR;
-    xq += CUVIL_QXG;
+    if (!off)
+      xq += CUVIL_QXG;
   }
   cuvil_qacc_store(part, acc);
 }
 
 STAGE void run_full(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
                     int64_t nq) {
-  run_panel(part, xq, wq, nq, CUVIL_QMR, 0);
+  run_panel(part, xq, 0, wq, nq, CUVIL_QMR, 0);
 }
 
 STAGE void run_narrow(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
                       int64_t nq, int64_t mb) {
-  run_panel(part, xq, wq, nq, mb, 0);
+  run_panel(part, xq, 0, wq, nq, mb, 0);
 }
 
 STAGE void run_one(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
                    int64_t nq, int64_t mb) {
   if (mb == CUVIL_QMR)
-    run_panel(part, xq, wq, nq, CUVIL_QMR, 1);
+    run_panel(part, xq, 0, wq, nq, CUVIL_QMR, 1);
   else
-    run_panel(part, xq, wq, nq, mb, 1);
+    run_panel(part, xq, 0, wq, nq, mb, 1);
 }
 
 #if defined(CUVIL_QPAIRS)
@@ -157,6 +162,18 @@ STAGE void run_row(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
 
 #include "qpacked_out.h"
 
+/* The accumulators of channels [m0, m0 + mb) for every position of a
+ * block: the bias and the domain's correction. */
+INLINE void init_part(const qout *o, int32_t *pp, int64_t m0, int64_t mb) {
+  int32_t init[CUVIL_QMR];
+  for (int64_t i = 0; i < CUVIL_QMR; ++i)
+    init[i] = i < mb ? (int32_t)((uint32_t)o->bias[m0 + i] +
+                                 (uint32_t)o->corr * (uint32_t)o->wsum[m0 + i])
+                     : 0;
+  for (int j = 0; j < CUVIL_QNR; ++j)
+    __builtin_memcpy(pp + j * CUVIL_QMR, init, sizeof init);
+}
+
 /* Channels [c0, c1) of block b (part: their accumulators, [channel panel]
  * [QNR][QMR]) over the tile [k0, k0 + kc) of a reduction of kp steps. */
 INLINE void run_tile(const qout *o, const qblock *b, const cuvil_qxe *buf,
@@ -165,16 +182,8 @@ INLINE void run_tile(const qout *o, const qblock *b, const cuvil_qxe *buf,
   for (int64_t m0 = c0; m0 < c1; m0 += CUVIL_QMR) {
     const int64_t mb = o->m - m0 < CUVIL_QMR ? o->m - m0 : CUVIL_QMR;
     int32_t *pp = part + (keep ? (m0 - c0) * CUVIL_QNR : 0);
-    if (k0 == 0) {
-      int32_t init[CUVIL_QMR];
-      for (int64_t i = 0; i < CUVIL_QMR; ++i)
-        init[i] = i < mb
-                      ? (int32_t)((uint32_t)o->bias[m0 + i] +
-                                  (uint32_t)o->corr * (uint32_t)o->wsum[m0 + i])
-                      : 0;
-      for (int j = 0; j < CUVIL_QNR; ++j)
-        __builtin_memcpy(pp + j * CUVIL_QMR, init, sizeof init);
-    }
+    if (k0 == 0)
+      init_part(o, pp, m0, mb);
     const int8_t *wq = o->wp + m0 * kp + k0 * mb;
 #if defined(CUVIL_QPAIRS)
     if (b->nb == 1 && b->runs == 0) /* a matrix product's row */
@@ -342,3 +351,5 @@ void cuvil_k_qgemm_packed_s8(const void *a, const int8_t *wp,
   domain(&s, &o, a_type, a_zp, rq, n);
   run_all(&s, &o);
 }
+
+#include "qdirect.h"

@@ -35,7 +35,8 @@ typedef cuvil_qi64x4 qi64x4;
  * branch rather than parity arithmetic for every output) moves to the even
  * neighbour; the clamp is a max and a min with Zbb. */
 INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp,
-                         int64_t m0, int64_t mb) {
+                         int64_t m0, int64_t mb, const int32_t *yoff) {
+  (void)yoff; /* no direct kernel on one-lane targets */
   int64_t mul[CUVIL_QMR], sh[CUVIL_QMR], half[CUVIL_QMR], mask[CUVIL_QMR];
   for (int l = 0; l < CUVIL_QMR; ++l) {
     const int32_t *rq = o->rq + 2 * (m0 + (l < mb ? l : 0));
@@ -64,7 +65,7 @@ INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp,
 #else
 #define QRV (CUVIL_QMR / 4)
 INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp,
-                         int64_t m0, int64_t mb) {
+                         int64_t m0, int64_t mb, const int32_t *yoff) {
   qi32x4 mul[QRV];
   qi64x4 sh[QRV], mask[QRV], half[QRV];
   for (int v = 0; v < QRV; ++v)
@@ -80,24 +81,28 @@ INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp,
   /* Locals: the stores could alias *o. */
   const int64_t cs = o->ch_stride, ps = o->pos_stride, nb = b->nb;
   uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
-  for (int64_t j = 0; j < nb; ++j, y += ps)
+  for (int64_t j = 0; j < nb; ++j, y += ps) {
+    if (yoff && yoff[j] < 0)
+      continue;
+    uint8_t *yj = yoff ? (uint8_t *)o->y + m0 * cs + yoff[j] : y;
     CUVIL_UNROLL
-  for (int v = 0; v < QRV; ++v) {
-    qi32x4 acc;
-    __builtin_memcpy(&acc, pp + j * CUVIL_QMR + 4 * v, sizeof acc);
-    qi64x4 p;
-    cuvil_qmul_wide(&p, acc, mul[v]);
-    const qi64x4 q = p >> sh[v];
-    qi32x4 r = __builtin_convertvector(
-                   q - (((p & mask[v]) + (q & 1)) > half[v]), qi32x4) +
-               zp;
-    const qi32x4 below = r<lo, above = r> hi;
-    r = (r & ~below) | (lo & below);
-    r = (r & ~above) | (hi & above);
-    CUVIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      if (4 * v + l < mb)
-        y[(4 * v + l) * cs] = (uint8_t)r[l];
+    for (int v = 0; v < QRV; ++v) {
+      qi32x4 acc;
+      __builtin_memcpy(&acc, pp + j * CUVIL_QMR + 4 * v, sizeof acc);
+      qi64x4 p;
+      cuvil_qmul_wide(&p, acc, mul[v]);
+      const qi64x4 q = p >> sh[v];
+      qi32x4 r = __builtin_convertvector(
+                     q - (((p & mask[v]) + (q & 1)) > half[v]), qi32x4) +
+                 zp;
+      const qi32x4 below = r<lo, above = r> hi;
+      r = (r & ~below) | (lo & below);
+      r = (r & ~above) | (hi & above);
+      CUVIL_UNROLL
+      for (int l = 0; l < 4; ++l)
+        if (4 * v + l < mb)
+          yj[(4 * v + l) * cs] = (uint8_t)r[l];
+    }
   }
 }
 #endif
@@ -109,7 +114,7 @@ typedef uint8_t qu8x8 __attribute__((vector_size(8)));
  * narrowed to int16 with saturation (exact after the clamp) and clamped
  * there. */
 INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp,
-                           int64_t m0, int64_t mb) {
+                           int64_t m0, int64_t mb, const int32_t *yoff) {
   _Static_assert(CUVIL_QMR % 8 == 0, "eight channels per narrowed vector");
   /* The constants in vectors: (multiplier, shift) pairs deinterleaved by
    * one load (lane inserts cost some 100 instructions per call). */
@@ -140,39 +145,51 @@ INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp,
   /* Locals: the stores could alias *o. */
   const int64_t cs = o->ch_stride, ps = o->pos_stride, nb = b->nb;
   uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
-  for (int64_t j = 0; j < nb; ++j, y += ps)
+  for (int64_t j = 0; j < nb; ++j, y += ps) {
+    if (yoff && yoff[j] < 0)
+      continue;
+    uint8_t *yj = yoff ? (uint8_t *)o->y + m0 * cs + yoff[j] : y;
     CUVIL_UNROLL
-  for (int v = 0; v < QRV; v += 2) {
-    const int32_t *a = pp + j * CUVIL_QMR + 4 * v;
-    const int16x8_t r = vcombine_s16(
-        vqmovn_s32(
-            cuvil_qrq_lanes(vld1q_s32(a), mul[v], nsh[v], odd[v], rnd[v])),
-        vqmovn_s32(cuvil_qrq_lanes(vld1q_s32(a + 4), mul[v + 1], nsh[v + 1],
-                                   odd[v + 1], rnd[v + 1])));
-    const qu8x8 u = (qu8x8)vmovn_s16(vminq_s16(vmaxq_s16(r, lo), hi));
-    CUVIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      if (4 * v + l < mb)
-        y[(4 * v + l) * cs] = u[l];
+    for (int v = 0; v < QRV; v += 2) {
+      const int32_t *a = pp + j * CUVIL_QMR + 4 * v;
+      const int16x8_t r = vcombine_s16(
+          vqmovn_s32(
+              cuvil_qrq_lanes(vld1q_s32(a), mul[v], nsh[v], odd[v], rnd[v])),
+          vqmovn_s32(cuvil_qrq_lanes(vld1q_s32(a + 4), mul[v + 1], nsh[v + 1],
+                                     odd[v + 1], rnd[v + 1])));
+      const qu8x8 u = (qu8x8)vmovn_s16(vminq_s16(vmaxq_s16(r, lo), hi));
+      CUVIL_UNROLL
+      for (int l = 0; l < 8; ++l)
+        if (4 * v + l < mb)
+          yj[(4 * v + l) * cs] = u[l];
+    }
   }
 }
 #endif
 
-STAGE void requant_block(const qout *o, const qblock *b, const int32_t *pp,
-                         int64_t m0, int64_t mb) {
+/* requant_rows with the output of position j at byte yoff[j] of the
+ * channels' planes (none where yoff[j] < 0), or, yoff null, at block b's
+ * positions in order. */
+INLINE void requant_at(const qout *o, const qblock *b, const int32_t *pp,
+                       int64_t m0, int64_t mb, const int32_t *yoff) {
 #if defined(__aarch64__)
   if (o->lanes32) {
     if (mb == CUVIL_QMR)
-      requant_rows32(o, b, pp, m0, CUVIL_QMR);
+      requant_rows32(o, b, pp, m0, CUVIL_QMR, yoff);
     else
-      requant_rows32(o, b, pp, m0, mb);
+      requant_rows32(o, b, pp, m0, mb, yoff);
     return;
   }
 #endif
   if (mb == CUVIL_QMR)
-    requant_rows(o, b, pp, m0, CUVIL_QMR);
+    requant_rows(o, b, pp, m0, CUVIL_QMR, yoff);
   else
-    requant_rows(o, b, pp, m0, mb);
+    requant_rows(o, b, pp, m0, mb, yoff);
+}
+
+STAGE void requant_block(const qout *o, const qblock *b, const int32_t *pp,
+                         int64_t m0, int64_t mb) {
+  requant_at(o, b, pp, m0, mb, 0);
 }
 
 #endif

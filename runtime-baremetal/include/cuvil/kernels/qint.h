@@ -8,6 +8,8 @@
 #error "include cuvil/kernels.h instead"
 #endif
 
+#include "cuvil/kernels/quant.h" /* the CUVIL_QCONV_* indices */
+
 /* ---- Integer convolution and matrix product -------------------------------
  *
  * cuvilc's lower-qdq pass turns quantized Conv/Gemm/MatMul (the QDQ form,
@@ -96,6 +98,53 @@ void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
                                const int32_t *rq, void *y, const int64_t *geom,
                                int64_t x_type, int64_t x_zp, int64_t y_type,
                                int64_t y_zp, int64_t y_lo, int64_t y_hi);
+/* The convolution on the channel-interleaved image (kernels/opt/
+ * qdirect.h), in libraries that export cuvil_k_qpack_direct = 1 (their
+ * kr is 4 and a block of positions reads 4 steps of each position as one
+ * word; the others define it in plain loops). A convolution of one group
+ * and dilation 1 reduces over steps in another order: with cb = ceil(c /
+ * 4) blocks of 4 input channels (the last padded with zero weights), step
+ *     t = ((ci / 4 * kh + ky) * kw + kx) * 4 + ci % 4,
+ * kp = cb * kh * kw * 4, packed in panels as above. The kernel writes the
+ * input, padded, split into its stride phases and 4 channels interleaved,
+ * into scratch, a band of cuvil_qdirect_band(geom) output rows at a time,
+ * and reads each block of outputs' steps from there without gathering
+ * them; scratch holds cuvil_qdirect_scratch(geom) bytes (4-aligned) and
+ * is not read after the call. cuvilc uses it for windows of several taps
+ * no narrower than the stride: on a 1x1 convolution the packed kernel's
+ * gathering is one copy a step already. */
+extern const int64_t cuvil_k_qpack_direct;
+#define CUVIL_QDIRECT_SLACK 16    /* positions after each channel block */
+#define CUVIL_QDIRECT_BUDGET 4096 /* interleaved bytes of a band, about */
+#define CUVIL_QDIRECT_MIN_BAND 48 /* output positions of a band, at least */
+/* Positions of a phase row: the output row and (kw - 1) / sw more. */
+static inline int64_t cuvil_qdirect_wq(const int64_t *g) {
+  return g[CUVIL_QCONV_OW] + (g[CUVIL_QCONV_KW] - 1) / g[CUVIL_QCONV_SW];
+}
+static inline int64_t cuvil_qdirect_band(const int64_t *g) {
+  const int64_t wq = cuvil_qdirect_wq(g);
+  const int64_t row = 4 * ((g[CUVIL_QCONV_C] + 3) / 4) * g[CUVIL_QCONV_SH] *
+                      g[CUVIL_QCONV_SW] * wq;
+  int64_t band =
+      CUVIL_QDIRECT_BUDGET / row - (g[CUVIL_QCONV_KH] - 1) / g[CUVIL_QCONV_SH];
+  if (band * wq < CUVIL_QDIRECT_MIN_BAND)
+    band = (CUVIL_QDIRECT_MIN_BAND + wq - 1) / wq;
+  return band < g[CUVIL_QCONV_OH] ? band : g[CUVIL_QCONV_OH];
+}
+static inline int64_t cuvil_qdirect_scratch(const int64_t *g) {
+  const int64_t rows =
+      cuvil_qdirect_band(g) + (g[CUVIL_QCONV_KH] - 1) / g[CUVIL_QCONV_SH];
+  return 4 * ((g[CUVIL_QCONV_C] + 3) / 4) *
+         (g[CUVIL_QCONV_KH] * g[CUVIL_QCONV_KW] +
+          g[CUVIL_QCONV_SH] * g[CUVIL_QCONV_SW] * rows * cuvil_qdirect_wq(g) +
+          CUVIL_QDIRECT_SLACK);
+}
+void cuvil_k_qconv2d_direct_s8(const void *x, const int8_t *wp,
+                               const int32_t *bias, const int32_t *wsum,
+                               const int32_t *rq, void *scratch, void *y,
+                               const int64_t *geom, int64_t x_type,
+                               int64_t x_zp, int64_t y_type, int64_t y_zp,
+                               int64_t y_lo, int64_t y_hi);
 void cuvil_k_qgemm_packed_s8(const void *a, const int8_t *wp,
                              const int32_t *bias, const int32_t *wsum,
                              const int32_t *rq, void *y, int64_t m, int64_t n,

@@ -37,6 +37,7 @@ struct Quant {
 };
 
 struct Params {
+  std::vector<int8_t> W; // plain, [M][K]
   std::vector<int8_t> Wp;
   std::vector<int32_t> Bias, WSum, Rq;
 };
@@ -54,6 +55,7 @@ Params makeParams(int64_t M, int64_t G, int64_t K, const Quant &Q,
   for (int8_t &V : W)
     V = static_cast<int8_t>(W8(Rng));
   Params P;
+  P.W = W;
   const int64_t MG = M / G;
   for (int64_t Gi = 0; Gi < G; ++Gi) {
     const std::vector<int8_t> Part(W.begin() + Gi * MG * K,
@@ -192,6 +194,90 @@ TEST(QPackedConv, Shapes) {
   for (const ConvCase &T : ConvCases)
     for (const Quant &Q : Quants)
       checkConv(T, Q);
+}
+
+// The stride-1 convolution on the channel-interleaved image (opt/
+// qdirect.h; plain loops in the libraries without it, whose
+// cuvil_k_qpack_direct is 0): weights packed in its step order (channel
+// blocks of 4, then the window), the scratch exactly cuvil_qdirect_scratch
+// bytes (AddressSanitizer in the CPU variants) and dirty, against the
+// reference kernel on the plain order.
+void checkDirect(const ConvCase &T, const Quant &Q) {
+  SCOPED_TRACE(::testing::Message()
+               << "n=" << T.N << " c=" << T.C << " h=" << T.H << " w=" << T.W
+               << " m=" << T.M << " k=" << T.KH << "x" << T.KW << " s=" << T.SH
+               << "," << T.SW << " pad=" << T.PT << "," << T.PL << "," << T.PB
+               << "," << T.PR << " x_type=" << Q.XType << " x_zp=" << Q.XZp
+               << " y_type=" << Q.YType);
+  std::mt19937 Rng(static_cast<unsigned>(T.C * 17 + T.M * 5 + T.KH * 3 + T.W +
+                                         Q.XType * 100));
+  const int64_t OH = outSize(T.H, T.KH, T.SH, 1, T.PT, T.PB);
+  const int64_t OW = outSize(T.W, T.KW, T.SW, 1, T.PL, T.PR);
+  const int64_t K = T.C * T.KH * T.KW, CB = (T.C + 3) / 4;
+  const int64_t KD = CB * T.KH * T.KW * 4;
+  const Params P = makeParams(T.M, 1, K, Q, Rng);
+  std::vector<int8_t> WD(static_cast<size_t>(T.M * KD), 0);
+  for (int64_t Mo = 0; Mo < T.M; ++Mo)
+    for (int64_t Ci = 0; Ci < T.C; ++Ci)
+      for (int64_t Ky = 0; Ky < T.KH; ++Ky)
+        for (int64_t Kx = 0; Kx < T.KW; ++Kx)
+          WD[Mo * KD + ((Ci / 4 * T.KH + Ky) * T.KW + Kx) * 4 + Ci % 4] =
+              P.W[Mo * K + (Ci * T.KH + Ky) * T.KW + Kx];
+  const std::vector<int8_t> WDp =
+      pack(WD, T.M, KD, cuvil_k_qpack_mr, cuvil_k_qpack_kr);
+  const std::vector<uint8_t> X =
+      randomBytes(static_cast<size_t>(T.N * T.C * T.H * T.W), Rng);
+  const int64_t Geom[CUVIL_QCONV_GEOM_SIZE] = {
+      T.N, T.C,  T.H,  T.W, T.M, T.KH, T.KW, OH,
+      OW,  T.SH, T.SW, 1,   1,   T.PT, T.PL, 1};
+  const size_t YSize = static_cast<size_t>(T.N * T.M * OH * OW);
+  std::vector<uint8_t> Ref(YSize, 0xAA), Got(YSize, 0x55);
+  std::vector<uint8_t> Scratch(static_cast<size_t>(cuvil_qdirect_scratch(Geom)),
+                               0xCD);
+  cuvil_k_qconv2d_s8(X.data(), P.Wp.data(), P.Bias.data(), P.WSum.data(),
+                     P.Rq.data(), Ref.data(), Geom, cuvil_k_qpack_mr,
+                     cuvil_k_qpack_kr, Q.XType, Q.XZp, Q.YType, Q.YZp, Q.YLo,
+                     Q.YHi);
+  cuvil_k_qconv2d_direct_s8(X.data(), WDp.data(), P.Bias.data(), P.WSum.data(),
+                            P.Rq.data(), Scratch.data(), Got.data(), Geom,
+                            Q.XType, Q.XZp, Q.YType, Q.YZp, Q.YLo, Q.YHi);
+  EXPECT_TRUE(same(Got, Ref));
+}
+
+TEST(QDirectConv, Shapes) {
+  // Every case of QPackedConv.Shapes of one group and dilation 1, and:
+  // grids shorter than a block, channels that are not a multiple of 4
+  // (zero-weight channels of the last block), rows of 16 and more (the
+  // vector interleaving) with a tail, asymmetric padding, wide kernels,
+  // several batch items, a narrow last panel.
+  for (const ConvCase &T : ConvCases)
+    if (T.G == 1 && T.DH == 1 && T.DW == 1)
+      for (const Quant &Q : Quants)
+        checkDirect(T, Q);
+  const ConvCase Cases[] = {
+      {1, 6, 3, 3, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 7, 2, 2, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 3, 32, 35, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+      {2, 9, 11, 17, 20, 3, 3, 1, 1, 1, 1, 0, 1, 2, 0, 1},
+      // Several bands (cuvil_qdirect_band), the last one shorter.
+      {1, 64, 20, 20, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+      {2, 8, 40, 40, 12, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1},
+      {1, 13, 19, 9, 8, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1},
+      // Strides: the phases of the image; even and odd sizes and
+      // padding, rows of 2 x 16 input bytes and more (the vector
+      // deinterleaving), a stride of 3, unequal strides, several bands.
+      {1, 16, 32, 32, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+      {1, 8, 16, 16, 8, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1},
+      {1, 5, 49, 10, 9, 10, 4, 2, 2, 1, 1, 4, 1, 5, 1, 1},
+      {1, 4, 70, 70, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+      {2, 6, 13, 22, 7, 5, 5, 3, 3, 1, 1, 2, 2, 2, 2, 1},
+      {1, 7, 12, 21, 5, 2, 4, 1, 3, 1, 1, 1, 0, 0, 2, 1},
+      {1, 20, 9, 9, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+      {1, 3, 96, 96, 8, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1},
+  };
+  for (const ConvCase &T : Cases)
+    for (const Quant &Q : Quants)
+      checkDirect(T, Q);
 }
 
 void checkGemm(int64_t M, int64_t N, int64_t K, const Quant &Q) {
