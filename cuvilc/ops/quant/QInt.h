@@ -37,8 +37,9 @@ namespace cuvil {
 struct QPacking {
   int64_t Mr = 1, Kr = 1;
   bool Packed = false;
-  /// Stride-1 convolutions of one group take the kernel on the
-  /// channel-interleaved image (cuvil_k_qconv2d_direct_s8): weights in its
+  /// Convolutions of one group and dilation 1 with a window of several
+  /// taps take the kernel on the channel-interleaved image
+  /// (cuvil_k_qconv2d_direct_s8; QIntBuild.cpp says which): weights in its
   /// step order, a scratch output (Packed with Kr 4 only).
   bool Direct = false;
 };
