@@ -31,6 +31,8 @@
 #include "ops/quant/Quant.h"
 #include "passes/Pass.h"
 
+#include <cuvil/kernels.h>
+
 #include <llvm/Support/raw_ostream.h>
 
 #include <cmath>
@@ -313,8 +315,9 @@ Node *rebuildQuantizer(Graph &G, Node &Q, const OpDef &Def,
 }
 
 /// Q(Add(DQ(a), DQ(b))) [with a Relu/Clip before the Q] where a, b and
-/// the result have one shape: rebuilds Q as cuvil.QAdd; true if it did.
-bool lowerAdd(Graph &G, Node &Q) {
+/// the result have one shape: rebuilds Q as cuvil.QAdd (on the kernel in
+/// int32 lanes if Lanes); true if it did.
+bool lowerAdd(Graph &G, Node &Q, bool Lanes) {
   QuantizedProduct P, A, B; // only their activation fields are used
   const DType T = Q.output(0)->dtype();
   if (!scalarParams(Q.input(1), Q.input(2), T, P.YScale, P.YZp))
@@ -329,22 +332,27 @@ bool lowerAdd(Graph &G, Node &Q) {
       B.X->shape() != Q.output(0)->shape())
     return false;
   P.Folded.push_back(Op);
-  // One shift for both multipliers: the larger one's, so it keeps all 24
-  // bits of its float32 value (the smaller rounds below 2^-31 of it).
+  // One shift for both multipliers, from the larger: CUVIL_QADD_LANES_BITS
+  // significant bits, so the sum fits the int32 lanes of
+  // cuvil_k_qadd_lanes_s8. The ratios are rounded to 2^-21 of the larger
+  // (some 1e-4 LSB on an 8-bit result); the reference kernel computes the
+  // same from the same attributes.
   const float MA = A.XScale / P.YScale, MB = B.XScale / P.YScale;
   if (!std::isfinite(MA) || !std::isfinite(MB))
     return false;
   int EA = 0, EB = 0;
   std::frexp(MA, &EA);
   std::frexp(MB, &EB);
-  const int Shift = 31 - std::max(EA, EB);
-  if (Shift < 1 || Shift > 62)
-    return false;
-  const auto AMult =
-      static_cast<int64_t>(std::nearbyint(std::ldexp(MA, Shift)));
-  const auto BMult =
-      static_cast<int64_t>(std::nearbyint(std::ldexp(MB, Shift)));
-  if (AMult >= (int64_t{1} << 31) || BMult >= (int64_t{1} << 31))
+  const int64_t Lim = int64_t{1} << CUVIL_QADD_LANES_BITS;
+  int Shift = CUVIL_QADD_LANES_BITS - std::max(EA, EB);
+  int64_t AMult = 0, BMult = 0;
+  for (int Try = 0; Try < 2; ++Try, --Shift) { // once more if one rounds up
+    AMult = static_cast<int64_t>(std::nearbyint(std::ldexp(MA, Shift)));
+    BMult = static_cast<int64_t>(std::nearbyint(std::ldexp(MB, Shift)));
+    if (AMult < Lim && BMult < Lim)
+      break;
+  }
+  if (Shift < 1 || Shift > 62 || AMult >= Lim || BMult >= Lim)
     return false;
   Node *N = rebuildQuantizer(G, Q, QAddOp, {A.X, B.X}, P);
   N->setAttr("a_zero_point", int64_t{A.XZp});
@@ -352,6 +360,7 @@ bool lowerAdd(Graph &G, Node &Q) {
   N->setAttr("a_mult", AMult);
   N->setAttr("b_mult", BMult);
   N->setAttr("shift", int64_t{Shift});
+  N->setAttr("lanes", int64_t{Lanes});
   return true;
 }
 
@@ -404,7 +413,7 @@ llvm::Error lowerQdq(Graph &G, const PipelineOptions &O) {
     const bool Found =
         IsQ ? matchQdq(G, *N, P) : matchQLinear(*N, *productForm(*N), P);
     if (!Found) {
-      if (IsQ && (keepInteger(G, *N) || lowerAdd(G, *N) ||
+      if (IsQ && (keepInteger(G, *N) || lowerAdd(G, *N, O.QLanes) ||
                   lowerGlobalAveragePool(G, *N)))
         Changed = true;
       continue;

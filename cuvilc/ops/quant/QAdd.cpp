@@ -5,7 +5,8 @@
 // result have one shape (a residual connection). Inputs a, b (uint8/int8);
 // int attributes a_zero_point, b_zero_point, y_zero_point, the fixed-point
 // multipliers a_mult, b_mult and their shift (a_mult / 2^shift =
-// a_scale / y_scale), and the clamp y_lo, y_hi. See cuvil_k_qadd_s8.
+// a_scale / y_scale), the clamp y_lo, y_hi, and lanes (1: the kernel in
+// int32 lanes, cuvil_k_qadd_lanes_s8). See cuvil_k_qadd_s8.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
@@ -25,7 +26,8 @@ namespace {
   X(BMult, "b_mult", Int, 0)                                                   \
   X(Shift, "shift", Int, 1)                                                    \
   X(YLo, "y_lo", Int, 0)                                                       \
-  X(YHi, "y_hi", Int, 0)
+  X(YHi, "y_hi", Int, 0)                                                       \
+  X(Lanes, "lanes", Int, 0)
 CUVIL_OP_ATTRS(QAddAttrs, QADD_ATTRS)
 
 llvm::Error verifyQAddOp(const Node &N) {
@@ -47,23 +49,28 @@ llvm::Error verifyQAddOp(const Node &N) {
 
 llvm::Error lowerQAddOp(const Node &N, std::vector<KernelCall> &Calls) {
   const QAddAttrs A(N);
-  kabi::QaddS8 K;
-  K.a = N.input(0);
-  K.b = N.input(1);
-  K.y = N.output(0);
-  K.n = N.output(0)->numElements();
-  K.a_type = qintType(N.input(0));
-  K.b_type = qintType(N.input(1));
-  K.y_type = qintType(N.output(0));
-  K.a_zp = A.AZp;
-  K.b_zp = A.BZp;
-  K.a_mult = A.AMult;
-  K.b_mult = A.BMult;
-  K.shift = A.Shift;
-  K.y_zp = A.YZp;
-  K.y_lo = A.YLo;
-  K.y_hi = A.YHi;
-  Calls.push_back(K.call());
+  auto Fill = [&](auto K) {
+    K.a = N.input(0);
+    K.b = N.input(1);
+    K.y = N.output(0);
+    K.n = N.output(0)->numElements();
+    K.a_type = qintType(N.input(0));
+    K.b_type = qintType(N.input(1));
+    K.y_type = qintType(N.output(0));
+    K.a_zp = A.AZp;
+    K.b_zp = A.BZp;
+    K.a_mult = A.AMult;
+    K.b_mult = A.BMult;
+    K.shift = A.Shift;
+    K.y_zp = A.YZp;
+    K.y_lo = A.YLo;
+    K.y_hi = A.YHi;
+    return K.call();
+  };
+  if (A.Lanes)
+    Calls.push_back(Fill(kabi::QaddLanesS8{}));
+  else
+    Calls.push_back(Fill(kabi::QaddS8{}));
   return llvm::Error::success();
 }
 

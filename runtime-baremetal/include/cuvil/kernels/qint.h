@@ -159,4 +159,17 @@ void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
                                 int64_t x_type, int64_t x_zp, int64_t y_type,
                                 int64_t y_zp, int64_t y_lo, int64_t y_hi);
 
+/* cuvil_k_qadd_s8 in int32 lanes (kernels/opt/qelementwise.c), exact for
+ * multipliers below 2^CUVIL_QADD_LANES_BITS and shifts up to
+ * CUVIL_QADD_LANES_SHIFT_MAX (then |(a - a_zp) a_mult + (b - b_zp) b_mult|
+ * < 2^30, and the rounding fits in 32 bits): lower-qdq rounds the scale
+ * ratios to that many bits. Other arguments go to cuvil_k_qadd_s8. */
+#define CUVIL_QADD_LANES_BITS 21
+#define CUVIL_QADD_LANES_SHIFT_MAX 30
+void cuvil_k_qadd_lanes_s8(const void *a, const void *b, void *y, int64_t n,
+                           int64_t a_type, int64_t b_type, int64_t y_type,
+                           int64_t a_zp, int64_t b_zp, int64_t a_mult,
+                           int64_t b_mult, int64_t shift, int64_t y_zp,
+                           int64_t y_lo, int64_t y_hi);
+
 #endif /* CUVIL_KERNELS_QINT_H */
