@@ -263,6 +263,24 @@ def qlinear_s8(g):
     g.lsb["output"] = float(o_scale)
 
 
+def qdq_direct(g):
+    """Convolutions that a78's kernel on the channel-interleaved image
+    takes, at the shapes its output stage handles apart: a panel of 4
+    channels after full ones (12 and 20 outputs), rows shorter than a block
+    of 12 positions, stride 2 with asymmetric padding, maps whose last
+    outputs are too few for a 16-byte store; int8 activations and a
+    residual sum between them."""
+    q = _Q(g, np.int8)
+    xv = g.rng.uniform(-1.0, 1.0, (1, 6, 9, 11)).astype(np.float32)
+    x = q.qdq(g.input("input", xv), xv)
+    a = q.conv(x, "c1", 12, 3, act="relu")
+    x = q.add(a, q.conv(a, "c2", 12, 3), "residual")
+    x = q.conv(x, "c3", 20, 3, stride=2, pads=[0, 1, 1, 0])  # 4 x 5
+    x = q.conv(x, "c4", 8, (2, 3), pads=[1, 1, 0, 1])  # 4 x 5
+    g.output(g.node("Identity", [x], "output"))
+    g.lsb["output"] = float(q._scale_of(x))
+
+
 def ds_cnn_int8(g):
     """The benchmark's DS-CNN (bench/models.py) as a quantizer leaves it:
     BatchNormalization folded into the convolutions, QDQ around every
@@ -314,6 +332,6 @@ def mobilenet_v1_025_int8(g):
     g.lsb["logits"] = float(q._scale_of(y))
 
 
-MODELS = (qdq_cnn, qdq_matmul, qlinear_s8)
+MODELS = (qdq_cnn, qdq_matmul, qlinear_s8, qdq_direct)
 # The INT8 benchmark models (bench/models.py imports them).
 BENCH = (ds_cnn_int8, resnet8_int8, mobilenet_v1_025_int8)

@@ -127,6 +127,15 @@ typedef int16_t cuvil_qxe;
 #endif
 /* Weight bytes per vector of one group. */
 #define CUVIL_QWB (CUVIL_QVL * CUVIL_QKR)
+/* Groups per iteration of a panel's loop (run_panel): on a78 four, so the
+ * loop's counter, branch and pointer updates come once per 96 sdot
+ * (ResNet-8: 2.45 M -> 2.38 M instructions); RV64 spills its accumulators
+ * at four (DS-CNN: 6.5 M -> 7.4 M), and keeps two. */
+#if defined(CUVIL_QSDOT)
+#define CUVIL_QUNROLL 4
+#else
+#define CUVIL_QUNROLL 2
+#endif
 
 /* ---- Accumulators, weight vectors ---------------------------------------- */
 

@@ -169,19 +169,108 @@ INLINE void grid_block(int64_t p0, int64_t grid, int64_t wq, int64_t ow,
 
 STAGE void run_full_at(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
                        const int8_t *wq, int64_t nq) {
+  if (!off) /* never: so run_panel's loop does not test it every group */
+    __builtin_unreachable();
   run_panel(part, xq, off, wq, nq, CUVIL_QMR, 0);
 }
 
 STAGE void run_narrow_at(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
                          const int8_t *wq, int64_t nq, int64_t mb) {
+  if (!off)
+    __builtin_unreachable();
   run_panel(part, xq, off, wq, nq, mb, 0);
 }
 
+#if defined(__aarch64__)
+/* The stored positions of a block: the i-th (i < n) is position
+ * sel[i] / 8, at byte y0 + i of a plane (consecutive stored positions are
+ * consecutive outputs, whatever rows they span); sel[i] = 0x80 for i >= n
+ * (out of both tables' range below, also plus a channel). */
+typedef struct {
+  uint8_t sel[16];
+  int32_t y0, n;
+} qruns;
+
+INLINE void block_runs(const int32_t yoff[CUVIL_QNR], qruns *r) {
+  r->n = 0;
+  r->y0 = -1;
+  for (int i = 0; i < 16; ++i)
+    r->sel[i] = 0x80;
+  for (int j = 0; j < CUVIL_QNR; ++j)
+    if (yoff[j] >= 0) {
+      if (r->n == 0)
+        r->y0 = yoff[j];
+      r->sel[r->n++] = (uint8_t)(8 * j);
+    }
+}
+
+/* The block's outputs channel by channel: the bytes of its positions
+ * (t[j][l], from rq32_bytes; zeros where nothing is stored) picked per
+ * channel into one vector by table lookups (tbl over t's first 64 bytes,
+ * tbx over the last 32) and stored as 16 bytes at once, where the NCHW
+ * stores took a byte per output. The lanes past the block's n outputs
+ * write bytes of later outputs: the blocks run in the order of their
+ * outputs, so the blocks after this one store those again; only where 16
+ * bytes would pass the plane's end (o->y_end) are they stored one by
+ * one. */
 STAGE void requant_direct(const qout *o, const int32_t *pp, int64_t m0,
-                          int64_t mb, const int32_t *yoff) {
+                          int64_t mb, const int32_t *yoff, const qruns *r) {
+  _Static_assert(CUVIL_QMR == 8 && CUVIL_QNR <= 12,
+                 "t: the block's positions of 8 bytes in 96");
+  if (!o->lanes32) {
+    const qblock b = {.p0 = 0, .nb = CUVIL_QNR};
+    requant_at(o, &b, pp, m0, mb, yoff);
+    return;
+  }
+  if (r->n == 0)
+    return;
+  rq32 k;
+  rq32_init(&k, o, m0, mb);
+  uint8_t t[96] __attribute__((aligned(16)));
+  for (int j = 0; j < 12; ++j) {
+    qu8x8 u = {0};
+    if (j < CUVIL_QNR && yoff[j] >= 0)
+      u = rq32_bytes(&k, pp + j * CUVIL_QMR, 0);
+    __builtin_memcpy(t + 8 * j, &u, 8);
+  }
+  const int64_t cs = o->ch_stride;
+  uint8_t *y = (uint8_t *)o->y + m0 * cs + r->y0;
+  if (r->y0 + 16 <= o->y_end) {
+    const uint8x16x4_t lo = vld1q_u8_x4(t);
+    const uint8x16x2_t hi = vld1q_u8_x2(t + 64);
+    const uint8x16_t sel = vld1q_u8(r->sel);
+    const uint8x16_t sel_hi = vsubq_u8(sel, vdupq_n_u8(64));
+    CUVIL_UNROLL
+    for (int l = 0; l < 8; ++l)
+      if (l < mb) {
+        const uint8x16_t c = vdupq_n_u8((uint8_t)l);
+        const uint8x16_t v = vqtbx2q_u8(vqtbl4q_u8(lo, vaddq_u8(sel, c)), hi,
+                                        vaddq_u8(sel_hi, c));
+        vst1q_u8(y + l * cs, v);
+      }
+  } else {
+    for (int64_t l = 0; l < mb; ++l)
+      for (int32_t i = 0; i < r->n; ++i)
+        y[l * cs + i] = t[r->sel[i] + l];
+  }
+}
+#else
+typedef struct {
+  int32_t n;
+} qruns;
+
+INLINE void block_runs(const int32_t yoff[CUVIL_QNR], qruns *r) {
+  (void)yoff;
+  r->n = 0;
+}
+
+STAGE void requant_direct(const qout *o, const int32_t *pp, int64_t m0,
+                          int64_t mb, const int32_t *yoff, const qruns *r) {
+  (void)r;
   const qblock b = {.p0 = 0, .nb = CUVIL_QNR};
   requant_at(o, &b, pp, m0, mb, yoff);
 }
+#endif
 
 /* Every channel of the grid of an interleaved band (img; group q's steps
  * at offset off[q] of a position's): grid positions of rows of wq, of
@@ -197,6 +286,8 @@ INLINE void run_grid(const qout *o, const uint8_t *img, const int32_t *off,
         p + CUVIL_QNR > grid && grid >= CUVIL_QNR ? grid - CUVIL_QNR : p;
     int32_t yoff[CUVIL_QNR];
     grid_block(p0, grid, wq, ow, yoff);
+    qruns r;
+    block_runs(yoff, &r);
     const cuvil_qxe *xb = img + 4 * p0;
     for (int64_t m0 = 0; m0 < o->m; m0 += CUVIL_QMR) {
       const int64_t mb = o->m - m0 < CUVIL_QMR ? o->m - m0 : CUVIL_QMR;
@@ -205,7 +296,7 @@ INLINE void run_grid(const qout *o, const uint8_t *img, const int32_t *off,
         run_full_at(part, xb, off, o->wp + m0 * kp, nq);
       else
         run_narrow_at(part, xb, off, o->wp + m0 * kp, nq, mb);
-      requant_direct(o, part, m0, mb, yoff);
+      requant_direct(o, part, m0, mb, yoff, &r);
     }
   }
 }
@@ -271,6 +362,7 @@ void cuvil_k_qconv2d_direct_s8(const void *x, const int8_t *wp,
       for (int64_t b = 0; b < cb; ++b)
         interleave_phases(&s, &bd, b, img + 4 * b * plane);
       o.y = (uint8_t *)y + (n * m * oh + bd.oy0) * ow;
+      o.y_end = (oh - bd.oy0) * ow;
       run_grid(&o, img, off, nq, (rows - 1) * bd.wq + ow, bd.wq, ow);
     }
   }

@@ -53,9 +53,7 @@ INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
                       const int8_t *wq, int64_t nq, int64_t mb, int one) {
   cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV];
   cuvil_qacc_load(acc, part);
-  /* Two groups per iteration: the loop's counter and branch over 48 sdot
-   * on a78. */
-  CUVIL_UNROLL_BY(2)
+  CUVIL_UNROLL_BY(CUVIL_QUNROLL)
   for (int64_t q = 0; q < nq; ++q) {
     cuvil_qw w[CUVIL_QMV];
     CUVIL_UNROLL
@@ -311,6 +309,7 @@ void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
             (int32_t)y_zp,
             (int32_t)y_lo,
             (int32_t)y_hi,
+            0,
             0};
   domain(&s, &o, x_type, x_zp, rq, m);
   for (int64_t b = 0; b < geom[CUVIL_QCONV_N]; ++b)
@@ -347,6 +346,7 @@ void cuvil_k_qgemm_packed_s8(const void *a, const int8_t *wp,
             (int32_t)y_zp,
             (int32_t)y_lo,
             (int32_t)y_hi,
+            0,
             0};
   domain(&s, &o, a_type, a_zp, rq, n);
   run_all(&s, &o);

@@ -14,6 +14,7 @@ typedef struct {
   int64_t y_type, m, positions, ch_stride, pos_stride;
   int32_t corr, y_zp, y_lo, y_hi; /* corr: times wsum, the domain change */
   int32_t lanes32; /* every shift in the int32 form's range (qrequant.h) */
+  int64_t y_end;   /* the direct kernel: bytes of a plane from y on */
 } qout;
 
 typedef cuvil_qi32x4 qi32x4;
@@ -110,15 +111,15 @@ INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp,
 #if defined(__aarch64__)
 typedef uint8_t qu8x8 __attribute__((vector_size(8)));
 
-/* requant_rows in int32 lanes (cuvil_qrq_lanes), eight channels at a time:
- * narrowed to int16 with saturation (exact after the clamp) and clamped
- * there. */
-INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp,
-                           int64_t m0, int64_t mb, const int32_t *yoff) {
-  _Static_assert(CUVIL_QMR % 8 == 0, "eight channels per narrowed vector");
-  /* The constants in vectors: (multiplier, shift) pairs deinterleaved by
-   * one load (lane inserts cost some 100 instructions per call). */
+/* The constants of requant_rows32 for channels [m0, m0 + mb), in vectors:
+ * (multiplier, shift) pairs deinterleaved by one load (lane inserts cost
+ * some 100 instructions per call). */
+typedef struct {
   int32x4_t mul[QRV], nsh[QRV], odd[QRV], rnd[QRV];
+  int16x8_t lo, hi;
+} rq32;
+
+INLINE void rq32_init(rq32 *k, const qout *o, int64_t m0, int64_t mb) {
   const int32x4_t one = vdupq_n_s32(1), zp = vdupq_n_s32(o->y_zp);
   for (int v = 0; v < QRV; ++v) {
     int32x4x2_t pair;
@@ -133,15 +134,36 @@ INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp,
       pair = vld2q_s32(lanes);
     }
     const int32x4_t s = vsubq_s32(pair.val[1], vdupq_n_s32(31)); /* >= 1 */
-    mul[v] = pair.val[0];
-    nsh[v] = vnegq_s32(s);
-    odd[v] = vshlq_s32(one, s);
+    k->mul[v] = pair.val[0];
+    k->nsh[v] = vnegq_s32(s);
+    k->odd[v] = vshlq_s32(one, s);
     /* cuvil_qrq_round31: 2^(s - 1) - 1 + y_zp 2^s */
-    rnd[v] = vaddq_s32(vsubq_s32(vshlq_s32(one, vsubq_s32(s, one)), one),
-                       vshlq_s32(zp, s));
+    k->rnd[v] = vaddq_s32(vsubq_s32(vshlq_s32(one, vsubq_s32(s, one)), one),
+                          vshlq_s32(zp, s));
   }
-  const int16x8_t lo = vdupq_n_s16((int16_t)o->y_lo),
-                  hi = vdupq_n_s16((int16_t)o->y_hi);
+  k->lo = vdupq_n_s16((int16_t)o->y_lo);
+  k->hi = vdupq_n_s16((int16_t)o->y_hi);
+}
+
+/* The output bytes of channels 4 v .. 4 v + 7 of one position from its
+ * accumulators a: narrowed to int16 with saturation (exact after the
+ * clamp) and clamped there. */
+INLINE qu8x8 rq32_bytes(const rq32 *k, const int32_t *a, int v) {
+  const int16x8_t r = vcombine_s16(
+      vqmovn_s32(cuvil_qrq_lanes(vld1q_s32(a), k->mul[v], k->nsh[v], k->odd[v],
+                                 k->rnd[v])),
+      vqmovn_s32(cuvil_qrq_lanes(vld1q_s32(a + 4), k->mul[v + 1], k->nsh[v + 1],
+                                 k->odd[v + 1], k->rnd[v + 1])));
+  return (qu8x8)vmovn_s16(vminq_s16(vmaxq_s16(r, k->lo), k->hi));
+}
+
+/* requant_rows in int32 lanes (cuvil_qrq_lanes), eight channels at a
+ * time. */
+INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp,
+                           int64_t m0, int64_t mb, const int32_t *yoff) {
+  _Static_assert(CUVIL_QMR % 8 == 0, "eight channels per narrowed vector");
+  rq32 k;
+  rq32_init(&k, o, m0, mb);
   /* Locals: the stores could alias *o. */
   const int64_t cs = o->ch_stride, ps = o->pos_stride, nb = b->nb;
   uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
@@ -151,13 +173,7 @@ INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp,
     uint8_t *yj = yoff ? (uint8_t *)o->y + m0 * cs + yoff[j] : y;
     CUVIL_UNROLL
     for (int v = 0; v < QRV; v += 2) {
-      const int32_t *a = pp + j * CUVIL_QMR + 4 * v;
-      const int16x8_t r = vcombine_s16(
-          vqmovn_s32(
-              cuvil_qrq_lanes(vld1q_s32(a), mul[v], nsh[v], odd[v], rnd[v])),
-          vqmovn_s32(cuvil_qrq_lanes(vld1q_s32(a + 4), mul[v + 1], nsh[v + 1],
-                                     odd[v + 1], rnd[v + 1])));
-      const qu8x8 u = (qu8x8)vmovn_s16(vminq_s16(vmaxq_s16(r, lo), hi));
+      const qu8x8 u = rq32_bytes(&k, pp + j * CUVIL_QMR + 4 * v, v);
       CUVIL_UNROLL
       for (int l = 0; l < 8; ++l)
         if (4 * v + l < mb)
