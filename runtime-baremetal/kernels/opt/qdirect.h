@@ -204,15 +204,8 @@ INLINE void block_runs(const int32_t yoff[CUVIL_QNR], qruns *r) {
     }
 }
 
-/* The block's outputs channel by channel: the bytes of its positions
- * (t[j][l], from rq32_bytes; zeros where nothing is stored) picked per
- * channel into one vector by table lookups (tbl over t's first 64 bytes,
- * tbx over the last 32) and stored as 16 bytes at once, where the NCHW
- * stores took a byte per output. The lanes past the block's n outputs
- * write bytes of later outputs: the blocks run in the order of their
- * outputs, so the blocks after this one store those again; only where 16
- * bytes would pass the plane's end (o->y_end) are they stored one by
- * one. */
+/* The block's outputs (store_table; zeros in t where nothing is
+ * stored). */
 STAGE void requant_direct(const qout *o, const int32_t *pp, int64_t m0,
                           int64_t mb, const int32_t *yoff, const qruns *r) {
   _Static_assert(CUVIL_QMR == 8 && CUVIL_QNR <= 12,
@@ -233,26 +226,8 @@ STAGE void requant_direct(const qout *o, const int32_t *pp, int64_t m0,
       u = rq32_bytes(&k, pp + j * CUVIL_QMR, 0);
     __builtin_memcpy(t + 8 * j, &u, 8);
   }
-  const int64_t cs = o->ch_stride;
-  uint8_t *y = (uint8_t *)o->y + m0 * cs + r->y0;
-  if (r->y0 + 16 <= o->y_end) {
-    const uint8x16x4_t lo = vld1q_u8_x4(t);
-    const uint8x16x2_t hi = vld1q_u8_x2(t + 64);
-    const uint8x16_t sel = vld1q_u8(r->sel);
-    const uint8x16_t sel_hi = vsubq_u8(sel, vdupq_n_u8(64));
-    CUVIL_UNROLL
-    for (int l = 0; l < 8; ++l)
-      if (l < mb) {
-        const uint8x16_t c = vdupq_n_u8((uint8_t)l);
-        const uint8x16_t v = vqtbx2q_u8(vqtbl4q_u8(lo, vaddq_u8(sel, c)), hi,
-                                        vaddq_u8(sel_hi, c));
-        vst1q_u8(y + l * cs, v);
-      }
-  } else {
-    for (int64_t l = 0; l < mb; ++l)
-      for (int32_t i = 0; i < r->n; ++i)
-        y[l * cs + i] = t[r->sel[i] + l];
-  }
+  store_table((uint8_t *)o->y + m0 * o->ch_stride + r->y0, o->ch_stride, t,
+              r->sel, r->n, mb, o->y_end - r->y0);
 }
 #else
 typedef struct {

@@ -157,6 +157,62 @@ INLINE qu8x8 rq32_bytes(const rq32 *k, const int32_t *a, int v) {
   return (qu8x8)vmovn_s16(vminq_s16(vmaxq_s16(r, k->lo), k->hi));
 }
 
+/* The first n (< 16) bytes of v at y: 8, 4, 2 and 1 at a time. */
+INLINE void store_first(uint8_t *y, uint8x16_t v, int64_t n) {
+  if (n & 8) {
+    const uint64_t d = vgetq_lane_u64(vreinterpretq_u64_u8(v), 0);
+    __builtin_memcpy(y, &d, 8);
+    v = vextq_u8(v, v, 8);
+    y += 8;
+  }
+  if (n & 4) {
+    const uint32_t w = vgetq_lane_u32(vreinterpretq_u32_u8(v), 0);
+    __builtin_memcpy(y, &w, 4);
+    v = vextq_u8(v, v, 4);
+    y += 4;
+  }
+  if (n & 2) {
+    const uint16_t h = vgetq_lane_u16(vreinterpretq_u16_u8(v), 0);
+    __builtin_memcpy(y, &h, 2);
+    v = vextq_u8(v, v, 2);
+    y += 2;
+  }
+  if (n & 1)
+    *y = vgetq_lane_u8(v, 0);
+}
+
+/* The outputs of a block of 12 positions x 8 channels, channel by
+ * channel: t[j][l] holds position j's byte of channel l; lane i of
+ * channel l's vector is t[sel[i] / 8][l] (sel[i] = 0x80: none; out of both
+ * tables' range below, also plus a channel), picked by table lookups (tbl
+ * over t's first 64 bytes, tbx over the last 32) and stored at y + l cs,
+ * where byte-by-byte NCHW stores took more than the requantization
+ * itself. The first n lanes are the block's outputs. Where room (bytes
+ * from y to the plane's end) allows, all 16 lanes are stored at once: the
+ * others belong to later outputs of the plane, which later blocks store
+ * again (the kernels take blocks in the order of their outputs, and a
+ * core computes whole planes); elsewhere only the n. */
+INLINE void store_table(uint8_t *y, int64_t cs, const uint8_t t[96],
+                        const uint8_t sel[16], int64_t n, int64_t mb,
+                        int64_t room) {
+  const uint8x16x4_t lo = vld1q_u8_x4(t);
+  const uint8x16x2_t hi = vld1q_u8_x2(t + 64);
+  const uint8x16_t s = vld1q_u8(sel);
+  const uint8x16_t s_hi = vsubq_u8(s, vdupq_n_u8(64));
+  const int whole = room >= 16;
+  CUVIL_UNROLL
+  for (int l = 0; l < 8; ++l)
+    if (l < mb) {
+      const uint8x16_t c = vdupq_n_u8((uint8_t)l);
+      const uint8x16_t v =
+          vqtbx2q_u8(vqtbl4q_u8(lo, vaddq_u8(s, c)), hi, vaddq_u8(s_hi, c));
+      if (whole)
+        vst1q_u8(y + l * cs, v);
+      else
+        store_first(y + l * cs, v, n);
+    }
+}
+
 /* requant_rows in int32 lanes (cuvil_qrq_lanes), eight channels at a
  * time. */
 INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp,
@@ -174,6 +230,10 @@ INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp,
     CUVIL_UNROLL
     for (int v = 0; v < QRV; v += 2) {
       const qu8x8 u = rq32_bytes(&k, pp + j * CUVIL_QMR + 4 * v, v);
+      if (cs == 1 && 4 * v + 8 <= mb) { /* a matrix product's row */
+        __builtin_memcpy(yj + 4 * v, &u, 8);
+        continue;
+      }
       CUVIL_UNROLL
       for (int l = 0; l < 8; ++l)
         if (4 * v + l < mb)
@@ -205,6 +265,25 @@ INLINE void requant_at(const qout *o, const qblock *b, const int32_t *pp,
 
 STAGE void requant_block(const qout *o, const qblock *b, const int32_t *pp,
                          int64_t m0, int64_t mb) {
+#if defined(__aarch64__)
+  /* A convolution's block: consecutive outputs of each channel's plane. */
+  if (o->lanes32 && o->pos_stride == 1 && CUVIL_QMR == 8 && CUVIL_QNR == 12) {
+    static const uint8_t sel[16] = {0,  8,  16, 24, 32,   40,   48,   56,
+                                    64, 72, 80, 88, 0x80, 0x80, 0x80, 0x80};
+    rq32 k;
+    rq32_init(&k, o, m0, mb);
+    uint8_t t[96] __attribute__((aligned(16)));
+    for (int j = 0; j < 12; ++j) {
+      qu8x8 u = {0};
+      if (j < b->nb)
+        u = rq32_bytes(&k, pp + j * CUVIL_QMR, 0);
+      __builtin_memcpy(t + 8 * j, &u, 8);
+    }
+    store_table((uint8_t *)o->y + m0 * o->ch_stride + b->p0, o->ch_stride, t,
+                sel, b->nb, mb, o->positions - b->p0);
+    return;
+  }
+#endif
   requant_at(o, b, pp, m0, mb, 0);
 }
 

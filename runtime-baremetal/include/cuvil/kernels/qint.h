@@ -92,7 +92,12 @@ void cuvil_k_qglobal_avgpool_s8(const void *x, void *y, int64_t nc, int64_t hw,
                                 int64_t y_lo, int64_t y_hi);
 
 /* The optimised forms (kernels/opt/qpacked.c): the same contract, on
- * weights packed with mr = cuvil_k_qpack_mr and kr = cuvil_k_qpack_kr. */
+ * weights packed with mr = cuvil_k_qpack_mr and kr = cuvil_k_qpack_kr.
+ * A convolution on a78 (and the direct form below) stores 16 bytes of an
+ * output plane at a time, the bytes after a block's outputs being outputs
+ * a later block of the same call stores again: no other writer may share
+ * y's planes during a call (cores splitting one convolution must each
+ * take whole planes). */
 void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
                                const int32_t *bias, const int32_t *wsum,
                                const int32_t *rq, void *y, const int64_t *geom,
