@@ -4,6 +4,9 @@ the instruction guard (bench/run_bench.py --guard, which fails a board
 count that misses its goal)."""
 
 CONV_HEAVY = {"resnet8", "mobilenet_v1_025", "mobilenet_v2"}
+# Built with --cores 2 and 4 too (run_bench.py bench_cores): the
+# convolution models and INT8 twins of two of them.
+MULTICORE = CONV_HEAVY | {"resnet8_int8", "mobilenet_v1_025_int8"}
 FULLY_CONNECTED = {"mlp", "autoencoder"}
 # Issue 17's sequence models (bench/models.py).
 SEQUENCE = {"transformer_d64_s32", "transformer_d128_s128", "lstm_kws"}

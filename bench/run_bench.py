@@ -21,7 +21,7 @@ For each model (written into WORK/models by bench/models.py) and target:
   u74-mc  and run under QEMU with -icount shift=0: the instructions retired
           between the entry and the exit of the run call (the runner reads
           the counters around it), and instructions per MAC.
-          The convolution models (goals.CONV_HEAVY) are also built with
+          The convolution models (goals.MULTICORE) are also built with
           --cores 2 and 4 and run with the runner's team measurement
           (-DCUVIL_RUNNER_TEAM_MEASURE: every share on one core, counted):
           per core, the instructions it would retire, and the critical path
@@ -71,7 +71,7 @@ from run_e2e import CaseError, run  # noqa: E402
 
 sys.path.insert(0, str(BENCH))
 import models as bench_models  # noqa: E402
-from goals import CONV_HEAVY, GOALS  # noqa: E402
+from goals import GOALS, MULTICORE  # noqa: E402
 
 HOST_BENCH = BENCH / "host_bench.c"
 FMA_PEAK = BENCH / "fma_peak.c"
@@ -222,7 +222,7 @@ def bench_board(cuvilc, target, model_dir, case_dir, manifest, counts_only=False
     facts["instructions"] = int(ok.group(2))
     facts["cycles"] = int(ok.group(1))
     facts["instructions_per_mac"] = facts["instructions"] / facts["macs"]
-    if model_dir.name in CONV_HEAVY and not counts_only:
+    if model_dir.name in MULTICORE and not counts_only:
         facts["cores"] = {n: bench_cores(cuvilc, target, model_dir, case_dir, manifest, n)
                           for n in (2, 4)}
     return facts

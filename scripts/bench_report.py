@@ -127,8 +127,10 @@ def cores_table(models, boards):
             "barriers: per split layer its largest share, plus everything outside the shares "
             "(the first core's). Per core: the instructions each core would retire, waiting "
             "excluded. Convolutions split by output channels (whole panels of the packed "
-            "kernel: a78 16 channels, u74-mc 4) or by output rows, whichever balances better "
-            "(docs/multicore.md); the other layers run on the first core.",
+            "kernel: a78 16 channels, u74-mc 4) or by output rows, whichever balances better; "
+            "INT8 ones by whole panels of output channels, depthwise ones in groups of 8 "
+            "channels, while the direct kernel (a78's multi-tap INT8 convolutions) does not "
+            "split (docs/multicore.md); the other layers run on the first core.",
             "",
             "| model | board | 1 core | 2 cores: critical path | 2 cores: per core | "
             "4 cores: critical path | 4 cores: per core | goal (4 cores) |",

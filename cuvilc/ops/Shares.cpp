@@ -28,9 +28,9 @@ double largestShare(const ShareRanges &Ranges, int64_t Count) {
   return static_cast<double>(Most) / static_cast<double>(Count);
 }
 
-kabi::PtrArg atFloat(kabi::PtrArg A, int64_t Elements) {
+kabi::PtrArg atBytes(kabi::PtrArg A, int64_t Bytes) {
   if (A.K == KernelArg::Kind::Tensor)
-    A.ByteOffset += Elements * static_cast<int64_t>(sizeof(float));
+    A.ByteOffset += Bytes;
   return A;
 }
 

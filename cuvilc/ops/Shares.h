@@ -27,8 +27,13 @@ ShareRanges shareRanges(int64_t Count, int64_t Grain, int64_t Parts);
 /// the work stays whole): what a split's slowest core does.
 double largestShare(const ShareRanges &Ranges, int64_t Count);
 
-/// A moved by Elements float32 elements into its tensor (null stays null).
-kabi::PtrArg atFloat(kabi::PtrArg A, int64_t Elements);
+/// A moved by Bytes into its tensor (null stays null).
+kabi::PtrArg atBytes(kabi::PtrArg A, int64_t Bytes);
+
+/// A moved by Elements float32 elements into its tensor.
+inline kabi::PtrArg atFloat(kabi::PtrArg A, int64_t Elements) {
+  return atBytes(A, Elements * static_cast<int64_t>(sizeof(float)));
+}
 
 } // namespace cuvil
 

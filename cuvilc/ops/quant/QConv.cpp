@@ -11,9 +11,11 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
+#include "ops/Shares.h"
 #include "ops/quant/QIntOps.h"
 #include "ops/quant/Quant.h"
 
+#include <algorithm>
 #include <cuvil/kernels.h>
 
 namespace cuvil {
@@ -150,6 +152,68 @@ int64_t macsQConv(const Node &N) {
           (*G)[CUVIL_QCONV_KW]);
 }
 
+/// OpDef::Split (--cores), batch 1: ranges of whole panels of output
+/// channels for the packed kernel (one group; its weights are stored panel
+/// by panel), ranges of channels for the depthwise one (in groups of 8, the
+/// lanes of its small-map form). Each share is the same call on fewer
+/// channels, its pointers moved to the range's start, and writes whole
+/// planes of y (the a78 kernels write ahead inside a plane: cuvil/kernels/
+/// qint.h). The direct kernel does not split: its shares would need a
+/// scratch each.
+void splitQConvOp(const Node &N, const std::vector<KernelCall> &Calls,
+                  int64_t Parts, std::vector<std::vector<KernelCall>> &Shares) {
+  if (Calls.size() != 1)
+    return;
+  auto Cut = [&](auto K, int64_t Count, int64_t Grain, auto Move) {
+    const std::vector<int64_t> &G = K.geom.Array;
+    if (K.geom.K != KernelArg::Kind::IntArray || !K.geom.Dyn.empty() ||
+        G.size() <= CUVIL_QCONV_M || G[CUVIL_QCONV_N] != 1)
+      return;
+    for (auto [B, E] : shareRanges(Count, Grain, Parts)) {
+      auto S = K;
+      Move(S, B, E);
+      Shares.push_back({S.call()});
+    }
+  };
+  const KernelCall &C = Calls[0];
+  if (C.Kernel == kabi::Qconv2dPackedS8::Name) {
+    const auto K = kabi::Qconv2dPackedS8::from(C);
+    const std::vector<int64_t> &G = K.geom.Array;
+    if (G.size() <= CUVIL_QCONV_M || G[CUVIL_QCONV_GROUP] != 1)
+      return;
+    const int64_t Kp = packedBytesPerChannel(N, G);
+    const int64_t Plane = G[CUVIL_QCONV_OH] * G[CUVIL_QCONV_OW];
+    Cut(K, G[CUVIL_QCONV_M], std::max<int64_t>(QIntAttrs(N).Mr, 1),
+        [&](kabi::Qconv2dPackedS8 &S, int64_t M0, int64_t M1) {
+          S.wp = atBytes(K.wp, M0 * Kp);
+          S.bias = atBytes(K.bias, 4 * M0);
+          S.wsum = atBytes(K.wsum, 4 * M0);
+          S.rq = atBytes(K.rq, 8 * M0);
+          S.y = atBytes(K.y, M0 * Plane);
+          S.geom.Array[CUVIL_QCONV_M] = M1 - M0;
+        });
+  } else if (C.Kernel == kabi::Qdwconv2dTiledS8::Name) {
+    const auto K = kabi::Qdwconv2dTiledS8::from(C);
+    const std::vector<int64_t> &G = K.geom.Array;
+    if (G.size() <= CUVIL_QCONV_M)
+      return;
+    const int64_t Taps = G[CUVIL_QCONV_KH] * G[CUVIL_QCONV_KW];
+    const int64_t In = G[CUVIL_QCONV_H] * G[CUVIL_QCONV_W];
+    const int64_t Out = G[CUVIL_QCONV_OH] * G[CUVIL_QCONV_OW];
+    Cut(K, G[CUVIL_QCONV_C], 8,
+        [&](kabi::Qdwconv2dTiledS8 &S, int64_t C0, int64_t C1) {
+          S.x = atBytes(K.x, C0 * In);
+          S.w = atBytes(K.w, C0 * Taps);
+          S.bias = atBytes(K.bias, 4 * C0);
+          S.wsum = atBytes(K.wsum, 4 * C0);
+          S.rq = atBytes(K.rq, 8 * C0);
+          S.y = atBytes(K.y, C0 * Out);
+          for (int I : {CUVIL_QCONV_C, CUVIL_QCONV_M, CUVIL_QCONV_GROUP})
+            S.geom.Array[I] = C1 - C0;
+        });
+  }
+}
+
 } // namespace
 
 extern const OpDef QConvOp = {.Name = "cuvil.QConv",
@@ -157,6 +221,7 @@ extern const OpDef QConvOp = {.Name = "cuvil.QConv",
                               .Lower = lowerQConvOp,
                               .Macs = macsQConv,
                               .Traits = NoTraits,
+                              .Split = splitQConvOp,
                               .Attrs = QConvAttrs::Specs};
 
 } // namespace cuvil
