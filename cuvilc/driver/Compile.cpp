@@ -336,6 +336,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   // and kernels agree.
   PipelineOptions Passes;
   Passes.Timer = Timer;
+  Passes.Cores = Opts.Cores;
   std::string QPackNote;
   if (!Opts.PortableKernels) {
     Passes.PackPanel = kernelConstant(T.Kernels, "cuvil_k_pack_mr").value_or(0);

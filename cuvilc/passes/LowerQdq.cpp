@@ -35,6 +35,7 @@
 
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -397,7 +398,8 @@ bool lowerGlobalAveragePool(Graph &G, Node &Q) {
 llvm::Error lowerQdq(Graph &G, const PipelineOptions &O) {
   QPacking Pk;
   if (O.QPackMr > 0 && O.QPackKr > 0)
-    Pk = {O.QPackMr, O.QPackKr, true, O.QPackDirect && O.QPackKr == 4};
+    Pk = {O.QPackMr, O.QPackKr, true, O.QPackDirect && O.QPackKr == 4,
+          std::max<int64_t>(O.Cores, 1)};
   // The quantizers that end a QDQ pattern, and the QOperator products.
   std::vector<Node *> Candidates;
   for (const auto &N : G.nodes()) {

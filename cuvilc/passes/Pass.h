@@ -29,6 +29,9 @@ struct PipelineOptions {
   /// The library's element-wise integer kernels in int32 lanes
   /// (cuvil_k_qadd_lanes_s8) rather than the reference ones.
   bool QLanes = false;
+  /// The cores a run splits its layers across (--cores): the direct
+  /// integer convolution gets a scratch for each core's rows.
+  int64_t Cores = 1;
   /// Times each pass as a stage (-v, --time-passes); null: not timed.
   StageTimer *Timer = nullptr;
   /// A build for a range of a dimension (driver/DimRange.h): an axis of

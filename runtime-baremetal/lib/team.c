@@ -64,10 +64,14 @@ int cuvil_team_start(int cores) {
 
 int cuvil_team_size(void) { return team; }
 
-/* Every share on this core, counting each one's instructions. */
+/* Every share on this core, counting each one's instructions, the last
+ * share first: a share that stores past its part of the outputs then
+ * spoils a neighbour's finished part, which the output check catches
+ * (tests/e2e variant a78-cores4-serial; a team under QEMU tends to run
+ * the first share first). */
 static void run_measured(cuvil_team_fn fn, void *ctx, int64_t shares) {
   uint64_t largest = 0;
-  for (int64_t s = 0; s < shares; ++s) {
+  for (int64_t s = shares - 1; s >= 0; --s) {
     uint64_t before = cuvil_port_instret();
     fn(ctx, s);
     uint64_t spent = cuvil_port_instret() - before;

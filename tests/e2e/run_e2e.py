@@ -29,7 +29,8 @@ weights in flash. For each target (or variant) T and model, in WORK/T/<model>:
      directory as working directory for semihosting file I/O;
   4. compare out_<i>.bin with ref_<i>.bin: numpy.allclose(atol=1e-4, rtol=1e-3);
   5. a multicore build (--cores, variants *-cores4) must have run on a team
-     of that many cores (`cuvil: team cores=N`);
+     of that many cores (`cuvil: team cores=N`), or, in variant
+     a78-cores4-serial, its shares on one core, the last first;
   6. the runner measures the stack init and run_v use (painted stack) and
      fails if either exceeds the figure model.h states; PASS lines show
      `stack=run measured/stated`.
@@ -78,6 +79,7 @@ HEAP_FUNCTIONS = {"malloc", "free", "calloc", "realloc", "sbrk"}
 RUN_OK = re.compile(r"^cuvil: run ok(?: cycles=(\d+) instret=(\d+))?\r?$", re.MULTILINE)
 # The runner's stack check (it fails by itself when measured > stated).
 TEAM = re.compile(r"^cuvil: team cores=(\d+)\r?$", re.MULTILINE)
+TEAM_SERIAL = re.compile(r"^cuvil: team shares=(\d+) sum=(\d+) ", re.MULTILINE)
 STACK = re.compile(r"^cuvil: stack (init|run) stated=(\d+|none) measured=(\d+)\r?$", re.MULTILINE)
 # A line of `llvm-readelf -S -W`: [Nr] Name Type Address Off Size ...
 SECTION_HEADER = re.compile(
@@ -97,6 +99,7 @@ class Variant:
     target: str
     cuvilc_flags: list
     section_regions: dict
+    defines: tuple = ()  # the runner's preprocessor definitions (NAME=VALUE)
 
 
 VARIANTS = {
@@ -116,6 +119,11 @@ VARIANTS = {
     # every core through the runtime's team (cuvil/team.h).
     "a78-cores4": Variant("a78", ["--cores", "4"], {}),
     "u74-mc-cores4": Variant("u74-mc", ["--cores", "4"], {}),
+    # The same shares one after another on one core, the last first
+    # (runner.c's CUVIL_RUNNER_TEAM_MEASURE): a share storing past its part
+    # (the a78 kernels store ahead inside a plane) spoils a finished one.
+    "a78-cores4-serial": Variant("a78", ["--cores", "4"], {},
+                                 ("CUVIL_RUNNER_TEAM_MEASURE=1",)),
 }
 
 # What a model object may leave to the runtime library: the team of a
@@ -342,6 +350,7 @@ def load_variant(name):
     target.label = name
     target.cuvilc_flags = variant.cuvilc_flags
     target.section_regions = variant.section_regions
+    target.defines = variant.defines
     return target
 
 
@@ -393,7 +402,9 @@ def run_case(cuvilc, target, model_dir, case_dir):
         shutil.copyfile(model_dir / f"input_{i}.bin", case_dir / f"input_{i}.bin")
 
     compile_model(cuvilc, target, model_dir, case_dir)
-    info = run_image(target, target.build(case_dir), case_dir)
+    defines = getattr(target, "defines", ())
+    info = run_image(target, target.build(case_dir, defines=defines), case_dir,
+                     serial="CUVIL_RUNNER_TEAM_MEASURE=1" in defines)
     if set(info["stack"]) != {"init", "run"}:
         raise CaseError("the runner did not print both stack figures")
     unstated = [e for e, (stated, _) in info["stack"].items() if stated is None]
@@ -436,9 +447,11 @@ def compile_model(cuvilc, target, model_dir, case_dir, name="model", expected_wa
         raise CaseError(f"{model_o.name} has undefined symbols: {', '.join(undefined)}")
 
 
-def run_image(target, exe, case_dir):
+def run_image(target, exe, case_dir, serial=False):
     """Run exe in case_dir; returns {"instret": count or None, "stack":
-    {entry: (stated, measured)}} from what it prints."""
+    {entry: (stated, measured)}} from what it prints. A multicore build must
+    have run on a team of its cores, or with serial (the runner's team
+    measurement) have run its shares on one core."""
     stdout = run(target.command(exe), "run", cwd=case_dir, timeout=RUN_TIMEOUT_S).stdout
     ok = RUN_OK.search(stdout)
     if not ok:
@@ -448,7 +461,11 @@ def run_image(target, exe, case_dir):
     header = case_dir / "model.h"
     workers = header.is_file() and re.search(r"^#define CUVIL_\w+_WORKERS (\d+)$",
                                              header.read_text(), re.MULTILINE)
-    if workers and int(workers[1]) > 1:
+    if workers and int(workers[1]) > 1 and serial:
+        shares = TEAM_SERIAL.search(stdout)
+        if not shares or shares[1] != workers[1] or int(shares[2]) == 0:
+            raise CaseError(f"a {workers[1]}-core build measured serially ran no shares")
+    elif workers and int(workers[1]) > 1:
         team = TEAM.search(stdout)
         if not team or team[1] != workers[1]:
             raise CaseError(f"a {workers[1]}-core build ran on "

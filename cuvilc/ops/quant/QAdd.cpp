@@ -6,12 +6,14 @@
 // int attributes a_zero_point, b_zero_point, y_zero_point, the fixed-point
 // multipliers a_mult, b_mult and their shift (a_mult / 2^shift =
 // a_scale / y_scale), the clamp y_lo, y_hi, and lanes (1: the kernel in
-// int32 lanes, cuvil_k_qadd_lanes_s8). See cuvil_k_qadd_s8.
+// int32 lanes, cuvil_k_qadd_lanes_s8). See cuvil_k_qadd_s8. --cores splits
+// it by ranges of elements.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"
+#include "ops/Shares.h"
 #include "ops/quant/QIntOps.h"
 #include "ops/quant/Quant.h"
 
@@ -74,6 +76,30 @@ llvm::Error lowerQAddOp(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
+/// OpDef::Split (--cores): ranges of elements, in units of 256 (whole
+/// vectors, and more work than a barrier costs). A share reads and writes
+/// only its own range, so in place (y over a or b) holds too.
+void splitQAddOp(const Node &N, const std::vector<KernelCall> &Calls,
+                 int64_t Parts, std::vector<std::vector<KernelCall>> &Shares) {
+  (void)N;
+  if (Calls.size() != 1)
+    return;
+  auto Cut = [&](auto K) {
+    for (auto [B, E] : shareRanges(K.n, 256, Parts)) {
+      auto S = K;
+      S.a = atBytes(K.a, B);
+      S.b = atBytes(K.b, B);
+      S.y = atBytes(K.y, B);
+      S.n = E - B;
+      Shares.push_back({S.call()});
+    }
+  };
+  if (Calls[0].Kernel == kabi::QaddLanesS8::Name)
+    Cut(kabi::QaddLanesS8::from(Calls[0]));
+  else if (Calls[0].Kernel == kabi::QaddS8::Name)
+    Cut(kabi::QaddS8::from(Calls[0]));
+}
+
 } // namespace
 
 extern const OpDef QAddOp = {.Name = "cuvil.QAdd",
@@ -81,6 +107,7 @@ extern const OpDef QAddOp = {.Name = "cuvil.QAdd",
                              .Lower = lowerQAddOp,
                              .Macs = noMacs,
                              .Traits = InPlace,
+                             .Split = splitQAddOp,
                              .Attrs = QAddAttrs::Specs};
 
 } // namespace cuvil

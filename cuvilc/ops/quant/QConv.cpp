@@ -5,13 +5,15 @@
 // by the lower-qdq pass. Depthwise convolutions (group = C = M, plain
 // weights) call the depthwise kernels; with attribute direct = 1 (one
 // group, dilation 1, weights in that kernel's step order) the kernel on the
-// channel-interleaved image, whose image goes to output 1 (scratch);
-// every other the packed ones.
+// channel-interleaved image, whose image goes to output 1 (scratch: with
+// attribute shares = N > 1, one for each of N cores' output rows); every
+// other the packed ones.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/Shares.h"
+#include "ops/quant/QInt.h"
 #include "ops/quant/QIntOps.h"
 #include "ops/quant/Quant.h"
 
@@ -29,7 +31,8 @@ namespace {
   X(Strides, "strides", Ints, {})                                              \
   X(Dilations, "dilations", Ints, {})                                          \
   X(AutoPad, "auto_pad", String, "NOTSET")                                     \
-  X(Direct, "direct", Int, 0)
+  X(Direct, "direct", Int, 0)                                                  \
+  X(Shares, "shares", Int, 1)
 CUVIL_OP_ATTRS(QConvAttrs, QCONV_ATTRS)
 
 /// The geometry array, and whether the node is depthwise.
@@ -79,12 +82,16 @@ llvm::Error verifyQConvOp(const Node &N) {
       return nodeError(N, "internal error: the direct integer convolution "
                           "takes one group, dilation 1 and weights packed "
                           "by 4 steps");
+    const int64_t Shares = QConvAttrs(N).Shares;
+    if (Shares < 1)
+      return nodeError(N, "internal error: the direct integer convolution's "
+                          "shares attribute is not positive");
     if (N.output(1)->dtype() != DType::U8 ||
-        N.output(1)->numElements() != cuvil_qdirect_scratch(V.data()))
+        N.output(1)->numElements() != qdirectScratch(V, Shares))
       return nodeError(N,
                        "internal error: the direct integer convolution's "
                        "scratch is not {} bytes",
-                       cuvil_qdirect_scratch(V.data()));
+                       qdirectScratch(V, Shares));
   }
   if (depthwise(*G) && (QIntAttrs(N).Mr != 1 || QIntAttrs(N).Kr != 1))
     return nodeError(N, "internal error: depthwise weights are not packed");
@@ -116,6 +123,8 @@ llvm::Error lowerQConvOp(const Node &N, std::vector<KernelCall> &Calls) {
     kabi::Qconv2dDirectS8 K;
     K.wp = N.input(1);
     K.scratch = N.output(1);
+    K.oy0 = 0;
+    K.oy1 = (*G)[CUVIL_QCONV_OH];
     Calls.push_back(Fill(K).call());
   } else if (depthwise(*G)) {
     if (A.Packed) {
@@ -158,8 +167,9 @@ int64_t macsQConv(const Node &N) {
 /// lanes of its small-map form). Each share is the same call on fewer
 /// channels, its pointers moved to the range's start, and writes whole
 /// planes of y (the a78 kernels write ahead inside a plane: cuvil/kernels/
-/// qint.h). The direct kernel does not split: its shares would need a
-/// scratch each.
+/// qint.h). The direct kernel splits by output rows (its stores stay in
+/// its rows), each share on its part of the scratch, which the node holds
+/// for its shares attribute's cores.
 void splitQConvOp(const Node &N, const std::vector<KernelCall> &Calls,
                   int64_t Parts, std::vector<std::vector<KernelCall>> &Shares) {
   if (Calls.size() != 1)
@@ -176,7 +186,23 @@ void splitQConvOp(const Node &N, const std::vector<KernelCall> &Calls,
     }
   };
   const KernelCall &C = Calls[0];
-  if (C.Kernel == kabi::Qconv2dPackedS8::Name) {
+  if (C.Kernel == kabi::Qconv2dDirectS8::Name) {
+    const auto K = kabi::Qconv2dDirectS8::from(C);
+    const std::vector<int64_t> &G = K.geom.Array;
+    if (K.geom.K != KernelArg::Kind::IntArray || !K.geom.Dyn.empty() ||
+        G.size() <= CUVIL_QCONV_M)
+      return;
+    int64_t Scratch = 0;
+    for (auto [B, E] :
+         qdirectRows(G, std::min<int64_t>(Parts, QConvAttrs(N).Shares))) {
+      auto S = K;
+      S.oy0 = B;
+      S.oy1 = E;
+      S.scratch = atBytes(K.scratch, Scratch);
+      Scratch += cuvil_qdirect_scratch_rows(G.data(), E - B);
+      Shares.push_back({S.call()});
+    }
+  } else if (C.Kernel == kabi::Qconv2dPackedS8::Name) {
     const auto K = kabi::Qconv2dPackedS8::from(C);
     const std::vector<int64_t> &G = K.geom.Array;
     if (G.size() <= CUVIL_QCONV_M || G[CUVIL_QCONV_GROUP] != 1)
@@ -215,6 +241,22 @@ void splitQConvOp(const Node &N, const std::vector<KernelCall> &Calls,
 }
 
 } // namespace
+
+ShareRanges qdirectRows(const std::vector<int64_t> &Geom, int64_t Shares) {
+  if (Geom.size() <= CUVIL_QCONV_M)
+    return {};
+  return shareRanges(Geom[CUVIL_QCONV_OH], 1, Shares);
+}
+
+int64_t qdirectScratch(const std::vector<int64_t> &Geom, int64_t Shares) {
+  const ShareRanges Rows = qdirectRows(Geom, Shares);
+  if (Rows.empty())
+    return cuvil_qdirect_scratch(Geom.data());
+  int64_t Bytes = 0;
+  for (auto [B, E] : Rows)
+    Bytes += cuvil_qdirect_scratch_rows(Geom.data(), E - B);
+  return Bytes;
+}
 
 extern const OpDef QConvOp = {.Name = "cuvil.QConv",
                               .Verify = verifyQConvOp,

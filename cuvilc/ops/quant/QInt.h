@@ -23,6 +23,7 @@
 #define CUVIL_OPS_QUANT_QINT_H
 
 #include "ir/Graph.h"
+#include "ops/Shares.h"
 
 #include <cstdint>
 #include <limits>
@@ -42,7 +43,16 @@ struct QPacking {
   /// (cuvil_k_qconv2d_direct_s8; QIntBuild.cpp says which): weights in its
   /// step order, a scratch output (Packed with Kr 4 only).
   bool Direct = false;
+  /// The cores (--cores) that split a direct convolution's output rows,
+  /// each on a scratch of its own (qdirectScratch).
+  int64_t Shares = 1;
 };
+
+/// The direct convolution's rows for each of at most Shares cores (whole
+/// rows; none when it stays whole), and the scratch that many need: one
+/// cuvil_qdirect_scratch_rows per range, end to end (cuvil/kernels/qint.h).
+ShareRanges qdirectRows(const std::vector<int64_t> &Geom, int64_t Shares);
+int64_t qdirectScratch(const std::vector<int64_t> &Geom, int64_t Shares);
 
 /// A quantized product in ONNX's terms (see the file comment).
 struct QuantizedProduct {

@@ -270,8 +270,10 @@ Node *buildQuantizedProduct(Graph &G, const QuantizedProduct &P,
   if (Direct) {
     // The interleaved image and the group offsets, live during the call.
     N->setAttr("direct", int64_t{1});
+    if (Pk.Shares > 1)
+      N->setAttr("shares", Pk.Shares);
     Value *Scratch = G.addValue(Base + ".qscratch", DType::U8,
-                                {cuvil_qdirect_scratch(Direct->data())},
+                                {qdirectScratch(*Direct, Pk.Shares)},
                                 ValueKind::Intermediate);
     G.addNodeOutput(N, Scratch);
   }

@@ -288,7 +288,12 @@ void cuvil_k_qconv2d_direct_s8(const void *x, const int8_t *wp,
                                const int32_t *rq, void *scratch, void *y,
                                const int64_t *geom, int64_t x_type,
                                int64_t x_zp, int64_t y_type, int64_t y_zp,
-                               int64_t y_lo, int64_t y_hi) {
+                               int64_t y_lo, int64_t y_hi, int64_t oy0,
+                               int64_t oy1) {
+  oy0 = oy0 > 0 ? oy0 : 0;
+  oy1 = oy1 < geom[CUVIL_QCONV_OH] ? oy1 : geom[CUVIL_QCONV_OH];
+  if (oy0 >= oy1)
+    return;
 #if CUVIL_QDIRECT
   const int64_t c = geom[CUVIL_QCONV_C], h = geom[CUVIL_QCONV_H],
                 wd = geom[CUVIL_QCONV_W], m = geom[CUVIL_QCONV_M];
@@ -296,7 +301,9 @@ void cuvil_k_qconv2d_direct_s8(const void *x, const int8_t *wp,
   const int64_t oh = geom[CUVIL_QCONV_OH], ow = geom[CUVIL_QCONV_OW];
   const int64_t sh = geom[CUVIL_QCONV_SH], sw = geom[CUVIL_QCONV_SW];
   const int64_t cb = (c + 3) / 4, taps = kh * kw, nq = cb * taps;
-  const int64_t band = cuvil_qdirect_band(geom);
+  const int64_t band = cuvil_qdirect_band(geom) < oy1 - oy0
+                           ? cuvil_qdirect_band(geom)
+                           : oy1 - oy0;
   qband bd = {.hq = band + (kh - 1) / sh,
               .wq = ow + (kw - 1) / sw,
               .sh = sh,
@@ -327,17 +334,17 @@ void cuvil_k_qconv2d_direct_s8(const void *x, const int8_t *wp,
             .y_lo = (int32_t)y_lo,
             .y_hi = (int32_t)y_hi};
   domain(&s, &o, x_type, x_zp, rq, m);
-  /* Bands of even height. */
-  const int64_t bands = (oh + band - 1) / band;
-  const int64_t rows_most = (oh + bands - 1) / bands;
+  /* Bands of even height; stores up to the range's end (y_end). */
+  const int64_t bands = (oy1 - oy0 + band - 1) / band;
+  const int64_t rows_most = (oy1 - oy0 + bands - 1) / bands;
   for (int64_t n = 0; n < geom[CUVIL_QCONV_N]; ++n) {
     s.x = (const uint8_t *)x + n * c * h * wd;
-    for (bd.oy0 = 0; bd.oy0 < oh; bd.oy0 += rows_most) {
-      const int64_t rows = oh - bd.oy0 < rows_most ? oh - bd.oy0 : rows_most;
+    for (bd.oy0 = oy0; bd.oy0 < oy1; bd.oy0 += rows_most) {
+      const int64_t rows = oy1 - bd.oy0 < rows_most ? oy1 - bd.oy0 : rows_most;
       for (int64_t b = 0; b < cb; ++b)
         interleave_phases(&s, &bd, b, img + 4 * b * plane);
       o.y = (uint8_t *)y + (n * m * oh + bd.oy0) * ow;
-      o.y_end = (oh - bd.oy0) * ow;
+      o.y_end = (oy1 - bd.oy0) * ow;
       run_grid(&o, img, off, nq, (rows - 1) * bd.wq + ow, bd.wq, ow);
     }
   }
@@ -354,7 +361,7 @@ void cuvil_k_qconv2d_direct_s8(const void *x, const int8_t *wp,
     for (int64_t mo = 0; mo < m; ++mo) {
       const int64_t m0 = mo / mr * mr, mb = m - m0 < mr ? m - m0 : mr;
       const int8_t *wm = wp + m0 * kp;
-      for (int64_t oy = 0; oy < oh; ++oy)
+      for (int64_t oy = oy0; oy < oy1; ++oy)
         for (int64_t ox = 0; ox < ow; ++ox) {
           int32_t acc = bias[mo];
           for (int64_t ci = 0; ci < c; ++ci)

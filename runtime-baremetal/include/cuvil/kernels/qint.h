@@ -115,9 +115,13 @@ void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
  * into scratch, a band of cuvil_qdirect_band(geom) output rows at a time,
  * and reads each block of outputs' steps from there without gathering
  * them; scratch holds cuvil_qdirect_scratch(geom) bytes (4-aligned) and
- * is not read after the call. cuvilc uses it for windows of several taps
- * no narrower than the stride: on a 1x1 convolution the packed kernel's
- * gathering is one copy a step already. */
+ * is not read after the call. The call computes output rows [oy0, oy1)
+ * of every channel and batch item (0 and oh: the whole convolution); calls
+ * on disjoint row ranges, each with a scratch of its own of
+ * cuvil_qdirect_scratch_rows(geom, oy1 - oy0) bytes, may run at once, as
+ * their stores stay inside their rows (--cores). cuvilc uses it for
+ * windows of several taps no narrower than the stride: on a 1x1
+ * convolution the packed kernel's gathering is one copy a step already. */
 extern const int64_t cuvil_k_qpack_direct;
 #define CUVIL_QDIRECT_SLACK 16    /* positions after each channel block */
 #define CUVIL_QDIRECT_BUDGET 4096 /* interleaved bytes of a band, about */
@@ -136,20 +140,29 @@ static inline int64_t cuvil_qdirect_band(const int64_t *g) {
     band = (CUVIL_QDIRECT_MIN_BAND + wq - 1) / wq;
   return band < g[CUVIL_QCONV_OH] ? band : g[CUVIL_QCONV_OH];
 }
-static inline int64_t cuvil_qdirect_scratch(const int64_t *g) {
-  const int64_t rows =
-      cuvil_qdirect_band(g) + (g[CUVIL_QCONV_KH] - 1) / g[CUVIL_QCONV_SH];
+/* The scratch of a call on a range of rows output rows (its bands no
+ * taller than the range). */
+static inline int64_t cuvil_qdirect_scratch_rows(const int64_t *g,
+                                                 int64_t rows) {
+  const int64_t band =
+      cuvil_qdirect_band(g) < rows ? cuvil_qdirect_band(g) : rows;
   return 4 * ((g[CUVIL_QCONV_C] + 3) / 4) *
          (g[CUVIL_QCONV_KH] * g[CUVIL_QCONV_KW] +
-          g[CUVIL_QCONV_SH] * g[CUVIL_QCONV_SW] * rows * cuvil_qdirect_wq(g) +
+          g[CUVIL_QCONV_SH] * g[CUVIL_QCONV_SW] *
+              (band + (g[CUVIL_QCONV_KH] - 1) / g[CUVIL_QCONV_SH]) *
+              cuvil_qdirect_wq(g) +
           CUVIL_QDIRECT_SLACK);
+}
+static inline int64_t cuvil_qdirect_scratch(const int64_t *g) {
+  return cuvil_qdirect_scratch_rows(g, g[CUVIL_QCONV_OH]);
 }
 void cuvil_k_qconv2d_direct_s8(const void *x, const int8_t *wp,
                                const int32_t *bias, const int32_t *wsum,
                                const int32_t *rq, void *scratch, void *y,
                                const int64_t *geom, int64_t x_type,
                                int64_t x_zp, int64_t y_type, int64_t y_zp,
-                               int64_t y_lo, int64_t y_hi);
+                               int64_t y_lo, int64_t y_hi, int64_t oy0,
+                               int64_t oy1);
 void cuvil_k_qgemm_packed_s8(const void *a, const int8_t *wp,
                              const int32_t *bias, const int32_t *wsum,
                              const int32_t *rq, void *y, int64_t m, int64_t n,

@@ -240,8 +240,24 @@ void checkDirect(const ConvCase &T, const Quant &Q) {
                      Q.YHi);
   cuvil_k_qconv2d_direct_s8(X.data(), WDp.data(), P.Bias.data(), P.WSum.data(),
                             P.Rq.data(), Scratch.data(), Got.data(), Geom,
-                            Q.XType, Q.XZp, Q.YType, Q.YZp, Q.YLo, Q.YHi);
+                            Q.XType, Q.XZp, Q.YType, Q.YZp, Q.YLo, Q.YHi, 0,
+                            OH);
   EXPECT_TRUE(same(Got, Ref));
+  // Split by rows as --cores does (up to 3 ranges, each with a scratch of
+  // its own of exactly cuvil_qdirect_scratch_rows bytes), the last range
+  // first: a store past a range's rows would spoil the finished next one.
+  const int64_t Parts = std::min<int64_t>(3, OH);
+  std::vector<uint8_t> Split(YSize, 0x33);
+  for (int64_t P0 = Parts - 1; P0 >= 0; --P0) {
+    const int64_t Y0 = OH * P0 / Parts, Y1 = OH * (P0 + 1) / Parts;
+    std::vector<uint8_t> Part(
+        static_cast<size_t>(cuvil_qdirect_scratch_rows(Geom, Y1 - Y0)), 0xCD);
+    cuvil_k_qconv2d_direct_s8(X.data(), WDp.data(), P.Bias.data(),
+                              P.WSum.data(), P.Rq.data(), Part.data(),
+                              Split.data(), Geom, Q.XType, Q.XZp, Q.YType,
+                              Q.YZp, Q.YLo, Q.YHi, Y0, Y1);
+  }
+  EXPECT_TRUE(same(Split, Ref)) << "split into " << Parts << " row ranges";
 }
 
 TEST(QDirectConv, Shapes) {

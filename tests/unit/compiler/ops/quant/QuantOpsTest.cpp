@@ -1,8 +1,12 @@
 //===- QuantOpsTest.cpp - Quantization ops: verify and lower --------------===//
 #include "TestGraphs.h"
 #include "lowering/KernelAbi.h"
+#include "ops/OpRegistry.h"
+#include "passes/Pass.h"
 
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 #include <cuvil/kernels.h>
 
@@ -87,4 +91,146 @@ TEST(QuantOps, QLinearMatMulTakesPerColumnB) {
   EXPECT_EQ(Calls[0].Kernel, "cuvil_k_qlinear_matmul");
   EXPECT_EQ(Calls[0].Args.back().I, 1);
   EXPECT_EQ(N->def()->Macs(*N), 2 * 3 * 4);
+}
+
+namespace {
+
+Value *constant(Graph &G, const std::string &Name, DType T,
+                std::vector<int64_t> Shape, std::vector<uint8_t> Bytes) {
+  Value *V = G.addValue(Name, T, std::move(Shape), ValueKind::Constant);
+  V->setData(std::move(Bytes));
+  return V;
+}
+
+std::vector<uint8_t> f32Bytes(float F) {
+  std::vector<uint8_t> B(4);
+  std::memcpy(B.data(), &F, 4);
+  return B;
+}
+
+/// QLinearConv(x: uint8 [1, 8, 10, 7], 8 x 8 x 3 x 3 int8 weights, pads 1)
+/// lowered by lower-qdq as for a78 (panels of 8 by 4 steps, the direct
+/// kernel) for Cores cores.
+std::unique_ptr<Graph> directConv(int64_t Cores) {
+  auto G = std::make_unique<Graph>("g");
+  Value *X = val(*G, "x", DType::U8, {1, 8, 10, 7});
+  G->inputs().push_back(X);
+  Value *S = constant(*G, "s", DType::F32, {}, f32Bytes(0.05f));
+  Value *Z = constant(*G, "z", DType::U8, {}, {3});
+  std::vector<uint8_t> W(8 * 8 * 9);
+  for (size_t I = 0; I < W.size(); ++I)
+    W[I] = static_cast<uint8_t>(I * 37 % 251);
+  Value *Wv = constant(*G, "w", DType::I8, {8, 8, 3, 3}, W);
+  Value *WZ = constant(*G, "wz", DType::I8, {}, {0});
+  Value *Y =
+      G->addValue("y", DType::U8, {1, 8, 10, 7}, ValueKind::Intermediate);
+  Node *N = test::addOp(*G, "QLinearConv", "conv", {X, S, Z, Wv, S, WZ, S, Z},
+                        {Y}, 0);
+  N->setAttr("kernel_shape", std::vector<int64_t>{3, 3});
+  N->setAttr("pads", std::vector<int64_t>{1, 1, 1, 1});
+  G->outputs().push_back(Y);
+  PipelineOptions O;
+  O.QPackMr = 8;
+  O.QPackKr = 4;
+  O.QPackDirect = true;
+  O.Cores = Cores;
+  EXPECT_FALSE(bool(lowerQdq(*G, O)));
+  return G;
+}
+
+} // namespace
+
+// --cores 4: the direct convolution's node holds a scratch for 4 ranges of
+// rows, and its split gives each range its own part of it, end to end.
+TEST(QuantOps, DirectConvSplitsRowsEachOnItsOwnScratch) {
+  auto One = directConv(1), Four = directConv(4);
+  ASSERT_EQ(Four->nodes().size(), 1u);
+  const Node &N = *Four->nodes()[0];
+  ASSERT_EQ(N.opType(), "cuvil.QConv");
+  EXPECT_EQ(verifyMessage(N), "");
+  EXPECT_EQ(N.getInt("direct", 0), 1);
+  EXPECT_EQ(N.getInt("shares", 1), 4);
+  ASSERT_EQ(N.outputs().size(), 2u);
+  std::vector<KernelCall> Calls;
+  ASSERT_FALSE(bool(N.def()->Lower(N, Calls)));
+  ASSERT_EQ(Calls.size(), 1u);
+  const auto Whole = kabi::Qconv2dDirectS8::from(Calls[0]);
+  EXPECT_EQ(std::make_pair(Whole.oy0, Whole.oy1),
+            std::make_pair(int64_t(0), int64_t(10)));
+  // A one-core build's scratch is one call's.
+  const std::vector<int64_t> &Geom = Whole.geom.Array;
+  EXPECT_EQ(One->nodes()[0]->output(1)->numElements(),
+            cuvil_qdirect_scratch(Geom.data()));
+  EXPECT_FALSE(One->nodes()[0]->hasAttr("shares"));
+
+  std::vector<std::vector<KernelCall>> Shares;
+  N.def()->Split(N, Calls, 4, Shares);
+  ASSERT_EQ(Shares.size(), 4u);
+  int64_t Row = 0, Scratch = 0;
+  for (const auto &S : Shares) {
+    ASSERT_EQ(S.size(), 1u);
+    const auto K = kabi::Qconv2dDirectS8::from(S[0]);
+    EXPECT_EQ(K.oy0, Row);
+    EXPECT_EQ(K.scratch.V, N.output(1));
+    EXPECT_EQ(K.scratch.ByteOffset, Scratch);
+    EXPECT_EQ(K.y.ByteOffset, 0); // every channel, its rows
+    Scratch += cuvil_qdirect_scratch_rows(Geom.data(), K.oy1 - K.oy0);
+    Row = K.oy1;
+  }
+  EXPECT_EQ(Row, 10);
+  EXPECT_EQ(Scratch, N.output(1)->numElements());
+  // Fewer cores than the node was built for: fewer shares, same scratch.
+  Shares.clear();
+  N.def()->Split(N, Calls, 2, Shares);
+  EXPECT_EQ(Shares.size(), 2u);
+  // A scratch the wrong size is an internal error, not a silent overrun.
+  Node &M = *One->nodes()[0];
+  M.setAttr("shares", int64_t(4));
+  EXPECT_NE(verifyMessage(M).find("scratch is not"), std::string::npos);
+}
+
+// --cores: a residual sum splits into ranges of whole 256-element units,
+// each share reading and writing its own range (here in place over a).
+TEST(QuantOps, QAddSplitsIntoElementRanges) {
+  Graph G("g");
+  Value *A = val(G, "a", DType::I8, {1, 10, 10, 10});
+  Value *B = val(G, "b", DType::I8, {1, 10, 10, 10});
+  const OpDef *D = lookupInternalOp("QAdd");
+  ASSERT_NE(D, nullptr);
+  Node *N = G.addNode("cuvil.QAdd", "add", D, {A, B}, {A});
+  for (auto [Name, V] : {std::pair<const char *, int64_t>{"a_mult", 1 << 20},
+                         {"b_mult", 1 << 19},
+                         {"shift", 21},
+                         {"y_lo", -128},
+                         {"y_hi", 127},
+                         {"lanes", 1}})
+    N->setAttr(Name, V);
+  EXPECT_EQ(verifyMessage(*N), "");
+  std::vector<KernelCall> Calls;
+  ASSERT_FALSE(bool(D->Lower(*N, Calls)));
+  std::vector<std::vector<KernelCall>> Shares;
+  D->Split(*N, Calls, 3, Shares);
+  // 1,000 elements: 4 units, as 2, 1, 1.
+  ASSERT_EQ(Shares.size(), 3u);
+  int64_t Next = 0;
+  for (const auto &S : Shares) {
+    const auto K = kabi::QaddLanesS8::from(S[0]);
+    EXPECT_EQ(K.a.ByteOffset, Next);
+    EXPECT_EQ(K.b.ByteOffset, Next);
+    EXPECT_EQ(K.y.ByteOffset, Next);
+    EXPECT_EQ(K.y.V, A);
+    Next += K.n;
+  }
+  EXPECT_EQ(Next, 1000);
+  EXPECT_EQ(kabi::QaddLanesS8::from(Shares[0][0]).n, 512);
+  // 256 elements or fewer: one unit, no split.
+  Graph Small("s");
+  Value *X = val(Small, "x", DType::I8, {256});
+  Node *T = Small.addNode("cuvil.QAdd", "t", D, {X, X}, {X});
+  T->setAttr("shift", int64_t(21));
+  Calls.clear();
+  Shares.clear();
+  ASSERT_FALSE(bool(D->Lower(*T, Calls)));
+  D->Split(*T, Calls, 4, Shares);
+  EXPECT_TRUE(Shares.empty());
 }
