@@ -463,8 +463,9 @@ def run_image(target, exe, case_dir, serial=False):
                                              header.read_text(), re.MULTILINE)
     if workers and int(workers[1]) > 1 and serial:
         shares = TEAM_SERIAL.search(stdout)
-        if not shares or shares[1] != workers[1] or int(shares[2]) == 0:
-            raise CaseError(f"a {workers[1]}-core build measured serially ran no shares")
+        if not shares or shares[1] != workers[1]:
+            raise CaseError(f"a {workers[1]}-core build did not report its shares "
+                            "(cuvil: team shares=N ...)")
     elif workers and int(workers[1]) > 1:
         team = TEAM.search(stdout)
         if not team or team[1] != workers[1]:

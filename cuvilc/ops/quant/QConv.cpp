@@ -139,6 +139,8 @@ llvm::Error lowerQConvOp(const Node &N, std::vector<KernelCall> &Calls) {
   } else if (A.Packed) {
     kabi::Qconv2dPackedS8 K;
     K.wp = N.input(1);
+    K.p0 = 0;
+    K.p1 = (*G)[CUVIL_QCONV_OH] * (*G)[CUVIL_QCONV_OW];
     Calls.push_back(Fill(K).call());
   } else {
     kabi::Qconv2dS8 K;
@@ -161,15 +163,17 @@ int64_t macsQConv(const Node &N) {
           (*G)[CUVIL_QCONV_KW]);
 }
 
-/// OpDef::Split (--cores), batch 1: ranges of whole panels of output
-/// channels for the packed kernel (one group; its weights are stored panel
-/// by panel), ranges of channels for the depthwise one (in groups of 8, the
-/// lanes of its small-map form). Each share is the same call on fewer
-/// channels, its pointers moved to the range's start, and writes whole
-/// planes of y (the a78 kernels write ahead inside a plane: cuvil/kernels/
-/// qint.h). The direct kernel splits by output rows (its stores stay in
-/// its rows), each share on its part of the scratch, which the node holds
-/// for its shares attribute's cores.
+/// OpDef::Split (--cores), batch 1: for the packed kernel (one group)
+/// ranges of positions of every plane (the kernel's [p0, p1): its stores
+/// stay inside) or of whole panels of output channels (its weights are
+/// stored panel by panel), whichever balances better; ranges of channels
+/// for the depthwise one (in groups of 8, the lanes of its small-map form),
+/// which write whole planes of y (the a78 kernels write ahead inside a
+/// plane: cuvil/kernels/qint.h). A share of channels is the same call on
+/// fewer channels, its pointers moved to the range's start. The direct
+/// kernel splits by output rows (its stores stay in its rows), each share
+/// on its part of the scratch, which the node holds for its shares
+/// attribute's cores.
 void splitQConvOp(const Node &N, const std::vector<KernelCall> &Calls,
                   int64_t Parts, std::vector<std::vector<KernelCall>> &Shares) {
   if (Calls.size() != 1)
@@ -209,15 +213,34 @@ void splitQConvOp(const Node &N, const std::vector<KernelCall> &Calls,
       return;
     const int64_t Kp = packedBytesPerChannel(N, G);
     const int64_t Plane = G[CUVIL_QCONV_OH] * G[CUVIL_QCONV_OW];
-    Cut(K, G[CUVIL_QCONV_M], std::max<int64_t>(QIntAttrs(N).Mr, 1),
-        [&](kabi::Qconv2dPackedS8 &S, int64_t M0, int64_t M1) {
-          S.wp = atBytes(K.wp, M0 * Kp);
-          S.bias = atBytes(K.bias, 4 * M0);
-          S.wsum = atBytes(K.wsum, 4 * M0);
-          S.rq = atBytes(K.rq, 8 * M0);
-          S.y = atBytes(K.y, M0 * Plane);
-          S.geom.Array[CUVIL_QCONV_M] = M1 - M0;
-        });
+    const int64_t M = G[CUVIL_QCONV_M],
+                  Mr = std::max<int64_t>(QIntAttrs(N).Mr, 1);
+    // Positions: whole rows where a row holds the kernel's blocks (at most
+    // 12 positions), else runs of 48 (whole blocks of every target's).
+    const int64_t OW = G[CUVIL_QCONV_OW];
+    const int64_t Grain = OW >= 12 ? OW : 48;
+    const ShareRanges ByPanels = shareRanges(M, Mr, Parts),
+                      ByPositions = shareRanges(Plane, Grain, Parts);
+    // Positions whenever they balance as well: every share then gathers
+    // only its own positions' activations, where a share of the panels
+    // gathers all of them again.
+    if (!ByPositions.empty() &&
+        largestShare(ByPositions, Plane) <= largestShare(ByPanels, M)) {
+      Cut(K, Plane, Grain,
+          [&](kabi::Qconv2dPackedS8 &S, int64_t P0, int64_t P1) {
+            S.p0 = P0;
+            S.p1 = P1;
+          });
+      return;
+    }
+    Cut(K, M, Mr, [&](kabi::Qconv2dPackedS8 &S, int64_t M0, int64_t M1) {
+      S.wp = atBytes(K.wp, M0 * Kp);
+      S.bias = atBytes(K.bias, 4 * M0);
+      S.wsum = atBytes(K.wsum, 4 * M0);
+      S.rq = atBytes(K.rq, 8 * M0);
+      S.y = atBytes(K.y, M0 * Plane);
+      S.geom.Array[CUVIL_QCONV_M] = M1 - M0;
+    });
   } else if (C.Kernel == kabi::Qdwconv2dTiledS8::Name) {
     const auto K = kabi::Qdwconv2dTiledS8::from(C);
     const std::vector<int64_t> &G = K.geom.Array;

@@ -216,26 +216,33 @@ INLINE void run_block(const qsrc *s, const qout *o, const qblock *b,
   }
 }
 
-/* The whole operation. A convolution whose output rows hold a block takes
- * blocks along each row, the last one ending at the row's end (it may
- * overlap its neighbour: recomputing a few outputs costs less than the
- * general gathering of a block across rows); shorter rows, and the rows
- * of a matrix product, are taken in order, blocks spanning rows. */
-INLINE void run_all(const qsrc *s, const qout *o) {
+/* Positions [q0, o->positions) of the operation. A convolution whose
+ * output rows hold a block takes blocks along each row, the last one
+ * ending at the row's end (it may overlap its neighbour: recomputing a few
+ * outputs costs less than the general gathering of a block across rows);
+ * a part of a row shorter than a block (a range starting or ending inside
+ * it) is one short block; shorter rows, and the rows of a matrix product,
+ * are taken in order, blocks spanning rows. */
+INLINE void run_all(const qsrc *s, const qout *o, int64_t q0) {
   cuvil_qxe buf[CUVIL_QKC / CUVIL_QKR * CUVIL_QXG];
   int32_t part[QMC * CUVIL_QNR];
   qblock b;
   if (!s->is_gemm && s->ow >= CUVIL_QNR) {
-    for (int64_t p0 = 0; p0 < o->positions; p0 += s->ow)
-      for (int64_t ox = 0; ox < s->ow; ox += CUVIL_QNR) {
+    for (int64_t r0 = q0; r0 < o->positions;) {
+      const int64_t row_end = (r0 / s->ow + 1) * s->ow;
+      const int64_t r1 = row_end < o->positions ? row_end : o->positions;
+      const int64_t short_part = r1 - r0 < CUVIL_QNR;
+      for (int64_t p = r0; p < r1; p += CUVIL_QNR) {
         block_init(s, &b,
-                   p0 + (ox + CUVIL_QNR <= s->ow ? ox : s->ow - CUVIL_QNR),
-                   CUVIL_QNR);
+                   short_part || p + CUVIL_QNR <= r1 ? p : r1 - CUVIL_QNR,
+                   short_part ? r1 - r0 : CUVIL_QNR);
         run_block(s, o, &b, buf, part);
       }
+      r0 = r1;
+    }
     return;
   }
-  for (int64_t p0 = 0; p0 < o->positions; p0 += CUVIL_QNR) {
+  for (int64_t p0 = q0; p0 < o->positions; p0 += CUVIL_QNR) {
     block_init(s, &b, p0,
                o->positions - p0 < CUVIL_QNR ? o->positions - p0 : CUVIL_QNR);
     run_block(s, o, &b, buf, part);
@@ -263,7 +270,8 @@ void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
                                const int32_t *bias, const int32_t *wsum,
                                const int32_t *rq, void *y, const int64_t *geom,
                                int64_t x_type, int64_t x_zp, int64_t y_type,
-                               int64_t y_zp, int64_t y_lo, int64_t y_hi) {
+                               int64_t y_zp, int64_t y_lo, int64_t y_hi,
+                               int64_t p0, int64_t p1) {
   const int64_t group = geom[CUVIL_QCONV_GROUP], m = geom[CUVIL_QCONV_M];
   const int64_t c = geom[CUVIL_QCONV_C], h = geom[CUVIL_QCONV_H],
                 wd = geom[CUVIL_QCONV_W];
@@ -295,6 +303,11 @@ void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
     s.h = 1;
     s.wd = s.ow = h * wd;
   }
+  /* The range, in positions of a plane (o.positions: its end). */
+  p0 = p0 > 0 ? p0 : 0;
+  p1 = p1 < oh * ow ? p1 : oh * ow;
+  if (p0 >= p1)
+    return;
   qout o = {0,
             0,
             0,
@@ -302,7 +315,7 @@ void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
             0,
             y_type,
             mg,
-            oh * ow,
+            p1,
             oh * ow,
             1,
             0,
@@ -320,7 +333,7 @@ void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
       o.wsum = wsum + g * mg;
       o.rq = rq + 2 * g * mg;
       o.y = (uint8_t *)y + (b * m + g * mg) * oh * ow;
-      run_all(&s, &o);
+      run_all(&s, &o, p0);
     }
 }
 
@@ -349,7 +362,7 @@ void cuvil_k_qgemm_packed_s8(const void *a, const int8_t *wp,
             0,
             0};
   domain(&s, &o, a_type, a_zp, rq, n);
-  run_all(&s, &o);
+  run_all(&s, &o, 0);
 }
 
 #include "qdirect.h"

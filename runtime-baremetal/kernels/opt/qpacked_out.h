@@ -11,6 +11,8 @@ typedef struct {
   const int8_t *wp;
   const int32_t *bias, *wsum, *rq;
   void *y;
+  /* positions: a convolution's end of its range of a plane (stores stay
+   * before it), a product's rows. */
   int64_t y_type, m, positions, ch_stride, pos_stride;
   int32_t corr, y_zp, y_lo, y_hi; /* corr: times wsum, the domain change */
   int32_t lanes32; /* every shift in the int32 form's range (qrequant.h) */

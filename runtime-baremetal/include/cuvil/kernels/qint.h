@@ -93,16 +93,19 @@ void cuvil_k_qglobal_avgpool_s8(const void *x, void *y, int64_t nc, int64_t hw,
 
 /* The optimised forms (kernels/opt/qpacked.c): the same contract, on
  * weights packed with mr = cuvil_k_qpack_mr and kr = cuvil_k_qpack_kr.
- * A convolution on a78 (and the direct form below) stores 16 bytes of an
- * output plane at a time, the bytes after a block's outputs being outputs
- * a later block of the same call stores again: no other writer may share
- * y's planes during a call (cores splitting one convolution must each
- * take whole planes). */
+ * The convolution computes positions [p0, p1) of every output plane
+ * (0 and oh * ow: all of them). On a78 it (and the direct form below)
+ * stores 16 bytes of an output plane at a time, the bytes after a block's
+ * outputs being outputs a later block of the same call stores again, up
+ * to the range's end: calls on disjoint ranges, or on disjoint planes, may
+ * run at once (--cores); no other writer may share the range during a
+ * call. */
 void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
                                const int32_t *bias, const int32_t *wsum,
                                const int32_t *rq, void *y, const int64_t *geom,
                                int64_t x_type, int64_t x_zp, int64_t y_type,
-                               int64_t y_zp, int64_t y_lo, int64_t y_hi);
+                               int64_t y_zp, int64_t y_lo, int64_t y_hi,
+                               int64_t p0, int64_t p1);
 /* The convolution on the channel-interleaved image (kernels/opt/
  * qdirect.h), in libraries that export cuvil_k_qpack_direct = 1 (their
  * kr is 4 and a block of positions reads 4 steps of each position as one

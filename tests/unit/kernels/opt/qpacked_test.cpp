@@ -136,8 +136,21 @@ void checkConv(const ConvCase &T, const Quant &Q) {
                      Q.YHi);
   cuvil_k_qconv2d_packed_s8(X.data(), P.Wp.data(), P.Bias.data(), P.WSum.data(),
                             P.Rq.data(), Got.data(), Geom, Q.XType, Q.XZp,
-                            Q.YType, Q.YZp, Q.YLo, Q.YHi);
+                            Q.YType, Q.YZp, Q.YLo, Q.YHi, 0, OH * OW);
   EXPECT_TRUE(same(Got, Ref));
+  // Ranges of positions as --cores cuts them, and cut anywhere (inside a
+  // row, shorter than a block), the last range first: each must compute
+  // exactly its own positions of every plane.
+  const int64_t Plane = OH * OW;
+  for (const int64_t Parts : {int64_t(3), std::min<int64_t>(Plane, 7)}) {
+    std::vector<uint8_t> Split(YSize, 0x33);
+    for (int64_t I = Parts - 1; I >= 0; --I)
+      cuvil_k_qconv2d_packed_s8(X.data(), P.Wp.data(), P.Bias.data(),
+                                P.WSum.data(), P.Rq.data(), Split.data(), Geom,
+                                Q.XType, Q.XZp, Q.YType, Q.YZp, Q.YLo, Q.YHi,
+                                Plane * I / Parts, Plane * (I + 1) / Parts);
+    EXPECT_TRUE(same(Split, Ref)) << Parts << " ranges of positions";
+  }
 }
 
 // The quantizations every shape runs with: uint8 and int8 activations
