@@ -10,6 +10,7 @@
 #include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
+#include "ops/Shares.h"
 #include "ops/quant/Quant.h"
 
 #include <cuvil/kernels.h>
@@ -180,6 +181,30 @@ llvm::Error lowerDequantize(const Node &N, std::vector<KernelCall> &Calls) {
   return llvm::Error::success();
 }
 
+/// OpDef::Split (--cores) of a per-tensor (de)quantization: ranges of
+/// elements in units of 256, each share the same call on its range (the
+/// input quantization of an INT8 model is a few percent of its run).
+template <typename K>
+void splitPerTensor(const Node &N, const std::vector<KernelCall> &Calls,
+                    int64_t Parts,
+                    std::vector<std::vector<KernelCall>> &Shares) {
+  if (Calls.size() != 1 || Calls[0].Kernel != K::Name)
+    return;
+  const K Whole = K::from(Calls[0]);
+  if (Whole.axis_dim != 1)
+    return;
+  const int64_t XBytes = dtypeSize(N.input(0)->dtype()),
+                YBytes = dtypeSize(N.output(0)->dtype());
+  for (auto [B, E] : shareRanges(Whole.outer * Whole.inner, 256, Parts)) {
+    K S = Whole;
+    S.x = atBytes(Whole.x, B * XBytes);
+    S.y = atBytes(Whole.y, B * YBytes);
+    S.outer = 1;
+    S.inner = E - B;
+    Shares.push_back({S.call()});
+  }
+}
+
 llvm::Error verifyDynamic(const Node &N) {
   const Value *X = N.input(0);
   if (!X || X->dtype() != DType::F32)
@@ -212,13 +237,17 @@ extern const OpDef QuantizeLinearOp = {.Name = "QuantizeLinear",
                                        .Lower = lowerQuantize,
                                        .Macs = noMacs,
                                        .Traits = Quantizes,
+                                       .Split =
+                                           splitPerTensor<kabi::QuantizeF32>,
                                        .Attrs = QdqAttrs::Specs};
-extern const OpDef DequantizeLinearOp = {.Name = "DequantizeLinear",
-                                         .Verify = verifyDequantize,
-                                         .Lower = lowerDequantize,
-                                         .Macs = noMacs,
-                                         .Traits = Dequantizes,
-                                         .Attrs = QdqAttrs::Specs};
+extern const OpDef DequantizeLinearOp = {
+    .Name = "DequantizeLinear",
+    .Verify = verifyDequantize,
+    .Lower = lowerDequantize,
+    .Macs = noMacs,
+    .Traits = Dequantizes,
+    .Split = splitPerTensor<kabi::DequantizeF32>,
+    .Attrs = QdqAttrs::Specs};
 extern const OpDef DynamicQuantizeLinearOp = {
     "DynamicQuantizeLinear", verifyDynamic, lowerDynamic, noMacs, NoTraits};
 

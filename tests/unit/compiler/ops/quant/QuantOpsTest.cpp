@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <tuple>
 
 #include <cuvil/kernels.h>
 
@@ -108,26 +109,26 @@ std::vector<uint8_t> f32Bytes(float F) {
   return B;
 }
 
-/// QLinearConv(x: uint8 [1, 8, 10, 7], 8 x 8 x 3 x 3 int8 weights, pads 1)
-/// lowered by lower-qdq as for a78 (panels of 8 by 4 steps, the direct
-/// kernel) for Cores cores.
-std::unique_ptr<Graph> directConv(int64_t Cores) {
+/// QLinearConv(x: uint8 [1, 8, 10, 7], 8 x 8 x K x K int8 weights, pads
+/// K / 2) lowered by lower-qdq as for a78 (panels of 8 by 4 steps, the
+/// direct kernel for a window of several taps) for Cores cores.
+std::unique_ptr<Graph> quantConv(int64_t Cores, int64_t K = 3) {
   auto G = std::make_unique<Graph>("g");
   Value *X = val(*G, "x", DType::U8, {1, 8, 10, 7});
   G->inputs().push_back(X);
   Value *S = constant(*G, "s", DType::F32, {}, f32Bytes(0.05f));
   Value *Z = constant(*G, "z", DType::U8, {}, {3});
-  std::vector<uint8_t> W(8 * 8 * 9);
+  std::vector<uint8_t> W(static_cast<size_t>(8 * 8 * K * K));
   for (size_t I = 0; I < W.size(); ++I)
     W[I] = static_cast<uint8_t>(I * 37 % 251);
-  Value *Wv = constant(*G, "w", DType::I8, {8, 8, 3, 3}, W);
+  Value *Wv = constant(*G, "w", DType::I8, {8, 8, K, K}, W);
   Value *WZ = constant(*G, "wz", DType::I8, {}, {0});
   Value *Y =
       G->addValue("y", DType::U8, {1, 8, 10, 7}, ValueKind::Intermediate);
   Node *N = test::addOp(*G, "QLinearConv", "conv", {X, S, Z, Wv, S, WZ, S, Z},
                         {Y}, 0);
-  N->setAttr("kernel_shape", std::vector<int64_t>{3, 3});
-  N->setAttr("pads", std::vector<int64_t>{1, 1, 1, 1});
+  N->setAttr("kernel_shape", std::vector<int64_t>{K, K});
+  N->setAttr("pads", std::vector<int64_t>(4, K / 2));
   G->outputs().push_back(Y);
   PipelineOptions O;
   O.QPackMr = 8;
@@ -143,7 +144,7 @@ std::unique_ptr<Graph> directConv(int64_t Cores) {
 // --cores 4: the direct convolution's node holds a scratch for 4 ranges of
 // rows, and its split gives each range its own part of it, end to end.
 TEST(QuantOps, DirectConvSplitsRowsEachOnItsOwnScratch) {
-  auto One = directConv(1), Four = directConv(4);
+  auto One = quantConv(1), Four = quantConv(4);
   ASSERT_EQ(Four->nodes().size(), 1u);
   const Node &N = *Four->nodes()[0];
   ASSERT_EQ(N.opType(), "cuvil.QConv");
@@ -189,6 +190,33 @@ TEST(QuantOps, DirectConvSplitsRowsEachOnItsOwnScratch) {
   EXPECT_NE(verifyMessage(M).find("scratch is not"), std::string::npos);
 }
 
+// --cores 4: a pointwise convolution of one panel (8 channels) splits by
+// positions of its 10 x 7 planes, in runs of 48 (its rows are shorter
+// than a block), every share on every channel and all the weights.
+TEST(QuantOps, PackedConvSplitsPositions) {
+  auto G = quantConv(4, 1);
+  const Node &N = *G->nodes()[0];
+  ASSERT_EQ(N.opType(), "cuvil.QConv");
+  EXPECT_EQ(N.getInt("direct", 0), 0);
+  std::vector<KernelCall> Calls;
+  ASSERT_FALSE(bool(N.def()->Lower(N, Calls)));
+  const auto Whole = kabi::Qconv2dPackedS8::from(Calls[0]);
+  EXPECT_EQ(std::make_pair(Whole.p0, Whole.p1),
+            std::make_pair(int64_t(0), int64_t(70)));
+  std::vector<std::vector<KernelCall>> Shares;
+  N.def()->Split(N, Calls, 4, Shares);
+  ASSERT_EQ(Shares.size(), 2u);
+  const auto A = kabi::Qconv2dPackedS8::from(Shares[0][0]),
+             B = kabi::Qconv2dPackedS8::from(Shares[1][0]);
+  EXPECT_EQ(std::make_tuple(A.p0, A.p1, B.p0, B.p1),
+            std::make_tuple(int64_t(0), int64_t(48), int64_t(48), int64_t(70)));
+  for (const auto &K : {A, B}) {
+    EXPECT_EQ(K.y.ByteOffset, 0);
+    EXPECT_EQ(K.wp.ByteOffset, 0);
+    EXPECT_EQ(K.geom.Array, Whole.geom.Array);
+  }
+}
+
 // --cores: a residual sum splits into ranges of whole 256-element units,
 // each share reading and writing its own range (here in place over a).
 TEST(QuantOps, QAddSplitsIntoElementRanges) {
@@ -232,5 +260,42 @@ TEST(QuantOps, QAddSplitsIntoElementRanges) {
   Shares.clear();
   ASSERT_FALSE(bool(D->Lower(*T, Calls)));
   D->Split(*T, Calls, 4, Shares);
+  EXPECT_TRUE(Shares.empty());
+}
+
+// --cores: a per-tensor quantization (an INT8 model's input) splits into
+// ranges of 256 elements; a per-axis one stays whole.
+TEST(QuantOps, PerTensorQuantizeSplitsIntoElementRanges) {
+  Graph G("g");
+  Value *X = val(G, "x", DType::F32, {1, 3, 20, 20});
+  Value *S = val(G, "s", DType::F32, {});
+  Value *Z = val(G, "z", DType::I8, {});
+  Value *Y =
+      G.addValue("y", DType::I8, {1, 3, 20, 20}, ValueKind::Intermediate);
+  Node *N = test::addOp(G, "QuantizeLinear", "q", {X, S, Z}, {Y}, 0);
+  std::vector<KernelCall> Calls;
+  ASSERT_FALSE(bool(N->def()->Lower(*N, Calls)));
+  std::vector<std::vector<KernelCall>> Shares;
+  N->def()->Split(*N, Calls, 4, Shares);
+  ASSERT_EQ(Shares.size(), 4u); // 5 units: 2, 1, 1, 1
+  int64_t Next = 0;
+  for (const auto &Share : Shares) {
+    const auto K = kabi::QuantizeF32::from(Share[0]);
+    EXPECT_EQ(K.x.ByteOffset, 4 * Next);
+    EXPECT_EQ(K.y.ByteOffset, Next);
+    EXPECT_EQ(K.outer, 1);
+    EXPECT_EQ(K.axis_dim, 1);
+    Next += K.inner;
+  }
+  EXPECT_EQ(Next, 1200);
+  Value *S3 = val(G, "s3", DType::F32, {3});
+  Value *Y3 =
+      G.addValue("y3", DType::I8, {1, 3, 20, 20}, ValueKind::Intermediate);
+  Node *P = test::addOp(G, "QuantizeLinear", "p", {X, S3, nullptr}, {Y3}, 1);
+  P->setAttr("axis", int64_t(1));
+  Calls.clear();
+  Shares.clear();
+  ASSERT_FALSE(bool(P->def()->Lower(*P, Calls)));
+  P->def()->Split(*P, Calls, 4, Shares);
   EXPECT_TRUE(Shares.empty());
 }
