@@ -168,7 +168,7 @@ int64_t macsQConv(const Node &N) {
 /// stay inside) or of whole panels of output channels (its weights are
 /// stored panel by panel), whichever balances better; ranges of channels
 /// for the depthwise one (in groups of 8, the lanes of its small-map form,
-/// where there are enough for every core), which write whole planes of y (the
+/// where there are two or more), which write whole planes of y (the
 /// a78 kernels write ahead inside a plane: cuvil/kernels/qint.h). A share of
 /// channels is the same call on fewer channels, its pointers moved to the
 /// range's start. The direct kernel splits by output rows (its stores stay in
@@ -249,12 +249,12 @@ void splitQConvOp(const Node &N, const std::vector<KernelCall> &Calls,
     const int64_t Taps = G[CUVIL_QCONV_KH] * G[CUVIL_QCONV_KW];
     const int64_t In = G[CUVIL_QCONV_H] * G[CUVIL_QCONV_W];
     const int64_t Out = G[CUVIL_QCONV_OH] * G[CUVIL_QCONV_OW];
-    // Groups of 8 where every core gets one, else an even share of the
-    // channels: MobileNetV1-0.25's 8-channel 48x48 layer on four cores
-    // takes 2 each, and its run 0.34x -> 0.30x of one core (a78).
+    // Groups of 8 where there are two or more, else an even share of the
+    // channels. On a78, MobileNetV1-0.25's 8-channel 48x48 layer costs the
+    // same in 4 shares of 2 channels as whole, but its 16-channel stride-2
+    // layer cost 3.5x its one-core count in 4 shares of 4 (2 of 8: 1.0x).
     const int64_t Channels = G[CUVIL_QCONV_C];
-    const int64_t Grain =
-        Channels >= 8 * Parts ? 8 : (Channels + Parts - 1) / Parts;
+    const int64_t Grain = Channels >= 16 ? 8 : (Channels + Parts - 1) / Parts;
     Cut(K, Channels, Grain,
         [&](kabi::Qdwconv2dTiledS8 &S, int64_t C0, int64_t C1) {
           S.x = atBytes(K.x, C0 * In);
