@@ -252,7 +252,8 @@ void splitQConvOp(const Node &N, const std::vector<KernelCall> &Calls,
     // Groups of 8 where there are two or more, else an even share of the
     // channels. On a78, MobileNetV1-0.25's 8-channel 48x48 layer costs the
     // same in 4 shares of 2 channels as whole, but its 16-channel stride-2
-    // layer cost 3.5x its one-core count in 4 shares of 4 (2 of 8: 1.0x).
+    // layer cost 3.48x its one-core count in 4 shares of 4 (2 of 8: 1.00x;
+    // bench/share_profile.py).
     const int64_t Channels = G[CUVIL_QCONV_C];
     const int64_t Grain = Channels >= 16 ? 8 : (Channels + Parts - 1) / Parts;
     Cut(K, Channels, Grain,
