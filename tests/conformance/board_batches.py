@@ -6,10 +6,19 @@ booting QEMU for it cost more than compiling it. So each test is compiled
 on its own (prepare: `cuvilc build --name t<N>`), then the tests are run in
 batches, one image per batch: runtime-baremetal's runner.c is compiled
 against each test's header as the function cuvil_case_t<N> rather than
-main (one compiler run for the batch), and the image's main calls each
-test's runner once per test_data_set, on the files in that data set's
-directory, printing where each call starts and what it returned. One QEMU
-boot then runs the whole batch.
+main, and the image's main calls each test's runner once per
+test_data_set, on the files in that data set's directory, printing where
+each call starts and what it returned. One QEMU boot then runs the whole
+batch.
+
+The batch's runners and its main are one translation unit, batch.c, one
+compiler run: a compiler process per runner took half the CPU time of a
+board's conformance run (clang's start-up, some 0.1 s a file). runner.c
+includes the test's header and defines file-scope names of its own, so
+batch.c includes runner.c once per test with its static functions and
+variables renamed for that test (runner_statics, read from runner.c) and
+undefines, after each, the macros runner.c and the test's header alias
+defined.
 
 A test's verdict is its own: its runner's return code and messages, its
 outputs. When a batch does not link, or its image does not finish (a
@@ -123,23 +132,103 @@ def batches(tests):
         yield batch
 
 
-def runner_source(test):
-    """runner.c as test's runner (a file of the batch's directory)."""
-    return "".join([f"/* The runner of {test.name} (tests/conformance/board_batches.py). */\n",
-                    f"#define CUVIL_RUNNER_ENTRY {test.entry}\n",
-                    f"#define CUVIL_RUNNER_IO_POOL_BYTES {test.io_pool_bytes}ul\n",
-                    f'#define CUVIL_RUNNER_MODEL_HEADER "{test.case_dir / "model.h"}"\n',
-                    f'#include "{run_e2e.RUNNER}"\n'])
+def runner_statics(text):
+    """The names runner.c (its text) gives file scope with `static`, its
+    functions and variables, less those it also defines as macros: one
+    translation unit that includes it for several tests renames them per
+    test. A static this misses makes batch.c fail to compile (a
+    redefinition), never a wrong verdict."""
+    text = text.replace("\\\n", " ")
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.DOTALL)
+    text = re.sub(r"//[^\n]*", " ", text)
+    text = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+    text = re.sub(r"'(?:\\.|[^'\\])*'", "''", text)
+    macros = set(re.findall(r"^\s*#\s*define\s+(\w+)", text, re.MULTILINE))
+    code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    tokens = re.findall(r"[A-Za-z_]\w*|\S", code)
+    names, statement, depth, body = [], [], 0, 0
+    for token in tokens:
+        if body:  # inside a function body
+            body += {"{": 1, "}": -1}.get(token, 0)
+            continue
+        if token == "{" and depth == 0 and statement and statement[-1] == ")":
+            names += declared_names(statement)
+            statement, body = [], 1
+            continue
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(token, 0)
+        if token == ";" and depth == 0:
+            names += declared_names(statement + [";"])
+            statement = []
+            continue
+        statement.append(token)
+    return sorted(set(names) - macros)
 
 
-def batch_source(calls):
-    """main() of a batch: calls [(entry, dir)] in order, each framed by
-    `cuvil: case K start` and `cuvil: case K rc=R`."""
-    entries = sorted({entry for entry, _ in calls})
+def declared_names(statement):
+    """The declarators of a file-scope statement (tokens) that starts with
+    `static`: each identifier at the outer level followed by `(`, `[`, `=`,
+    `,` or `;`, with initializers and __attribute__ groups skipped."""
+    if not statement or statement[0] != "static":
+        return []
+    tokens, i = [], 0
+    while i < len(statement):
+        if statement[i] != "__attribute__":
+            tokens.append(statement[i])
+            i += 1
+            continue
+        level, i = 0, i + 1
+        while i < len(statement):
+            level += {"(": 1, ")": -1}.get(statement[i], 0)
+            i += 1
+            if level == 0:
+                break
+    names, depth, initializer = [], 0, False
+    for token, following in zip(tokens, tokens[1:] + [";"]):
+        if depth == 0 and token in ("=", ","):
+            initializer = token == "="
+        elif (depth == 0 and not initializer and token not in C_KEYWORDS
+              and re.fullmatch(r"[A-Za-z_]\w*", token) and following in "([=,;"):
+            names.append(token)
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(token, 0)
+    return names
+
+
+C_KEYWORDS = {"static", "inline", "const", "volatile", "unsigned", "signed", "char", "short",
+              "int", "long", "float", "double", "void", "struct", "union", "enum"}
+
+RUNNER_TEXT = run_e2e.RUNNER.read_text()
+RUNNER_STATICS = runner_statics(RUNNER_TEXT)
+RUNNER_MACROS = sorted(set(re.findall(r"^\s*#\s*define\s+(\w+)", RUNNER_TEXT, re.MULTILINE)))
+
+
+def runner_instance(test):
+    """batch.c's lines for test's runner: runner.c included as the function
+    test.entry against the test's header, its statics renamed; afterwards
+    every macro it, the header alias and these lines defined is undefined."""
+    header = test.case_dir / "model.h"
+    alias = re.findall(r"^#define (\w+)", header.read_text(), re.MULTILINE)
+    config = {"CUVIL_RUNNER_ENTRY": test.entry,
+              "CUVIL_RUNNER_IO_POOL_BYTES": f"{test.io_pool_bytes}ul",
+              "CUVIL_RUNNER_MODEL_HEADER": f'"{header}"'}
+    lines = [f"/* The runner of {test.name}. */"]
+    lines += [f"#define {name} {value}" for name, value in config.items()]
+    lines += [f'#include "{header}"']
+    lines += [f"#define {name} runner_{test.model}_{name}" for name in RUNNER_STATICS]
+    lines += [f'#include "{run_e2e.RUNNER}"']
+    undefine = sorted(set(config) | set(RUNNER_STATICS) | set(RUNNER_MACROS) | set(alias))
+    lines += [f"#undef {name}" for name in undefine]
+    return lines + [""]
+
+
+def batch_source(tests, calls):
+    """batch.c: the runners of tests, then main(), which makes the calls
+    [(entry, dir)] in order, each framed by `cuvil: case K start` and
+    `cuvil: case K rc=R`."""
     lines = ["/* A batch of conformance tests (tests/conformance/board_batches.py). */",
              '#include "cuvil/port.h"', ""]
-    lines += [f"int {entry}(const char *dir);" for entry in entries]
-    lines += ["", "int main(void) {"]
+    for test in tests:
+        lines += runner_instance(test)
+    lines += ["int main(void) {"]
     for k, (entry, directory) in enumerate(calls):
         lines += [f'  cuvil_printf("cuvil: case {k} start\\n");',
                   f'  cuvil_printf("cuvil: case {k} rc=%d\\n", {entry}("{directory}"));']
@@ -159,15 +248,12 @@ def run_batch(target, root, label, tests, judge):
     for test, data_set in calls:
         for old in test.data_dir(data_set).glob("out_*.bin"):
             old.unlink()
-    sources = [batch_dir / "batch.c"]
-    sources[0].write_text(batch_source(
-        [(t.entry, f"{t.data_dir(d).relative_to(root)}/") for t, d in calls]))
-    for test in tests:
-        sources.append(batch_dir / f"runner_{test.model}.c")
-        sources[-1].write_text(runner_source(test))
+    source = batch_dir / "batch.c"
+    source.write_text(batch_source(
+        tests, [(t.entry, f"{t.data_dir(d).relative_to(root)}/") for t, d in calls]))
     try:
-        target.compile_all(sources, batch_dir)
-        image = target.link(batch_dir, [*(s.with_suffix(".o") for s in sources),
+        target.compile_all([source], batch_dir)
+        image = target.link(batch_dir, [source.with_suffix(".o"),
                                         *(t.case_dir / f"{t.model}.o" for t in tests)],
                             [t.case_dir / f"{t.model}.ld" for t in tests])
         # QEMU runs in root, where the data sets' directories are: the
