@@ -205,8 +205,9 @@ importUnrollingLoops(const std::function<llvm::Expected<std::unique_ptr<Graph>>(
         return !N->def() && !N->unsupportedReason().empty();
       }))
     return G;
-  // Errors are the second import's to report.
-  llvm::consumeError(foldConstants(**G));
+  // Errors are the second import's to report; the constants keep their
+  // names (no merging), which KnownScalars goes by.
+  llvm::consumeError(foldConstants(**G, /*MergeConstants=*/false));
   for (const auto &V : (*G)->values()) {
     if (!V->isConstant() || !V->hasStaticShape() || V->numElements() != 1)
       continue;

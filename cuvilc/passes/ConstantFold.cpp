@@ -15,7 +15,12 @@
 //      they could not fold or shape is never reported;
 //   3. resolves the dimensions only a known shape downstream fixes (a Range
 //      of a run-time limit feeding the declared output through element-wise
-//      ops), see resolveFromDeclaredShapes.
+//      ops), see resolveFromDeclaredShapes;
+//   4. merges equal small bool and int64 constants (conditions, indices,
+//      shapes: what every copy of an unrolled loop body folds to again),
+//      so the weights hold each once. Float and quantized tensors are left
+//      alone: they are weights, and two that are equal in one training run
+//      must stay two for a retrained blob of the same structure.
 // Each op's evaluator is its fold hook (OpDef::Fold) and its shape rule its
 // shape hook (OpDef::Shape), both in the op's own file (shapes from
 // ops/ShapeRules, shared with the ops' lowering); this pass only drives
@@ -32,6 +37,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 namespace cuvil {
 namespace {
@@ -123,9 +129,33 @@ bool takeKnownBranch(Graph &G, Node &N, std::vector<Node *> &Dead) {
   return true;
 }
 
+/// Step 4: each bool or int64 constant of at most 64 elements that equals
+/// an earlier one (type, shape, bytes) is replaced by it, unless it is a
+/// graph output.
+void mergeStructuralConstants(Graph &G) {
+  std::map<std::tuple<DType, std::vector<int64_t>, std::vector<uint8_t>>,
+           Value *>
+      First;
+  std::vector<std::pair<Value *, Value *>> Merges;
+  for (const auto &V : G.values()) {
+    if (!V->isConstant() || V->data().empty() || !V->hasStaticShape() ||
+        V->numElements() > 64 || G.isGraphOutput(V.get()) ||
+        (V->dtype() != DType::Bool && V->dtype() != DType::I64))
+      continue;
+    auto [It, New] =
+        First.try_emplace({V->dtype(), V->shape(), V->data()}, V.get());
+    if (!New)
+      Merges.push_back({V.get(), It->second});
+  }
+  for (auto [Dup, Kept] : Merges)
+    G.replaceAllUses(Dup, Kept);
+  if (!Merges.empty())
+    G.eraseDeadValues();
+}
+
 } // namespace
 
-llvm::Error foldConstants(Graph &G) {
+llvm::Error foldConstants(Graph &G, bool MergeConstants) {
   std::vector<Node *> Order;
   for (const auto &N : G.nodes())
     Order.push_back(N.get());
@@ -145,6 +175,8 @@ llvm::Error foldConstants(Graph &G) {
       resolveShapes(*N);
   }
   G.eraseNodes(Dead);
+  if (MergeConstants)
+    mergeStructuralConstants(G);
   // Dimensions only the declared outputs determine, then what follows them.
   resolveFromDeclaredShapes(G);
   for (const auto &N : G.nodes())

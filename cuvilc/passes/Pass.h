@@ -57,7 +57,9 @@ llvm::Error verifyGraph(const Graph &G);
 llvm::Error verifyGraphNode(const Node &N);
 
 // The passes, in pipeline order.
-llvm::Error foldConstants(Graph &G);
+/// MergeConstants: step 4 of ConstantFold.cpp (off where the constants'
+/// names are read afterwards: the Loop trip counts of a first import).
+llvm::Error foldConstants(Graph &G, bool MergeConstants = true);
 llvm::Error lowerQdq(Graph &G, const PipelineOptions &O);
 llvm::Error specializeOps(Graph &G);
 llvm::Error eliminateTransposes(Graph &G, bool SizesVary = false);

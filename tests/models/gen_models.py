@@ -478,6 +478,10 @@ EXPORTED = {
     "torch_vad_16k": ("torch_vad.onnx", {"samples": 250}, {"sr": 16000}),
     "torch_vad_8k": ("torch_vad.onnx", {"samples": 256}, {"sr": 8000}),
     "torch_stream": ("torch_stream.onnx", {"samples": 80}),
+    # torch_until's loop breaks once an update is below `limit`: after 4 of
+    # its 8 iterations at 0.05, never at 0.
+    "torch_until_early": ("torch_until.onnx", {}, {"limit": 0.05}),
+    "torch_until_full": ("torch_until.onnx", {}, {"limit": 0.0}),
 }
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Export torch_vad.onnx and torch_stream.onnx: models with the control flow
-PyTorch's exporter leaves in scripted models, for the end-to-end tests.
+"""Export torch_vad.onnx, torch_stream.onnx and torch_until.onnx: models with
+the control flow PyTorch's exporter leaves in scripted models, for the
+end-to-end tests.
 
     /usr/bin/python3 tests/models/torch_control_flow.py [OUT_DIR]   (needs python3-torch)
 
@@ -22,6 +23,14 @@ torch_stream, a streaming recurrent cell, runs a `Loop` over the input's
 frames of 16 samples: its trip count is `samples // 16`, which `--dim`
 fixes, and each iteration slices its frame at an offset computed from the
 iteration number.
+
+torch_until, an iterative refinement, runs a recurrent cell up to 8 times
+and breaks out of the loop once an update changes the state by less than
+the float input `limit`. PyTorch exports a `for` loop with a `break` as a
+`Loop` with an unbounded trip count (INT64_MAX), a counter carried as a
+state and the condition `counter + 1 < 8 and not broken`; the `break`
+test is an `If` inside the body. The number of iterations is a run-time
+value: 8 when `limit` is 0, fewer when it is larger.
 
 The exported files are committed beside this script (the build machines
 need no PyTorch); rerun this only to change the models.
@@ -80,6 +89,23 @@ class Stream(torch.nn.Module):
         return self.out(h), h
 
 
+class Until(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wx = torch.nn.Linear(8, 16)
+        self.wh = torch.nn.Linear(16, 16)
+        self.out = torch.nn.Linear(16, 3)
+
+    def forward(self, x, h, limit):
+        for _ in range(8):
+            h2 = torch.tanh(self.wx(x) + 0.5 * self.wh(h))
+            delta = (h2 - h).abs().max()
+            h = h2
+            if bool(delta < limit):
+                break
+        return self.out(h), h
+
+
 def main():
     out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else HERE
     torch.manual_seed(0)
@@ -94,6 +120,11 @@ def main():
                       str(out / "torch_stream.onnx"), opset_version=14,
                       input_names=["x", "h"], output_names=["y", "hn"],
                       dynamic_axes={"x": {1: "samples"}})
+    torch.manual_seed(2)
+    until = torch.jit.script(Until().eval())
+    torch.onnx.export(until, (torch.randn(1, 8), torch.zeros(1, 16), torch.tensor(0.1)),
+                      str(out / "torch_until.onnx"), opset_version=14,
+                      input_names=["x", "h", "limit"], output_names=["y", "hn"])
     return 0
 
 

@@ -29,16 +29,33 @@ bool isFloatConstant(const Value *V) {
   return V && V->isConstant() && V->dtype() == DType::F32 && !V->data().empty();
 }
 
+/// The constant holding Bytes, W packed (W's shape): the one another node
+/// already packed W into when the bytes are the same (the copies of an
+/// unrolled loop's body share their weights), else a new one, named
+/// W.packed (W.packed.K when another packing of W has that name).
+Value *packedConstant(Graph &G, const Value &W, std::vector<uint8_t> Bytes) {
+  const std::string Base = W.name() + ".packed";
+  int Taken = 0;
+  for (const auto &V : G.values()) {
+    if (V->name() != Base && V->name().rfind(Base + ".", 0) != 0)
+      continue;
+    if (V->isConstant() && V->dtype() == DType::F32 &&
+        V->shape() == W.shape() && V->data() == Bytes)
+      return V.get();
+    ++Taken;
+  }
+  Value *P = G.addValue(Taken ? Base + "." + std::to_string(Taken) : Base,
+                        DType::F32, W.shape(), ValueKind::Constant);
+  P->setData(std::move(Bytes));
+  return P;
+}
+
 /// Gives N the packed weights and rebuilds it as Def (with the panel).
 Node *replaceWeight(Graph &G, Node &N, const std::vector<float> &Packed,
                     int64_t Panel, const OpDef &Def) {
-  const Value *W = N.input(1);
-  Value *P = G.addValue(W->name() + ".packed", DType::F32, W->shape(),
-                        ValueKind::Constant);
   std::vector<uint8_t> Bytes(Packed.size() * sizeof(float));
   std::memcpy(Bytes.data(), Packed.data(), Bytes.size());
-  P->setData(std::move(Bytes));
-  N.setInput(1, P);
+  N.setInput(1, packedConstant(G, *N.input(1), std::move(Bytes)));
   Node *R = rebuildAs(G, N, Def);
   R->setAttr(PanelAttr, Panel);
   return R;
@@ -81,10 +98,7 @@ Value *packMatricesAsTransB(Graph &G, const Value &W, int64_t Panel) {
     std::memcpy(Bytes.data() + I * Rows * Taps * sizeof(float), P.data(),
                 P.size() * sizeof(float));
   }
-  Value *V = G.addValue(W.name() + ".packed", DType::F32, W.shape(),
-                        ValueKind::Constant);
-  V->setData(std::move(Bytes));
-  return V;
+  return packedConstant(G, W, std::move(Bytes));
 }
 
 Node *packGemmWeights(Graph &G, Node &N, int64_t Panel) {

@@ -8,13 +8,26 @@
   and a scan output 2 s' per iteration (stacked to [3, 2, 3]).
 - loop_shape.onnx: the trip count is x's first dimension (symbolic `n`),
   through Shape -> Gather: --dim n=N fixes it.
-- loop_while.onnx: the body computes its condition (i < 2): a while loop.
+- loop_while.onnx: the body computes its condition (i < 2): a while loop
+  with a scan output.
 - loop_runtime.onnx: the trip count is a graph input.
+- loop_until.onnx: a while loop without scan outputs, bounded by a trip
+  count of 6: it stops after iteration i when i >= k (k an int64 input) or
+  when the state's largest element reaches the float input `limit`.
+- loop_gate.onnx: a `for` loop of 4 iterations whose condition on entry is
+  the bool input `go` (no scan outputs): it runs 4 times or not at all.
+- loop_counted.onnx: the trip count is the int64 input `m`, and the body's
+  condition i < 4 bounds the loop to 5 iterations: it runs min(m, 5) times.
+
+And the inputs of loop_until, loop_gate and loop_counted as .npy files:
+x.npy, k<K>.npy (K = 0, 2, 10: also loop_counted's m), limit<L>.npy
+(L = 3, 100), go<G>.npy (G = 0, 1).
 """
 
 import pathlib
 import sys
 
+import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
@@ -63,6 +76,43 @@ def model(name, trips_nodes, trips, x_shape, cond_out_nodes=(), cond_out="c_out"
     return m
 
 
+def scalar(name, value_type):
+    return helper.make_tensor_value_info(name, value_type, [])
+
+
+def stopping_loop(name, cond_nodes, cond_out, trips, entry_cond, inputs):
+    """A Loop without scan outputs: s' = 0.5 s + x + float(i), trip count
+    `trips` (None: the graph input m), the condition on entry `entry_cond`
+    (a graph value), and the body's condition cond_out computed by
+    cond_nodes."""
+    body_graph = helper.make_graph(
+        [helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+         helper.make_node("Mul", ["s", "half"], ["hs"]),
+         helper.make_node("Add", ["hs", "x"], ["hsx"]),
+         helper.make_node("Add", ["hsx", "fi"], ["s_out"]),
+         *cond_nodes],
+        "body",
+        [scalar("i", TensorProto.INT64), scalar("c", TensorProto.BOOL),
+         helper.make_tensor_value_info("s", TensorProto.FLOAT, [2, 3])],
+        [scalar(cond_out, TensorProto.BOOL),
+         helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [2, 3])])
+    nodes = [
+        helper.make_node("Constant", [], ["half"], value=helper.make_tensor("h", TensorProto.FLOAT, [], [0.5])),
+        helper.make_node("Constant", [], ["true"], value=helper.make_tensor("t", TensorProto.BOOL, [], [1])),
+        *([] if trips is None else
+          [helper.make_node("Constant", [], ["m"], value=helper.make_tensor("mt", TensorProto.INT64, [], [trips]))]),
+        helper.make_node("Mul", ["x", "half"], ["s_init"]),
+        helper.make_node("Loop", ["m", entry_cond, "s_init"], ["s_final"], name="loop", body=body_graph),
+    ]
+    graph = helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]), *inputs],
+        [helper.make_tensor_value_info("s_final", TensorProto.FLOAT, [2, 3])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    return m
+
+
 def main():
     out = pathlib.Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
@@ -80,6 +130,28 @@ def main():
     onnx.save(model("loop_runtime", [], "m", [2, 3],
                     extra_inputs=[helper.make_tensor_value_info("m", TensorProto.INT64, [])]),
               out / "loop_runtime.onnx")
+    until = [helper.make_node("Less", ["i", "k"], ["below_k"]),
+             helper.make_node("ReduceMax", ["s_out"], ["top"], keepdims=0),
+             helper.make_node("Less", ["top", "limit"], ["below_limit"]),
+             helper.make_node("And", ["below_k", "below_limit"], ["go_on"])]
+    onnx.save(stopping_loop("loop_until", until, "go_on", 6, "true",
+                            [scalar("k", TensorProto.INT64), scalar("limit", TensorProto.FLOAT)]),
+              out / "loop_until.onnx")
+    onnx.save(stopping_loop("loop_gate", [helper.make_node("Identity", ["c"], ["c_out"])], "c_out", 4,
+                            "go", [scalar("go", TensorProto.BOOL)]),
+              out / "loop_gate.onnx")
+    four = [helper.make_node("Constant", [], ["four"], value=helper.make_tensor("f4", TensorProto.INT64, [], [4])),
+            helper.make_node("Less", ["i", "four"], ["below_four"])]
+    onnx.save(stopping_loop("loop_counted", four, "below_four", None, "true", [scalar("m", TensorProto.INT64)]),
+              out / "loop_counted.onnx")
+    rng = np.random.default_rng(1)
+    np.save(out / "x.npy", rng.uniform(-1.0, 1.0, (2, 3)).astype(np.float32))
+    for k in (0, 2, 10):
+        np.save(out / f"k{k}.npy", np.array(k, np.int64))
+    for limit in (3, 100):
+        np.save(out / f"limit{limit}.npy", np.array(limit, np.float32))
+    for go in (0, 1):
+        np.save(out / f"go{go}.npy", np.array(go, np.bool_))
     return 0
 
 
