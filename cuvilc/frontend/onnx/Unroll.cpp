@@ -572,9 +572,11 @@ LoopUnroller::affine(const std::string &Name, int Depth) const {
       break; // constant - counter counts down
     auto C = constant(P->input(1 - Side));
     auto X = C ? affine(P->input(Side), Depth + 1) : std::nullopt;
-    if (X)
-      return std::pair{X->first + (P->op_type() == "Sub" ? -*C : *C),
-                       X->second};
+    int64_t Base;
+    if (X &&
+        !(P->op_type() == "Sub" ? __builtin_sub_overflow(X->first, *C, &Base)
+                                : __builtin_add_overflow(X->first, *C, &Base)))
+      return std::pair{Base, X->second};
   }
   return std::nullopt;
 }
@@ -603,15 +605,19 @@ std::optional<int64_t> LoopUnroller::counterBound(const std::string &Name,
   auto Limit = constant(P->input(Swap ? 0 : 1));
   if (!Counter || !Limit || Counter->second <= 0)
     return std::nullopt;
-  int64_t K = *Limit + (Op == "LessOrEqual" || Op == "GreaterOrEqual");
+  // (A model's constants may be anything: no step below may overflow.)
+  int64_t K, Span;
+  if (__builtin_add_overflow(*Limit,
+                             Op == "LessOrEqual" || Op == "GreaterOrEqual", &K))
+    return std::nullopt;
   auto [Base, Step] = *Counter;
   // The loop goes on after iteration t while Base + Step * t < K: it runs
   // up to the first t where that fails, that one included.
   if (Base >= K)
     return 1;
-  if (K - Base > MaxCopies * Step)
+  if (__builtin_sub_overflow(K, Base, &Span) || Span / Step >= MaxCopies)
     return std::nullopt; // far beyond what unrolls
-  return (K - Base + Step - 1) / Step + 1;
+  return Span / Step + (Span % Step != 0) + 1;
 }
 
 bool LoopUnroller::run() {

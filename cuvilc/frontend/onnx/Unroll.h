@@ -9,9 +9,11 @@
 namespace cuvil {
 
 /// Rewrites every Scan of M's main graph whose trip count shape inference
-/// determined, and every Loop whose trip count Known gives and whose
-/// condition stays true, into unrolled plain nodes (see Unroll.cpp);
-/// returns whether anything changed (then shape inference must run again).
+/// determined into unrolled plain nodes, and every Loop with a bound on its
+/// iterations (its trip count, constant or in Known, or a counter in its
+/// condition) into unrolled plain nodes, or If nodes per iteration when it
+/// may stop earlier (see Unroll.cpp); returns whether anything changed
+/// (then shape inference must run again).
 /// Known holds the values of int64 and bool scalars found constant (by
 /// their names; see ImportOptions::KnownScalars). Why each other Scan or
 /// Loop stays goes to Declined, by its first output's name.
