@@ -67,8 +67,17 @@ llvm::Error Importer::resolveInputDims() {
   for (const auto &T : GP->initializer())
     Initializers.insert(T.name());
   for (auto &In : *GP->mutable_input()) {
+    if (In.type().has_optional_type())
+      return makeError(
+          "input '{}' is optional (an ONNX optional type, as PyTorch exports "
+          "an Optional[Tensor] argument): cuvil compiles tensor inputs only; "
+          "export the model with a tensor for it (for a state, pass the "
+          "initial state, such as zeros, in place of None)",
+          In.name());
     if (!In.type().has_tensor_type())
-      return makeError("input '{}' is not a tensor", In.name());
+      return makeError("input '{}' is not a tensor (a sequence, map or "
+                       "optional value): cuvil compiles tensor inputs only",
+                       In.name());
     // Without a shape the rank is unknown (not 0), and ONNX's shape
     // inference crashes on some operators given one (MaxUnpool: found by
     // tests/fuzz/fuzz_onnx). Initializers listed as inputs (IR < 4) have
