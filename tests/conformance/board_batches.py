@@ -29,6 +29,7 @@ and tool output run_e2e.py gives.
 
 import re
 import shutil
+import sys
 
 import run_e2e
 
@@ -263,6 +264,10 @@ def run_batch(target, root, label, tests, judge):
         stdout = run_e2e.run(command, "run", cwd=root, timeout=run_e2e.RUN_TIMEOUT_S).stdout
     except run_e2e.CaseError as err:
         if len(tests) > 1:
+            # Said, so that a batch.c that stops compiling (a static of
+            # runner.c runner_statics misses) does not just make the run slow.
+            print(f"conformance: {target.label} batch {label}: {step_error(err)}; "
+                  "its tests run again, one image each", file=sys.stderr)
             return alone(target, root, label, tests, judge)
         return {tests[0].name: ("fail", step_error(err))}
     starts = {int(m[1]): m.end() for m in CASE_START.finditer(stdout)}
