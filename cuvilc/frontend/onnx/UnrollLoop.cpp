@@ -21,9 +21,11 @@
 // node limit stay as is, and verification says why.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/onnx/TensorProto.h"
 #include "frontend/onnx/UnrollBody.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <optional>
 #include <tuple>
@@ -63,6 +65,12 @@ private:
   std::optional<int64_t> constant(const std::string &Name) const;
   /// The body node computing Name, if any.
   const onnx::NodeProto *producer(const std::string &Name) const;
+  /// Emits iteration Step's copy of the body, its iteration number Step,
+  /// its condition input True (the constant) and its state inputs States;
+  /// returns the body's names as the copy binds them.
+  std::map<std::string, std::string>
+  iteration(int64_t Step, const std::string &True,
+            const std::vector<std::string> &States);
   /// Steps iterations, each an If on whether the loop still runs (Cond,
   /// "" for true, before the first): returns the final states.
   /// With a trip count known only at run time (Trips, else ""), each
@@ -122,27 +130,23 @@ std::optional<int64_t> LoopUnroller::constant(const std::string &Name) const {
   if (auto It = Known.find(Name); It != Known.end())
     return It->second;
   auto Scalar = [](const onnx::TensorProto &T) -> std::optional<int64_t> {
-    if (T.dims_size() > 1 || (T.dims_size() == 1 && T.dims(0) != 1))
+    bool I64 = T.data_type() == onnx::TensorProto::INT64;
+    if ((!I64 && T.data_type() != onnx::TensorProto::INT32) ||
+        T.dims_size() > 1 || (T.dims_size() == 1 && T.dims(0) != 1))
       return std::nullopt;
-    if (T.data_type() == onnx::TensorProto::INT64) {
-      if (T.int64_data_size() == 1)
-        return T.int64_data(0);
-      if (T.raw_data().size() == 8) {
-        int64_t V;
-        std::memcpy(&V, T.raw_data().data(), 8);
-        return V;
-      }
+    auto Bytes = tensorBytes(T, I64 ? DType::I64 : DType::I32, 1);
+    if (!Bytes) {
+      llvm::consumeError(Bytes.takeError());
+      return std::nullopt;
     }
-    if (T.data_type() == onnx::TensorProto::INT32) {
-      if (T.int32_data_size() == 1)
-        return T.int32_data(0);
-      if (T.raw_data().size() == 4) {
-        int32_t V;
-        std::memcpy(&V, T.raw_data().data(), 4);
-        return V;
-      }
+    if (I64) {
+      int64_t V;
+      std::memcpy(&V, Bytes->data(), sizeof V);
+      return V;
     }
-    return std::nullopt;
+    int32_t V;
+    std::memcpy(&V, Bytes->data(), sizeof V);
+    return V;
   };
   for (const auto *Nodes : {&Body->node(), &G.node()})
     for (const auto &N : *Nodes)
@@ -263,17 +267,14 @@ bool LoopUnroller::run() {
   const std::string &M = Loop.input(0);
   std::optional<int64_t> TripCount = M.empty() ? std::nullopt : constant(M);
   std::optional<int64_t> Counted = counterBound(Body->output(0).name());
-  // (value_or: GCC 12 takes the optionals' payloads for maybe uninitialised.)
-  bool Trips = TripCount.has_value();
-  int64_t Steps = TripCount.value_or(0), Bound = Counted.value_or(0);
-  if (!Trips && !Counted)
+  if (!TripCount && !Counted)
     return decline(M.empty() ? "a Loop without a trip count (a while loop) "
                                "whose condition no counter bounds is not "
                                "supported"
                              : "its trip count is computed at run time (a "
                                "value --dim or constants do not fix), and no "
                                "counter in its condition bounds it");
-  std::string RunTrips = Trips ? "" : M;
+  std::string RunTrips = TripCount ? "" : M;
   // The condition on entry: "" when it is true at compile time.
   std::string Cond = Loop.input(1);
   if (!Cond.empty()) {
@@ -283,8 +284,10 @@ bool LoopUnroller::run() {
     if (C != Known.end())
       Cond.clear();
   }
-  if (Counted)
-    Steps = Trips ? std::min(Steps, Bound) : Bound;
+  // (value_or rather than *: GCC 12 takes the payloads for maybe
+  // uninitialised.)
+  int64_t Steps =
+      std::min(TripCount.value_or(INT64_MAX), Counted.value_or(INT64_MAX));
   if (Steps < 1)
     return decline("it runs zero times (trip count " + std::to_string(Steps) +
                    ")");
@@ -310,12 +313,7 @@ bool LoopUnroller::run() {
   std::vector<std::vector<std::string>> PerStep(NumScanOuts);
   std::string True = constantInt(1, false, onnx::TensorProto::BOOL);
   for (int64_t Step = 0; Step < Steps; ++Step) {
-    std::map<std::string, std::string> Names;
-    Names[Body->input(0).name()] = constantInt(Step, false);
-    Names[Body->input(1).name()] = True;
-    for (size_t I = 0; I < NumStates; ++I)
-      Names[Body->input(2 + I).name()] = States[I];
-    copyBody(*Body, Names);
+    auto Names = iteration(Step, True, States);
     for (size_t I = 0; I < NumStates; ++I)
       States[I] = bound(Names, Body->output(1 + I).name());
     for (size_t I = 0; I < NumScanOuts; ++I)
@@ -327,6 +325,18 @@ bool LoopUnroller::run() {
     Results.push_back(stack(Parts, 0));
   nameOutputs(Loop, Results);
   return true;
+}
+
+std::map<std::string, std::string>
+LoopUnroller::iteration(int64_t Step, const std::string &True,
+                        const std::vector<std::string> &States) {
+  std::map<std::string, std::string> Names;
+  Names[Body->input(0).name()] = constantInt(Step, false);
+  Names[Body->input(1).name()] = True;
+  for (size_t I = 0; I < States.size(); ++I)
+    Names[Body->input(2 + I).name()] = States[I];
+  copyBody(*Body, Names);
+  return Names;
 }
 
 std::vector<std::string>
@@ -346,12 +356,7 @@ LoopUnroller::guarded(int64_t Steps, std::string Cond, const std::string &Trips,
     // Then: the body's copy; its condition input is true (it runs).
     std::vector<onnx::NodeProto> Then, Else;
     auto *Outer = emitInto(&Then);
-    std::map<std::string, std::string> Names;
-    Names[Body->input(0).name()] = constantInt(Step, false);
-    Names[Body->input(1).name()] = True;
-    for (size_t I = 0; I < States.size(); ++I)
-      Names[Body->input(2 + I).name()] = States[I];
-    copyBody(*Body, Names);
+    auto Names = iteration(Step, True, States);
     std::vector<std::string> ThenOut, ElseOut, Outs;
     for (size_t I = 0; I <= States.size(); ++I) {
       ThenOut.push_back(fresh("ran"));
