@@ -8,6 +8,7 @@
 #include "frontend/onnx/OnnxImporter.h"
 #include "ir/Diagnostic.h"
 #include "ops/LowerGraph.h"
+#include "ops/sequence/Optional.h"
 #include "passes/Pass.h"
 
 #include <algorithm>
@@ -478,6 +479,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   HI.WeightsSha256 = blobSha256Hex(CM.Blob);
   HI.ExternalWeights = !CM.Embed;
   HI.InputsRead = CM.Code.InputsRead;
+  HI.InputsOptional = optionalInputs(G);
   HI.Checked = Opts.Checked;
   HI.Workers = Opts.Cores;
   HI.ContextBytes = CM.Code.ContextBytes;

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "driver/Compile.h"
+#include "frontend/onnx/LeaveOut.h"
 #include "ir/Diagnostic.h"
 #include "quantize/TensorFile.h"
 #include "runner/BoardRunner.h"
@@ -65,8 +66,17 @@ llvm::Expected<quant::FileTensor> readTensor(const std::string &Path) {
   return quant::readTensorFile(Path);
 }
 
+/// The --input word that leaves an optional input out (run gets NULL).
+constexpr std::string_view LeftOut = "none";
+
+/// Whether the run leaves input I out (--input none).
+bool leftOut(const RunOptions &O, size_t I) {
+  return I < O.Inputs.size() && O.Inputs[I] == LeftOut;
+}
+
 /// Input data from the --input files, each checked against the model's
-/// input (type and shape).
+/// input (type and shape); none for an optional input left out (its data
+/// is empty).
 llvm::Expected<std::vector<std::string>>
 readInputs(const std::vector<std::string> &Files,
            const std::vector<RunnerTensor> &Ins) {
@@ -83,6 +93,15 @@ readInputs(const std::vector<std::string> &Files,
   std::vector<std::string> Data;
   for (size_t I = 0; I < Files.size(); ++I) {
     const RunnerTensor &In = Ins[I];
+    if (Files[I] == LeftOut) {
+      if (!In.Optional)
+        return usageError(fmt::format(
+            "--input {}: input {} ('{}') is not optional: only an input of "
+            "ONNX optional type that the model tests can be left out",
+            LeftOut, I, In.Name));
+      Data.emplace_back();
+      continue;
+    }
     auto T = readTensor(Files[I]);
     if (!T)
       return T.takeError();
@@ -257,7 +276,25 @@ llvm::Expected<References> references(const RunOptions &O,
                        B.getError().message());
     Bytes = (*B)->getBuffer().str();
   }
-  auto Data = ortOutputs(Bytes, Ins, R.Inputs, Outs, "", Log);
+  // ORT cannot leave an input out: the model it runs holds an empty
+  // optional in its place (frontend/onnx/LeaveOut.h).
+  std::vector<std::string> Gone, InData;
+  std::vector<RunnerTensor> Fed;
+  for (size_t I = 0; I < Ins.size(); ++I) {
+    if (leftOut(O, I)) {
+      Gone.push_back(Ins[I].Name);
+      continue;
+    }
+    Fed.push_back(Ins[I]);
+    InData.push_back(R.Inputs[I]);
+  }
+  if (!Gone.empty()) {
+    auto Without = leaveOutInputs(Bytes, Gone);
+    if (!Without)
+      return Without.takeError();
+    Bytes = std::move(*Without);
+  }
+  auto Data = ortOutputs(Bytes, Fed, InData, Outs, "", Log);
   if (!Data)
     return Data.takeError();
   Refs.OrtData = std::move(*Data);
@@ -296,8 +333,8 @@ llvm::Expected<RunResult> runOnHost(const RunOptions &O,
   RunResult R;
   R.Inputs = *In;
   std::vector<const void *> InPtrs;
-  for (const std::string &D : *In)
-    InPtrs.push_back(D.data());
+  for (size_t I = 0; I < In->size(); ++I)
+    InPtrs.push_back(leftOut(O, I) ? nullptr : (*In)[I].data());
   // All buffers first, then their addresses: growing the vector moves its
   // strings, and a short one (a 4-byte scalar output) keeps its bytes
   // inside the string object, so an address taken earlier would dangle.
@@ -343,7 +380,7 @@ llvm::Expected<RunResult> runOnBoard(const RunOptions &O,
   auto CM = compileModel(B, Log, Bytes);
   if (!CM)
     return CM.takeError();
-  Ins = runnerTensors(CM->G->inputs());
+  Ins = runnerTensors(CM->G->inputs(), CM->Header.InputsOptional);
   Outs = runnerTensors(CM->G->outputs());
   auto In =
       O.Inputs.empty() ? randomInputs(Ins, O.Seed) : readInputs(O.Inputs, Ins);

@@ -204,10 +204,11 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
     Line("");
   }
   auto Tensors = [&](const char *Kind, const std::vector<Value *> &Vs,
-                     const std::vector<bool> *Read) {
+                     const std::vector<bool> *Read,
+                     const std::vector<bool> *Optional) {
     std::string K = upper(Kind);
     Line("#define {}NUM_{}S {}", P, K, Vs.size());
-    std::vector<std::string> Bytes, Reads;
+    std::vector<std::string> Bytes, Reads, Optionals;
     for (size_t I = 0; I < Vs.size(); ++I) {
       const Value *V = Vs[I];
       std::string Q = fmt::format("{}{}_{}_", P, K, I);
@@ -233,16 +234,26 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
         Line("#define {}READ {}", Q, R ? 1 : 0);
         Reads.push_back(R ? "1" : "0");
       }
+      if (Optional) {
+        // 1: run takes NULL for it, the caller leaving it out.
+        bool O = I < Optional->size() && (*Optional)[I];
+        Line("#define {}OPTIONAL {}", Q, O ? 1 : 0);
+        Optionals.push_back(O ? "1" : "0");
+      }
     }
     Line("#define {}{}_BYTES_LIST {{{}}}", P, K,
          Bytes.empty() ? "0" : fmt::format("{}", fmt::join(Bytes, ", ")));
     if (Read)
       Line("#define {}{}_READ_LIST {{{}}}", P, K,
            Reads.empty() ? "0" : fmt::format("{}", fmt::join(Reads, ", ")));
+    if (Optional)
+      Line("#define {}{}_OPTIONAL_LIST {{{}}}", P, K,
+           Optionals.empty() ? "0"
+                             : fmt::format("{}", fmt::join(Optionals, ", ")));
     Line("");
   };
-  Tensors("input", G.inputs(), &Info.InputsRead);
-  Tensors("output", G.outputs(), nullptr);
+  Tensors("input", G.inputs(), &Info.InputsRead, &Info.InputsOptional);
+  Tensors("output", G.outputs(), nullptr, nullptr);
 
   if (Info.Profiled) // the struct's table needs the count
     Line("#define {}PROFILE_STEPS {}", P,
@@ -349,15 +360,26 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
     Used.insert(Id);
     return Id;
   };
-  for (size_t I = 0; I < G.inputs().size(); ++I)
-    Params.push_back(fmt::format("const {} *{}",
-                                 dtypeCType(G.inputs()[I]->dtype()),
-                                 ParamName(G.inputs()[I], "input", I)));
+  std::vector<std::string> Optional; // the inputs run takes NULL for
+  for (size_t I = 0; I < G.inputs().size(); ++I) {
+    std::string Id = ParamName(G.inputs()[I], "input", I);
+    Params.push_back(
+        fmt::format("const {} *{}", dtypeCType(G.inputs()[I]->dtype()), Id));
+    if (I < Info.InputsOptional.size() && Info.InputsOptional[I])
+      Optional.push_back(Id);
+  }
   for (size_t I = 0; I < G.outputs().size(); ++I)
     Params.push_back(fmt::format("{} *{}", dtypeCType(G.outputs()[I]->dtype()),
                                  ParamName(G.outputs()[I], "output", I)));
   Line("/* Runs one inference. Buffers are dense, row-major; outputs must not");
-  Line(" * overlap inputs. Returns CUVIL_OK, or CUVIL_ERR_NOT_INIT. */");
+  if (Optional.empty()) {
+    Line(" * overlap inputs. Returns CUVIL_OK, or CUVIL_ERR_NOT_INIT. */");
+  } else {
+    Line(" * overlap inputs. Optional inputs ({}) may be NULL: the caller",
+         fmt::join(Optional, ", "));
+    Line(" * leaves them out (None in PyTorch). Returns CUVIL_OK, or");
+    Line(" * CUVIL_ERR_NOT_INIT. */");
+  }
   Line("int cuvil_{}_run(cuvil_{}_t *m, {});", N, N, fmt::join(Params, ", "));
   Line("");
   Line("/* The same, with arrays of {}NUM_INPUTS input and {}NUM_OUTPUTS", P,

@@ -30,6 +30,9 @@ struct HeaderInfo {
   bool ExternalWeights = false;
   /// Per graph input: false if the model never reads it (empty: all read).
   std::vector<bool> InputsRead;
+  /// Per graph input: true if the caller may leave it out (NULL; an ONNX
+  /// optional input the graph tests, ops/sequence/Optional.h).
+  std::vector<bool> InputsOptional;
   /// Stack depth of init and of run/run_v (in the emitted code).
   StackFigure InitStack, RunStack;
   /// Built with --checked: the struct records the failing step, and

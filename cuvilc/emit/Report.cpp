@@ -98,8 +98,9 @@ static void writeMemory(nlohmann::ordered_json &R, const MemoryPlan &Plan) {
 }
 
 /// The graph's inputs or outputs as the entry points take them.
-static nlohmann::ordered_json tensors(const std::vector<Value *> &Values,
-                                      const std::vector<bool> *Read) {
+static nlohmann::ordered_json
+tensors(const std::vector<Value *> &Values, const std::vector<bool> *Read,
+        const std::vector<bool> *Optional = nullptr) {
   nlohmann::ordered_json List = nlohmann::ordered_json::array();
   for (size_t I = 0; I < Values.size(); ++I) {
     const Value *V = Values[I];
@@ -109,6 +110,8 @@ static nlohmann::ordered_json tensors(const std::vector<Value *> &Values,
                                 {"bytes", V->byteSize()}};
     if (Read)
       J["read"] = I >= Read->size() || (*Read)[I];
+    if (Optional)
+      J["optional"] = I < Optional->size() && (*Optional)[I];
     List.push_back(J);
   }
   return List;
@@ -122,14 +125,14 @@ std::string writeReport(const Graph &G, const MemoryPlan &Plan,
   ordered_json R;
   R["model"] = Info.ModelName;
   R["target"] = T.Name;
-  R["interface"] = {{"prefix", "cuvil_" + Info.ModelName},
-                    {"context_bytes", Info.ContextBytes
-                                          ? ordered_json(Info.ContextBytes)
-                                          : ordered_json()},
-                    {"checked", Info.Checked},
-                    {"external_weights", Info.ExternalWeights},
-                    {"inputs", tensors(G.inputs(), &Info.InputsRead)},
-                    {"outputs", tensors(G.outputs(), nullptr)}};
+  R["interface"] = {
+      {"prefix", "cuvil_" + Info.ModelName},
+      {"context_bytes",
+       Info.ContextBytes ? ordered_json(Info.ContextBytes) : ordered_json()},
+      {"checked", Info.Checked},
+      {"external_weights", Info.ExternalWeights},
+      {"inputs", tensors(G.inputs(), &Info.InputsRead, &Info.InputsOptional)},
+      {"outputs", tensors(G.outputs(), nullptr)}};
   // The status codes init and run return, by name (cuvil/status.h), for
   // callers without the header (the Python package names a failure).
   ordered_json Status = ordered_json::object();

@@ -6,6 +6,7 @@
 #include "ops/BranchGuards.h"
 #include "ops/OpRegistry.h"
 #include "ops/custom/CustomOp.h"
+#include "ops/sequence/Optional.h"
 
 namespace cuvil {
 
@@ -34,6 +35,8 @@ llvm::Expected<GraphLowering> lowerGraph(const Graph &G, int64_t Cores) {
                            llvm::toString(std::move(E)));
   }
   guardBranches(G, L);
+  if (auto E = checkOptionalReads(G, L))
+    return E;
   return L;
 }
 

@@ -83,11 +83,15 @@ CUVIL_CALLS_JIT_CODE int callRunV(llvm::orc::ExecutorAddr F, void *State,
 
 } // namespace
 
-std::vector<RunnerTensor> runnerTensors(const std::vector<Value *> &Values) {
+std::vector<RunnerTensor> runnerTensors(const std::vector<Value *> &Values,
+                                        const std::vector<bool> &Optional) {
   std::vector<RunnerTensor> R;
-  for (const Value *V : Values)
+  for (size_t I = 0; I < Values.size(); ++I) {
+    const Value *V = Values[I];
     R.push_back({V->name(), V->dtype(), V->shape(),
-                 static_cast<size_t>(V->byteSize())});
+                 static_cast<size_t>(V->byteSize()),
+                 I < Optional.size() && Optional[I]});
+  }
   return R;
 }
 
@@ -167,7 +171,7 @@ HostModel::compile(const BuildOptions &BuildOpts, std::ostream &Log,
     return CM.takeError();
 
   std::unique_ptr<HostModel> M(new HostModel());
-  M->Inputs = runnerTensors(CM->G->inputs());
+  M->Inputs = runnerTensors(CM->G->inputs(), CM->Header.InputsOptional);
   M->Outputs = runnerTensors(CM->G->outputs());
   M->Alignment = CM->Plan.Alignment;
   for (const ArenaPlan &A : CM->Plan.Arenas)
@@ -260,8 +264,10 @@ llvm::Error HostModel::run(const std::vector<const void *> &In,
     return makeError("the model takes {} inputs and {} outputs, not {} and {}",
                      Inputs.size(), Outputs.size(), In.size(), Out.size());
   for (size_t I = 0; I < In.size(); ++I)
-    if (!In[I] && Inputs[I].Bytes)
-      return makeError("input {} ('{}') is null", I, Inputs[I].Name);
+    if (!In[I] && Inputs[I].Bytes && !Inputs[I].Optional)
+      return makeError("input {} ('{}') is null, and only an optional input "
+                       "may be left out",
+                       I, Inputs[I].Name);
   for (size_t I = 0; I < Out.size(); ++I)
     if (!Out[I] && Outputs[I].Bytes)
       return makeError("output {} ('{}') is null", I, Outputs[I].Name);

@@ -46,12 +46,17 @@ struct RunnerTensor {
   DType Ty = DType::F32;
   std::vector<int64_t> Shape;
   size_t Bytes = 0; ///< Of the whole tensor.
+  /// An input the caller may leave out (NULL): an ONNX optional input the
+  /// model tests (ops/sequence/Optional.h).
+  bool Optional = false;
 };
 
 class Value;
 
-/// The descriptions of graph inputs or outputs.
-std::vector<RunnerTensor> runnerTensors(const std::vector<Value *> &Values);
+/// The descriptions of graph inputs or outputs; Optional (inputs): which
+/// the caller may leave out (HeaderInfo::InputsOptional).
+std::vector<RunnerTensor> runnerTensors(const std::vector<Value *> &Values,
+                                        const std::vector<bool> &Optional = {});
 
 /// One model compiled for the build machine and loaded into this process.
 /// Each instance has its own JIT, arenas and state, so several may be alive
@@ -87,8 +92,9 @@ public:
   size_t weightBytes() const { return WeightBytes; }
 
   /// One inference: In[i] points at inputs()[i].Bytes bytes, Out[i]
-  /// receives outputs()[i].Bytes bytes. Outputs must not overlap the
-  /// inputs. Errors: wrong counts, a null buffer, or a status code of the
+  /// receives outputs()[i].Bytes bytes; In[i] may be null for an input
+  /// the caller leaves out (inputs()[i].Optional). Outputs must not overlap
+  /// the inputs. Errors: wrong counts, a null buffer, or a status code of the
   /// generated code (named, with its meaning).
   llvm::Error run(const std::vector<const void *> &In,
                   const std::vector<void *> &Out);

@@ -232,9 +232,10 @@ int main(int argc, char **argv) {
       ->required();
   Run->add_option("--input,-i", R.Inputs,
                   "A .npy file per graph input, in order (its dtype and "
-                  "shape must be the input's); none: random data from "
-                  "--seed (floats uniform in [-1, 1), integers in [0, 8), "
-                  "bools 0 or 1)");
+                  "shape must be the input's), or the word none to leave "
+                  "an optional input out (run gets NULL); no --input: "
+                  "random data from --seed (floats uniform in [-1, 1), "
+                  "integers in [0, 8), bools 0 or 1)");
   Run->add_option("--seed", R.Seed,
                   "Seed of the random inputs (default 0; mt19937_64, the "
                   "same data on every machine)");

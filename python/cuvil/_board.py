@@ -47,6 +47,9 @@ class BoardRunner:
             cmd = [_tool.cuvilc(), "run", self.onnx_path, "--target", self.target,
                    *self.build_args]
             for i, a in enumerate(arrays):
+                if a is None:  # an optional input left out
+                    cmd += ["--input", "none"]
+                    continue
                 np.save(work / f"input_{i}.npy", a)
                 cmd += ["--input", work / f"input_{i}.npy"]
             out_dir = work / "out"

@@ -111,7 +111,8 @@ class HostLibrary:
         outs = [np.empty(o.shape, dtype=o.dtype) for o in self.outputs]
         for ptrs, buffers in ((inst.in_ptrs, arrays), (inst.out_ptrs, outs)):
             for i, a in enumerate(buffers):
-                ptrs[i] = (a if a.nbytes else inst.empty).ctypes.data
+                # None: an optional input left out, which run reads as NULL.
+                ptrs[i] = None if a is None else (a if a.nbytes else inst.empty).ctypes.data
         status = self.run_v(inst.state, inst.in_ptrs, inst.out_ptrs)
         if status != 0:
             raise CuvilError(f"{self.prefix}_run_v failed: "

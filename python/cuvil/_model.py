@@ -132,10 +132,11 @@ class Model:
             if unknown:
                 raise TypeError(f"unknown input(s) {', '.join(unknown)}; the model's inputs "
                                 f"are {', '.join(i.name for i in self.inputs)}")
-            missing = [i.name for i in self.inputs if i.name not in named]
+            missing = [i.name for i in self.inputs if i.name not in named and not i.optional]
             if missing:
                 raise TypeError(f"missing input(s) {', '.join(missing)}")
-            args = tuple(named[i.name] for i in self.inputs)
+            # An optional input not named is left out.
+            args = tuple(named.get(i.name) for i in self.inputs)
         if isinstance(self._run, HostLibrary):
             outs = self._run(args, copy)
         else:

@@ -22,21 +22,30 @@ class TensorInfo:
     dtype: np.dtype
     shape: tuple
     nbytes: int
+    # An input the caller may leave out (None): an ONNX optional input, as
+    # PyTorch exports an Optional[Tensor] argument.
+    optional: bool = False
 
     @classmethod
     def from_report(cls, entry):
         if entry["dtype"] not in _NUMPY:
             raise ValueError(f"unknown element type {entry['dtype']}")
         return cls(entry["name"], np.dtype(_NUMPY[entry["dtype"]]),
-                   tuple(entry["shape"]), entry["bytes"])
+                   tuple(entry["shape"]), entry["bytes"], entry.get("optional", False))
 
 
 def check_input(info, value, index, copy):
     """`value` as an array the model can read: the same array when it is
     contiguous, aligned and of the input's dtype and shape; a copy when it
     is not contiguous or aligned (unless copy=False). Wrong dtypes and
-    shapes are errors: the model never guesses a conversion."""
+    shapes are errors: the model never guesses a conversion. None leaves an
+    optional input out (returned as None)."""
     what = f"input {index} ('{info.name}')"
+    if value is None:
+        if not info.optional:
+            raise TypeError(f"{what} is None; only an optional input (an ONNX optional "
+                            "type the model tests, PyTorch's Optional[Tensor]) may be left out")
+        return None
     if not isinstance(value, np.ndarray):
         try:
             value = np.asarray(value, dtype=info.dtype)

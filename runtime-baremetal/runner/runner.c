@@ -84,6 +84,9 @@ static const unsigned long input_bytes[] = CUVIL_MODEL_INPUT_BYTES_LIST;
 /* Inputs the model never reads (CastLike's `like`, an input no node uses)
  * are not loaded: their data may not even match the declared shape. */
 static const unsigned char input_read[] = CUVIL_MODEL_INPUT_READ_LIST;
+/* Optional inputs (ONNX optional types the model tests for presence): an
+ * empty input_<i>.bin leaves the input out, and run gets NULL for it. */
+static const unsigned char input_optional[] = CUVIL_MODEL_INPUT_OPTIONAL_LIST;
 static const unsigned long output_bytes[] = CUVIL_MODEL_OUTPUT_BYTES_LIST;
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 _Static_assert(COUNT(input_bytes) == INPUT_SLOTS,
@@ -391,7 +394,13 @@ static int run_model(void) {
       next += align_up(input_bytes[i]);
       continue;
     }
-    if (read_file(path, next, IN_BYTES(i)) != (long)IN_BYTES(i)) {
+    long got = read_file(path, next, IN_BYTES(i));
+    if (got == 0 && input_optional[i] && IN_BYTES(i) != 0) {
+      say("cuvil: input %u left out\n", i);
+      inputs[i] = NULL;
+      continue;
+    }
+    if (got != (long)IN_BYTES(i)) {
       say("cuvil: error: cannot read %s: expected a file of %lu bytes\n", path,
           (unsigned long)IN_BYTES(i));
       return 1;

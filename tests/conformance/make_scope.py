@@ -30,10 +30,13 @@ REASONS = {
     "random": "Random generators (RandomNormal[Like], RandomUniform[Like], Bernoulli, "
               "Multinomial) and Dropout in training mode with a nonzero ratio: the expected "
               "output is one draw of a random process, not a function of the inputs.",
-    "non-tensor": "Sequence, optional, map or string values (Sequence*, Optional*, "
-                  "SplitToSequence, ConcatFromSequence, string ops, string or non-tensor "
-                  "types anywhere in the graph): bare-metal targets run dense numeric "
-                  "tensors only.",
+    "non-tensor": "Sequence, optional, map or string values (Sequence*, the Optional "
+                  "constructor, SplitToSequence, ConcatFromSequence, string ops, string or "
+                  "non-tensor types anywhere in the graph): bare-metal targets run dense "
+                  "numeric tensors only. An optional tensor as a graph input stays in scope "
+                  "(a tensor the caller may leave out, as PyTorch exports an "
+                  "Optional[Tensor] argument), with OptionalHasElement and "
+                  "OptionalGetElement on it.",
     "data-dependent-shape": "Operators whose output shape depends on input values with no "
                             "static bound (NonZero, Unique, NonMaxSuppression, Compress), "
                             "which a static arena cannot plan.",
@@ -51,7 +54,7 @@ RANDOM_OPS = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUnifor
               "Bernoulli", "Multinomial"}
 NON_TENSOR_OPS = {"SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase",
                   "SequenceInsert", "SequenceLength", "SequenceMap", "SplitToSequence",
-                  "ConcatFromSequence", "Optional", "OptionalGetElement", "OptionalHasElement",
+                  "ConcatFromSequence", "Optional",
                   "StringNormalizer", "RegexFullMatch", "StringConcat", "StringSplit"}
 DATA_DEPENDENT_OPS = {"NonZero", "Unique", "NonMaxSuppression", "Compress"}
 LOOP_OPS = {"Loop"}
@@ -74,6 +77,20 @@ def value_types(graph):
     """TypeProtos of the graph's declared values (inputs, outputs, value_info)."""
     for value in (*graph.input, *graph.output, *graph.value_info):
         yield value.type
+
+
+def non_tensor_values(graph):
+    """Names of the graph's declared values that are not tensors, an optional
+    tensor graph input aside."""
+    inputs = {v.name for v in graph.input}
+    for value in (*graph.input, *graph.output, *graph.value_info):
+        kind = value.type.WhichOneof("value")
+        if kind == "tensor_type":
+            continue
+        if (kind == "optional_type" and value.name in inputs
+                and value.type.optional_type.elem_type.WhichOneof("value") == "tensor_type"):
+            continue
+        yield value.name
 
 
 def is_tensor_of(type_proto, elem_types):
@@ -111,6 +128,7 @@ def classify(test_dir):
     nodes = [n for g in all_graphs for n in g.node]
     ops = {n.op_type for n in nodes}
     types = [t for g in all_graphs for t in value_types(g)]
+    non_tensor = [n for g in all_graphs for n in non_tensor_values(g)]
     initializer_types = {t.data_type for g in all_graphs for t in g.initializer}
 
     if any(n.domain == TRAINING_DOMAIN for n in nodes):
@@ -118,7 +136,7 @@ def classify(test_dir):
     if ops & RANDOM_OPS or random_dropout(model, test_dir):
         return "random"
     if (ops & NON_TENSOR_OPS
-            or any(t.WhichOneof("value") != "tensor_type" for t in types)
+            or non_tensor
             or any(is_tensor_of(t, {onnx.TensorProto.STRING}) for t in types)
             or onnx.TensorProto.STRING in initializer_types):
         return "non-tensor"

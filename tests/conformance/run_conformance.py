@@ -98,9 +98,10 @@ class DataSet:
     """One test_data_set: input bytes as the runner reads them, and the
     expected outputs as (data_type, array) pairs."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, optional=()):
         self.name = directory.name
-        self.inputs = [raw_bytes(load_tensor(p)) for p in numbered(directory, "input")]
+        self.inputs = [input_bytes(p, i < len(optional) and optional[i])
+                       for i, p in enumerate(numbered(directory, "input"))]
         self.outputs = []
         for p in numbered(directory, "output"):
             tensor = load_tensor(p)
@@ -109,6 +110,33 @@ class DataSet:
 
 def load_tensor(path):
     return load(onnx.load_tensor, path)
+
+
+def input_bytes(path, optional):
+    """An input's bytes for the runner. For an input of optional type
+    (an OptionalProto file): its tensor's, or none at all when it holds
+    nothing, which the runner passes as NULL."""
+    if not optional:
+        return raw_bytes(load_tensor(path))
+
+    def load_optional(name):
+        value = onnx.OptionalProto()
+        value.ParseFromString(pathlib.Path(name).read_bytes())
+        return value
+
+    value = load(load_optional, path)
+    if value.elem_type == onnx.OptionalProto.UNDEFINED:
+        return b""
+    if value.elem_type != onnx.OptionalProto.TENSOR:
+        raise TestError(f"{path}: an optional that holds no tensor")
+    return raw_bytes(value.tensor_value)
+
+
+def optional_inputs(model):
+    """Per graph input of the model (initializers aside): whether its type
+    is optional."""
+    weights = {t.name for t in model.graph.initializer}
+    return [v.type.HasField("optional_type") for v in model.graph.input if v.name not in weights]
 
 
 def load(loader, path):
@@ -258,8 +286,10 @@ def run_test(cuvilc, targets, ready, data_root, work, name, number):
     verdicts = {}
     pending = {}
     try:
-        ops = op_types(load(onnx.load, test_dir / "model.onnx"))
-        data_sets = [DataSet(d) for d in sorted(test_dir.glob("test_data_set_*"))]
+        model = load(onnx.load, test_dir / "model.onnx")
+        ops = op_types(model)
+        optional = optional_inputs(model)
+        data_sets = [DataSet(d, optional) for d in sorted(test_dir.glob("test_data_set_*"))]
         if not data_sets:
             raise TestError(f"{test_dir} has no test_data_set_*")
     except TestError as err:

@@ -6,7 +6,8 @@
 MODEL_DIR is a directory tests/models/gen_models.py wrote (model.onnx,
 manifest.json, input_<i>.bin) with ONNX Runtime's outputs (ref_<i>.bin, from
 tests/reference/run_ort.js). The .bin files hold raw little-endian data; this
-writes OUT_DIR/input_<i>.npy with the manifest's dtype and shape, and
+writes OUT_DIR/input_<i>.npy with the manifest's dtype and shape (none for
+an input the manifest marks absent), and
 OUT_DIR/ref_<i>.npy as float32 (run_ort.js writes every output so) with the
 shape model.onnx declares for the output, its symbolic dimensions taken from
 the manifest's "dims" (one other symbolic dimension follows from the data's
@@ -49,6 +50,8 @@ def main():
     manifest = json.loads((model_dir / "manifest.json").read_text())
     try:
         for i, inp in enumerate(manifest["inputs"]):
+            if inp.get("absent"):
+                continue  # an optional input left out: `--input none`
             dtype = np.dtype(inp["dtype"]).newbyteorder("<")
             data = np.fromfile(model_dir / f"input_{i}.bin", dtype=dtype)
             path = out_dir / f"input_{i}.npy"

@@ -28,6 +28,7 @@ BatchNormalization has non-trivial statistics (mean != 0, var != 1).
 """
 
 import argparse
+import copy
 import json
 import pathlib
 import sys
@@ -465,7 +466,8 @@ MODELS = {
 
 # Exported models committed beside this script: file, the values of their
 # symbolic input dimensions, and (optional) the value every element of a
-# named input takes (others are drawn at random).
+# named input takes (others are drawn at random), or None for an optional
+# input left out (see write_exported).
 EXPORTED = {
     "torch_einsum": ("torch_einsum.onnx", {"batch": 2}),
     # Traced at 32 and 49 steps (torch_sequence.py).
@@ -477,12 +479,36 @@ EXPORTED = {
     # torch_stream's Loop runs samples // 16 times (traced at 4).
     "torch_vad_16k": ("torch_vad.onnx", {"samples": 250}, {"sr": 16000}),
     "torch_vad_8k": ("torch_vad.onnx", {"samples": 256}, {"sr": 8000}),
+    # Its state inputs are Optional[Tensor] (zeros when None): left out
+    # (NULL) on both networks, and one of the two given.
+    "torch_vad_16k_fresh": ("torch_vad.onnx", {"samples": 250}, {"sr": 16000, "h": None, "c": None}),
+    "torch_vad_8k_fresh_h": ("torch_vad.onnx", {"samples": 256}, {"sr": 8000, "h": None}),
     "torch_stream": ("torch_stream.onnx", {"samples": 80}),
     # torch_until's loop breaks once an update is below `limit`: after 4 of
     # its 8 iterations at 0.05, never at 0.
     "torch_until_early": ("torch_until.onnx", {}, {"limit": 0.05}),
     "torch_until_full": ("torch_until.onnx", {}, {"limit": 0.0}),
 }
+
+
+def without_inputs(model, names):
+    """The model with the optional inputs `names` left out: each becomes the
+    output of an `Optional` node without input (an empty optional), which is
+    how ONNX Runtime, whose feeds cannot leave out an input, computes the
+    reference of a run that passes NULL for them."""
+    model = copy.deepcopy(model)
+    graph = model.graph
+    kept = [v for v in graph.input if v.name not in names]
+    gone = [v for v in graph.input if v.name in names]
+    for v in gone:
+        if not v.type.HasField("optional_type"):
+            raise RuntimeError(f"input '{v.name}' is not optional: it cannot be left out")
+    del graph.input[:]
+    graph.input.extend(kept)
+    for i, v in enumerate(gone):
+        graph.node.insert(i, onnx.helper.make_node("Optional", [], [v.name], name=f"absent_{v.name}",
+                                                   type=v.type.optional_type.elem_type))
+    return model
 
 
 def write_exported(out_dir, name):
@@ -497,17 +523,27 @@ def write_exported(out_dir, name):
     weights = {t.name for t in model.graph.initializer}
     inputs = []
     for value in (v for v in model.graph.input if v.name not in weights):
-        tensor_type = value.type.tensor_type
+        tensor_type = (value.type.optional_type.elem_type.tensor_type
+                       if value.type.HasField("optional_type") else value.type.tensor_type)
         dtype = np.dtype(onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[tensor_type.elem_type])
         if value.name not in fixed and dtype != np.float32:
             raise RuntimeError(f"{name}: input '{value.name}' is {dtype}; give its value in EXPORTED")
         shape = [d.dim_value if d.HasField("dim_value") else dims[d.dim_param]
                  for d in tensor_type.shape.dim]
+        if value.name in fixed and fixed[value.name] is None:
+            # Left out: an empty file (the runner passes NULL).
+            (model_dir / f"input_{len(inputs)}.bin").write_bytes(b"")
+            inputs.append({"name": value.name, "shape": shape, "dtype": dtype.name, "absent": True})
+            continue
         data = (np.full(shape, fixed[value.name], dtype) if value.name in fixed
                 else rng.normal(0.0, 1.0, shape).astype(np.float32))
         data.astype(dtype.newbyteorder("<")).tofile(model_dir / f"input_{len(inputs)}.bin")
         inputs.append({"name": value.name, "shape": shape, "dtype": dtype.name})
     manifest = {"inputs": inputs, "outputs": [o.name for o in model.graph.output], "dims": dims}
+    absent = {i["name"] for i in inputs if i.get("absent")}
+    if absent:
+        onnx.save(without_inputs(model, absent), model_dir / "reference.onnx")
+        manifest["reference_model"] = "reference.onnx"
     (model_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 

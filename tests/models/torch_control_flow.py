@@ -18,6 +18,10 @@ mimics, has two `If`s:
   network (frames of 32 samples) or the 8 kHz one (frames of 16 samples).
   Both are a Linear projection, a 1-layer LSTM (hidden 32, state h/c as
   inputs and outputs) and a sigmoid of the last step.
+Its states are `Optional[Tensor]` arguments, zeros when None (the first
+call of a stream): PyTorch exports each as an input of ONNX optional type,
+tested by `OptionalHasElement` under an `If` whose else branch reads it
+with `OptionalGetElement`. The caller may leave them out (NULL).
 
 torch_stream, a streaming recurrent cell, runs a `Loop` over the input's
 frames of 16 samples: its trip count is `samples // 16`, which `--dim`
@@ -38,7 +42,7 @@ need no PyTorch); rerun this only to change the models.
 
 import pathlib
 import sys
-from typing import Tuple
+from typing import Optional, Tuple
 
 import torch
 
@@ -66,9 +70,13 @@ class VoiceActivity(torch.nn.Module):
         self.net16k = Detector(32)
         self.net8k = Detector(16)
 
-    def forward(self, x, sr, h, c):
+    def forward(self, x, sr, h: Optional[torch.Tensor] = None, c: Optional[torch.Tensor] = None):
         if x.shape[1] % 32 != 0:
             x = torch.nn.functional.pad(x, [0, 32 - x.shape[1] % 32])
+        if h is None:
+            h = torch.zeros(1, 1, 32)
+        if c is None:
+            c = torch.zeros(1, 1, 32)
         if sr == 16000:
             p, h, c = self.net16k(x, h, c)
         else:
@@ -111,7 +119,8 @@ def main():
     torch.manual_seed(0)
     model = torch.jit.script(VoiceActivity().eval())
     example = (torch.randn(1, 256), torch.tensor(16000), torch.zeros(1, 1, 32), torch.zeros(1, 1, 32))
-    torch.onnx.export(model, example, str(out / "torch_vad.onnx"), opset_version=14,
+    # Opset 16: the optional types need 15 at least.
+    torch.onnx.export(model, example, str(out / "torch_vad.onnx"), opset_version=16,
                       input_names=["x", "sr", "h", "c"], output_names=["p", "hn", "cn"],
                       dynamic_axes={"x": {1: "samples"}})
     torch.manual_seed(1)

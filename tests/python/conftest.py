@@ -36,7 +36,9 @@ class Case:
         self.dir = directory
         self.onnx = directory / "model.onnx"
         self.manifest = json.loads((directory / "manifest.json").read_text())
-        self.inputs = [np.fromfile(directory / f"input_{i}.bin", np.dtype(e["dtype"]))
+        # None: an optional input the case leaves out.
+        self.inputs = [None if e.get("absent") else
+                       np.fromfile(directory / f"input_{i}.bin", np.dtype(e["dtype"]))
                        .reshape(e["shape"]) for i, e in enumerate(self.manifest["inputs"])]
 
     def reference(self, index, like):

@@ -24,6 +24,15 @@ def test_u74_mc_call_through_qemu(case, tmp_path):
     np.testing.assert_array_equal(again(*c.inputs), fn(*c.inputs))
 
 
+def test_optional_inputs_on_a_board(case):
+    """An optional input left out (None) reaches the board as NULL
+    (`cuvilc run --input none`)."""
+    c = case("torch_vad_8k_fresh_h")
+    fn = cuvil.compile(c.onnx, target="u74-mc", dims=c.manifest["dims"])
+    assert c.inputs[2] is None
+    assert_matches_reference(c, fn(*c.inputs))
+
+
 def test_quantized_board_model_survives_save_and_load(case, tmp_path):
     """A board model quantized from calibration arrays keeps its QDQ model:
     after load() (the arrays long gone) it still boots, with the same result."""

@@ -44,6 +44,23 @@ def test_symbolic_dimension_from_input_shape(case):
     assert_matches_reference(c, fn(x))
 
 
+def test_optional_inputs_left_out(case):
+    """torch_vad's LSTM states are Optional[Tensor] arguments: None leaves
+    them out (NULL), by position or by not naming them; a required input
+    cannot be left out."""
+    c = case("torch_vad_16k_fresh")
+    fn = cuvil.compile(c.onnx, dims=c.manifest["dims"])
+    assert [i.optional for i in fn.inputs] == [False, False, True, True]
+    x, sr, h, cell = c.inputs
+    assert h is None and cell is None
+    assert_matches_reference(c, as_tuple(fn(x, sr, None, None)))
+    assert_matches_reference(c, as_tuple(fn(x=x, sr=sr)))
+    given = as_tuple(fn(x, sr, np.ones((1, 1, 32), np.float32), None))
+    assert not np.array_equal(given[1], as_tuple(fn(x, sr, None, None))[1])
+    with pytest.raises(TypeError, match=r"input 0 \('x'\) is None; only an optional input"):
+        fn(None, sr, None, None)
+
+
 def test_torch_module():
     torch = pytest.importorskip("torch", reason="python3-torch is not installed")
     torch.manual_seed(0)

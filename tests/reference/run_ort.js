@@ -8,6 +8,12 @@
 // tests/models/gen_models.py. This writes ref_<i>.bin (raw little-endian
 // float32, C order) for the i-th output named in the manifest.
 //
+// An input the manifest marks "absent": true (an ONNX optional input the
+// caller leaves out; its input_<i>.bin is empty) is not fed: ORT's feeds
+// cannot leave out an input of the graph, so the manifest names a
+// "reference_model" instead, the same model with that input replaced by an
+// empty value of the ONNX `Optional` op, which ORT runs as the absence.
+//
 // Session settings: CPU provider, one thread, sequential execution and graph
 // optimisations disabled, so the reference is ORT's plain kernel for every
 // ONNX node: no ORT-side fusion (Conv+BN folding, Gemm+activation...) changes
@@ -71,15 +77,23 @@ function readInput(modelDir, index, spec) {
 
 async function runModel(modelDir) {
   const manifest = readManifest(modelDir);
-  const session = await ort.InferenceSession.create(path.join(modelDir, 'model.onnx'),
+  const absent = manifest.inputs.filter((spec) => spec.absent);
+  if (absent.length && !manifest.reference_model) {
+    throw new Error(`inputs [${absent.map((spec) => spec.name)}] are absent: the manifest ` +
+                    'must name a "reference_model" without them');
+  }
+  const modelFile = manifest.reference_model || 'model.onnx';
+  const session = await ort.InferenceSession.create(path.join(modelDir, modelFile),
                                                     SESSION_OPTIONS);
-  const expectedInputs = manifest.inputs.map((spec) => spec.name);
+  const expectedInputs = manifest.inputs.filter((spec) => !spec.absent).map((spec) => spec.name);
   if (JSON.stringify(expectedInputs) !== JSON.stringify(session.inputNames)) {
     throw new Error(`model inputs [${session.inputNames}] do not match the manifest's ` +
                     `[${expectedInputs}]`);
   }
   const feeds = {};
-  manifest.inputs.forEach((spec, i) => { feeds[spec.name] = readInput(modelDir, i, spec); });
+  manifest.inputs.forEach((spec, i) => {
+    if (!spec.absent) feeds[spec.name] = readInput(modelDir, i, spec);
+  });
 
   const results = await session.run(feeds, manifest.outputs);
   manifest.outputs.forEach((name, i) => {

@@ -67,28 +67,32 @@ llvm::Error Importer::resolveInputDims() {
   for (const auto &T : GP->initializer())
     Initializers.insert(T.name());
   for (auto &In : *GP->mutable_input()) {
-    if (In.type().has_optional_type())
-      return makeError(
-          "input '{}' is optional (an ONNX optional type, as PyTorch exports "
-          "an Optional[Tensor] argument): cuvil compiles tensor inputs only; "
-          "export the model with a tensor for it (for a state, pass the "
-          "initial state, such as zeros, in place of None)",
-          In.name());
-    if (!In.type().has_tensor_type())
-      return makeError("input '{}' is not a tensor (a sequence, map or "
-                       "optional value): cuvil compiles tensor inputs only",
+    // An optional tensor (PyTorch's Optional[Tensor] argument) is a tensor
+    // input the caller may leave out (ops/sequence/Optional.h).
+    onnx::TypeProto *Type = In.mutable_type();
+    if (Type->has_optional_type()) {
+      Type = Type->mutable_optional_type()->mutable_elem_type();
+      if (!Type->has_tensor_type())
+        return makeError("input '{}' is an optional {}: cuvil compiles "
+                         "optional tensors only",
+                         In.name(),
+                         Type->has_sequence_type() ? "sequence" : "value");
+    }
+    if (!Type->has_tensor_type())
+      return makeError("input '{}' is not a tensor (a sequence or map): "
+                       "cuvil compiles tensor inputs only",
                        In.name());
     // Without a shape the rank is unknown (not 0), and ONNX's shape
     // inference crashes on some operators given one (MaxUnpool: found by
     // tests/fuzz/fuzz_onnx). Initializers listed as inputs (IR < 4) have
     // their shape in the initializer.
-    if (!In.type().tensor_type().has_shape() && !Initializers.count(In.name()))
+    if (!Type->tensor_type().has_shape() && !Initializers.count(In.name()))
       return makeError(
           "graph input '{}' has no shape; cuvil needs the "
           "input shapes: write them into the model (e.g. "
           "onnx.tools.update_model_dims.update_inputs_outputs_dims)",
           In.name());
-    auto *Shape = In.mutable_type()->mutable_tensor_type()->mutable_shape();
+    auto *Shape = Type->mutable_tensor_type()->mutable_shape();
     for (auto &D : *Shape->mutable_dim()) {
       if (D.has_dim_value() && D.dim_value() < 0)
         return makeError("graph input '{}' has a negative dimension {}",
@@ -149,9 +153,18 @@ llvm::Expected<Value *> Importer::createValue(const std::string &Name,
     return User ? nodeError(*User, "output '{}' {}", Name, Why)
                 : makeError("value '{}' {}", Name, Why);
   };
-  if (Info == Infos.end() || !Info->second->type().has_tensor_type())
+  if (Info == Infos.end())
     return Fail("has no type after ONNX shape inference");
-  const auto &TT = Info->second->type().tensor_type();
+  // A graph input of optional type is its tensor (ops/sequence/Optional.h).
+  const onnx::TypeProto *Type = &Info->second->type();
+  if (Kind == ValueKind::Input && Type->has_optional_type())
+    Type = &Type->optional_type().elem_type();
+  if (!Type->has_tensor_type())
+    return Fail(Type->has_optional_type()
+                    ? "is an optional value: cuvil has optional graph "
+                      "inputs only, not optional values inside the graph"
+                    : "has no tensor type after ONNX shape inference");
+  const auto &TT = Type->tensor_type();
   auto Ty = mapType(TT.elem_type());
   if (!Ty)
     return Fail("has unsupported element type " + typeName(TT.elem_type()));

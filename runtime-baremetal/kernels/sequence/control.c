@@ -1,5 +1,6 @@
-/* Reference kernel of ONNX If: both branches were computed (they are
- * inlined into the graph); the condition picks which result is copied. */
+/* Control flow: ONNX If (both branches' results exist in the graph, which
+ * the importer inlined; the condition picks the one copied) and the test
+ * of an optional input (OptionalHasElement). */
 #include "cuvil/kernels.h"
 
 void cuvil_k_select_bytes(const uint8_t *cond, const uint8_t *a,
@@ -8,3 +9,5 @@ void cuvil_k_select_bytes(const uint8_t *cond, const uint8_t *a,
   for (int64_t i = 0; i < n; ++i)
     y[i] = src[i];
 }
+
+void cuvil_k_is_present(const uint8_t *x, uint8_t *y) { *y = x != 0; }

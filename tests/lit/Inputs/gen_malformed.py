@@ -17,9 +17,10 @@ One file per class of malformed input, each small and built with onnx.helper:
   dangling_input.onnx      a node input that nothing defines (a misspelt name)
   cycle.onnx               two nodes that read each other's output
   out_of_order.onnx        nodes listed users first (acyclic)
-  optional_input.onnx      an input of optional type, as PyTorch exports an
-                           Optional[Tensor] state (OptionalHasElement, If,
-                           OptionalGetElement)
+  optional_unguarded.onnx  an optional input (ONNX optional type, as PyTorch
+                           exports an Optional[Tensor]) tested with
+                           OptionalHasElement but also read when absent
+  optional_sequence.onnx   an optional input holding a sequence
 """
 
 import pathlib
@@ -90,22 +91,23 @@ def main():
                 helper.make_node("Relu", ["x"], ["h"], name="relu")],
                x4, y4), "out_of_order.onnx")
 
-    zeros = helper.make_tensor("zeros", TensorProto.FLOAT, [1, 4], [0.0] * 4)
-    then_branch = helper.make_graph([helper.make_node("Constant", [], ["h0"], value=zeros)],
-                                    "absent", [], [tensor("h0", [1, 4])])
-    else_branch = helper.make_graph([helper.make_node("OptionalGetElement", ["h"], ["h1"])],
-                                    "given", [], [tensor("h1", [1, 4])])
     optional = helper.make_optional_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, [1, 4]))
-    m = helper.make_model(
+    save(helper.make_model(
         helper.make_graph(
             [helper.make_node("OptionalHasElement", ["h"], ["has"], name="has"),
-             helper.make_node("Not", ["has"], ["absent"], name="not"),
-             helper.make_node("If", ["absent"], ["state"], name="state",
-                              then_branch=then_branch, else_branch=else_branch),
-             helper.make_node("Add", ["x", "state"], ["y"], name="add")],
-            "optional", [*x4, helper.make_value_info("h", optional)], y4),
-        opset_imports=[helper.make_opsetid("", 16)], ir_version=8)
-    save(m, "optional_input.onnx")
+             helper.make_node("OptionalGetElement", ["h"], ["h1"], name="get"),
+             helper.make_node("Add", ["x", "h1"], ["y"], name="add")],
+            "optional", [*x4, helper.make_value_info("h", optional)],
+            [*y4, helper.make_tensor_value_info("has", TensorProto.BOOL, [])]),
+        opset_imports=[helper.make_opsetid("", 16)], ir_version=8), "optional_unguarded.onnx")
+    sequence = helper.make_optional_type_proto(
+        helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, [1, 4])))
+    save(helper.make_model(
+        helper.make_graph(
+            [helper.make_node("OptionalHasElement", ["s"], ["y"], name="has")],
+            "optional", [helper.make_value_info("s", sequence)],
+            [helper.make_tensor_value_info("y", TensorProto.BOOL, [])]),
+        opset_imports=[helper.make_opsetid("", 16)], ir_version=8), "optional_sequence.onnx")
     return 0
 
 

@@ -39,6 +39,8 @@ struct Tensor {
   DType Ty = DType::F32;
   std::vector<int64_t> Shape;
   std::vector<uint8_t> Bytes;
+  /// An optional input left out: run gets NULL.
+  bool Absent = false;
 };
 
 Tensor readTensor(const std::string &Path) {
@@ -97,6 +99,11 @@ std::vector<std::vector<uint8_t>> run(HostModel &M, const Case &C) {
   std::vector<void *> OutPtrs;
   EXPECT_EQ(M.inputs().size(), C.In.size());
   for (size_t I = 0; I < C.In.size() && I < M.inputs().size(); ++I) {
+    if (C.In[I].Absent) {
+      EXPECT_TRUE(M.inputs()[I].Optional) << "input " << I;
+      InPtrs.push_back(nullptr);
+      continue;
+    }
     EXPECT_EQ(M.inputs()[I].Bytes, C.In[I].Bytes.size()) << "input " << I;
     EXPECT_EQ(M.inputs()[I].Shape, C.In[I].Shape) << "input " << I;
     InPtrs.push_back(C.In[I].Bytes.data());
@@ -303,8 +310,9 @@ TEST(Runner, EveryE2EModelMatchesOnnxRuntime) {
     for (size_t I = 0; I < M->inputs().size(); ++I) {
       std::string Bin =
           readFile((Dir / fmt::format("input_{}.bin", I)).string());
+      bool Absent = Manifest["inputs"][I].value("absent", false);
       C.In.push_back({DType::F32, M->inputs()[I].Shape,
-                      std::vector<uint8_t>(Bin.begin(), Bin.end())});
+                      std::vector<uint8_t>(Bin.begin(), Bin.end()), Absent});
     }
     auto Got = run(*M, C);
     const auto &Names = Manifest["outputs"];

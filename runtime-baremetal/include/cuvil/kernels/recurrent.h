@@ -57,4 +57,8 @@ void cuvil_k_lstm_packed_f32(const float *x, const float *wp, const float *rp,
 void cuvil_k_select_bytes(const uint8_t *cond, const uint8_t *a,
                           const uint8_t *b, uint8_t *y, int64_t n);
 
+/* OptionalHasElement of an optional graph input: *y = 1 when the caller
+ * gave the input (x is not NULL), 0 when it left it out (NULL). */
+void cuvil_k_is_present(const uint8_t *x, uint8_t *y);
+
 #endif /* CUVIL_KERNELS_RECURRENT_H */
