@@ -13,8 +13,15 @@
 //
 // and the formulas' values inside run_v.
 //
+// A model whose If gives a graph output different shapes in its branches
+// (under a run-time condition) has output_shape and output_bytes too: run
+// records the branch it took for each such output in the instance
+// (output_arm), and they give the shape of that branch.
+//
 //===----------------------------------------------------------------------===//
 #include "codegen/EntryBuilder.h"
+
+#include <algorithm>
 
 namespace cuvil {
 
@@ -77,6 +84,34 @@ llvm::Value *EntryBuilder::dynamicArgument(const KernelArg &A,
   return Arr;
 }
 
+llvm::SwitchInst *EntryBuilder::tensorQuery(llvm::IRBuilder<> &FB,
+                                            llvm::Function *F, bool IsShape,
+                                            size_t Count) {
+  auto Status = [&](int S) { return llvm::ConstantInt::getSigned(I32, S); };
+  FB.SetInsertPoint(llvm::BasicBlock::Create(Ctx, "entry", F));
+  auto *Bad = llvm::BasicBlock::Create(Ctx, "bad", F);
+  auto *Given = llvm::BasicBlock::Create(Ctx, "given", F);
+  llvm::Value *Null = FB.CreateIsNull(F->getArg(0));
+  if (IsShape)
+    Null = FB.CreateOr(Null, FB.CreateIsNull(F->getArg(2)));
+  FB.CreateCondBr(Null, Bad, Given);
+  FB.SetInsertPoint(Bad);
+  if (IsShape)
+    FB.CreateRet(Status(StatusNullArgument));
+  else
+    FB.CreateRet(FB.getInt64(0));
+  FB.SetInsertPoint(Given);
+  auto *NoSuch = llvm::BasicBlock::Create(Ctx, "no.such", F);
+  llvm::SwitchInst *Sw =
+      FB.CreateSwitch(F->getArg(1), NoSuch, static_cast<unsigned>(Count));
+  FB.SetInsertPoint(NoSuch);
+  if (IsShape)
+    FB.CreateRet(Status(StatusIndex));
+  else
+    FB.CreateRet(FB.getInt64(0));
+  return Sw;
+}
+
 void EntryBuilder::buildDims() {
   const DimRangeCode &R = *Opts.Range;
   auto Status = [&](int S) { return llvm::ConstantInt::getSigned(I32, S); };
@@ -118,34 +153,13 @@ void EntryBuilder::buildDims() {
         newFunction(sym(std::string(Kind) + "_bytes"), I64, {PtrTy, I32});
     for (llvm::Function *F : {Shape, Size}) {
       bool IsShape = F == Shape;
-      B.SetInsertPoint(llvm::BasicBlock::Create(Ctx, "entry", F));
-      auto *Bad = llvm::BasicBlock::Create(Ctx, "bad", F);
-      auto *Given = llvm::BasicBlock::Create(Ctx, "given", F);
-      llvm::Value *State = F->getArg(0);
-      llvm::Value *Null = B.CreateIsNull(State);
-      if (IsShape)
-        Null = B.CreateOr(Null, B.CreateIsNull(F->getArg(2)));
-      B.CreateCondBr(Null, Bad, Given);
-      B.SetInsertPoint(Bad);
-      if (IsShape)
-        B.CreateRet(Status(StatusNullArgument));
-      else
-        B.CreateRet(B.getInt64(0));
-      B.SetInsertPoint(Given);
-      llvm::Value *K =
-          B.CreateSub(B.CreateLoad(I64, dimSlot(State)), B.getInt64(R.Lo));
-      auto *NoSuch = llvm::BasicBlock::Create(Ctx, "no.such", F);
-      llvm::SwitchInst *Sw = B.CreateSwitch(
-          F->getArg(1), NoSuch, static_cast<unsigned>(Bytes.size()));
-      B.SetInsertPoint(NoSuch);
-      if (IsShape)
-        B.CreateRet(Status(StatusIndex));
-      else
-        B.CreateRet(B.getInt64(0));
+      llvm::SwitchInst *Sw = tensorQuery(B, F, IsShape, Bytes.size());
       for (size_t I = 0; I < Bytes.size(); ++I) {
         auto *Case = llvm::BasicBlock::Create(Ctx, "tensor", F);
         Sw->addCase(B.getInt32(static_cast<uint32_t>(I)), Case);
         B.SetInsertPoint(Case);
+        llvm::Value *K = B.CreateSub(B.CreateLoad(I64, dimSlot(F->getArg(0))),
+                                     B.getInt64(R.Lo));
         if (!IsShape) {
           B.CreateRet(evaluate(B, Bytes[I], K));
           continue;
@@ -159,6 +173,60 @@ void EntryBuilder::buildDims() {
   };
   Queries("input", R.InputShapes, R.InputBytes);
   Queries("output", R.OutputShapes, R.OutputBytes);
+}
+
+void EntryBuilder::recordArms(const Node &N, llvm::Value *State) {
+  for (const BranchShapedOutput &O : Opts.ShapedOutputs)
+    if (G.outputs()[O.Output]->producer() == &N)
+      B.CreateStore(B.CreateLoad(B.getInt8Ty(), pointerTo(O.Cond, 0)),
+                    armSlot(B, State, O.Output));
+}
+
+void EntryBuilder::buildShapedOutputs() {
+  // shape(m, i, shape) writes output i's dimensions after the last run and
+  // returns its rank; bytes(m, i) returns its size (0 for a bad index or
+  // instance). Outputs of one shape give it.
+  llvm::Function *Shape =
+      newFunction(sym("output_shape"), I32, {PtrTy, I32, PtrTy});
+  llvm::Function *Size = newFunction(sym("output_bytes"), I64, {PtrTy, I32});
+  for (llvm::Function *F : {Shape, Size}) {
+    bool IsShape = F == Shape;
+    llvm::IRBuilder<> FB(Ctx);
+    llvm::SwitchInst *Sw = tensorQuery(FB, F, IsShape, G.outputs().size());
+    llvm::Value *State = F->getArg(0);
+    // Returns a shape (writing it) or a byte count.
+    auto Answer = [&](const std::vector<int64_t> &S, int64_t Bytes) {
+      if (!IsShape) {
+        FB.CreateRet(FB.getInt64(Bytes));
+        return;
+      }
+      for (size_t D = 0; D < S.size(); ++D)
+        FB.CreateStore(FB.getInt64(S[D]),
+                       FB.CreateConstInBoundsGEP1_64(I64, F->getArg(2), D));
+      FB.CreateRet(FB.getInt32(static_cast<uint32_t>(S.size())));
+    };
+    for (size_t I = 0; I < G.outputs().size(); ++I) {
+      auto *Case = llvm::BasicBlock::Create(Ctx, "output", F);
+      Sw->addCase(FB.getInt32(static_cast<uint32_t>(I)), Case);
+      FB.SetInsertPoint(Case);
+      auto It = std::find_if(
+          Opts.ShapedOutputs.begin(), Opts.ShapedOutputs.end(),
+          [&](const BranchShapedOutput &O) { return O.Output == I; });
+      if (It == Opts.ShapedOutputs.end()) {
+        const Value *V = G.outputs()[I];
+        Answer(V->shape(), V->byteSize());
+        continue;
+      }
+      auto *Then = llvm::BasicBlock::Create(Ctx, "then", F);
+      auto *Else = llvm::BasicBlock::Create(Ctx, "else", F);
+      llvm::Value *Arm = FB.CreateLoad(FB.getInt8Ty(), armSlot(FB, State, I));
+      FB.CreateCondBr(FB.CreateICmpNE(Arm, FB.getInt8(0)), Then, Else);
+      FB.SetInsertPoint(Then);
+      Answer(It->ThenShape, It->ThenBytes);
+      FB.SetInsertPoint(Else);
+      Answer(It->ElseShape, It->ElseBytes);
+    }
+  }
 }
 
 } // namespace cuvil

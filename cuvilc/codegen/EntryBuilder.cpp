@@ -254,6 +254,8 @@ llvm::Error EntryBuilder::buildRunV() {
     if (auto E = L[S].Shares.empty() ? buildNode(N, L[S].Calls, Step)
                                      : buildShares(N, L[S].Shares, Step))
       return E;
+    if (!Opts.ShapedOutputs.empty())
+      recordArms(N, State);
     if (Join) {
       B.CreateBr(Join);
       B.SetInsertPoint(Join);
@@ -440,6 +442,8 @@ llvm::Error EntryBuilder::build() {
   buildWeightSlots();
   if (Opts.Range)
     buildDims();
+  if (!Opts.ShapedOutputs.empty())
+    buildShapedOutputs();
   if (auto E = buildRunV())
     return E;
   buildRun();

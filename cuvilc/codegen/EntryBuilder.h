@@ -59,6 +59,13 @@ public:
       DimsField = static_cast<unsigned>(Fields.size());
       Fields.push_back(llvm::ArrayType::get(I64, 1));
     }
+    // Outputs whose shape a run-time branch picks add `uint8_t
+    // output_arm[NUM_OUTPUTS]`: the branch the last run took for each.
+    if (!Opts.ShapedOutputs.empty()) {
+      OutputArmField = static_cast<unsigned>(Fields.size());
+      Fields.push_back(
+          llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx), G.outputs().size()));
+    }
     // Last, the A/B weight slots (cuvil_slots_t of cuvil/slots.h).
     SlotsField = static_cast<unsigned>(Fields.size());
     Fields.push_back(slotsType());
@@ -163,6 +170,23 @@ private:
     return B.CreateInBoundsGEP(
         StateTy, State, {B.getInt32(0), B.getInt32(DimsField), B.getInt32(0)});
   }
+  /// Output I's byte of the output_arm field, at FB's insertion point.
+  llvm::Value *armSlot(llvm::IRBuilder<> &FB, llvm::Value *State, size_t I) {
+    return FB.CreateInBoundsGEP(StateTy, State,
+                                {FB.getInt32(0), FB.getInt32(OutputArmField),
+                                 FB.getInt32(static_cast<uint32_t>(I))});
+  }
+  /// The start of F, a tensor query shape(m, i, shape) or bytes(m, i): the
+  /// null checks (CUVIL_ERR_NULL, or 0 bytes), then a switch on i, its
+  /// default CUVIL_ERR_INDEX (0 bytes), to which the caller adds a case
+  /// per tensor.
+  llvm::SwitchInst *tensorQuery(llvm::IRBuilder<> &FB, llvm::Function *F,
+                                bool IsShape, size_t Count);
+  /// output_shape and output_bytes for Opts.ShapedOutputs (DimCode.cpp).
+  void buildShapedOutputs();
+  /// In run_v, after node N: records the branch of each output N gives
+  /// whose shape the branch picks.
+  void recordArms(const Node &N, llvm::Value *State);
   llvm::Expected<llvm::Value *> argument(const KernelArg &A,
                                          llvm::Type *Expected, const Node &N,
                                          const std::string &K);
@@ -220,6 +244,8 @@ private:
   std::vector<ProfileStep> Steps;
   unsigned ProfileRunsField = 0;
   unsigned SlotsField = 0;
+  /// The output_arm field (Opts.ShapedOutputs).
+  unsigned OutputArmField = 0;
   llvm::Function *Init = nullptr;
   /// cuvil_<name>_step_name (--checked, --profile) and step_origins
   /// (--profile).

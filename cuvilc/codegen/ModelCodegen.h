@@ -70,6 +70,10 @@ struct CodegenOptions {
   StageTimer *Timer = nullptr;
   /// A build for a range of a dimension; empty for fixed dimensions.
   std::optional<DimRangeCode> Range;
+  /// Graph outputs whose shape the branch of an If picks at run time: the
+  /// instance records the branch (output_arm), cuvil_<name>_output_shape
+  /// and _output_bytes give the shape after a run. Not with Range.
+  std::vector<BranchShapedOutput> ShapedOutputs;
 };
 
 struct CodegenResult {

@@ -8,6 +8,7 @@
 #include "frontend/onnx/OnnxImporter.h"
 #include "ir/Diagnostic.h"
 #include "ops/LowerGraph.h"
+#include "ops/sequence/ControlFlow.h"
 #include "ops/sequence/Optional.h"
 #include "passes/Pass.h"
 
@@ -450,6 +451,14 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
                      "target '{}' holds ({} bytes)",
                      CM.Blob.size(), WR->Name, T.Name, WR->Length);
 
+  CO.ShapedOutputs = branchShapedOutputs(G);
+  if (!CO.ShapedOutputs.empty() && Opts.Range)
+    return makeError(
+        "output '{}' takes its shape from the branch of an If at run time, "
+        "which a build for a range of a dimension (--dim {}={}..{}) does not "
+        "support: give the dimension one value",
+        G.outputs()[CO.ShapedOutputs[0].Output]->name(), Opts.Range->Name,
+        Opts.Range->Lo, Opts.Range->Hi);
   CO.ModelName = CM.Name;
   CO.StructureHash = Hash;
   CO.WeightsDataSize = CM.Plan.WeightsSize;
@@ -480,6 +489,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   HI.ExternalWeights = !CM.Embed;
   HI.InputsRead = CM.Code.InputsRead;
   HI.InputsOptional = optionalInputs(G);
+  HI.ShapedOutputs = CO.ShapedOutputs;
   HI.Checked = Opts.Checked;
   HI.Workers = Opts.Cores;
   HI.ContextBytes = CM.Code.ContextBytes;

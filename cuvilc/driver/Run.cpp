@@ -316,6 +316,21 @@ llvm::Error runsHere(const TargetInfo &T) {
                      llvm::sys::getHostCPUFeatures());
 }
 
+/// An output whose shape the branch of an If picked: T takes the shape the
+/// run gave, Data its bytes (the first of the buffer planned for the
+/// larger branch).
+void setOutputShape(RunnerTensor &T, std::string &Data,
+                    const std::vector<int64_t> &Shape) {
+  if (Shape == T.Shape)
+    return;
+  size_t Count = 1;
+  for (int64_t D : Shape)
+    Count *= static_cast<size_t>(D);
+  T.Shape = Shape;
+  T.Bytes = std::min(Count * dtypeSize(T.Ty), Data.size());
+  Data.resize(T.Bytes);
+}
+
 llvm::Expected<RunResult> runOnHost(const RunOptions &O,
                                     std::optional<std::string_view> Bytes,
                                     std::vector<RunnerTensor> &Ins,
@@ -349,6 +364,8 @@ llvm::Expected<RunResult> runOnHost(const RunOptions &O,
   std::chrono::duration<double, std::micro> Took =
       std::chrono::steady_clock::now() - Start;
   R.RunUs = Took.count();
+  for (size_t I = 0; I < Outs.size(); ++I)
+    setOutputShape(Outs[I], R.Outputs[I], (*M)->outputShape(I));
   if (O.Build.Profile) {
     ProfileData P;
     // The build above loaded this target and accepted its clock.
@@ -396,6 +413,8 @@ llvm::Expected<RunResult> runOnBoard(const RunOptions &O,
   RunResult R;
   R.Inputs = std::move(*In);
   R.Outputs = std::move(Board->Outputs);
+  for (size_t I = 0; I < Board->OutputShapes.size() && I < Outs.size(); ++I)
+    setOutputShape(Outs[I], R.Outputs[I], Board->OutputShapes[I]);
   R.Instructions = Board->Instructions;
   R.Cycles = Board->Cycles;
   if (const auto &Prof = CM->Header.Profiled) {

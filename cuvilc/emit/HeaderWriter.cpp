@@ -220,6 +220,14 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
              cComment(fmt::format("{}", fmt::join(Dims, ", "))),
              cComment(Range->Name), Range->Lo, Range->Hi);
       }
+      if (!Read) // an output: its shape may depend on a branch
+        for (const BranchShapedOutput &O : Info.ShapedOutputs)
+          if (O.Output == I)
+            Line("/* its shape is [{}] when the If's condition '{}' holds, "
+                 "[{}] otherwise: cuvil_{}_output_shape() after a run; SHAPE "
+                 "and BYTES are the larger */",
+                 fmt::join(O.ThenShape, ", "), cComment(O.Cond->name()),
+                 fmt::join(O.ElseShape, ", "), N);
       Line("#define {}NAME {}", Q, cStringLiteral(V->name()));
       Line("#define {}RANK {}", Q, V->rank());
       Line("#define {}SHAPE {{{}}}", Q,
@@ -254,6 +262,13 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   };
   Tensors("input", G.inputs(), &Info.InputsRead, &Info.InputsOptional);
   Tensors("output", G.outputs(), nullptr, nullptr);
+  if (!Info.ShapedOutputs.empty()) {
+    Line("/* Outputs whose shape the branch run takes picks: "
+         "cuvil_{}_output_shape(). */",
+         N);
+    Line("#define {}OUTPUT_SHAPES_VARY 1", P);
+    Line("");
+  }
 
   if (Info.Profiled) // the struct's table needs the count
     Line("#define {}PROFILE_STEPS {}", P,
@@ -274,6 +289,10 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   }
   if (Range)
     Line("  int64_t dims[{}NUM_DIMS]; /* value of the next runs (set_dims) */",
+         P);
+  if (!Info.ShapedOutputs.empty())
+    Line("  uint8_t output_arm[{}NUM_OUTPUTS]; /* per output, the branch the "
+         "last run took */",
          P);
   Line(
       "  /* A/B weight slots (init_ab, switch_weights): each slot's blob, its");
@@ -345,6 +364,21 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
            "index);",
            N, K, N);
     }
+    Line("");
+  }
+  if (!Info.ShapedOutputs.empty()) {
+    Line("/* Output `index` as the last run wrote it (its shape may depend on "
+         "the");
+    Line(" * branch of an If): shape receives its dimensions; returns the "
+         "rank, or");
+    Line(" * CUVIL_ERR_NULL / CUVIL_ERR_INDEX. The bytes: 0 for a bad "
+         "instance or index. */");
+    Line("int cuvil_{}_output_shape(const cuvil_{}_t *m, unsigned index, "
+         "int64_t *shape);",
+         N, N);
+    Line("unsigned long cuvil_{}_output_bytes(const cuvil_{}_t *m, unsigned "
+         "index);",
+         N, N);
     Line("");
   }
   std::vector<std::string> Params;

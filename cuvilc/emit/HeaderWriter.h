@@ -4,6 +4,7 @@
 
 #include "ir/Escape.h"
 #include "ir/Graph.h"
+#include "lowering/KernelCall.h"
 #include "planner/MemoryPlan.h"
 #include "target/TargetInfo.h"
 
@@ -66,6 +67,9 @@ struct HeaderInfo {
     std::vector<std::vector<std::string>> InputDims, OutputDims;
   };
   std::optional<DimRange> Range;
+  /// Outputs whose shape the branch of an If picks at run time: the struct
+  /// records the branch, output_shape/output_bytes give the shape.
+  std::vector<BranchShapedOutput> ShapedOutputs;
 };
 
 /// The C API of one compiled model: sizes, shapes, the state struct and

@@ -133,6 +133,13 @@ std::string writeReport(const Graph &G, const MemoryPlan &Plan,
       {"external_weights", Info.ExternalWeights},
       {"inputs", tensors(G.inputs(), &Info.InputsRead, &Info.InputsOptional)},
       {"outputs", tensors(G.outputs(), nullptr)}};
+  // An output whose shape the branch of an If picks: both shapes (the
+  // entry's shape and bytes are the larger), and run records which.
+  for (const BranchShapedOutput &O : Info.ShapedOutputs)
+    R["interface"]["outputs"][O.Output]["branch_shapes"] = {
+        {"then", O.ThenShape},
+        {"else", O.ElseShape},
+        {"condition", O.Cond->name()}};
   // The status codes init and run return, by name (cuvil/status.h), for
   // callers without the header (the Python package names a failure).
   ordered_json Status = ordered_json::object();

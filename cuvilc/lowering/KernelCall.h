@@ -123,6 +123,16 @@ struct NodeLowering {
 /// The lowering of a whole graph: entry I is node I of Graph::nodes().
 using GraphLowering = std::vector<NodeLowering>;
 
+/// A graph output whose shape depends on the branch an If with a run-time
+/// condition takes (ops/sequence/ControlFlow.h): run records the branch,
+/// and the caller asks for the shape.
+struct BranchShapedOutput {
+  size_t Output;     ///< Index among the graph's outputs.
+  const Value *Cond; ///< The If's condition (true: the then branch).
+  std::vector<int64_t> ThenShape, ElseShape;
+  int64_t ThenBytes, ElseBytes;
+};
+
 } // namespace cuvil
 
 #endif

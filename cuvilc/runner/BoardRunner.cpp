@@ -210,6 +210,37 @@ runFirmware(const CompiledModel &CM, const std::vector<std::string> &Inputs,
   if (!llvm::to_integer(M[1].str(), R.Cycles) ||
       !llvm::to_integer(M[2].str(), R.Instructions))
     return makeError("qemu: counts out of range in '{}'", M[0].str());
+  if (!CM.Header.ShapedOutputs.empty()) {
+    // The shape each output has in this run, and so its bytes.
+    static const std::regex Shape(R"(cuvil: output (\d+) shape ([\d,]*))");
+    R.OutputShapes.resize(OutBytes.size());
+    std::vector<bool> Seen(OutBytes.size(), false);
+    for (auto It =
+             std::sregex_iterator(Printed->begin(), Printed->end(), Shape);
+         It != std::sregex_iterator(); ++It) {
+      size_t I = 0;
+      if (!llvm::to_integer((*It)[1].str(), I) || I >= OutBytes.size())
+        return makeError("qemu: the runner printed '{}', for no output",
+                         It->str());
+      Seen[I] = true;
+      std::string Text = (*It)[2].str();
+      llvm::SmallVector<llvm::StringRef> Dims;
+      llvm::StringRef(Text).split(Dims, ',', -1, false);
+      uint64_t Count = 1;
+      for (llvm::StringRef D : Dims) {
+        int64_t V = 0;
+        if (!llvm::to_integer(D, V) || V < 0)
+          return makeError("qemu: a bad shape in '{}'", It->str());
+        R.OutputShapes[I].push_back(V);
+        Count *= static_cast<uint64_t>(V);
+      }
+      OutBytes[I] =
+          std::min(OutBytes[I], Count * dtypeSize(CM.G->outputs()[I]->dtype()));
+    }
+    for (size_t I = 0; I < Seen.size(); ++I)
+      if (!Seen[I])
+        return makeError("qemu: the runner printed no shape for output {}", I);
+  }
   for (size_t I = 0; I < OutBytes.size(); ++I) {
     auto Data = readOutputFile(fmt::format("{}/out_{}.bin", Dir, I),
                                "the runner", I, OutBytes[I]);

@@ -42,6 +42,9 @@ struct BoardRunOptions {
 
 struct BoardRunResult {
   std::vector<std::string> Outputs; ///< Raw bytes, one per graph output.
+  /// For a model whose output shapes depend on a branch (the runner prints
+  /// `cuvil: output I shape D,D,...`): each output's shape in this run.
+  std::vector<std::vector<int64_t>> OutputShapes;
   uint64_t Instructions = 0, Cycles = 0;
   /// A --profile build's table (profile.bin: profile_runs, then the rows).
   std::optional<std::string> ProfileTable;

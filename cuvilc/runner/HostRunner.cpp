@@ -184,6 +184,7 @@ HostModel::compile(const BuildOptions &BuildOpts, std::ostream &Log,
   M->Profiled = BuildOpts.Profile;
   M->Steps = CM->Code.ProfileSteps;
   M->ProfileOffset = CM->Code.ProfileOffset;
+  M->HasShapedOutputs = !CM->Header.ShapedOutputs.empty();
   if (auto E = M->load(CM->Code.Object, CM->Name))
     return E;
   return M;
@@ -230,6 +231,12 @@ llvm::Error HostModel::load(const std::string &Object,
   if (!Run)
     return Run.takeError();
   RunV = *Run;
+  if (HasShapedOutputs) {
+    auto Shape = JIT->lookup("cuvil_" + Name + "_output_shape");
+    if (!Shape)
+      return Shape.takeError();
+    OutputShape = *Shape;
+  }
 
   // The arenas: the plan's sizes at its alignment (one alignment unit for
   // an empty one, so that every pointer is distinct and valid).
@@ -248,6 +255,19 @@ llvm::Error HostModel::load(const std::string &Object,
   if (Status != CUVIL_OK)
     return makeError("cuvil_{}_init failed: {}", Name, statusText(Status));
   return llvm::Error::success();
+}
+
+std::vector<int64_t> HostModel::outputShape(size_t I) const {
+  if (!OutputShape)
+    return Outputs[I].Shape;
+  using ShapeFn = int (*)(const void *, unsigned, int64_t *);
+  std::vector<int64_t> S(Outputs[I].Shape.size() + 8);
+  int Rank = OutputShape.toPtr<ShapeFn>()(State.data(),
+                                          static_cast<unsigned>(I), S.data());
+  if (Rank < 0 || static_cast<size_t>(Rank) > S.size())
+    return Outputs[I].Shape;
+  S.resize(static_cast<size_t>(Rank));
+  return S;
 }
 
 std::string HostModel::profileTable() const {

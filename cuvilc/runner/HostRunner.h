@@ -99,6 +99,12 @@ public:
   llvm::Error run(const std::vector<const void *> &In,
                   const std::vector<void *> &Out);
 
+  /// Output I's shape as the last run wrote it: outputs()[I].Shape, or for
+  /// an output whose shape the branch of an If picks (HeaderInfo::
+  /// ShapedOutputs), that branch's (cuvil_<name>_output_shape). Its bytes
+  /// are the first of the output's buffer.
+  std::vector<int64_t> outputShape(size_t I) const;
+
   /// A --profile build: its steps, and the bytes of its table (runs, then
   /// the rows) as the runs so far left them. Not profiled: no steps, and
   /// an empty table.
@@ -129,10 +135,12 @@ private:
   /// --profile: the table's rows, and the byte offset of profile_runs in
   /// State.
   bool Profiled = false;
+  bool HasShapedOutputs = false;
   std::vector<ProfileStep> Steps;
   uint64_t ProfileOffset = 0;
-  /// cuvil_<name>_run_v in the JIT.
-  llvm::orc::ExecutorAddr RunV;
+  /// cuvil_<name>_run_v in the JIT, and cuvil_<name>_output_shape when
+  /// some output's shape depends on a branch (else null).
+  llvm::orc::ExecutorAddr RunV, OutputShape;
 };
 
 /// Whether code for T can run on a machine of triple HostTriple whose CPU

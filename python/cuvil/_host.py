@@ -73,6 +73,13 @@ class HostLibrary:
         self.init.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                               ctypes.c_ulong]
         self.run_v.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        # Outputs whose shape a run-time branch picks: asked after each run.
+        self.output_shape = None
+        if any(o.varies for o in self.outputs):
+            self.output_shape = self._dll[f"{self.prefix}_output_shape"]
+            self.output_shape.restype = ctypes.c_int
+            self.output_shape.argtypes = [ctypes.c_void_p, ctypes.c_uint,
+                                          ctypes.POINTER(ctypes.c_int64)]
         self._local = threading.local()
 
     def _instance(self):
@@ -117,4 +124,13 @@ class HostLibrary:
         if status != 0:
             raise CuvilError(f"{self.prefix}_run_v failed: "
                              f"{status_name(status, self.report)}")
+        for i, info in enumerate(self.outputs):
+            if info.varies:  # the first bytes, in the shape of the branch run took
+                dims = (ctypes.c_int64 * 16)()
+                rank = self.output_shape(inst.state, i, dims)
+                if rank < 0 or rank > 16:
+                    raise CuvilError(f"{self.prefix}_output_shape failed: "
+                                     f"{status_name(rank, self.report)}")
+                shape = tuple(dims[:rank])
+                outs[i] = outs[i].reshape(-1)[:int(np.prod(shape))].reshape(shape).copy()
         return outs

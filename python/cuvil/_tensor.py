@@ -25,13 +25,17 @@ class TensorInfo:
     # An input the caller may leave out (None): an ONNX optional input, as
     # PyTorch exports an Optional[Tensor] argument.
     optional: bool = False
+    # An output whose shape the branch of an If picks at run time: `shape`
+    # is the larger; each call's array has the shape of the branch taken.
+    varies: bool = False
 
     @classmethod
     def from_report(cls, entry):
         if entry["dtype"] not in _NUMPY:
             raise ValueError(f"unknown element type {entry['dtype']}")
         return cls(entry["name"], np.dtype(_NUMPY[entry["dtype"]]),
-                   tuple(entry["shape"]), entry["bytes"], entry.get("optional", False))
+                   tuple(entry["shape"]), entry["bytes"], entry.get("optional", False),
+                   "branch_shapes" in entry)
 
 
 def check_input(info, value, index, copy):

@@ -302,6 +302,25 @@ static int fail_status(const char *call, int rc) {
   return 1;
 }
 
+#if defined(CUVIL_MODEL_NUM_DIMS) || defined(CUVIL_MODEL_OUTPUT_SHAPES_VARY)
+/* Prints each output's shape as cuvil_model_output_shape gives it now (a
+ * range's value, or the branch the last run took): `cuvil: output I shape
+ * D,D,...`, which cuvilc run reads. */
+static int say_output_shapes(void) {
+  for (unsigned i = 0; i < CUVIL_MODEL_NUM_OUTPUTS; ++i) {
+    int64_t shape[8];
+    int rank = cuvil_model_output_shape(&model, i, shape);
+    if (rank < 0 || rank > 8)
+      return fail_status("cuvil_model_output_shape", rank);
+    say("cuvil: output %u shape", i);
+    for (int d = 0; d < rank; ++d)
+      say(d ? ",%ld" : " %ld", (long)shape[d]);
+    say("\n");
+  }
+  return 0;
+}
+#endif
+
 #ifdef CUVIL_MODEL_NUM_DIMS
 /* A build for a range of a dimension: dims.bin holds the value of each
  * bounded dimension (int64, little-endian), which the runs use; inputs and
@@ -323,21 +342,18 @@ static int set_dims(void) {
   if (rc != 0)
     return fail_status("cuvil_model_set_dims", rc);
   /* The output shapes at this value, as the caller reads them. */
-  for (unsigned i = 0; i < CUVIL_MODEL_NUM_OUTPUTS; ++i) {
-    int64_t shape[8];
-    int rank = cuvil_model_output_shape(&model, i, shape);
-    if (rank < 0 || rank > 8)
-      return fail_status("cuvil_model_output_shape", rank);
-    say("cuvil: output %u shape", i);
-    for (int d = 0; d < rank; ++d)
-      say(d ? ",%ld" : " %ld", (long)shape[d]);
-    say("\n");
-  }
-  return 0;
+  return say_output_shapes();
 }
 #else
 #define IN_BYTES(i) input_bytes[i]
+#ifdef CUVIL_MODEL_OUTPUT_SHAPES_VARY
+/* An output whose shape the branch of an If picks at run time: the run
+ * writes the branch's bytes, out_<i>.bin holds those, and its shape is
+ * printed after the run. */
+#define OUT_BYTES(i) cuvil_model_output_bytes(&model, (i))
+#else
 #define OUT_BYTES(i) output_bytes[i]
+#endif
 #endif
 
 static int run_model(void) {
@@ -453,6 +469,10 @@ static int run_model(void) {
   say("cuvil: stack run stated=none measured=%lu\n", run_stack_used);
 #endif
 
+#ifdef CUVIL_MODEL_OUTPUT_SHAPES_VARY
+  if (say_output_shapes() != 0)
+    return 1;
+#endif
   for (unsigned i = 0; i < CUVIL_MODEL_NUM_OUTPUTS; ++i) {
     const char *path = file_name(name, "out", i);
     if (!path)

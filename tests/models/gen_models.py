@@ -488,6 +488,10 @@ EXPORTED = {
     # its 8 iterations at 0.05, never at 0.
     "torch_until_early": ("torch_until.onnx", {}, {"limit": 0.05}),
     "torch_until_full": ("torch_until.onnx", {}, {"limit": 0.0}),
+    # torch_scores' output y is [1, 10, 4] (every frame) or [1, 1, 4] (the
+    # last), as the run-time `every_frame` picks.
+    "torch_scores_all": ("torch_scores.onnx", {"frames": 10}, {"every_frame": True}),
+    "torch_scores_last": ("torch_scores.onnx", {"frames": 10}, {"every_frame": False}),
 }
 
 

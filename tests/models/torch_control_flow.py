@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Export torch_vad.onnx, torch_stream.onnx and torch_until.onnx: models with
+"""Export torch_vad.onnx, torch_stream.onnx, torch_until.onnx and
+torch_scores.onnx: models with
 the control flow PyTorch's exporter leaves in scripted models, for the
 end-to-end tests.
 
@@ -35,6 +36,12 @@ the float input `limit`. PyTorch exports a `for` loop with a `break` as a
 state and the condition `counter + 1 < 8 and not broken`; the `break`
 test is an `If` inside the body. The number of iterations is a run-time
 value: 8 when `limit` is 0, fewer when it is larger.
+
+torch_scores, a frame classifier, returns the class scores of every frame
+(`every_frame` true) or of the last one only: the run-time `If` gives its
+output `y` the shape [1, frames, 4] in one branch and [1, 1, 4] in the
+other. The object plans `y` for the larger, and the caller asks for the
+shape after the run (cuvil_<name>_output_shape).
 
 The exported files are committed beside this script (the build machines
 need no PyTorch); rerun this only to change the models.
@@ -114,6 +121,21 @@ class Until(torch.nn.Module):
         return self.out(h), h
 
 
+class Scores(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = torch.nn.Linear(8, 16)
+        self.out = torch.nn.Linear(16, 4)
+
+    def forward(self, x, every_frame):
+        h = torch.tanh(self.enc(x))
+        if bool(every_frame):
+            y = torch.softmax(self.out(h), dim=-1)
+        else:
+            y = torch.softmax(self.out(h[:, -1:]), dim=-1)
+        return y, h.mean(dim=1)
+
+
 def main():
     out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else HERE
     torch.manual_seed(0)
@@ -134,6 +156,12 @@ def main():
     torch.onnx.export(until, (torch.randn(1, 8), torch.zeros(1, 16), torch.tensor(0.1)),
                       str(out / "torch_until.onnx"), opset_version=14,
                       input_names=["x", "h", "limit"], output_names=["y", "hn"])
+    torch.manual_seed(3)
+    scores = torch.jit.script(Scores().eval())
+    torch.onnx.export(scores, (torch.randn(1, 12, 8), torch.tensor(True)),
+                      str(out / "torch_scores.onnx"), opset_version=14,
+                      input_names=["x", "every_frame"], output_names=["y", "summary"],
+                      dynamic_axes={"x": {1: "frames"}})
     return 0
 
 

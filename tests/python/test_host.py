@@ -61,6 +61,20 @@ def test_optional_inputs_left_out(case):
         fn(None, sr, None, None)
 
 
+def test_output_shape_from_a_run_time_branch(case):
+    """torch_scores' output y is [1, 10, 4] or [1, 1, 4] as the run-time
+    input every_frame picks: each call's array has the branch's shape."""
+    every, last = case("torch_scores_all"), case("torch_scores_last")
+    fn = cuvil.compile(every.onnx, dims=every.manifest["dims"])
+    assert fn.outputs[0].varies and fn.outputs[0].shape == (1, 10, 4)
+    y, _ = fn(*every.inputs)
+    assert y.shape == (1, 10, 4)
+    assert_matches_reference(every, fn(*every.inputs))
+    y, _ = fn(*last.inputs)
+    assert y.shape == (1, 1, 4)
+    assert_matches_reference(last, fn(*last.inputs))
+
+
 def test_torch_module():
     torch = pytest.importorskip("torch", reason="python3-torch is not installed")
     torch.manual_seed(0)

@@ -10,9 +10,15 @@
 //     other branch's nodes die, whatever their shapes;
 //   - for a run-time condition, lowering guards the nodes only one branch
 //     needs (ops/BranchGuards.cpp), so only the taken branch runs, and If
-//     copies its results. Both branches then need the node's output shapes.
+//     copies its results. Both branches then need the node's output shapes,
+//     except for an output that is a graph output and nothing else reads:
+//     it is planned for the larger branch, and run records which branch
+//     wrote it, whose shape cuvil_<name>_output_shape() then gives
+//     (branchShapedOutputs).
 //
 //===----------------------------------------------------------------------===//
+#include "ops/sequence/ControlFlow.h"
+
 #include "ir/Diagnostic.h"
 #include "lowering/KernelAbi.h"
 #include "ops/Attrs.h"
@@ -22,6 +28,7 @@
 #include <fmt/ranges.h>
 
 namespace cuvil {
+extern const OpDef IfOp;
 namespace {
 
 // Each branch (a graph attribute in ONNX) as the importer inlined it:
@@ -78,19 +85,23 @@ std::optional<BranchChoice> branches(const Node &N) {
                                {.When = false, .Results = std::move(*Else)}}};
 }
 
-/// Both branches' shapes when they agree (ONNX 1.12's inference leaves an
-/// If's output unknown when a branch's shape has a symbol in it).
+/// The shape of the larger of two branch results (by bytes; the first
+/// when they tie).
+const Value *larger(const Value *T, const Value *E) {
+  return E->byteSize() > T->byteSize() ? E : T;
+}
+
+/// Each output's shape: both branches' when they agree (ONNX 1.12's
+/// inference leaves an If's output unknown when a branch's shape has a
+/// symbol in it), else the larger one's (verifyControlFlowOp accepts that
+/// only for a graph output nothing else reads).
 llvm::Expected<ShapeList> shape(const Node &N) {
   auto C = branches(N);
   if (!C)
     return nodeError(N, "the branches were not inlined");
   ShapeList S;
-  for (size_t I = 0; I < N.outputs().size(); ++I) {
-    const Value *T = C->Arms[0].Results[I], *E = C->Arms[1].Results[I];
-    if (T->shape() != E->shape())
-      return nodeError(N, "output {} differs between the branches", I);
-    S.push_back(T->shape());
-  }
+  for (size_t I = 0; I < N.outputs().size(); ++I)
+    S.push_back(larger(C->Arms[0].Results[I], C->Arms[1].Results[I])->shape());
   return S;
 }
 
@@ -99,23 +110,43 @@ llvm::Error verifyControlFlowOp(const Node &N) {
   if (!Cond || Cond->dtype() != DType::Bool || Cond->numElements() != 1)
     return nodeError(N, "the condition must be a single bool");
   const IfAttrs A(N);
-  for (const auto &[Attr, Where] : {std::pair{"then_branch", A.ThenBranch},
-                                    {"else_branch", A.ElseBranch}}) {
-    auto Vs = branch(N, Attr, Where);
-    if (!Vs)
-      return Vs.takeError();
-    for (size_t I = 0; I < Vs->size(); ++I) {
-      const Value *V = (*Vs)[I], *Y = N.output(I);
-      if (V->dtype() != Y->dtype() || V->shape() != Y->shape())
-        return nodeError(
-            N,
-            "output {} of the {} subgraph has {} {}, the node's output "
-            "'{}' {} {}: with a condition known only at run time, both "
-            "branches must give the same shapes (a condition that --dim or "
-            "constant inputs decide is resolved at compile time)",
-            I, Attr, dtypeName(V->dtype()), shapeText(V->shape()), Y->name(),
-            dtypeName(Y->dtype()), shapeText(Y->shape()));
-    }
+  auto Then = branch(N, "then_branch", A.ThenBranch);
+  if (!Then)
+    return Then.takeError();
+  auto Else = branch(N, "else_branch", A.ElseBranch);
+  if (!Else)
+    return Else.takeError();
+  for (size_t I = 0; I < N.outputs().size(); ++I) {
+    const Value *T = (*Then)[I], *E = (*Else)[I], *Y = N.output(I);
+    for (const auto &[Attr, V] :
+         {std::pair{"then_branch", T}, {"else_branch", E}})
+      if (V->dtype() != Y->dtype())
+        return nodeError(N,
+                         "output {} of the {} subgraph is {}, the node's "
+                         "output '{}' {}",
+                         I, Attr, dtypeName(V->dtype()), Y->name(),
+                         dtypeName(Y->dtype()));
+    if (T->shape() == Y->shape() && E->shape() == Y->shape())
+      continue;
+    // Shapes that differ: the output is planned for the larger branch,
+    // which only a graph output can be (its caller asks run for the
+    // shape); a node reading it would need both shapes.
+    if (!Y->users().empty())
+      return nodeError(
+          N,
+          "output {} has shape {} in the then branch and {} in the else "
+          "branch, and node '{}' reads it: with a condition known only at "
+          "run time, branches of different shapes can only give a graph "
+          "output (whose shape run reports); a condition that --dim or "
+          "constant inputs decide is resolved at compile time",
+          I, shapeText(T->shape()), shapeText(E->shape()),
+          Y->users().front()->name());
+    if (Y->shape() != larger(T, E)->shape())
+      return nodeError(N,
+                       "output '{}' has shape {}, not that of the larger "
+                       "branch, {}",
+                       Y->name(), shapeText(Y->shape()),
+                       shapeText(larger(T, E)->shape()));
   }
   return llvm::Error::success();
 }
@@ -129,12 +160,34 @@ llvm::Error lowerControlFlowOp(const Node &N, std::vector<KernelCall> &Calls) {
                                       .a = C->Arms[0].Results[I],
                                       .b = C->Arms[1].Results[I],
                                       .y = N.output(I),
-                                      .n = N.output(I)->byteSize()}
+                                      .na = C->Arms[0].Results[I]->byteSize(),
+                                      .nb = C->Arms[1].Results[I]->byteSize()}
                         .call());
   return llvm::Error::success();
 }
 
 } // namespace
+
+std::vector<BranchShapedOutput> branchShapedOutputs(const Graph &G) {
+  std::vector<BranchShapedOutput> R;
+  for (size_t I = 0; I < G.outputs().size(); ++I) {
+    const Value *Y = G.outputs()[I];
+    const Node *P = Y->producer();
+    if (!P || P->def() != &IfOp)
+      continue;
+    auto C = branches(*P);
+    if (!C)
+      continue;
+    size_t K = 0;
+    while (P->output(K) != Y)
+      ++K;
+    const Value *T = C->Arms[0].Results[K], *E = C->Arms[1].Results[K];
+    if (T->shape() != E->shape())
+      R.push_back(
+          {I, C->Cond, T->shape(), E->shape(), T->byteSize(), E->byteSize()});
+  }
+  return R;
+}
 
 extern const OpDef IfOp = {.Name = "If",
                            .Verify = verifyControlFlowOp,

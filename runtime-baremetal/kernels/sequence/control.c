@@ -4,8 +4,10 @@
 #include "cuvil/kernels.h"
 
 void cuvil_k_select_bytes(const uint8_t *cond, const uint8_t *a,
-                          const uint8_t *b, uint8_t *y, int64_t n) {
+                          const uint8_t *b, uint8_t *y, int64_t na,
+                          int64_t nb) {
   const uint8_t *src = *cond ? a : b;
+  int64_t n = *cond ? na : nb;
   for (int64_t i = 0; i < n; ++i)
     y[i] = src[i];
 }

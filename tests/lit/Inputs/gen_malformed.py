@@ -21,6 +21,8 @@ One file per class of malformed input, each small and built with onnx.helper:
                            exports an Optional[Tensor]) tested with
                            OptionalHasElement but also read when absent
   optional_sequence.onnx   an optional input holding a sequence
+  branch_shapes_read.onnx  an If under a run-time condition whose branches
+                           give different shapes, read by another node
 """
 
 import pathlib
@@ -108,6 +110,23 @@ def main():
             "optional", [helper.make_value_info("s", sequence)],
             [helper.make_tensor_value_info("y", TensorProto.BOOL, [])]),
         opset_imports=[helper.make_opsetid("", 16)], ir_version=8), "optional_sequence.onnx")
+    starts, ends, axes = ([helper.make_tensor(n, TensorProto.INT64, [1], [v])]
+                          for n, v in (("s", 0), ("e", 2), ("a", 1)))
+    head = helper.make_graph(
+        [helper.make_node("Constant", [], [n], value=t[0]) for n, t in
+         (("s", starts), ("e", ends), ("a", axes))] +
+        [helper.make_node("Slice", ["x", "s", "e", "a"], ["h"])],
+        "head", [], [tensor("h", [1, 2])])
+    whole = helper.make_graph([helper.make_node("Relu", ["x"], ["w"])], "whole", [],
+                              [tensor("w", [1, 4])])
+    save(helper.make_model(
+        helper.make_graph(
+            [helper.make_node("If", ["all"], ["pick"], name="pick", then_branch=whole,
+                              else_branch=head),
+             helper.make_node("Sigmoid", ["pick"], ["y"], name="after")],
+            "branches", [*x4, helper.make_tensor_value_info("all", TensorProto.BOOL, [])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]),
+        opset_imports=[helper.make_opsetid("", 13)], ir_version=7), "branch_shapes_read.onnx")
     return 0
 
 

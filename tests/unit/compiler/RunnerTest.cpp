@@ -317,6 +317,14 @@ TEST(Runner, EveryE2EModelMatchesOnnxRuntime) {
     auto Got = run(*M, C);
     const auto &Names = Manifest["outputs"];
     ASSERT_EQ(Names.size(), Got.size());
+    // An output whose shape the branch of an If picked: its first bytes.
+    for (size_t I = 0; I < Got.size(); ++I) {
+      int64_t Count = 1;
+      for (int64_t D : M->outputShape(I))
+        Count *= D;
+      Got[I].resize(std::min<size_t>(Got[I].size(),
+                                     Count * dtypeSize(M->outputs()[I].Ty)));
+    }
     for (size_t I = 0; I < Got.size(); ++I) {
       fs::path RefPath = Dir / fmt::format("ref_{}.bin", I);
       if (!CUVIL_MODEL_REFERENCES && !fs::exists(RefPath))

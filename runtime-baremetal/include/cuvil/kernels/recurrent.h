@@ -53,9 +53,10 @@ void cuvil_k_lstm_packed_f32(const float *x, const float *wp, const float *rp,
                              int64_t n_batch, int64_t n_in, int64_t n_hid,
                              int64_t n_dir, int64_t reverse, int64_t layout);
 
-/* If: y = *cond ? a : b, n bytes (a, b: the branches' results). */
+/* If: y = *cond ? a : b (the branches' results), na or nb bytes (a graph
+ * output's branches may differ in shape). */
 void cuvil_k_select_bytes(const uint8_t *cond, const uint8_t *a,
-                          const uint8_t *b, uint8_t *y, int64_t n);
+                          const uint8_t *b, uint8_t *y, int64_t na, int64_t nb);
 
 /* OptionalHasElement of an optional graph input: *y = 1 when the caller
  * gave the input (x is not NULL), 0 when it left it out (NULL). */
