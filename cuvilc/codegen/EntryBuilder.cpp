@@ -260,6 +260,8 @@ llvm::Error EntryBuilder::buildRunV() {
       B.CreateBr(Join);
       B.SetInsertPoint(Join);
     }
+    if (L[S].Exit)
+      exitIf(*L[S].Exit);
     if (Opts.Checked) {
       StepNames.push_back(N.name());
       Guards->check(B, S, Step);
@@ -286,6 +288,17 @@ llvm::Error EntryBuilder::buildRunV() {
   }
   B.CreateRet(llvm::ConstantInt::get(I32, StatusOk));
   return llvm::Error::success();
+}
+
+void EntryBuilder::exitIf(const RunExit &X) {
+  llvm::Function *F = B.GetInsertBlock()->getParent();
+  auto *Stop = llvm::BasicBlock::Create(Ctx, "run.stop", F);
+  auto *Go = llvm::BasicBlock::Create(Ctx, "run.go", F);
+  llvm::Value *Byte = B.CreateLoad(B.getInt8Ty(), pointerTo(X.Cond, 0));
+  B.CreateCondBr(B.CreateICmpNE(Byte, B.getInt8(0)), Stop, Go);
+  B.SetInsertPoint(Stop);
+  B.CreateRet(llvm::ConstantInt::getSigned(I32, X.Status));
+  B.SetInsertPoint(Go);
 }
 
 llvm::BasicBlock *

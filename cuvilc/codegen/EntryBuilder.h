@@ -132,6 +132,9 @@ private:
   /// goes once the node's code is in; null (no branch) when RunsWhen is
   /// empty.
   llvm::BasicBlock *branchOn(const std::vector<RunCondition> &RunsWhen);
+  /// Leaves B where run goes on when X's condition is false; when it is
+  /// true, run_v returns X's status.
+  void exitIf(const RunExit &X);
   void buildInit();
   /// init_ab, switch_weights, active_slot, active_sha256 (WeightSlots.cpp).
   void buildWeightSlots();

@@ -116,6 +116,7 @@ enum StatusCode : int {
   StatusArenaRange = CUVIL_ERR_ARENA_RANGE,
   StatusBounds = CUVIL_ERR_BOUNDS,
   StatusDimRange = CUVIL_ERR_DIM_RANGE,
+  StatusLoopBound = CUVIL_ERR_LOOP_BOUND,
   StatusIndex = CUVIL_ERR_INDEX,
   StatusBlobAlign = CUVIL_ERR_BLOB_ALIGN,
   StatusBlobShort = CUVIL_ERR_BLOB_SHORT,

@@ -9,6 +9,7 @@
 #include "ir/Diagnostic.h"
 #include "ops/LowerGraph.h"
 #include "ops/sequence/ControlFlow.h"
+#include "ops/sequence/LoopBound.h"
 #include "ops/sequence/Optional.h"
 #include "passes/Pass.h"
 
@@ -231,9 +232,10 @@ llvm::Expected<std::unique_ptr<Graph>>
 loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
           const std::vector<std::string> &DumpIR, std::ostream &Log,
           const PipelineOptions &PO, const RuntimeOps *CustomOps, bool DumpData,
-          bool DumpJson) {
+          bool DumpJson, const std::map<std::string, int64_t> &LoopBounds) {
   ImportOptions IO;
   IO.DimValues = Dims;
+  IO.LoopBounds = LoopBounds;
   IO.CustomOps = CustomOps;
   beginStage(PO.Timer, "import");
   return optimizeModel(
@@ -256,9 +258,11 @@ llvm::Expected<std::unique_ptr<Graph>>
 loadModelBytes(std::string_view Bytes,
                const std::map<std::string, int64_t> &Dims,
                const std::vector<std::string> &DumpIR, std::ostream &Log,
-               const PipelineOptions &PO, bool DumpData, bool DumpJson) {
+               const PipelineOptions &PO, bool DumpData, bool DumpJson,
+               const std::map<std::string, int64_t> &LoopBounds) {
   ImportOptions IO;
   IO.DimValues = Dims;
+  IO.LoopBounds = LoopBounds;
   beginStage(PO.Timer, "import");
   return optimizeModel(
       importUnrollingLoops(
@@ -379,10 +383,10 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
                   const PipelineOptions &P) {
     return OnnxBytes
                ? loadModelBytes(*OnnxBytes, D, DumpIR, L, P, Opts.DumpIRData,
-                                Opts.DumpIRJson)
+                                Opts.DumpIRJson, Opts.LoopBounds)
                : loadModel(Opts.Model, D, DumpIR, L, P,
                            CM.CustomOps ? &CM.CustomOps->registry() : nullptr,
-                           Opts.DumpIRData, Opts.DumpIRJson);
+                           Opts.DumpIRData, Opts.DumpIRJson, Opts.LoopBounds);
   };
   auto GOrErr = Load(Dims, Opts.DumpIR, Log, Passes);
   if (!GOrErr)
@@ -489,6 +493,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   HI.ExternalWeights = !CM.Embed;
   HI.InputsRead = CM.Code.InputsRead;
   HI.InputsOptional = optionalInputs(G);
+  HI.LoopBounds = checkedLoopBounds(G);
   HI.ShapedOutputs = CO.ShapedOutputs;
   HI.Checked = Opts.Checked;
   HI.Workers = Opts.Cores;

@@ -79,6 +79,9 @@ struct BuildOptions {
   std::map<std::string, int64_t> Dims;
   /// A dimension given as a range (build only); not also in Dims.
   std::optional<DimRangeOption> Range;
+  /// --loop-bound NODE=K: the most iterations Loop NODE may run, for a
+  /// Loop without a bound of its own (ImportOptions::LoopBounds).
+  std::map<std::string, int64_t> LoopBounds;
   bool PortableKernels = false; ///< Reference kernels only (--kernels).
   bool Checked = false;         ///< --checked: guard gaps and bounds checks.
   /// --cores: layers are cut into shares for this many cores (cuvil/team.h).
@@ -143,11 +146,13 @@ planOptionsFor(const TargetInfo &T,
 /// weight keeps its ONNX layout). CustomOps: the ops the user declared.
 /// DumpData: the dumps print the data of every constant, so that cuvil-opt
 /// can read them. DumpJson: the dumps are JSON lines (Graph::printJson).
+/// LoopBounds: the user's bounds on Loops, by node name (--loop-bound).
 llvm::Expected<std::unique_ptr<Graph>>
 loadModel(const std::string &Model, const std::map<std::string, int64_t> &Dims,
           const std::vector<std::string> &DumpIR, std::ostream &Log,
           const PipelineOptions &PO = {}, const RuntimeOps *CustomOps = nullptr,
-          bool DumpData = false, bool DumpJson = false);
+          bool DumpData = false, bool DumpJson = false,
+          const std::map<std::string, int64_t> &LoopBounds = {});
 
 /// The declarations of a --custom-ops file (null for an empty path); a
 /// bad file is a usage error naming its line, op and field.
@@ -160,7 +165,8 @@ loadModelBytes(std::string_view Bytes,
                const std::map<std::string, int64_t> &Dims,
                const std::vector<std::string> &DumpIR, std::ostream &Log,
                const PipelineOptions &PO = {}, bool DumpData = false,
-               bool DumpJson = false);
+               bool DumpJson = false,
+               const std::map<std::string, int64_t> &LoopBounds = {});
 
 /// With --quantize int8 (Opts.Quantize): the float model quantized as
 /// `cuvilc quantize` would (its report printed to Log), for the build to
@@ -218,6 +224,7 @@ struct PlanCommandOptions {
   /// Write PREFIX.<region>.svg, a picture of each arena; empty: none.
   std::string SvgPrefix;
   std::map<std::string, int64_t> Dims;
+  std::map<std::string, int64_t> LoopBounds; ///< As BuildOptions'.
   std::string CustomOps; ///< --custom-ops: the user's op declarations.
 };
 

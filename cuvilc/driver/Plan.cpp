@@ -147,7 +147,8 @@ llvm::Error runPlan(const PlanCommandOptions &Opts, std::ostream &Out) {
   if (!Custom)
     return Custom.takeError();
   auto GOrErr = loadModel(Opts.Model, Opts.Dims, {}, Out, {},
-                          *Custom ? &(*Custom)->registry() : nullptr);
+                          *Custom ? &(*Custom)->registry() : nullptr, false,
+                          false, Opts.LoopBounds);
   if (!GOrErr)
     return GOrErr.takeError();
   Graph &G = **GOrErr;

@@ -262,6 +262,12 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   };
   Tensors("input", G.inputs(), &Info.InputsRead, &Info.InputsOptional);
   Tensors("output", G.outputs(), nullptr, nullptr);
+  if (!Info.LoopBounds.empty()) {
+    Line("/* Loops built for at most a number of iterations (--loop-bound): "
+         "run returns CUVIL_ERR_LOOP_BOUND when one would run more. */");
+    Line("#define {}LOOP_BOUNDS 1", P);
+    Line("");
+  }
   if (!Info.ShapedOutputs.empty()) {
     Line("/* Outputs whose shape the branch run takes picks: "
          "cuvil_{}_output_shape(). */",
@@ -406,13 +412,27 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
     Params.push_back(fmt::format("{} *{}", dtypeCType(G.outputs()[I]->dtype()),
                                  ParamName(G.outputs()[I], "output", I)));
   Line("/* Runs one inference. Buffers are dense, row-major; outputs must not");
+  const char *Returns = Info.LoopBounds.empty()
+                            ? "Returns CUVIL_OK, or CUVIL_ERR_NOT_INIT."
+                            : "Returns CUVIL_OK, CUVIL_ERR_NOT_INIT, or";
   if (Optional.empty()) {
-    Line(" * overlap inputs. Returns CUVIL_OK, or CUVIL_ERR_NOT_INIT. */");
+    Line(" * overlap inputs. {}{}", Returns,
+         Info.LoopBounds.empty() ? " */" : "");
   } else {
     Line(" * overlap inputs. Optional inputs ({}) may be NULL: the caller",
          fmt::join(Optional, ", "));
-    Line(" * leaves them out (None in PyTorch). Returns CUVIL_OK, or");
-    Line(" * CUVIL_ERR_NOT_INIT. */");
+    Line(" * leaves them out (None in PyTorch). {}{}", Returns,
+         Info.LoopBounds.empty() ? " */" : "");
+  }
+  if (!Info.LoopBounds.empty()) {
+    // The loops built for at most K iterations (--loop-bound): a run that
+    // needs more stops, and its outputs are not to be used.
+    Line(" * CUVIL_ERR_LOOP_BOUND when a loop would run past the bound it was");
+    Line(" * built for (its outputs are then not written):");
+    for (size_t I = 0; I < Info.LoopBounds.size(); ++I)
+      Line(" *   Loop '{}': at most {} iterations{}",
+           cComment(Info.LoopBounds[I].first), Info.LoopBounds[I].second,
+           I + 1 == Info.LoopBounds.size() ? ". */" : ";");
   }
   Line("int cuvil_{}_run(cuvil_{}_t *m, {});", N, N, fmt::join(Params, ", "));
   Line("");

@@ -11,6 +11,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cuvil {
@@ -34,6 +35,9 @@ struct HeaderInfo {
   /// Per graph input: true if the caller may leave it out (NULL; an ONNX
   /// optional input the graph tests, ops/sequence/Optional.h).
   std::vector<bool> InputsOptional;
+  /// Loops unrolled to the user's bound (--loop-bound): name and bound.
+  /// run returns CUVIL_ERR_LOOP_BOUND when one would run more.
+  std::vector<std::pair<std::string, int64_t>> LoopBounds;
   /// Stack depth of init and of run/run_v (in the emitted code).
   StackFigure InitStack, RunStack;
   /// Built with --checked: the struct records the failing step, and

@@ -140,6 +140,13 @@ std::string writeReport(const Graph &G, const MemoryPlan &Plan,
         {"then", O.ThenShape},
         {"else", O.ElseShape},
         {"condition", O.Cond->name()}};
+  // Loops built for at most a number of iterations (--loop-bound).
+  if (!Info.LoopBounds.empty()) {
+    ordered_json Loops = ordered_json::array();
+    for (const auto &[Loop, K] : Info.LoopBounds)
+      Loops.push_back({{"loop", Loop}, {"bound", K}});
+    R["interface"]["loop_bounds"] = std::move(Loops);
+  }
   // The status codes init and run return, by name (cuvil/status.h), for
   // callers without the header (the Python package names a failure).
   ordered_json Status = ordered_json::object();

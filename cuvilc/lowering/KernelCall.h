@@ -13,6 +13,7 @@
 #include "ir/Graph.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -102,6 +103,13 @@ struct RunCondition {
   bool When;
 };
 
+/// A run-time check after a node's code: run stops there and returns
+/// Status (a CUVIL_ERR_* code) when the bool scalar Cond is true.
+struct RunExit {
+  const Value *Cond;
+  int Status;
+};
+
 /// What one node of the graph lowered to.
 struct NodeLowering {
   /// False for a view (its output is its input's buffer): the node has no
@@ -114,6 +122,8 @@ struct NodeLowering {
   /// computes results that only one branch of an If with a run-time
   /// condition needs (see ops/BranchGuards.h). Empty: it always runs.
   std::vector<RunCondition> RunsWhen;
+  /// Where run stops after the node (OpDef::Exit); none: it goes on.
+  std::optional<RunExit> Exit;
   /// Multicore builds: the node's work cut into shares that the cores run
   /// at once (OpDef::Split), share S being Shares[S]; Calls stays the
   /// whole. Empty: one core runs Calls.

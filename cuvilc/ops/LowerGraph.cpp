@@ -19,6 +19,8 @@ llvm::Expected<GraphLowering> lowerGraph(const Graph &G, int64_t Cores) {
     L[S].HasCode = true;
     if (auto E = N.def()->Lower(N, L[S].Calls))
       return E;
+    if (N.def()->Exit)
+      L[S].Exit = N.def()->Exit(N);
     // Every call must fit a prototype of cuvil/kernels.h; a declared op's
     // kernel is the firmware's, typed by its --custom-ops declaration.
     if (customOpOf(N.def()))

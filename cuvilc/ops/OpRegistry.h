@@ -227,6 +227,10 @@ struct OpDef {
   /// nodes only one arm needs run only when that arm is taken. Null for
   /// other ops.
   std::optional<BranchChoice> (*Branches)(const Node &N) = nullptr;
+  /// For an op whose code may stop the run (cuvil.LoopBound): when and
+  /// with which status; nullopt when this node never does. Null for other
+  /// ops.
+  std::optional<RunExit> (*Exit)(const Node &N) = nullptr;
 
   bool has(OpTrait T) const { return (Traits & T) != 0; }
   Placement place() const {

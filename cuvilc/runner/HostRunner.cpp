@@ -38,6 +38,11 @@ const char *statusMeaning(int Status) {
     return "arenas overlap each other or the weights";
   case CUVIL_ERR_ARENA_RANGE: return "an arena runs past the address space";
   case CUVIL_ERR_BOUNDS: return "a kernel wrote out of bounds";
+  case CUVIL_ERR_DIM_RANGE:
+    return "a bounded dimension is outside the range built for";
+  case CUVIL_ERR_INDEX: return "no input or output of that number";
+  case CUVIL_ERR_LOOP_BOUND:
+    return "a loop would run past the bound it was built for (--loop-bound)";
   case CUVIL_ERR_BLOB_IDENT: return "the weights are not a cuvil weight blob";
   case CUVIL_ERR_BLOB_FORMAT: return "the weight blob is malformed";
   case CUVIL_ERR_BLOB_VERSION:

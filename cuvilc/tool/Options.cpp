@@ -67,6 +67,39 @@ std::string parseDims(const std::vector<std::string> &In,
   return "";
 }
 
+void addLoopBoundOption(CLI::App *Sub, std::vector<std::string> &Strings) {
+  Sub->add_option("--loop-bound", Strings,
+                  "NODE=K: Loop NODE runs at most K iterations, for a loop "
+                  "with no bound of its own (a run-time trip count, a while "
+                  "loop): unrolled K times, and a run in which it would run "
+                  "more stops with CUVIL_ERR_LOOP_BOUND (repeatable; see "
+                  "docs/deployment.md)");
+}
+
+std::string parseLoopBounds(const std::vector<std::string> &In,
+                            std::map<std::string, int64_t> &Out) {
+  for (const std::string &S : In) {
+    auto Eq = S.rfind('=');
+    std::string Name = Eq == std::string::npos ? "" : S.substr(0, Eq);
+    std::string Value = Eq == std::string::npos ? "" : S.substr(Eq + 1);
+    size_t Used = 0;
+    long long K = 0;
+    try {
+      K = std::stoll(Value, &Used);
+    } catch (const std::exception &) {
+      Used = 0;
+    }
+    if (Name.empty() || Used == 0 || Used != Value.size() || K < 1)
+      return fmt::format("--loop-bound '{}': expected NODE=K, the Loop node's "
+                         "name and K >= 1 iterations",
+                         S);
+    if (Out.count(Name) && Out[Name] != K)
+      return fmt::format("--loop-bound: loop '{}' is given two bounds", Name);
+    Out[Name] = K;
+  }
+  return "";
+}
+
 /// The calibration options `quantize` and `build --quantize` share.
 void addCalibrationOptions(CLI::App *Sub, cuvil::QuantizeOptions &Q,
                            std::string &Drop) {
@@ -139,6 +172,7 @@ void addGraphOptions(CLI::App *Sub, cuvil::BuildOptions &B,
                      GraphOptionStrings &S) {
   Sub->add_option("--dim", S.Dims,
                   "Value of a symbolic input dimension, NAME=N (repeatable)");
+  addLoopBoundOption(Sub, S.LoopBounds);
   Sub->add_option("--weights-region", B.WeightsRegion,
                   "Memory region for the weights, as for build (e.g. FLASH "
                   "on u74-mc)");
@@ -163,6 +197,9 @@ std::string finishGraphOptions(cuvil::BuildOptions &B,
                                const GraphOptionStrings &S, bool RangeAllowed) {
   if (std::string Err =
           parseDims(S.Dims, B.Dims, RangeAllowed ? &B.Range : nullptr);
+      !Err.empty())
+    return Err;
+  if (std::string Err = parseLoopBounds(S.LoopBounds, B.LoopBounds);
       !Err.empty())
     return Err;
   B.PortableKernels = S.Kernels == "portable";

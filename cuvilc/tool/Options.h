@@ -25,6 +25,7 @@ namespace cuvil::tool {
 struct GraphOptionStrings {
   std::vector<std::string> Dims;
   std::string Kernels = "optimized", Quantize, Drop;
+  std::vector<std::string> LoopBounds;
 };
 
 /// Parses NAME=VALUE dimension bindings, and where Range is given one
@@ -32,6 +33,11 @@ struct GraphOptionStrings {
 std::string parseDims(const std::vector<std::string> &In,
                       std::map<std::string, int64_t> &Out,
                       std::optional<cuvil::DimRangeOption> *Range = nullptr);
+/// --loop-bound NODE=K (repeatable) on Sub, into Strings.
+void addLoopBoundOption(CLI::App *Sub, std::vector<std::string> &Strings);
+/// Parses NODE=K loop bounds (K >= 1).
+std::string parseLoopBounds(const std::vector<std::string> &In,
+                            std::map<std::string, int64_t> &Out);
 /// The calibration options `quantize` and `build --quantize` share.
 void addCalibrationOptions(CLI::App *Sub, cuvil::QuantizeOptions &Q,
                            std::string &Drop);

@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
   App.require_subcommand(1);
 
   cuvil::BuildOptions B;
-  std::vector<std::string> BuildDims;
+  std::vector<std::string> BuildDims, BuildLoopBounds;
   std::string Weights = "embed";
   auto *Build = App.add_subcommand(
       "build", "Compile MODEL.onnx into FILE.o, FILE.h and FILE.ld");
@@ -186,6 +186,7 @@ int main(int argc, char **argv) {
                     "Value of a symbolic input dimension, NAME=N "
                     "(repeatable); or one range NAME=LO..HI: one object "
                     "runs every value in it (see docs/deployment.md)");
+  addLoopBoundOption(Build, BuildLoopBounds);
   const char *CustomOpsHelp =
       "TOML file declaring the model's ops of other domains, whose C "
       "kernels the firmware provides (see docs/custom-ops.md)";
@@ -322,6 +323,8 @@ int main(int argc, char **argv) {
                    "execution steps, one rectangle per tensor");
   Plan->add_option("--dim", PlanDims,
                    "Value of a symbolic input dimension, NAME=N (repeatable)");
+  std::vector<std::string> PlanLoopBounds;
+  addLoopBoundOption(Plan, PlanLoopBounds);
   Plan->add_option("--custom-ops", P.CustomOps, CustomOpsHelp);
 
   cuvil::ReportOptions Rep;
@@ -393,7 +396,8 @@ int main(int argc, char **argv) {
 
   if (Build->parsed()) {
     if (std::string Err = finishGraphOptions(
-            B, {BuildDims, Kernels, BuildQuantize, BuildDrop}, true);
+            B, {BuildDims, Kernels, BuildQuantize, BuildDrop, BuildLoopBounds},
+            true);
         !Err.empty())
       return report(cuvil::usageError(Err), "");
     if (Weights.rfind("external=", 0) == 0 && Weights.size() > 9)
@@ -433,6 +437,9 @@ int main(int argc, char **argv) {
   }
   if (Plan->parsed()) {
     if (std::string Err = parseDims(PlanDims, P.Dims); !Err.empty())
+      return report(cuvil::usageError(Err), "");
+    if (std::string Err = parseLoopBounds(PlanLoopBounds, P.LoopBounds);
+        !Err.empty())
       return report(cuvil::usageError(Err), "");
     return report(cuvil::runPlan(P, std::cout), P.Model);
   }

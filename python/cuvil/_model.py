@@ -30,7 +30,8 @@ QUANTIZE_OPTIONS = {"quantize", "calibrate", "calibration_method", "percentile",
 def _flags(build_options):
     """cuvilc build flags for keyword options: calibration_method="entropy"
     -> --calibration-method entropy; True -> the bare flag; a list ->
-    comma-separated."""
+    comma-separated; a dict -> the flag once per item, NAME=VALUE
+    (loop_bound={"/Loop": 8} -> --loop-bound /Loop=8)."""
     flags = []
     for key, value in build_options.items():
         if key in _RESERVED:
@@ -40,6 +41,9 @@ def _flags(build_options):
         flag = "--" + key.replace("_", "-")
         if value is True:
             flags.append(flag)
+        elif isinstance(value, dict):
+            for name, item in value.items():
+                flags += [flag, f"{name}={item}"]
         elif isinstance(value, (list, tuple)):
             flags += [flag, ",".join(str(v) for v in value)]
         else:

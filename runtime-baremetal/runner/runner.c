@@ -447,6 +447,11 @@ static int run_model(void) {
     say("cuvil: error: bounds check failed after step %d (node '%s')\n",
         (int)model.bounds_step, cuvil_model_step_name(model.bounds_step));
 #endif
+#ifdef CUVIL_MODEL_LOOP_BOUNDS
+  if (rc == CUVIL_ERR_LOOP_BOUND)
+    say("cuvil: error: a loop would run past the bound it was built for "
+        "(--loop-bound)\n");
+#endif
   if (rc != 0)
     return fail_status("cuvil_model_run_v", rc);
 

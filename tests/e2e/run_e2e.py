@@ -13,7 +13,8 @@ built with other cuvilc placement flags, e.g. u74-mc-flash, the u74-mc with its
 weights in flash. For each target (or variant) T and model, in WORK/T/<model>:
 
   1. cuvilc build model.onnx --target T --name model --out model.o, plus the
-     variant's flags and --dim NAME=N for each of the manifest's "dims" (also
+     variant's flags, --dim NAME=N for each of the manifest's "dims" and
+     --loop-bound NODE=K for each of its "loop_bounds" (also
      writes model.h and model.ld); model.o must have no undefined symbols
      (but the runtime's team, RUNTIME_SYMBOLS);
   2. build runtime-baremetal/runner/runner.c against it: natively for `host`; for a board
@@ -437,6 +438,8 @@ def compile_model(cuvilc, target, model_dir, case_dir, name="model", expected_wa
     facts = json.loads(manifest.read_text()) if manifest.is_file() else {}
     dims = facts.get("dims", {})
     dim_flags = [f for n, v in sorted(dims.items()) for f in ("--dim", f"{n}={v}")]
+    dim_flags += [f for n, k in sorted(facts.get("loop_bounds", {}).items())
+                  for f in ("--loop-bound", f"{n}={k}")]
     cuvilc_build([cuvilc, "build", model_dir / "model.onnx", "--target", target.name, "--name",
                   name, "--out", model_o, *target.cuvilc_flags, *dim_flags],
                  f"cuvilc build {model_dir.name}",

@@ -492,7 +492,17 @@ EXPORTED = {
     # last), as the run-time `every_frame` picks.
     "torch_scores_all": ("torch_scores.onnx", {"frames": 10}, {"every_frame": True}),
     "torch_scores_last": ("torch_scores.onnx", {"frames": 10}, {"every_frame": False}),
+    # torch_refine's Loop runs `steps` times unless an update falls below
+    # `tol` first; nothing in the model bounds it, so it is built with
+    # --loop-bound /Loop=8 (LOOP_BOUNDS): 6 steps, and 20 asked for that
+    # break after 4.
+    "torch_refine_steps": ("torch_refine.onnx", {}, {"steps": 6, "tol": 0.0}),
+    "torch_refine_early": ("torch_refine.onnx", {}, {"steps": 20, "tol": 0.01}),
 }
+
+# Exported models built with --loop-bound: file -> {Loop node: bound}
+# (written into the manifest as "loop_bounds").
+LOOP_BOUNDS = {"torch_refine.onnx": {"/Loop": 8}}
 
 
 def without_inputs(model, names):
@@ -544,6 +554,8 @@ def write_exported(out_dir, name):
         data.astype(dtype.newbyteorder("<")).tofile(model_dir / f"input_{len(inputs)}.bin")
         inputs.append({"name": value.name, "shape": shape, "dtype": dtype.name})
     manifest = {"inputs": inputs, "outputs": [o.name for o in model.graph.output], "dims": dims}
+    if file in LOOP_BOUNDS:
+        manifest["loop_bounds"] = LOOP_BOUNDS[file]
     absent = {i["name"] for i in inputs if i.get("absent")}
     if absent:
         onnx.save(without_inputs(model, absent), model_dir / "reference.onnx")

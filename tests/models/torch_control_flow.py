@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Export torch_vad.onnx, torch_stream.onnx, torch_until.onnx and
-torch_scores.onnx: models with
+"""Export torch_vad.onnx, torch_stream.onnx, torch_until.onnx,
+torch_scores.onnx and torch_refine.onnx: models with
 the control flow PyTorch's exporter leaves in scripted models, for the
 end-to-end tests.
 
@@ -42,6 +42,14 @@ torch_scores, a frame classifier, returns the class scores of every frame
 output `y` the shape [1, frames, 4] in one branch and [1, 1, 4] in the
 other. The object plans `y` for the larger, and the caller asks for the
 shape after the run (cuvil_<name>_output_shape).
+
+torch_refine, an iterative refinement whose caller chooses the number of
+steps, runs a recurrent cell `steps` times (the int64 input) and breaks out
+early once an update is below `tol`. PyTorch exports it as a `Loop` whose
+trip count is unbounded and whose condition compares the counter with the
+run-time `steps`: nothing in the model bounds it, so it compiles only with
+`--loop-bound /Loop=K`, and a run asking for more than K steps (that does
+not break earlier) stops with CUVIL_ERR_LOOP_BOUND.
 
 The exported files are committed beside this script (the build machines
 need no PyTorch); rerun this only to change the models.
@@ -121,6 +129,23 @@ class Until(torch.nn.Module):
         return self.out(h), h
 
 
+class Refine(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wx = torch.nn.Linear(8, 16)
+        self.wh = torch.nn.Linear(16, 16)
+        self.out = torch.nn.Linear(16, 3)
+
+    def forward(self, x, h, steps, tol):
+        for _ in range(int(steps)):
+            h2 = torch.tanh(self.wx(x) + 0.5 * self.wh(h))
+            delta = (h2 - h).abs().max()
+            h = h2
+            if bool(delta < tol):
+                break
+        return self.out(h), h
+
+
 class Scores(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -162,6 +187,11 @@ def main():
                       str(out / "torch_scores.onnx"), opset_version=14,
                       input_names=["x", "every_frame"], output_names=["y", "summary"],
                       dynamic_axes={"x": {1: "frames"}})
+    torch.manual_seed(4)
+    refine = torch.jit.script(Refine().eval())
+    torch.onnx.export(refine, (torch.randn(1, 8), torch.zeros(1, 16), torch.tensor(4), torch.tensor(0.1)),
+                      str(out / "torch_refine.onnx"), opset_version=14,
+                      input_names=["x", "h", "steps", "tol"], output_names=["y", "hn"])
     return 0
 
 

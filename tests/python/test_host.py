@@ -61,6 +61,20 @@ def test_optional_inputs_left_out(case):
         fn(None, sr, None, None)
 
 
+def test_loop_bound(case):
+    """torch_refine's Loop has no bound of its own: loop_bound= gives one.
+    A call within it matches ONNX Runtime; one whose loop would run past it
+    raises, naming the status."""
+    steps = case("torch_refine_steps")
+    fn = cuvil.compile(steps.onnx, loop_bound=steps.manifest["loop_bounds"])
+    assert_matches_reference(steps, as_tuple(fn(*steps.inputs)))
+    x, h, _, _ = steps.inputs
+    with pytest.raises(cuvil.CuvilError, match="CUVIL_ERR_LOOP_BOUND"):
+        fn(x, h, np.array(20), np.array(0.0, np.float32))
+    with pytest.raises(cuvil.CuvilError, match="--loop-bound /Loop=K"):
+        cuvil.compile(steps.onnx)
+
+
 def test_output_shape_from_a_run_time_branch(case):
     """torch_scores' output y is [1, 10, 4] or [1, 1, 4] as the run-time
     input every_frame picks: each call's array has the branch's shape."""

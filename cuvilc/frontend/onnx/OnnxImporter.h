@@ -32,6 +32,10 @@ struct ImportOptions {
   /// Loop whose trip count (and condition) is among them is unrolled. The
   /// driver finds them by folding a first import (importUnrollingLoops).
   std::map<std::string, int64_t> KnownScalars;
+  /// The most iterations each Loop may run, by node name (--loop-bound):
+  /// a Loop without a bound of its own is unrolled to it, and run stops
+  /// with CUVIL_ERR_LOOP_BOUND when it would run more.
+  std::map<std::string, int64_t> LoopBounds;
 };
 
 /// Imports the model at Path. Errors name the node and op when one is at

@@ -186,7 +186,9 @@ bool ScanUnroller::run() {
 
 bool unrollLoops(onnx::ModelProto &M,
                  std::map<std::string, std::string> &Declined,
-                 const std::map<std::string, int64_t> &Known) {
+                 const std::map<std::string, int64_t> &Known,
+                 const std::map<std::string, int64_t> &Bounds,
+                 std::vector<LoopBoundCheck> &Checks) {
   int64_t Opset = 0;
   for (const auto &O : M.opset_import())
     if (O.domain().empty() || O.domain() == "ai.onnx")
@@ -210,7 +212,14 @@ bool unrollLoops(onnx::ModelProto &M,
       Done = U.run();
       Why = U.why();
     } else {
-      Done = unroll::unrollLoop(G, N, Index - 1, Opset, Unrolled, Known, Why);
+      std::optional<int64_t> Bound;
+      if (auto It = Bounds.find(N.name()); It != Bounds.end())
+        Bound = It->second;
+      std::optional<LoopBoundCheck> Check;
+      Done = unroll::unrollLoop(G, N, Index - 1, Opset, Unrolled, Known, Bound,
+                                Check, Why);
+      if (Done && Check)
+        Checks.push_back(std::move(*Check));
     }
     if (!Done) {
       if (N.output_size() > 0)

@@ -8,9 +8,12 @@
 #ifndef CUVIL_FRONTEND_ONNX_UNROLLBODY_H
 #define CUVIL_FRONTEND_ONNX_UNROLLBODY_H
 
+#include "frontend/onnx/Unroll.h"
+
 #include <cstdint>
 #include <map>
 #include <onnx/onnx_pb.h>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -112,10 +115,14 @@ private:
 };
 
 /// Unrolls Loop node N of G (its Index-th node) into Out (UnrollLoop.cpp):
-/// false, with Why, if it is not one the unroller handles.
+/// false, with Why, if it is not one the unroller handles. Bound: the
+/// user's bound on its iterations (--loop-bound), if any; when the loop is
+/// unrolled to it, Check says what run must test.
 bool unrollLoop(onnx::GraphProto &G, const onnx::NodeProto &N, int Index,
                 int64_t Opset, std::vector<onnx::NodeProto> &Out,
-                const std::map<std::string, int64_t> &Known, std::string &Why);
+                const std::map<std::string, int64_t> &Known,
+                std::optional<int64_t> Bound,
+                std::optional<LoopBoundCheck> &Check, std::string &Why);
 
 } // namespace cuvil::unroll
 

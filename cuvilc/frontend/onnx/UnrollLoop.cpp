@@ -17,8 +17,12 @@
 // run-time trip count, running also needs t < M. Lowering then runs only
 // the iterations taken (ops/BranchGuards.cpp); each If copies the state.
 // Such a loop may not have scan outputs: their length would be known only
-// at run time. A loop without a bound, zero iterations, or a loop past the
-// node limit stay as is, and verification says why.
+// at run time. Where neither gives a bound (a run-time trip count, a while
+// loop), or the user wants a smaller one, the user's bound K
+// (`--loop-bound NODE=K`) does: K guarded iterations, and a LoopBoundCheck
+// of "it would run once more", which makes run stop with
+// CUVIL_ERR_LOOP_BOUND. A loop without a bound, zero iterations, or a loop
+// past the node limit stay as is, and verification says why.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/onnx/TensorProto.h"
@@ -37,12 +41,17 @@ class LoopUnroller : public BodyUnroller {
 public:
   LoopUnroller(onnx::GraphProto &G, const onnx::NodeProto &Loop, int Index,
                int64_t Opset, std::vector<onnx::NodeProto> &Out,
-               const std::map<std::string, int64_t> &Known)
-      : BodyUnroller(G, Loop, Index, Opset, Out), Loop(Loop), Known(Known) {}
+               const std::map<std::string, int64_t> &Known,
+               std::optional<int64_t> UserBound)
+      : BodyUnroller(G, Loop, Index, Opset, Out), Loop(Loop), Known(Known),
+        UserBound(UserBound) {}
 
   /// False if this Loop is not one the unroller handles (nothing emitted;
   /// why() says why).
   bool run();
+  /// After run(): what run must check when the loop was unrolled to the
+  /// user's bound.
+  std::optional<LoopBoundCheck> Check;
 
 private:
   /// Whether body value Name is true at every iteration: the condition
@@ -72,12 +81,14 @@ private:
   iteration(int64_t Step, const std::string &True,
             const std::vector<std::string> &States);
   /// Steps iterations, each an If on whether the loop still runs (Cond,
-  /// "" for true, before the first): returns the final states.
-  /// With a trip count known only at run time (Trips, else ""), each
-  /// iteration t also needs t < Trips.
+  /// "" for true, before the first): returns the final states, and in
+  /// Running whether the loop would run once more. With a trip count known
+  /// only at run time (Trips, else ""), each iteration t also needs
+  /// t < Trips.
   std::vector<std::string> guarded(int64_t Steps, std::string Cond,
                                    const std::string &Trips,
-                                   std::vector<std::string> States);
+                                   std::vector<std::string> States,
+                                   std::string &Running);
   /// A branch graph of the nodes Nodes whose outputs are Results, typed
   /// as the body's outputs 0 (the condition) and 1.. (the states).
   onnx::GraphProto branchGraph(const std::string &Name,
@@ -86,6 +97,7 @@ private:
 
   const onnx::NodeProto &Loop;
   const std::map<std::string, int64_t> &Known;
+  std::optional<int64_t> UserBound;
   const onnx::GraphProto *Body = nullptr;
 };
 
@@ -265,16 +277,27 @@ bool LoopUnroller::run() {
   // The trip count M: known, or a run-time value (the iterations then also
   // check t < M) under a bound the body's condition gives.
   const std::string &M = Loop.input(0);
-  std::optional<int64_t> TripCount = M.empty() ? std::nullopt : constant(M);
-  std::optional<int64_t> Counted = counterBound(Body->output(0).name());
-  if (!TripCount && !Counted)
-    return decline(M.empty() ? "a Loop without a trip count (a while loop) "
-                               "whose condition no counter bounds is not "
-                               "supported"
-                             : "its trip count is computed at run time (a "
-                               "value --dim or constants do not fix), and no "
-                               "counter in its condition bounds it");
-  std::string RunTrips = TripCount ? "" : M;
+  // (Plain values rather than optionals: GCC 12 takes their payloads for
+  // maybe uninitialised.)
+  int64_t TripCount = INT64_MAX, Counted = INT64_MAX;
+  bool Trips = false, HasCounter = false;
+  if (auto C = M.empty() ? std::nullopt : constant(M))
+    std::tie(TripCount, Trips) = std::pair{*C, true};
+  if (auto C = counterBound(Body->output(0).name()))
+    std::tie(Counted, HasCounter) = std::pair{*C, true};
+  if (!Trips && !HasCounter && !UserBound)
+    return decline(
+        (M.empty() ? "a Loop without a trip count (a while loop) whose "
+                     "condition no counter bounds is not supported"
+                   : "its trip count is computed at run time (a value --dim "
+                     "or constants do not fix), and no counter in its "
+                     "condition bounds it") +
+        std::string(Loop.name().empty()
+                        ? ""
+                        : "; give it a bound with --loop-bound " + Loop.name() +
+                              "=K (run then stops with "
+                              "CUVIL_ERR_LOOP_BOUND if it would run more)"));
+  std::string RunTrips = Trips ? "" : M;
   // The condition on entry: "" when it is true at compile time.
   std::string Cond = Loop.input(1);
   if (!Cond.empty()) {
@@ -284,15 +307,24 @@ bool LoopUnroller::run() {
     if (C != Known.end())
       Cond.clear();
   }
-  // (value_or rather than *: GCC 12 takes the payloads for maybe
-  // uninitialised.)
-  int64_t Steps =
-      std::min(TripCount.value_or(INT64_MAX), Counted.value_or(INT64_MAX));
+  int64_t Steps = std::min(TripCount, Counted);
   if (Steps < 1)
     return decline("it runs zero times (trip count " + std::to_string(Steps) +
                    ")");
   bool MayStop =
       !Cond.empty() || !RunTrips.empty() || !staysTrue(Body->output(0).name());
+  // The user's bound, where it is below the model's own: the iterations
+  // past it must be refused at run time.
+  bool UserLimited = UserBound && *UserBound < Steps;
+  if (!MayStop && !Trips && !HasCounter)
+    return decline("it never stops (no trip count, and its condition stays "
+                   "true)");
+  if (UserLimited && !MayStop)
+    return decline("it always runs " + std::to_string(Steps) +
+                   " iterations, more than its --loop-bound " +
+                   std::to_string(*UserBound));
+  if (UserLimited)
+    Steps = *UserBound;
   if (MayStop && NumScanOuts > 0)
     return decline(
         "it may stop before its trip count (its body computes its "
@@ -301,13 +333,43 @@ bool LoopUnroller::run() {
         "time: a loop that may stop early is supported without scan outputs");
   if (Steps > MaxCopies ||
       Steps * (Body->node_size() + (MayStop ? 2 * NumStates + 8 : 4)) >
-          MaxCopies)
-    return decline("unrolling it would take more than " +
-                   std::to_string(MaxCopies) + " nodes; that is not supported");
+          MaxCopies) {
+    // A loop that may stop early under a huge trip count (PyTorch writes
+    // INT64_MAX for a `for` loop with a `break` or a `while` loop) or
+    // counter bound can run under the smaller one the user gives.
+    std::string Hint =
+        MayStop && !UserLimited && !Loop.name().empty()
+            ? "; it may stop early: give it a smaller bound with "
+              "--loop-bound " +
+                  Loop.name() +
+                  "=K (run then stops with CUVIL_ERR_LOOP_BOUND if it would "
+                  "run more)"
+            : "";
+    return decline("unrolling its " + std::to_string(Steps) +
+                   " iterations would take more than " +
+                   std::to_string(MaxCopies) + " nodes; that is not supported" +
+                   Hint);
+  }
 
   std::vector<std::string> States(Loop.input().begin() + 2, Loop.input().end());
   if (MayStop) {
-    nameOutputs(Loop, guarded(Steps, Cond, RunTrips, std::move(States)));
+    std::string Running;
+    auto Final = guarded(Steps, Cond, RunTrips, std::move(States), Running);
+    if (UserLimited) {
+      // One more iteration would run: the condition still holds, and with
+      // a run-time trip count, Steps < M.
+      if (!RunTrips.empty()) {
+        std::string Below = fresh("below_trips"), More = fresh("exceeded");
+        node("Less", {constantInt(Steps, false), RunTrips}, {Below});
+        node("And", {Running, Below}, {More});
+        Running = More;
+      }
+      Check = LoopBoundCheck{Loop.name(),
+                             Steps,
+                             Running,
+                             {Loop.output().begin(), Loop.output().end()}};
+    }
+    nameOutputs(Loop, Final);
     return true;
   }
   std::vector<std::vector<std::string>> PerStep(NumScanOuts);
@@ -339,9 +401,10 @@ LoopUnroller::iteration(int64_t Step, const std::string &True,
   return Names;
 }
 
-std::vector<std::string>
-LoopUnroller::guarded(int64_t Steps, std::string Cond, const std::string &Trips,
-                      std::vector<std::string> States) {
+std::vector<std::string> LoopUnroller::guarded(int64_t Steps, std::string Cond,
+                                               const std::string &Trips,
+                                               std::vector<std::string> States,
+                                               std::string &Running) {
   std::string False = constantInt(0, false, onnx::TensorProto::BOOL);
   std::string True = constantInt(1, false, onnx::TensorProto::BOOL);
   if (Cond.empty())
@@ -386,6 +449,7 @@ LoopUnroller::guarded(int64_t Steps, std::string Cond, const std::string &Trips,
     for (size_t I = 0; I < States.size(); ++I)
       States[I] = Outs[1 + I];
   }
+  Running = Cond;
   return States;
 }
 
@@ -409,10 +473,13 @@ LoopUnroller::branchGraph(const std::string &Name,
 
 bool unrollLoop(onnx::GraphProto &G, const onnx::NodeProto &N, int Index,
                 int64_t Opset, std::vector<onnx::NodeProto> &Out,
-                const std::map<std::string, int64_t> &Known, std::string &Why) {
-  LoopUnroller U(G, N, Index, Opset, Out, Known);
+                const std::map<std::string, int64_t> &Known,
+                std::optional<int64_t> Bound,
+                std::optional<LoopBoundCheck> &Check, std::string &Why) {
+  LoopUnroller U(G, N, Index, Opset, Out, Known, Bound);
   bool Done = U.run();
   Why = U.why();
+  Check = std::move(U.Check);
   return Done;
 }
 

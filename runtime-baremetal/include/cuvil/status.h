@@ -35,6 +35,7 @@
 #define CUVIL_ERR_BLOB_CHECKSUM (-16)  /* data corrupted: CRC-32 differs */
 #define CUVIL_ERR_BLOB_SHORT (-17)     /* weights_size below the weights */
 #define CUVIL_ERR_BLOB_DIGEST (-18)    /* data corrupted: SHA-256 differs */
+#define CUVIL_ERR_LOOP_BOUND (-19)     /* a loop ran past its --loop-bound */
 #endif
 
 #endif /* CUVIL_STATUS_H */

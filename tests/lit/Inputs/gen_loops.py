@@ -18,10 +18,14 @@
   the bool input `go` (no scan outputs): it runs 4 times or not at all.
 - loop_counted.onnx: the trip count is the int64 input `m`, and the body's
   condition i < 4 bounds the loop to 5 iterations: it runs min(m, 5) times.
+- loop_open.onnx: the trip count is the int64 input `m` and the condition
+  stays true: nothing in the model bounds it (--loop-bound does).
+- loop_settle.onnx: a while loop without a trip count: it runs until the
+  state's largest element reaches the float input `limit`.
 
 And the inputs of loop_until, loop_gate and loop_counted as .npy files:
 x.npy, k<K>.npy (K = 0, 2, 10: also loop_counted's m), limit<L>.npy
-(L = 3, 100), go<G>.npy (G = 0, 1).
+(L = 3, 100), go<G>.npy (G = 0, 1), and k5.npy.
 """
 
 import pathlib
@@ -82,7 +86,7 @@ def scalar(name, value_type):
 
 def stopping_loop(name, cond_nodes, cond_out, trips, entry_cond, inputs):
     """A Loop without scan outputs: s' = 0.5 s + x + float(i), trip count
-    `trips` (None: the graph input m), the condition on entry `entry_cond`
+    `trips` (None: the graph input m; "": none), the condition on entry `entry_cond`
     (a graph value), and the body's condition cond_out computed by
     cond_nodes."""
     body_graph = helper.make_graph(
@@ -99,10 +103,11 @@ def stopping_loop(name, cond_nodes, cond_out, trips, entry_cond, inputs):
     nodes = [
         helper.make_node("Constant", [], ["half"], value=helper.make_tensor("h", TensorProto.FLOAT, [], [0.5])),
         helper.make_node("Constant", [], ["true"], value=helper.make_tensor("t", TensorProto.BOOL, [], [1])),
-        *([] if trips is None else
+        *([] if trips is None or trips == "" else
           [helper.make_node("Constant", [], ["m"], value=helper.make_tensor("mt", TensorProto.INT64, [], [trips]))]),
         helper.make_node("Mul", ["x", "half"], ["s_init"]),
-        helper.make_node("Loop", ["m", entry_cond, "s_init"], ["s_final"], name="loop", body=body_graph),
+        helper.make_node("Loop", ["" if trips == "" else "m", entry_cond, "s_init"], ["s_final"], name="loop",
+                         body=body_graph),
     ]
     graph = helper.make_graph(
         nodes, name,
@@ -144,9 +149,16 @@ def main():
             helper.make_node("Less", ["i", "four"], ["below_four"])]
     onnx.save(stopping_loop("loop_counted", four, "below_four", None, "true", [scalar("m", TensorProto.INT64)]),
               out / "loop_counted.onnx")
+    onnx.save(stopping_loop("loop_open", [helper.make_node("Identity", ["c"], ["c_out"])], "c_out", None, "true",
+                            [scalar("m", TensorProto.INT64)]),
+              out / "loop_open.onnx")
+    settle = [helper.make_node("ReduceMax", ["s_out"], ["top"], keepdims=0),
+              helper.make_node("Less", ["top", "limit"], ["go_on"])]
+    onnx.save(stopping_loop("loop_settle", settle, "go_on", "", "true", [scalar("limit", TensorProto.FLOAT)]),
+              out / "loop_settle.onnx")
     rng = np.random.default_rng(1)
     np.save(out / "x.npy", rng.uniform(-1.0, 1.0, (2, 3)).astype(np.float32))
-    for k in (0, 2, 10):
+    for k in (0, 2, 5, 10):
         np.save(out / f"k{k}.npy", np.array(k, np.int64))
     for limit in (3, 100):
         np.save(out / f"limit{limit}.npy", np.array(limit, np.float32))

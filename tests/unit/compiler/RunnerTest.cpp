@@ -85,9 +85,14 @@ Case readCase(const std::string &Name) {
 
 std::unique_ptr<HostModel>
 compile(const std::string &Onnx,
-        const std::map<std::string, int64_t> &Dims = {}) {
+        const std::map<std::string, int64_t> &Dims = {},
+        const std::map<std::string, int64_t> &LoopBounds = {}) {
   std::ostringstream Log;
-  auto M = HostModel::compile(Onnx, Dims, Log);
+  BuildOptions Opts;
+  Opts.Target = "host";
+  Opts.Dims = Dims;
+  Opts.LoopBounds = LoopBounds;
+  auto M = HostModel::compile(Opts, Log, Onnx);
   EXPECT_TRUE(bool(M)) << llvm::toString(M.takeError());
   return M ? std::move(*M) : nullptr;
 }
@@ -303,7 +308,11 @@ TEST(Runner, EveryE2EModelMatchesOnnxRuntime) {
     std::map<std::string, int64_t> Dims;
     if (Manifest.contains("dims"))
       Dims = Manifest["dims"].get<std::map<std::string, int64_t>>();
-    auto M = compile(readFile((Dir / "model.onnx").string()), Dims);
+    std::map<std::string, int64_t> LoopBounds;
+    if (Manifest.contains("loop_bounds"))
+      LoopBounds =
+          Manifest["loop_bounds"].get<std::map<std::string, int64_t>>();
+    auto M = compile(readFile((Dir / "model.onnx").string()), Dims, LoopBounds);
     if (!M)
       continue;
     Case C;

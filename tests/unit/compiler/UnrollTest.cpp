@@ -109,11 +109,20 @@ onnx::ModelProto loopModel(const LoopCase &Case) {
 }
 
 /// The number of iterations unrollLoops gives Case's Loop (its If nodes),
-/// or -1 when it declines it (Why then says why).
-int64_t iterations(const LoopCase &Case, std::string *Why = nullptr) {
+/// or -1 when it declines it (Why then says why). Bound: the user's bound
+/// on the loop (--loop-bound), if any; Checks gets the run-time checks.
+int64_t iterations(const LoopCase &Case, std::string *Why = nullptr,
+                   std::optional<int64_t> Bound = std::nullopt,
+                   std::vector<LoopBoundCheck> *Checks = nullptr) {
   onnx::ModelProto M = loopModel(Case);
   std::map<std::string, std::string> Declined;
-  if (!unrollLoops(M, Declined, {})) {
+  std::map<std::string, int64_t> Bounds;
+  if (Bound)
+    Bounds["loop"] = *Bound;
+  std::vector<LoopBoundCheck> Found;
+  if (!Checks)
+    Checks = &Found;
+  if (!unrollLoops(M, Declined, {}, Bounds, *Checks)) {
     if (Why && !Declined.empty())
       *Why = Declined.begin()->second;
     return -1;
@@ -153,6 +162,36 @@ TEST(Unroll, LoopsWithoutABoundAreDeclinedWithTheReason) {
   EXPECT_EQ(iterations({.Op = "Equal"}), -1);
   // A bound beyond what unrolls.
   EXPECT_EQ(iterations({.Limit = 1 << 20}), -1);
+}
+
+TEST(Unroll, TheUsersBoundUnrollsALoopWithoutOneAndIsChecked) {
+  // A while loop on i == 4 (no counter bound, no trip count): declined with
+  // the option named; with --loop-bound loop=6, 6 iterations and a check
+  // of the loop's two outputs.
+  std::string Why;
+  EXPECT_EQ(iterations({.Op = "Equal"}, &Why), -1);
+  EXPECT_NE(Why.find("--loop-bound loop=K"), std::string::npos) << Why;
+  std::vector<LoopBoundCheck> Checks;
+  EXPECT_EQ(iterations({.Op = "Equal"}, nullptr, 6, &Checks), 6);
+  ASSERT_EQ(Checks.size(), 1u);
+  EXPECT_EQ(Checks[0].Loop, "loop");
+  EXPECT_EQ(Checks[0].Bound, 6);
+  EXPECT_EQ(Checks[0].Outputs,
+            (std::vector<std::string>{"s_final", "c_final"}));
+  EXPECT_FALSE(Checks[0].Exceeded.empty());
+  // PyTorch's unbounded trip count (INT64_MAX) with such a condition: the
+  // hint too, and the bound unrolls it.
+  Why.clear();
+  EXPECT_EQ(iterations({.Trips = INT64_MAX, .Op = "Equal"}, &Why), -1);
+  EXPECT_NE(Why.find("--loop-bound loop=K"), std::string::npos) << Why;
+  EXPECT_EQ(iterations({.Trips = INT64_MAX, .Op = "Equal"}, nullptr, 3), 3);
+  // A bound at or above the loop's own changes nothing and needs no check.
+  Checks.clear();
+  EXPECT_EQ(iterations({}, nullptr, 9, &Checks), 5);
+  EXPECT_TRUE(Checks.empty());
+  // Below it: the user's bound, checked.
+  EXPECT_EQ(iterations({}, nullptr, 2, &Checks), 2);
+  EXPECT_EQ(Checks.size(), 1u);
 }
 
 TEST(Unroll, ConstantsAtTheEdgesOfInt64DoNotOverflow) {
