@@ -8,6 +8,7 @@
 #include "frontend/onnx/OnnxImporter.h"
 #include "frontend/onnx/CustomSchemas.h"
 #include "frontend/onnx/GraphCheck.h"
+#include "frontend/onnx/LoopBounds.h"
 #include "frontend/onnx/Opsets.h"
 #include "frontend/onnx/Schemas.h"
 #include "frontend/onnx/SourceLocation.h"
@@ -49,12 +50,6 @@ private:
                                       ValueKind Kind);
   llvm::Error importNode(const onnx::NodeProto &NP, int Index);
   llvm::Error inlineSubgraph(const onnx::GraphProto &Sub, int Index);
-  /// --loop-bound names Loops of the main graph.
-  llvm::Error checkLoopBoundNames() const;
-  /// A cuvil.LoopBound node on each output of a Loop unrolled to the
-  /// user's bound (unroll::LoopBoundCheck), before the graph's outputs are
-  /// taken: the node's output takes the Loop output's name and uses.
-  void addLoopBoundChecks();
 
   onnx::ModelProto &M;
   const ImportOptions &Opts;
@@ -68,65 +63,6 @@ private:
   /// The Loops unrolled to the user's bound (--loop-bound).
   std::vector<LoopBoundCheck> BoundChecks;
 };
-
-llvm::Error Importer::checkLoopBoundNames() const {
-  std::set<std::string> Loops;
-  for (const auto &N : M.graph().node())
-    if (N.op_type() == "Loop" &&
-        (N.domain().empty() || N.domain() == "ai.onnx"))
-      Loops.insert(N.name());
-  for (const auto &[Name, K] : Opts.LoopBounds) {
-    if (Loops.count(Name))
-      continue;
-    std::string Known;
-    for (const auto &L : Loops)
-      Known += (Known.empty() ? "" : ", ") + ("'" + L + "'");
-    return makeError("--loop-bound {}={}: the model's main graph has no Loop "
-                     "node named '{}' ({})",
-                     Name, K, Name,
-                     Loops.empty() ? "it has no Loop" : "its Loops: " + Known);
-  }
-  return llvm::Error::success();
-}
-
-void Importer::addLoopBoundChecks() {
-  const OpDef *Def = lookupInternalOp("LoopBound");
-  for (const LoopBoundCheck &C : BoundChecks) {
-    Value *Exceeded = Values.at(C.Exceeded);
-    for (size_t O = 0; O < C.Outputs.size(); ++O) {
-      const std::string &Out = C.Outputs[O];
-      auto It = Values.find(Out);
-      if (It == Values.end())
-        continue;
-      Value *State = It->second;
-      State->setName(Out + "/unchecked");
-      Value *Checked = G->addValue(Out, State->dtype(), State->shape(),
-                                   ValueKind::Intermediate);
-      G->replaceAllUses(State, Checked);
-      Node *N =
-          G->addNode(Def->Name, C.Loop + "/bound_check_" + std::to_string(O),
-                     Def, {State, Exceeded}, {Checked});
-      N->setAttr("loop", C.Loop);
-      N->setAttr("bound", C.Bound);
-      if (const Node *P = Exceeded->producer())
-        N->origin() = P->origin();
-      N->setOpset(1);
-      It->second = Checked;
-      // After the later of its inputs' producers (the graph's order is
-      // its execution order).
-      std::vector<Node *> Order;
-      size_t After = 0;
-      for (size_t I = 0; I + 1 < G->nodes().size(); ++I) {
-        Node *X = G->nodes()[I].get();
-        Order.push_back(X);
-        if (X == State->producer() || X == Exceeded->producer())
-          After = I + 1;
-      }
-      Order.insert(Order.begin() + static_cast<ptrdiff_t>(After), N);
-      G->reorderNodes(Order);
-    }
-  }
-}
 
 llvm::Error Importer::resolveInputDims() {
   std::set<std::string> Used, Initializers;
@@ -514,7 +450,7 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
 
   // A Scan with a static trip count, and a Loop whose trip count is known,
   // become plain nodes; their shapes come from a second inference.
-  if (auto E = checkLoopBoundNames())
+  if (auto E = checkLoopBoundNames(M.graph(), Opts.LoopBounds))
     return E;
   if (unrollLoops(M, Declined, Opts.KnownScalars, Opts.LoopBounds,
                   BoundChecks)) {
@@ -557,7 +493,7 @@ llvm::Expected<std::unique_ptr<Graph>> Importer::run() {
   for (const auto &NP : GP.node())
     if (auto E = importNode(NP, Index++))
       return E;
-  addLoopBoundChecks();
+  addLoopBoundChecks(*G, Values, BoundChecks);
   for (const auto &Out : GP.output()) {
     auto It = Values.find(Out.name());
     if (It == Values.end())
