@@ -157,7 +157,15 @@ generateObject(const Graph &G, const GraphLowering &L, const MemoryPlan &Plan,
     return entryStackBound(*M, T.Triple, "cuvil_" + Opts.ModelName + Entry,
                            Frames, Helpers, Support->Bounds);
   };
+  // init's figure covers the other entries that check a blob: init_ab,
+  // init_signed (an HMAC on top) and the switches.
   R.InitStack = Bound("_init");
+  for (const char *Entry : {"_init_ab", "_init_signed", "_switch_weights",
+                            "_switch_weights_signed"}) {
+    StackBound Other = Bound(Entry);
+    if (!Other.Known || (R.InitStack.Known && Other.Bytes > R.InitStack.Bytes))
+      R.InitStack = Other;
+  }
   // run_v's bound too: it is an entry point of its own.
   R.RunStack = Bound("_run");
   StackBound RunV = Bound("_run_v");

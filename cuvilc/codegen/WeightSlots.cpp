@@ -2,7 +2,9 @@
 //
 // cuvil_<name>_init_ab, _switch_weights, _active_slot and _active_sha256:
 // thin model-specific wrappers around runtime-baremetal/lib/slots.c, which
-// keeps the slots in the cuvil_slots_t at the end of the instance.
+// keeps the slots in the cuvil_slots_t at the end of the instance; and
+// init_signed / switch_weights_signed, which first check the blob's
+// signature with the firmware's key (cuvil_blob_verify_signature).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/EntryBuilder.h"
@@ -106,6 +108,40 @@ void EntryBuilder::buildWeightSlots() {
         B.CreateCall(M.getFunction("cuvil_slots_switch"),
                      {slots(State), B.CreateStructGEP(StateTy, State, 0), Model,
                       BlobPtr, BlobSize}));
+  }
+
+  // int switch_weights_signed(m, weights, weights_size, key, key_len) and
+  // int init_signed(m, arenas, weights, weights_size, key, key_len): the
+  // blob (NULL: the embedded one) must be signed with the key, then
+  // switch_weights / init take it. An external-weights build given no blob
+  // leaves the refusal to init (CUVIL_ERR_NO_WEIGHTS).
+  llvm::Function *Verify = M.getFunction("cuvil_blob_verify_signature");
+  assert(Verify && "kernel bitcode lacks cuvil_blob_verify_signature");
+  llvm::Function *Switch = M.getFunction(sym("switch_weights"));
+  for (bool IsInit : {false, true}) {
+    std::vector<llvm::Type *> Params = {PtrTy, PtrTy, I64, PtrTy, I64};
+    if (IsInit)
+      Params.insert(Params.begin() + 1, PtrTy); // the arenas
+    llvm::Function *F = newFunction(
+        sym(IsInit ? "init_signed" : "switch_weights_signed"), I32, Params);
+    unsigned W = IsInit ? 2 : 1; // the blob's argument
+    B.SetInsertPoint(llvm::BasicBlock::Create(Ctx, "entry", F));
+    auto *Check = llvm::BasicBlock::Create(Ctx, "check", F);
+    auto *Take = llvm::BasicBlock::Create(Ctx, "take", F);
+    auto *Refused = llvm::BasicBlock::Create(Ctx, "refused", F);
+    auto [BlobPtr, BlobSize] = blobOrEmbedded(F->getArg(W), F->getArg(W + 1));
+    B.CreateCondBr(B.CreateIsNull(BlobPtr), Take, Check);
+    B.SetInsertPoint(Check);
+    llvm::Value *Rc = B.CreateCall(
+        Verify, {BlobPtr, BlobSize, F->getArg(W + 2), F->getArg(W + 3)});
+    B.CreateCondBr(B.CreateICmpEQ(Rc, Status(StatusOk)), Take, Refused);
+    B.SetInsertPoint(Refused);
+    B.CreateRet(Rc);
+    B.SetInsertPoint(Take);
+    std::vector<llvm::Value *> Args;
+    for (unsigned I = 0; I < W + 2; ++I)
+      Args.push_back(F->getArg(I));
+    B.CreateRet(B.CreateCall(IsInit ? Init : Switch, Args));
   }
 
   // int active_slot(m): 0 or 1.

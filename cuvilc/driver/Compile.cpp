@@ -13,6 +13,8 @@
 #include "ops/sequence/Optional.h"
 #include "passes/Pass.h"
 
+#include <llvm/Support/MemoryBuffer.h>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -335,6 +337,21 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   if (!Custom)
     return Custom.takeError();
   CM.CustomOps = std::move(*Custom);
+  // --sign-key: the key's bytes, read before anything is compiled.
+  std::vector<uint8_t> SignKey;
+  if (!Opts.SignKey.empty()) {
+    auto Key = llvm::MemoryBuffer::getFile(Opts.SignKey, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+    if (!Key)
+      return usageError(fmt::format("--sign-key {}: cannot read the file: {}",
+                                    Opts.SignKey, Key.getError().message()));
+    if ((*Key)->getBufferSize() < 16)
+      return usageError(fmt::format(
+          "--sign-key {}: the key has {} bytes; an HMAC-SHA-256 key needs 16 "
+          "at least (32 random bytes are usual)",
+          Opts.SignKey, (*Key)->getBufferSize()));
+    SignKey.assign((*Key)->getBufferStart(), (*Key)->getBufferEnd());
+  }
   if (Opts.Checked) // one alignment unit of canary after every buffer
     PO->GuardBytes = PO->Alignment;
 
@@ -448,7 +465,8 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
                                    Opts.Range->Lo, Opts.Range->Hi);
     Hash = fnv1a64(Text.data(), Text.size(), Hash);
   }
-  CM.Blob = buildWeightsBlob(CM.Plan, CM.Name, T.Name, Hash);
+  CM.Blob = buildWeightsBlob(CM.Plan, CM.Name, T.Name, Hash,
+                             SignKey.empty() ? nullptr : &SignKey);
   const MemoryRegion *WR = T.region(CM.WeightsRegion);
   if (CM.Embed && CM.Blob.size() > WR->Length)
     return makeError("the weights need {} bytes, more than region {} of "
@@ -493,6 +511,7 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
   HI.ExternalWeights = !CM.Embed;
   HI.InputsRead = CM.Code.InputsRead;
   HI.InputsOptional = optionalInputs(G);
+  HI.WeightsSigned = !Opts.SignKey.empty();
   HI.LoopBounds = checkedLoopBounds(G);
   HI.ShapedOutputs = CO.ShapedOutputs;
   HI.Checked = Opts.Checked;

@@ -64,7 +64,10 @@ struct BuildOptions {
   std::string Report;          ///< JSON report path; empty: none.
   std::string Name;            ///< C prefix; default from the model file name.
   std::string ExternalWeights; ///< .cuvw path; empty: embed.
-  std::string WeightsRegion;   ///< Default: the target's weights_region.
+  /// --sign-key: file of the HMAC-SHA-256 key the blob is signed with;
+  /// empty: not signed.
+  std::string SignKey;
+  std::string WeightsRegion; ///< Default: the target's weights_region.
   std::vector<std::string> ArenaRegions; ///< Default: the target's.
   /// --region-map TARGET=FIRMWARE pairs, or --regions-from: the firmware
   /// linker script whose MEMORY names the fragment uses (target/RegionMap.h).

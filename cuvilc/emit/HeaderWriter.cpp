@@ -90,6 +90,21 @@ static void writeSlotsApi(std::string &S, const std::string &N) {
       "*/\n"
       "int cuvil_{0}_switch_weights(cuvil_{0}_t *m, const void *weights,\n"
       "                             unsigned long weights_size);\n\n"
+      "/* Signed weights: init and switch_weights that first check that the\n"
+      " * blob (NULL: the embedded one) was signed with key (cuvilc build\n"
+      " * --sign-key): an HMAC-SHA-256 of its structure hash and of the\n"
+      " * SHA-256 of its data, computed here. A blob not signed with the key\n"
+      " * is refused with CUVIL_ERR_BLOB_SIGNATURE and changes nothing; then\n"
+      " * the checks of init and switch_weights. */\n"
+      "int cuvil_{0}_init_signed(cuvil_{0}_t *m, void *const *arenas,\n"
+      "                         const void *weights, unsigned long "
+      "weights_size,\n"
+      "                         const uint8_t *key, unsigned long key_len);\n"
+      "int cuvil_{0}_switch_weights_signed(cuvil_{0}_t *m, const void "
+      "*weights,\n"
+      "                                    unsigned long weights_size,\n"
+      "                                    const uint8_t *key,\n"
+      "                                    unsigned long key_len);\n\n"
       "/* The slot in use (0 or 1), or CUVIL_ERR_NULL/NOT_INIT. */\n"
       "int cuvil_{0}_active_slot(const cuvil_{0}_t *m);\n\n"
       "/* The 32-byte SHA-256 of the active weights (as the blob states it:\n"
@@ -158,11 +173,15 @@ std::string writeHeader(const Graph &G, const MemoryPlan &Plan,
   Line("#define {}STRUCTURE_HASH 0x{:016x}ull", P, Info.StructureHash);
   Line("#define {}WEIGHTS_SHA256 \"{}\"", P, Info.WeightsSha256);
   Line("#define {}BLOB_SCHEMA_VERSION {}u", P, WeightsSchemaVersion);
+  if (Info.WeightsSigned)
+    Line("#define {}WEIGHTS_SIGNED 1 /* cuvilc build --sign-key: init_signed "
+         "checks the tag */",
+         P);
   Line("");
   Line("/* Stack: the most bytes below the caller's stack pointer that a call");
-  Line(" * of init, and of run or run_v, uses (frames of the emitted code "
-       "along");
-  Line(" * its deepest call chain). */");
+  Line(" * of init (or of init_ab, init_signed, switch_weights or");
+  Line(" * switch_weights_signed), and of run or run_v, uses (frames of the");
+  Line(" * emitted code along its deepest call chain). */");
   for (auto [Entry, Fig] :
        {std::pair{"INIT", &Info.InitStack}, std::pair{"RUN", &Info.RunStack}}) {
     if (Fig->Known) {

@@ -38,6 +38,8 @@ struct HeaderInfo {
   /// Loops unrolled to the user's bound (--loop-bound): name and bound.
   /// run returns CUVIL_ERR_LOOP_BOUND when one would run more.
   std::vector<std::pair<std::string, int64_t>> LoopBounds;
+  /// Built with --sign-key: the blob carries an HMAC-SHA-256 tag.
+  bool WeightsSigned = false;
   /// Stack depth of init and of run/run_v (in the emitted code).
   StackFigure InitStack, RunStack;
   /// Built with --checked: the struct records the failing step, and

@@ -131,6 +131,7 @@ std::string writeReport(const Graph &G, const MemoryPlan &Plan,
        Info.ContextBytes ? ordered_json(Info.ContextBytes) : ordered_json()},
       {"checked", Info.Checked},
       {"external_weights", Info.ExternalWeights},
+      {"weights_signed", Info.WeightsSigned},
       {"inputs", tensors(G.inputs(), &Info.InputsRead, &Info.InputsOptional)},
       {"outputs", tensors(G.outputs(), nullptr)}};
   // An output whose shape the branch of an If picks: both shapes (the

@@ -69,7 +69,8 @@ void *runCrc(void *Arg) {
 std::vector<uint8_t> buildWeightsBlob(const MemoryPlan &Plan,
                                       const std::string &ModelName,
                                       const std::string &TargetName,
-                                      uint64_t StructureHash) {
+                                      uint64_t StructureHash,
+                                      const std::vector<uint8_t> *SignKey) {
   namespace fbs = cuvil::schema;
   std::vector<uint8_t> Data(Plan.WeightsSize, 0);
   for (const Value *V : Plan.Weights)
@@ -109,8 +110,21 @@ std::vector<uint8_t> buildWeightsBlob(const MemoryPlan &Plan,
   // to the blob's start.
   FB.PreAlign(Data.size(), static_cast<size_t>(Plan.Alignment));
   auto DataVec = FB.CreateVector(Data);
-  auto Root =
-      fbs::CreateWeights(FB, Header, TensorVec, Crc.Result, DataVec, ShaVec);
+  flatbuffers::Offset<flatbuffers::Vector<uint8_t>> HmacVec = 0;
+  if (SignKey) {
+    // The message: the structure hash (little-endian, as the blob stores
+    // it) and the data's SHA-256.
+    uint8_t Msg[8 + CUVIL_SHA256_BYTES];
+    for (unsigned I = 0; I < 8; ++I)
+      Msg[I] = static_cast<uint8_t>(StructureHash >> (8 * I));
+    std::memcpy(Msg + 8, Sha.data(), CUVIL_SHA256_BYTES);
+    std::vector<uint8_t> Tag(CUVIL_SHA256_BYTES);
+    cuvil_hmac_sha256(SignKey->data(), SignKey->size(), Msg, sizeof Msg,
+                      Tag.data());
+    HmacVec = FB.CreateVector(Tag);
+  }
+  auto Root = fbs::CreateWeights(FB, Header, TensorVec, Crc.Result, DataVec,
+                                 ShaVec, HmacVec);
   fbs::FinishWeightsBuffer(FB, Root);
   return std::vector<uint8_t>(FB.GetBufferPointer(),
                               FB.GetBufferPointer() + FB.GetSize());

@@ -31,11 +31,13 @@ uint64_t structureHash(const Graph &G, const GraphLowering &L,
 
 /// Serialises the plan's weights (schema/weights.fbs): header, tensor
 /// table, CRC-32 and SHA-256 of the data, and one data block aligned to the
-/// plan's alignment, with every tensor at its planned offset.
-std::vector<uint8_t> buildWeightsBlob(const MemoryPlan &Plan,
-                                      const std::string &ModelName,
-                                      const std::string &TargetName,
-                                      uint64_t StructureHash);
+/// plan's alignment, with every tensor at its planned offset. With SignKey,
+/// also the HMAC-SHA-256 of the structure hash and the data's SHA-256 with
+/// that key (cuvil_blob_verify_signature checks it).
+std::vector<uint8_t>
+buildWeightsBlob(const MemoryPlan &Plan, const std::string &ModelName,
+                 const std::string &TargetName, uint64_t StructureHash,
+                 const std::vector<uint8_t> *SignKey = nullptr);
 
 /// The SHA-256 a blob states for its data, in hex; empty if it has none.
 std::string blobSha256Hex(const std::vector<uint8_t> &Blob);

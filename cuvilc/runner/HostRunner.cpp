@@ -58,6 +58,8 @@ const char *statusMeaning(int Status) {
     return "the weight blob is too short for the model";
   case CUVIL_ERR_BLOB_DIGEST:
     return "the weight data is corrupted (SHA-256 differs)";
+  case CUVIL_ERR_BLOB_SIGNATURE:
+    return "the weight blob is not signed with the given key";
   default: return "an unknown status";
   }
 }

@@ -80,6 +80,11 @@ int main(int argc, char **argv) {
                     "'embed' (default): weights inside the object; "
                     "'external=FILE.cuvw': a separate blob for weight-only "
                     "updates");
+  Build->add_option("--sign-key", B.SignKey,
+                    "File holding an HMAC-SHA-256 key (16 bytes or more): the "
+                    "blob is signed with it, and the firmware's "
+                    "init_signed/switch_weights_signed, given the same key, "
+                    "refuse blobs not signed with it (docs/deployment.md)");
   Build->add_option(
       "--weights-region", B.WeightsRegion,
       "Memory region for the embedded weights (default: the "

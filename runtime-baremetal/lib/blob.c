@@ -19,7 +19,8 @@ enum {
   WEIGHTS_HEADER = 0,
   WEIGHTS_CRC32 = 2,
   WEIGHTS_DATA = 3,
-  WEIGHTS_SHA256 = 4
+  WEIGHTS_SHA256 = 4,
+  WEIGHTS_HMAC = 5
 };
 enum { HEADER_VERSION = 0, HEADER_STRUCTURE_HASH = 2 };
 
@@ -93,6 +94,12 @@ static int64_t root_table(buf_t b, const void *out) {
   return root + 4 <= b.size ? (int64_t)root : CUVIL_ERR_BLOB_FORMAT;
 }
 
+/* The header table of the root table at `root`, or -1. */
+static int64_t header_table(buf_t b, int64_t root) {
+  int64_t at = field(b, (uint64_t)root, WEIGHTS_HEADER, 4);
+  return at > 0 ? follow(b, at) : -1;
+}
+
 int cuvil_blob_sha256(const void *blob, uint64_t size, const uint8_t **digest) {
   buf_t b = {(const uint8_t *)blob, size};
   int64_t root = root_table(b, digest);
@@ -114,8 +121,7 @@ int cuvil_blob_open(const void *blob, uint64_t size, uint64_t structure_hash,
   if (root < 0)
     return (int)root;
 
-  int64_t hdr_field = field(b, (uint64_t)root, WEIGHTS_HEADER, 4);
-  int64_t hdr = hdr_field > 0 ? follow(b, hdr_field) : -1;
+  int64_t hdr = header_table(b, root);
   if (hdr < 0)
     return CUVIL_ERR_BLOB_FORMAT;
   int64_t ver = field(b, (uint64_t)hdr, HEADER_VERSION, 4);
@@ -158,4 +164,34 @@ int cuvil_blob_open(const void *blob, uint64_t size, uint64_t structure_hash,
   }
   *data = p;
   return CUVIL_OK;
+}
+
+int cuvil_blob_verify_signature(const void *blob, uint64_t size,
+                                const uint8_t *key, uint64_t key_len) {
+  buf_t b = {(const uint8_t *)blob, size};
+  int64_t root = root_table(b, key);
+  if (root < 0)
+    return (int)root;
+  int64_t hdr = header_table(b, root);
+  int64_t hash =
+      hdr < 0 ? -1 : field(b, (uint64_t)hdr, HEADER_STRUCTURE_HASH, 8);
+  uint64_t len = 0, tag_len = 0;
+  int64_t start = vector(b, (uint64_t)root, WEIGHTS_DATA, &len);
+  int64_t tag = vector(b, (uint64_t)root, WEIGHTS_HMAC, &tag_len);
+  if (hash <= 0 || start < 0 || tag < 0)
+    return CUVIL_ERR_BLOB_FORMAT;
+  if (tag == 0 || tag_len != CUVIL_SHA256_BYTES)
+    return CUVIL_ERR_BLOB_SIGNATURE; /* not signed */
+  /* The message: the structure hash as stored, then the SHA-256 of the
+   * data as it is (not as the blob states it). */
+  uint8_t msg[8 + CUVIL_SHA256_BYTES], mac[CUVIL_SHA256_BYTES];
+  for (unsigned i = 0; i < 8; ++i)
+    msg[i] = b.p[hash + i];
+  cuvil_sha256(start ? b.p + start : b.p, start ? len : 0, msg + 8);
+  cuvil_hmac_sha256(key, key_len, msg, sizeof msg, mac);
+  /* Every byte compared, whatever differs first. */
+  uint8_t diff = 0;
+  for (unsigned i = 0; i < CUVIL_SHA256_BYTES; ++i)
+    diff |= (uint8_t)(mac[i] ^ b.p[tag + i]);
+  return diff ? CUVIL_ERR_BLOB_SIGNATURE : CUVIL_OK;
 }

@@ -61,12 +61,20 @@ static void sha256_block(uint32_t h[8], const uint8_t *block) {
   h[7] += hh;
 }
 
-void cuvil_sha256(const uint8_t *p, uint64_t n,
-                  uint8_t out[CUVIL_SHA256_BYTES]) {
-  /* The first 32 bits of the fractional parts of the square roots of the
-   * first 8 primes (FIPS 180-4 5.3.3). */
-  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+/* The initial hash value: the first 32 bits of the fractional parts of the
+ * square roots of the first 8 primes (FIPS 180-4 5.3.3). */
+static void sha256_start(uint32_t h[8]) {
+  static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372,
+                                 0xa54ff53a, 0x510e527f, 0x9b05688c,
+                                 0x1f83d9ab, 0x5be0cd19};
+  for (unsigned i = 0; i < 8; ++i)
+    h[i] = iv[i];
+}
+
+/* The n bytes at p, after `before` bytes (a multiple of 64) that h has
+ * taken already, to the end: out is the hash of all before + n bytes. */
+static void sha256_finish(uint32_t h[8], const uint8_t *p, uint64_t n,
+                          uint64_t before, uint8_t out[CUVIL_SHA256_BYTES]) {
   uint64_t whole = n / 64 * 64;
   for (uint64_t i = 0; i < whole; i += 64)
     sha256_block(h, p + i);
@@ -80,7 +88,7 @@ void cuvil_sha256(const uint8_t *p, uint64_t n,
   uint64_t tail_len = rest + 1 + 8 <= 64 ? 64 : 128;
   for (uint64_t i = rest + 1; i < tail_len - 8; ++i)
     tail[i] = 0;
-  uint64_t bits = n * 8;
+  uint64_t bits = (before + n) * 8;
   for (unsigned i = 0; i < 8; ++i)
     tail[tail_len - 1 - i] = (uint8_t)(bits >> (8 * i));
   for (uint64_t i = 0; i < tail_len; i += 64)
@@ -88,6 +96,39 @@ void cuvil_sha256(const uint8_t *p, uint64_t n,
   for (unsigned i = 0; i < 8; ++i)
     for (unsigned j = 0; j < 4; ++j)
       out[4 * i + j] = (uint8_t)(h[i] >> (24 - 8 * j));
+}
+
+void cuvil_sha256(const uint8_t *p, uint64_t n,
+                  uint8_t out[CUVIL_SHA256_BYTES]) {
+  uint32_t h[8];
+  sha256_start(h);
+  sha256_finish(h, p, n, 0, out);
+}
+
+/* HMAC (RFC 2104) with SHA-256: H((K ^ opad) || H((K ^ ipad) || m)), K the
+ * key padded with zeros to the 64-byte block, or its hash if longer. */
+void cuvil_hmac_sha256(const uint8_t *key, uint64_t key_len, const uint8_t *m,
+                       uint64_t n, uint8_t out[CUVIL_SHA256_BYTES]) {
+  uint8_t k0[64];
+  for (unsigned i = 0; i < 64; ++i)
+    k0[i] = 0;
+  if (key_len > 64)
+    cuvil_sha256(key, key_len, k0);
+  else
+    for (uint64_t i = 0; i < key_len; ++i)
+      k0[i] = key[i];
+  uint8_t pad[64], inner[CUVIL_SHA256_BYTES];
+  uint32_t h[8];
+  for (unsigned i = 0; i < 64; ++i)
+    pad[i] = (uint8_t)(k0[i] ^ 0x36);
+  sha256_start(h);
+  sha256_block(h, pad);
+  sha256_finish(h, m, n, 64, inner);
+  for (unsigned i = 0; i < 64; ++i)
+    pad[i] = (uint8_t)(k0[i] ^ 0x5c);
+  sha256_start(h);
+  sha256_block(h, pad);
+  sha256_finish(h, inner, CUVIL_SHA256_BYTES, 64, out);
 }
 
 /* The remainder of each 4-bit value, reflected: four steps of the bitwise

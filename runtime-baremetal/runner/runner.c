@@ -25,6 +25,8 @@
  * -DCUVIL_RUNNER_WEIGHTS: init takes the weight blob in weights.cuvw instead
  * of the embedded one (external weights, or a weight-only update; boards
  * also print what verifying it costs: tests/e2e/weight_update.py).
+ * -DCUVIL_RUNNER_KEY (with CUVIL_RUNNER_WEIGHTS): init_signed with the key
+ * in key.bin takes it, refusing a blob not signed with that key.
  *
  * Multicore builds (CUVIL_MODEL_WORKERS > 1, boards): the runner starts the
  * team first and prints `cuvil: team cores=N`. With
@@ -243,11 +245,24 @@ static long weights_size;
 #define INIT_WEIGHTS NULL, 0
 #endif
 
+#ifdef CUVIL_RUNNER_KEY
+static uint8_t key[256];
+static long key_len;
+#define INIT_NAME "cuvil_model_init_signed"
+#else
+#define INIT_NAME "cuvil_model_init"
+#endif
+
 static __attribute__((noinline)) int measured_init(void) {
   uintptr_t sp = stack_pointer();
   paint_below(sp);
   /* NULL: the arena placed by model.ld. */
+#ifdef CUVIL_RUNNER_KEY
+  int rc = cuvil_model_init_signed(&model, NULL, INIT_WEIGHTS, key,
+                                   (unsigned long)key_len);
+#else
   int rc = cuvil_model_init(&model, NULL, INIT_WEIGHTS);
+#endif
   init_stack_used = used_below(sp);
   return rc;
 }
@@ -383,6 +398,17 @@ static int run_model(void) {
   report_verify_cost();
 #endif
 #endif
+#ifdef CUVIL_RUNNER_KEY
+  char key_path[PATH_BYTES];
+  if (!in_dir(key_path, "key.bin"))
+    return 1;
+  key_len = read_file(key_path, key, sizeof key);
+  if (key_len <= 0) {
+    say("cuvil: error: cannot read %s (1 to %lu bytes)\n", key_path,
+        (unsigned long)sizeof key);
+    return 1;
+  }
+#endif
 #ifdef CUVIL_RUNNER_TEAM
 #ifdef CUVIL_RUNNER_TEAM_MEASURE
   cuvil_team_measure(1);
@@ -392,7 +418,7 @@ static int run_model(void) {
 #endif
   int init_rc = measured_init();
   if (init_rc != 0)
-    return fail_status("cuvil_model_init", init_rc);
+    return fail_status(INIT_NAME, init_rc);
 #ifdef CUVIL_MODEL_NUM_DIMS
   if (set_dims() != 0)
     return 1;

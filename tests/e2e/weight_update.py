@@ -27,6 +27,15 @@ runner.c, built once against the model's object with -DCUVIL_RUNNER_WEIGHTS
 On the boards the runner also prints what checking the blob costs
 (instructions, CRC-32 alone and with the SHA-256), shown in the PASS line.
 
+Signed weights: the model and the retrained twin are built again with
+--sign-key (a 32-byte key), and the retrained twin once more with another
+key. The runner, built with -DCUVIL_RUNNER_KEY against the signed model
+(init_signed with the key in key.bin), runs:
+  the signed retrained blob  outputs equal to ORT's for the retrained twin;
+  the unsigned retrained blob, the one signed with the other key, and the
+  signed one with a data byte flipped
+                             init_signed returns CUVIL_ERR_BLOB_SIGNATURE (-20).
+
 Prints `PASS target (...)` or `FAIL target: reason` per target, then
 `N passed, M failed`. Exits 0 if all passed, 1 if any failed, 2 on usage errors.
 """
@@ -50,12 +59,17 @@ sys.path.insert(0, str(run_e2e.REPO / "scripts"))
 import cuvw  # noqa: E402  (scripts/cuvw.py: twins and damaged blobs)
 
 RUN_ORT = run_e2e.REPO / "tests" / "reference" / "run_ort.js"
-STATUS = re.compile(r"cuvil_model_init returned (-?\d+)")
+STATUS = re.compile(r"cuvil_model_init(?:_signed)? returned (-?\d+)")
 VERIFY = re.compile(r"^cuvil: verify bytes=(\d+) crc32 instret=(\d+) sha256 instret=(\d+)",
                     re.MULTILINE)
 HEADER_MACRO = r"^#define CUVIL_MODEL_{} (\S+)"
 REFUSALS = (("other", "structure", -13), ("corrupt", "one flipped data byte", -16),
             ("version1", "schema version 1", -12))
+SIGNED_REFUSALS = (("unsigned", "no signature", -20), ("other_key", "another key's signature", -20),
+                   ("tampered", "a signature and one flipped data byte", -20))
+# Fixed keys: the test needs two different ones, not secret ones.
+KEY = bytes(range(1, 33))
+OTHER_KEY = bytes(range(101, 133))
 
 
 def make_twins(model_dir, twins, node):
@@ -81,14 +95,50 @@ def header_macro(header, name):
     return m[1]
 
 
-def build(cuvilc, target, model_dir, out_dir):
-    """cuvilc build with external weights into out_dir (model.o, .h, .cuvw)."""
+def build(cuvilc, target, model_dir, out_dir, key=None):
+    """cuvilc build with external weights into out_dir (model.o, .h, .cuvw),
+    signed with key (bytes) if given."""
     out_dir.mkdir(parents=True)
+    sign = []
+    if key is not None:
+        (out_dir / "sign.key").write_bytes(key)
+        sign = ["--sign-key", out_dir / "sign.key"]
     run_e2e.cuvilc_build([cuvilc, "build", model_dir / "model.onnx", "--target", target.name,
                           "--name", "model", "--out", out_dir / "model.o",
-                          "--weights", f"external={out_dir / 'model.cuvw'}"],
+                          "--weights", f"external={out_dir / 'model.cuvw'}", *sign],
                          f"cuvilc build {model_dir.name}")
     return out_dir / "model.cuvw"
+
+
+def expect_refusals(target, image, build_dir, blobs, cases, entry):
+    """Each (name, what, status) of cases: the runner given blobs[name]
+    exits non-zero with `entry` returning that status."""
+    for name, what, want in cases:
+        rc, out = run_with(target, image, build_dir, blobs[name])
+        got = STATUS.search(out)
+        if rc == 0 or not got or int(got[1]) != want:
+            raise run_e2e.CaseError(f"a blob with {what}: expected {entry} to return {want}, "
+                                    f"the runner exited {rc}:\n{out}")
+
+
+def run_signed(cuvilc, target, model_dir, twins, case_dir, unsigned):
+    """The signed-weights runs (see the module's doc); unsigned: the
+    retrained twin's unsigned blob."""
+    build_dir = case_dir / "signed_model"
+    build(cuvilc, target, model_dir, build_dir, KEY)
+    signed = build(cuvilc, target, twins / "retrained", case_dir / "signed_retrained", KEY).read_bytes()
+    other_key = build(cuvilc, target, twins / "retrained", case_dir / "other_key", OTHER_KEY).read_bytes()
+    for f in model_dir.glob("input_*.bin"):
+        shutil.copyfile(f, build_dir / f.name)
+    (build_dir / "key.bin").write_bytes(KEY)
+    image = target.build(build_dir, defines=["CUVIL_RUNNER_WEIGHTS=1", "CUVIL_RUNNER_KEY=1"])
+    rc, out = run_with(target, image, build_dir, signed)
+    if rc != 0 or not run_e2e.RUN_OK.search(out):
+        raise run_e2e.CaseError(f"with the signed retrained blob the runner failed ({rc}):\n{out}")
+    run_e2e.compare(twins / "retrained", build_dir,
+                    json.loads((model_dir / "manifest.json").read_text())["outputs"])
+    refused = {"unsigned": unsigned, "other_key": other_key, "tampered": cuvw.corrupt(signed, fix_crc=True)}
+    expect_refusals(target, image, build_dir, refused, SIGNED_REFUSALS, "init_signed")
 
 
 def run_with(target, image, case_dir, blob):
@@ -131,12 +181,8 @@ def run_target(cuvilc, target, model_dir, twins, case_dir):
     struct.pack_into("<I", version1, cuvw.version_field(version1), 1)
     refused = {"other": blobs["other"], "corrupt": cuvw.corrupt(blobs["retrained"]),
                "version1": bytes(version1)}
-    for name, what, want in REFUSALS:
-        rc, out = run_with(target, image, build_dir, refused[name])
-        got = STATUS.search(out)
-        if rc == 0 or not got or int(got[1]) != want:
-            raise run_e2e.CaseError(f"a blob with {what}: expected init to return {want}, "
-                                    f"the runner exited {rc}:\n{out}")
+    expect_refusals(target, image, build_dir, refused, REFUSALS, "init")
+    run_signed(cuvilc, target, model_dir, twins, case_dir, blobs["retrained"])
     if cost:
         return (f"verify {cost[1]} bytes: crc32 {cost[2]} instructions, "
                 f"with sha256 {cost[3]}")

@@ -41,6 +41,15 @@ int cuvil_blob_open(const void *blob, uint64_t size, uint64_t structure_hash,
  * CUVIL_ERR_BLOB_IDENT/FORMAT. */
 int cuvil_blob_sha256(const void *blob, uint64_t size, const uint8_t **digest);
 
+/* Checks that blob was signed (cuvilc build --sign-key) with the key_len
+ * bytes of key: its HMAC-SHA-256 tag must be that of its structure hash and
+ * of the SHA-256 of its data, computed here. Returns CUVIL_OK,
+ * CUVIL_ERR_BLOB_SIGNATURE (no tag, or another key or other bytes),
+ * CUVIL_ERR_NULL, or CUVIL_ERR_BLOB_IDENT/FORMAT. The other checks are
+ * init's (cuvil_blob_open). */
+int cuvil_blob_verify_signature(const void *blob, uint64_t size,
+                                const uint8_t *key, uint64_t key_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,7 +9,8 @@
  * structure: another model, target, shapes, layout or packing (STRUCTURE);
  * misaligned (ALIGN); too small (SHORT before reading it, SIZE after);
  * corrupted: CRC-32 (CHECKSUM, every check) or SHA-256 (DIGEST, when asked
- * for). Other weights of the same structure are accepted.
+ * for); with a key (init_signed, switch_weights_signed), not signed with it
+ * (SIGNATURE). Other weights of the same structure are accepted.
  */
 #ifndef CUVIL_STATUS_H
 #define CUVIL_STATUS_H
@@ -36,6 +37,7 @@
 #define CUVIL_ERR_BLOB_SHORT (-17)     /* weights_size below the weights */
 #define CUVIL_ERR_BLOB_DIGEST (-18)    /* data corrupted: SHA-256 differs */
 #define CUVIL_ERR_LOOP_BOUND (-19)     /* a loop ran past its --loop-bound */
+#define CUVIL_ERR_BLOB_SIGNATURE (-20) /* not signed with the given key */
 #endif
 
 #endif /* CUVIL_STATUS_H */

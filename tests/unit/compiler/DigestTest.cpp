@@ -2,7 +2,8 @@
 //
 // runtime-baremetal/lib/digest.c against the FIPS 180-2 appendix B
 // examples (one block, two blocks, a million 'a'), messages whose padding
-// falls either side of a block boundary, and the CRC-32 check value.
+// falls either side of a block boundary, HMAC-SHA-256 against the RFC 4231
+// test cases, and the CRC-32 check value.
 //
 //===----------------------------------------------------------------------===//
 #include <cuvil/digest.h>
@@ -17,6 +18,17 @@ std::string sha256Hex(const std::string &Message) {
   uint8_t Out[CUVIL_SHA256_BYTES];
   cuvil_sha256(reinterpret_cast<const uint8_t *>(Message.data()),
                Message.size(), Out);
+  std::string Hex;
+  for (uint8_t B : Out)
+    Hex += fmt::format("{:02x}", B);
+  return Hex;
+}
+
+std::string hmacHex(const std::string &Key, const std::string &Message) {
+  uint8_t Out[CUVIL_SHA256_BYTES];
+  cuvil_hmac_sha256(reinterpret_cast<const uint8_t *>(Key.data()), Key.size(),
+                    reinterpret_cast<const uint8_t *>(Message.data()),
+                    Message.size(), Out);
   std::string Hex;
   for (uint8_t B : Out)
     Hex += fmt::format("{:02x}", B);
@@ -59,6 +71,31 @@ TEST(Digest, Sha256PaddingAtBlockBoundaries) {
             "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
   EXPECT_EQ(sha256Hex(std::string(119, 'a')),
             "31eba51c313a5c08226adf18d4a359cfdfd8d2e816b13f4af952f7ea6584dcfb");
+}
+
+TEST(Digest, HmacSha256Rfc4231) {
+  // Test cases 1-4, 6 and 7 (5 truncates the output).
+  EXPECT_EQ(hmacHex(std::string(20, '\x0b'), "Hi There"),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  EXPECT_EQ(hmacHex("Jefe", "what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  EXPECT_EQ(hmacHex(std::string(20, '\xaa'), std::string(50, '\xdd')),
+            "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe");
+  std::string Key4;
+  for (char C = 1; C <= 25; ++C)
+    Key4 += C;
+  EXPECT_EQ(hmacHex(Key4, std::string(50, '\xcd')),
+            "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b");
+  // A key longer than the block is hashed first.
+  EXPECT_EQ(hmacHex(std::string(131, '\xaa'),
+                    "Test Using Larger Than Block-Size Key - Hash Key First"),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+  EXPECT_EQ(
+      hmacHex(std::string(131, '\xaa'),
+              "This is a test using a larger than block-size key and a larger "
+              "than block-size data. The key needs to be hashed before being "
+              "used by the HMAC algorithm."),
+      "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2");
 }
 
 TEST(Digest, Crc32CheckValues) {
