@@ -11,7 +11,10 @@
 // reference: when both accept a blob they must find the same data block,
 // and a blob that the verifier accepts and whose identifier, version,
 // structure hash, alignment, CRC-32 and SHA-256 are right may only be
-// refused for its layout.
+// refused for its layout. cuvil_blob_verify_signature reads the same blob
+// (with a fixed key): it too must stay inside it, and may accept only a
+// tag that is the HMAC-SHA-256 of the structure hash and the data's
+// SHA-256.
 //
 //===----------------------------------------------------------------------===//
 #include "cuvil/blob.h"
@@ -86,6 +89,23 @@ void check(const uint8_t *Blob, size_t Size) {
   if (Valid && Status != CUVIL_OK && Status != CUVIL_ERR_BLOB_FORMAT)
     fail("rejected a blob that FlatBuffers verifies and whose fields are "
          "right");
+
+  static const uint8_t Key[] = "fuzz_blob key 0123456789";
+  const uint64_t KeyLen = sizeof(Key) - 1;
+  if (cuvil_blob_verify_signature(Blob, Size, Key, KeyLen) == CUVIL_OK && W &&
+      H) {
+    const auto *Tag = W->data_hmac();
+    if (!Tag || Tag->size() != CUVIL_SHA256_BYTES)
+      fail("accepted a signature without a 32-byte tag");
+    uint8_t Msg[8 + CUVIL_SHA256_BYTES], Mac[CUVIL_SHA256_BYTES];
+    for (unsigned I = 0; I < 8; ++I)
+      Msg[I] = static_cast<uint8_t>(H->structure_hash() >> (8 * I));
+    cuvil_sha256(W->data() ? W->data()->data() : Blob,
+                 W->data() ? W->data()->size() : 0, Msg + 8);
+    cuvil_hmac_sha256(Key, KeyLen, Msg, sizeof(Msg), Mac);
+    if (std::memcmp(Mac, Tag->data(), sizeof(Mac)) != 0)
+      fail("accepted a tag that is not the key's HMAC");
+  }
 }
 
 } // namespace
