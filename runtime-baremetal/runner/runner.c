@@ -307,6 +307,18 @@ static void report_verify_cost(void) {
 }
 #endif
 
+#if defined(CUVIL_RUNNER_KEY) && !defined(CUVIL_HOST)
+/* What checking the blob's signature costs (cuvil_blob_verify_signature,
+ * which init_signed runs before init's checks). */
+static void report_signature_cost(void) {
+  uint64_t start = cuvil_port_instret();
+  cuvil_blob_verify_signature(weights, (uint64_t)weights_size, key,
+                              (uint64_t)key_len);
+  say("cuvil: verify signature instret=%llu\n",
+      (unsigned long long)(cuvil_port_instret() - start));
+}
+#endif
+
 static int fail_stack(const char *entry) {
   say("cuvil: error: %s used more stack than model.h states\n", entry);
   return 1;
@@ -408,6 +420,9 @@ static int run_model(void) {
         (unsigned long)sizeof key);
     return 1;
   }
+#ifndef CUVIL_HOST
+  report_signature_cost();
+#endif
 #endif
 #ifdef CUVIL_RUNNER_TEAM
 #ifdef CUVIL_RUNNER_TEAM_MEASURE

@@ -62,6 +62,7 @@ RUN_ORT = run_e2e.REPO / "tests" / "reference" / "run_ort.js"
 STATUS = re.compile(r"cuvil_model_init(?:_signed)? returned (-?\d+)")
 VERIFY = re.compile(r"^cuvil: verify bytes=(\d+) crc32 instret=(\d+) sha256 instret=(\d+)",
                     re.MULTILINE)
+SIGNATURE = re.compile(r"^cuvil: verify signature instret=(\d+)", re.MULTILINE)
 HEADER_MACRO = r"^#define CUVIL_MODEL_{} (\S+)"
 REFUSALS = (("other", "structure", -13), ("corrupt", "one flipped data byte", -16),
             ("version1", "schema version 1", -12))
@@ -139,6 +140,8 @@ def run_signed(cuvilc, target, model_dir, twins, case_dir, unsigned):
                     json.loads((model_dir / "manifest.json").read_text())["outputs"])
     refused = {"unsigned": unsigned, "other_key": other_key, "tampered": cuvw.corrupt(signed, fix_crc=True)}
     expect_refusals(target, image, build_dir, refused, SIGNED_REFUSALS, "init_signed")
+    cost = SIGNATURE.search(out)
+    return cost[1] if cost else None
 
 
 def run_with(target, image, case_dir, blob):
@@ -182,10 +185,10 @@ def run_target(cuvilc, target, model_dir, twins, case_dir):
     refused = {"other": blobs["other"], "corrupt": cuvw.corrupt(blobs["retrained"]),
                "version1": bytes(version1)}
     expect_refusals(target, image, build_dir, refused, REFUSALS, "init")
-    run_signed(cuvilc, target, model_dir, twins, case_dir, blobs["retrained"])
+    signature = run_signed(cuvilc, target, model_dir, twins, case_dir, blobs["retrained"])
     if cost:
         return (f"verify {cost[1]} bytes: crc32 {cost[2]} instructions, "
-                f"with sha256 {cost[3]}")
+                f"with sha256 {cost[3]}, signature {signature}")
     return "host"
 
 
