@@ -1,5 +1,6 @@
 //===- Backend.cpp - LLVM target machine, optimisation, emission ----------===//
 #include "codegen/Backend.h"
+#include "codegen/DeadVariants.h"
 
 #include "ir/Diagnostic.h"
 
@@ -7,6 +8,7 @@
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -109,11 +111,13 @@ private:
   bool Default = true;
 };
 
-} // namespace
-
-void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
+/// O3 and MergeFunctions (optimizeModule), skipping optnone functions.
+void runPipeline(llvm::Module &M, llvm::TargetMachine &TM) {
   llvm::PassInstrumentationCallbacks PIC;
   GvnMemDepGate Gate(PIC);
+  // optnone is honoured through this instrumentation (skipDeadVariants).
+  llvm::OptNoneInstrumentation OptNone(/*DebugLogging=*/false);
+  OptNone.registerCallbacks(PIC);
   llvm::LoopAnalysisManager LAM;
   llvm::FunctionAnalysisManager FAM;
   llvm::CGSCCAnalysisManager CGAM;
@@ -142,12 +146,29 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
   MPM.run(M, MAM);
 }
 
+} // namespace
+
+void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM) {
+  const std::vector<std::string> Skipped = skipDeadVariants(M);
+  runPipeline(M, TM);
+  // A variant judged dead that O3 kept after all (its step's branch did
+  // not fold) must not stay unoptimised: the module goes through again.
+  bool Kept = false;
+  for (const std::string &Name : Skipped)
+    if (llvm::Function *F = M.getFunction(Name)) {
+      F->removeFnAttr(llvm::Attribute::OptimizeNone);
+      Kept = true;
+    }
+  if (Kept)
+    runPipeline(M, TM);
+}
+
 void mergeIdenticalFunctions(llvm::Module &M) {
   llvm::ModuleAnalysisManager MAM;
   llvm::MergeFunctionsPass().run(M, MAM);
 }
 
-void finishSplitModule(llvm::Module &M) {
+void runPasses(llvm::Module &M, llvm::ModulePassManager &MPM) {
   llvm::LoopAnalysisManager LAM;
   llvm::FunctionAnalysisManager FAM;
   llvm::CGSCCAnalysisManager CGAM;
@@ -158,11 +179,15 @@ void finishSplitModule(llvm::Module &M) {
   PB.registerFunctionAnalyses(FAM);
   PB.registerLoopAnalyses(LAM);
   PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  MPM.run(M, MAM);
+}
+
+void finishSplitModule(llvm::Module &M) {
   llvm::ModulePassManager MPM;
   MPM.addPass(llvm::MergeFunctionsPass());
   MPM.addPass(llvm::GlobalDCEPass());
   MPM.addPass(llvm::ConstantMergePass());
-  MPM.run(M, MAM);
+  runPasses(M, MPM);
 }
 
 llvm::Error emitFile(llvm::Module &M, llvm::TargetMachine &TM,

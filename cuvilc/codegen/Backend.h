@@ -12,6 +12,7 @@
 #include "target/TargetInfo.h"
 
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
 #include <llvm/Support/CodeGen.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Target/TargetMachine.h>
@@ -30,8 +31,12 @@ createTargetMachine(const TargetInfo &T);
 bool targetHasFeature(const TargetInfo &T, llvm::StringRef Feature);
 
 /// O3 with TM's cost model, then MergeFunctions: functions that came out
-/// identical (layers of the same shape) share one body.
+/// identical (layers of the same shape) share one body. Kernel variants no
+/// step runs are not optimised first (DeadVariants.h).
 void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM);
+
+/// MPM over M with target-independent analyses (no TargetMachine).
+void runPasses(llvm::Module &M, llvm::ModulePassManager &MPM);
 
 /// MergeFunctions alone: functions with identical bodies share one.
 void mergeIdenticalFunctions(llvm::Module &M);

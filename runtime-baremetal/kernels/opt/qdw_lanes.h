@@ -382,9 +382,25 @@ QDW_FAMILY(ql, ql_conv)
 
 /* Runs the convolution in the lanes form if it takes the shape. */
 INLINE int ql_run(const qdw_shape *shape, const qdw_args *a) {
-  qdw_shape s = *shape;
-  s.pw = (s.ow - 1) * s.sw + (s.kw - 1) * s.dw + 1;
-  s.span = (s.kh - 1) * s.dh + 1;
+  /* Field by field, not `*shape`: the optimiser follows the fields of the
+   * caller's constant shape through loads, not through a struct copy
+   * (memcpy), and only with them constant does the dispatch below keep
+   * just the variant the layer runs. */
+  const qdw_shape s = {shape->h,
+                       shape->wd,
+                       shape->kh,
+                       shape->kw,
+                       shape->oh,
+                       shape->ow,
+                       shape->sh,
+                       shape->sw,
+                       shape->dh,
+                       shape->dw,
+                       shape->pad_top,
+                       shape->pad_left,
+                       (shape->ow - 1) * shape->sw +
+                           (shape->kw - 1) * shape->dw + 1,
+                       (shape->kh - 1) * shape->dh + 1};
   if (!ql_takes(&s, a->c))
     return 0;
   QDW_DISPATCH(ql, &s, a);
