@@ -2,14 +2,14 @@
 //-*-===//
 //
 // Every model object carries the same runtime support code: the weight
-// blob's reader with its SHA-256 and CRC-32 (runtime-baremetal/lib/blob.c,
-// digest.c), the A/B weight slots (slots.c) and memcpy, memmove and memset
-// (mem.c). It depends on the target's code generation, not on the model,
-// yet optimising and generating it was most of the LLVM time of a small
-// model. So it is compiled on its own, as one object per target, and that
-// object is merged into every model's (ObjectMerge): its functions become
-// local symbols of the model object, as they were when compiled inside it,
-// but for the mem* helpers, which stay weak definitions.
+// blob's reader with its SHA-256, CRC-32 and signature check
+// (runtime-baremetal/lib/blob.c, digest.c), the A/B weight slots (slots.c)
+// and memcpy, memmove and memset (mem.c). It depends on the target's code
+// generation, not on the model, yet optimising and generating it was most of
+// the LLVM time of a small model. So it is compiled on its own, as one object
+// per target, and that object is merged into every model's (ObjectMerge): its
+// functions become local symbols of the model object, as they were when
+// compiled inside it, but for the mem* helpers, which stay weak definitions.
 //
 // The object and the stack bound of each of its functions are kept in the
 // cache directory (ir/CacheRoot.h), one file per kernel library, target
@@ -39,9 +39,13 @@ namespace cuvil {
 constexpr const char *WeakRuntimeSymbols[] = {"memcpy", "memmove", "memset"};
 
 /// The support functions the entry points call (EntryBuilder, WeightSlots).
+/// All of them, so that no support code is compiled into the model's part
+/// as well: a static helper reached from both (SHA-256's block function,
+/// from the signature check and the blob's digest) would be there twice.
 constexpr const char *SupportEntrySymbols[] = {
-    "cuvil_blob_open", "cuvil_slots_reset", "cuvil_slots_switch",
-    "cuvil_slots_fell_back", "cuvil_slots_sha256"};
+    "cuvil_blob_open",    "cuvil_slots_reset",
+    "cuvil_slots_switch", "cuvil_slots_fell_back",
+    "cuvil_slots_sha256", "cuvil_blob_verify_signature"};
 
 struct SupportObject {
   std::string Object; ///< ELF relocatable object for the target.

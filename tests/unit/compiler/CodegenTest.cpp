@@ -14,6 +14,9 @@ namespace {
 struct Built {
   std::string Object;
   std::set<std::string> Defined, Undefined, Local;
+  /// Function symbols defined more than once (the model's part and the
+  /// support object's each bringing a copy of a helper).
+  std::set<std::string> TwiceDefined;
   unsigned Machine = 0;
 };
 
@@ -38,11 +41,17 @@ Built build(const std::string &Target, std::unique_ptr<Graph> G) {
   auto *ELF = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(Obj->get());
   EXPECT_NE(ELF, nullptr);
   B.Machine = ELF->getEMachine();
+  std::set<std::string> Functions;
   for (const auto &Sym : (*Obj)->symbols()) {
     auto Flags = Sym.getFlags();
     auto Name = Sym.getName();
     if (!Flags || !Name || Name->empty())
       continue;
+    auto Type = Sym.getType();
+    if (Type && *Type == llvm::object::SymbolRef::ST_Function &&
+        !(*Flags & llvm::object::SymbolRef::SF_Undefined) &&
+        !Functions.insert(Name->str()).second)
+      B.TwiceDefined.insert(Name->str());
     if (*Flags & llvm::object::SymbolRef::SF_Undefined)
       B.Undefined.insert(Name->str());
     else if (*Flags & llvm::object::SymbolRef::SF_Global)
@@ -97,6 +106,10 @@ TEST_P(CodegenForTarget, SelfContainedObjectWithTheApi) {
   for (const std::string &S : B.Defined)
     EXPECT_EQ(S.rfind("cuvil_k_", 0), std::string::npos) << S;
   EXPECT_TRUE(B.Undefined.empty()) << "undefined: " << *B.Undefined.begin();
+  // Each function once: support code the entry points reach is compiled
+  // in the support object only (SupportObject.h).
+  EXPECT_TRUE(B.TwiceDefined.empty())
+      << "defined twice: " << *B.TwiceDefined.begin();
 }
 
 TEST_P(CodegenForTarget, ReproducibleBytes) {
