@@ -12,10 +12,10 @@
 //
 // skipDeadVariants answers the question early, on a copy of the module: it
 // inlines what is always inlined, lets the steps' constants decide their
-// branches (SROA, EarlyCSE, SimplifyCFG) and deletes what is no longer
-// called. A noinline function of the module that did not survive that is
-// marked optnone in the real module: O3 (with the instrumentation that
-// honours optnone) then spends nothing on it and deletes it as before,
+// branches (SROA, EarlyCSE, InstCombine, SimplifyCFG) and deletes what is
+// no longer called. A noinline function of the module that did not survive
+// that is marked optnone in the real module: O3 (with the instrumentation
+// that honours optnone) then spends nothing on it and deletes it as before,
 // once the step's own branches are folded. The code O3 keeps is the same
 // with or without this: every benchmark model's object came out
 // byte-identical on every target.
