@@ -54,22 +54,21 @@ void simplify(llvm::Module &Copy) {
 } // namespace
 
 std::vector<std::string> skipDeadVariants(llvm::Module &M) {
-  bool Any = false;
-  for (const llvm::Function &F : M)
-    Any |= isCandidate(F);
-  if (!Any)
+  std::vector<llvm::Function *> Candidates;
+  for (llvm::Function &F : M)
+    if (isCandidate(F))
+      Candidates.push_back(&F);
+  if (Candidates.empty())
     return {};
   std::unique_ptr<llvm::Module> Copy = llvm::CloneModule(M);
   simplify(*Copy);
   std::vector<std::string> Marked;
-  for (llvm::Function &F : M) {
-    if (!isCandidate(F))
-      continue;
-    const llvm::Function *Kept = Copy->getFunction(F.getName());
+  for (llvm::Function *F : Candidates) {
+    const llvm::Function *Kept = Copy->getFunction(F->getName());
     if (Kept && !Kept->isDeclaration())
       continue;
-    F.addFnAttr(llvm::Attribute::OptimizeNone);
-    Marked.push_back(F.getName().str());
+    F->addFnAttr(llvm::Attribute::OptimizeNone);
+    Marked.push_back(F->getName().str());
   }
   return Marked;
 }
