@@ -172,12 +172,15 @@ def timed_runs(macs):
 
 
 def fma_peak(target, work):
-    """Multiply-adds per ns one core does at the target's x86-64 level."""
+    """Multiply-adds per ns one core does at the target's x86-64 level and
+    features: {"macs_per_ns": float32, "int8": instruction,
+    "int8_macs_per_ns": int8 operands}."""
     exe = work / target.name / "fma_peak"
     exe.parent.mkdir(parents=True, exist_ok=True)
-    run([run_e2e.CROSS_CC, "-O2", f"-march={target.cpu}", FMA_PEAK, "-o", exe],
+    features = [f"-m{f[1:]}" for f in target.features.split(",") if f.startswith("+")]
+    run([run_e2e.CROSS_CC, "-O2", f"-march={target.cpu}", *features, FMA_PEAK, "-o", exe],
         "build fma_peak")
-    return json.loads(run([exe], "fma_peak", timeout=RUN_TIMEOUT_S).stdout)["macs_per_ns"]
+    return json.loads(run([exe], "fma_peak", timeout=RUN_TIMEOUT_S).stdout)
 
 
 def bench_host(cuvilc, target, model_dir, case_dir, manifest):

@@ -24,6 +24,9 @@ endfunction()
 
 function(cuvil_kernel_bitcode target out)
   set(toml ${PROJECT_SOURCE_DIR}/targets/${target}.toml)
+  # The flags are read here, at configure time: an edited target file
+  # configures again, or its kernels would keep the old flags.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${toml})
   cuvil_toml_string(${toml} triple triple)
   cuvil_toml_string(${toml} clang_flags flags)
   separate_arguments(flags UNIX_COMMAND "${flags}")

@@ -184,12 +184,15 @@ class HostTarget:
     """The build machine: the runner is a native executable using stdio. It
     links the C library, so only model.o is checked for heap use."""
 
-    def __init__(self, name="host", cpu="x86-64-v3"):
+    def __init__(self, name="host", cpu="x86-64-v3", features=""):
         self.name = name
         self.cpu = cpu  # an x86-64 level, as -march takes it
+        self.features = features  # LLVM's: "+avx512vnni,..."
         self.label = self.name  # of its cases: WORK/<label>/<model>
         self.cuvilc_flags = []
-        self.lacks = host_cpu_lacks(cpu)  # CPU features this machine lacks
+        # CPU features this machine lacks, of the level and the target's
+        # own (LLVM's "+avx512vnni,...").
+        self.lacks = host_cpu_lacks(cpu, features)
 
     def prepare(self, work_root):
         """Nothing to build ahead of the cases."""
@@ -302,17 +305,23 @@ def check_placement(image, placement, regions):
 
 # CPU flags (/proc/cpuinfo) that code for an x86-64 level needs.
 X86_LEVEL_FLAGS = {"x86-64-v4": ("avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl")}
+# The /proc/cpuinfo names of LLVM's x86 features where they differ.
+X86_FEATURE_FLAGS = {"avx512vnni": "avx512_vnni", "avxvnni": "avx_vnni"}
 
 
-def host_cpu_lacks(cpu):
-    """The flags of x86-64 level `cpu` this machine's CPU lacks."""
+def host_cpu_lacks(cpu, features=""):
+    """The flags of x86-64 level `cpu` and of the LLVM features `features`
+    ("+avx512vnni,...") this machine's CPU lacks."""
+    needed = list(X86_LEVEL_FLAGS.get(cpu, ()))
+    needed += [X86_FEATURE_FLAGS.get(f[1:], f[1:]) for f in features.split(",")
+               if f.startswith("+")]
     try:
         text = pathlib.Path("/proc/cpuinfo").read_text()
     except OSError:
-        return list(X86_LEVEL_FLAGS.get(cpu, ()))
+        return needed
     flags = set(next((l.split(":", 1)[1].split() for l in text.splitlines()
                       if l.startswith("flags")), []))
-    return [f for f in X86_LEVEL_FLAGS.get(cpu, ()) if f not in flags]
+    return [f for f in needed if f not in flags]
 
 
 def load_target(name):
@@ -325,7 +334,7 @@ def load_target(name):
     # Targets of the build machine itself (x86-64 Linux): native runners.
     if "qemu" not in config and config["llvm"]["triple"].startswith("x86_64-") \
             and "linux" in config["llvm"]["triple"]:
-        return HostTarget(name, config["llvm"]["cpu"])
+        return HostTarget(name, config["llvm"]["cpu"], config["llvm"].get("features", ""))
     if "qemu" not in config:
         raise ValueError(f"{path}: no [qemu] section: cannot run tests for target '{name}'")
     return BoardTarget(name, config)

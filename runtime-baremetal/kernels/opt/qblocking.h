@@ -22,22 +22,20 @@
  *       weights + 3 activations = 29 of 32 registers; two groups per
  *       iteration are 48 sdot, 5 ldp and 4 loop instructions, 0.074 per
  *       multiply-add. Activations in int8 (uint8 inputs flipped).
- *   x86-64 AVX-512 VNNI: vpdpbusd, 16 channels x 4 steps per weight vector,
- *       the activation word of a position broadcast from memory; 12 x 2
- *       accumulators. Activations in uint8 (int8 inputs flipped): vpdpbusd
- *       multiplies unsigned by signed bytes.
- *   x86-64 AVX2, and AVX-512 without VNNI (host-avx512 is x86-64-v4):
- *       vpmaddwd on int16, 2 steps per group: the weights are sign-extended
- *       to int16 as they are loaded (8 or 16 channels x 2 steps), and the
- *       block's activations are kept as int16 pairs, one broadcast per
- *       position. Exact (no int16 saturation: a pair of int8 products is at
- *       most 2^15 in magnitude, summed in int32). 6 x 2 accumulators of 8
- *       lanes (AVX2, 16 registers), 12 x 2 of 16 (AVX-512, 32 registers).
- *   RV64GC (scalar; CUVIL_BLOCKING_SCALAR on the host): two products per
- *       64-bit mul. The buffer holds the activations of two positions in
- *       one word, x0 + x1 * 2^32; times an int8 weight w that is
- *       x0 w + x1 w 2^32, so a 64-bit accumulator adds up both dot products
- *       modulo 2^64 and the low word is the first, the rest (minus the
+ *   x86-64 AVX-512 VNNI (host-avx512): vpdpbusd, 16 channels x 4 steps per
+ *       weight vector, the activation word of a position broadcast from
+ *       memory; 12 x 2 accumulators. Activations in uint8 (int8 inputs
+ * flipped): vpdpbusd multiplies unsigned by signed bytes. x86-64 AVX2 (host),
+ * and AVX-512 without VNNI (no target of ours): vpmaddwd on int16, 2 steps per
+ * group: the weights are sign-extended to int16 as they are loaded (8 or 16
+ * channels x 2 steps), and the block's activations are kept as int16 pairs, one
+ * broadcast per position. Exact (no int16 saturation: a pair of int8 products
+ * is at most 2^15 in magnitude, summed in int32). 6 x 2 accumulators of 8 lanes
+ * (AVX2, 16 registers), 12 x 2 of 16 (AVX-512, 32 registers). RV64GC (scalar;
+ * CUVIL_BLOCKING_SCALAR on the host): two products per 64-bit mul. The buffer
+ * holds the activations of two positions in one word, x0 + x1 * 2^32; times an
+ * int8 weight w that is x0 w + x1 w 2^32, so a 64-bit accumulator adds up both
+ * dot products modulo 2^64 and the low word is the first, the rest (minus the
  *       first's sign) the second (exact in any activation domain; uint8
  *       needs no sign extension). 4 channels x 4 position pairs (8
  *       positions): per step 4 lb + 4 ld + 16 mul + 16 add, and 3 for
