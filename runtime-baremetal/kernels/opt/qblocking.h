@@ -315,7 +315,7 @@ CUVIL_QINLINE cuvil_qacc cuvil_qdot_c(cuvil_qacc a, cuvil_qw w,
 /* The 4 positions of activation vector i, one sdot by element each. */
 #define CUVIL_QSDOT_X(i)                                                       \
   CUVIL_UNROLL                                                                 \
-  for (int v = 0; v < CUVIL_QMV; ++v) {                                        \
+  for (int v = 0; v < nv; ++v) {                                               \
     acc[4 * (i)][v] = vdotq_laneq_s32(acc[4 * (i)][v], w[v], x##i, 0);         \
     acc[4 * (i) + 1][v] = vdotq_laneq_s32(acc[4 * (i) + 1][v], w[v], x##i, 1); \
     acc[4 * (i) + 2][v] = vdotq_laneq_s32(acc[4 * (i) + 2][v], w[v], x##i, 2); \
@@ -323,17 +323,19 @@ CUVIL_QINLINE cuvil_qacc cuvil_qdot_c(cuvil_qacc a, cuvil_qw w,
   }
 #endif
 
-/* acc += one group of CUVIL_QKR steps: the weight vectors w against the
- * block's activations xq (CUVIL_QXG elements). */
+/* acc += one group of CUVIL_QKR steps: the first nv weight vectors w (a
+ * constant: CUVIL_QMV, or fewer for a narrow panel, whose other vectors
+ * hold no channel) against the block's activations xq (CUVIL_QXG
+ * elements). */
 CUVIL_QINLINE void cuvil_qgroup(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
                                 const cuvil_qw w[CUVIL_QMV],
-                                const cuvil_qxe *xq) {
+                                const cuvil_qxe *xq, int nv) {
 #if defined(CUVIL_QPAIRS)
   CUVIL_UNROLL
   for (int a = 0; a < CUVIL_QNA; ++a) {
     const uint64_t xp = xq[a];
     CUVIL_UNROLL
-    for (int v = 0; v < CUVIL_QMV; ++v)
+    for (int v = 0; v < nv; ++v)
       acc[a][v] += xp * (uint64_t)w[v];
   }
 #elif defined(CUVIL_QSDOT)
@@ -347,7 +349,7 @@ CUVIL_QINLINE void cuvil_qgroup(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
   CUVIL_UNROLL
   for (int j = 0; j < CUVIL_QNR; ++j)
     CUVIL_UNROLL
-  for (int v = 0; v < CUVIL_QMV; ++v)
+  for (int v = 0; v < nv; ++v)
     acc[j][v] = cuvil_qdot_c(acc[j][v], w[v], xq + 4 * j);
 #else
   CUVIL_UNROLL
@@ -357,17 +359,17 @@ CUVIL_QINLINE void cuvil_qgroup(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
 #if defined(CUVIL_QVNNI)
     const __m512i xb = _mm512_set1_epi32(word);
     CUVIL_UNROLL
-    for (int v = 0; v < CUVIL_QMV; ++v)
+    for (int v = 0; v < nv; ++v)
       acc[j][v] = _mm512_dpbusd_epi32(acc[j][v], xb, w[v]);
 #elif CUVIL_QVL == 16
     const __m512i xb = _mm512_set1_epi32(word);
     CUVIL_UNROLL
-    for (int v = 0; v < CUVIL_QMV; ++v)
+    for (int v = 0; v < nv; ++v)
       acc[j][v] = _mm512_add_epi32(acc[j][v], _mm512_madd_epi16(w[v], xb));
 #else
     const __m256i xb = _mm256_set1_epi32(word);
     CUVIL_UNROLL
-    for (int v = 0; v < CUVIL_QMV; ++v)
+    for (int v = 0; v < nv; ++v)
       acc[j][v] = _mm256_add_epi32(acc[j][v], _mm256_madd_epi16(w[v], xb));
 #endif
   }

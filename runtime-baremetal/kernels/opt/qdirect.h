@@ -171,21 +171,29 @@ STAGE void run_full_at(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
                        const int8_t *wq, int64_t nq) {
   if (!off) /* never: so run_panel's loop does not test it every group */
     __builtin_unreachable();
-  run_panel(part, xq, off, wq, nq, CUVIL_QMR, 0);
+  run_panel(part, xq, off, wq, nq, CUVIL_QMR, 0, CUVIL_QMV);
 }
 
 STAGE void run_narrow_at(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
                          const int8_t *wq, int64_t nq, int64_t mb) {
   if (!off)
     __builtin_unreachable();
-  run_panel(part, xq, off, wq, nq, mb, 0);
+  run_narrow_panel(part, xq, off, wq, nq, mb);
 }
 
+#if defined(__aarch64__) || defined(CUVIL_QRQ_T512)
+/* The byte of position j's outputs in the block's table of bytes: a78's
+ * rows of 8 channels, AVX-512's transposed rows of positions. */
 #if defined(__aarch64__)
+#define QRUN_STEP 8
+#else
+#define QRUN_STEP 1
+#endif
 /* The stored positions of a block: the i-th (i < n) is position
- * sel[i] / 8, at byte y0 + i of a plane (consecutive stored positions are
- * consecutive outputs, whatever rows they span); sel[i] = 0x80 for i >= n
- * (out of both tables' range below, also plus a channel). */
+ * sel[i] / QRUN_STEP, at byte y0 + i of a plane (consecutive stored
+ * positions are consecutive outputs, whatever rows they span); sel[i] =
+ * 0x80 for i >= n (out of both tables' range below, also plus a channel;
+ * a zero byte for vpshufb). */
 typedef struct {
   uint8_t sel[16];
   int32_t y0, n;
@@ -200,10 +208,22 @@ INLINE void block_runs(const int32_t yoff[CUVIL_QNR], qruns *r) {
     if (yoff[j] >= 0) {
       if (r->n == 0)
         r->y0 = yoff[j];
-      r->sel[r->n++] = (uint8_t)(8 * j);
+      r->sel[r->n++] = (uint8_t)(QRUN_STEP * j);
     }
 }
+#endif
 
+#if defined(CUVIL_QRQ_T512)
+/* The block's outputs (requant_t512, its positions picked by sel). */
+STAGE void requant_direct(const qout *o, const int32_t *pp, int64_t m0,
+                          int64_t mb, const int32_t *yoff, const qruns *r) {
+  (void)yoff;
+  if (r->n == 0)
+    return;
+  requant_t512(o, pp, m0, mb, (uint8_t *)o->y + m0 * o->ch_stride + r->y0,
+               r->sel, r->n, 0);
+}
+#elif defined(__aarch64__)
 /* The block's outputs (store_table; zeros in t where nothing is
  * stored). */
 STAGE void requant_direct(const qout *o, const int32_t *pp, int64_t m0,
