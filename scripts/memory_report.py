@@ -78,10 +78,14 @@ def list_models(models_dir):
 
 def dim_flags(models_dir, model):
     """--dim NAME=VALUE for each symbolic dimension the model's manifest
-    fixes (as the end-to-end tests build it)."""
+    fixes and --loop-bound NODE=K for each loop it bounds (as the
+    end-to-end tests build it)."""
     manifest = pathlib.Path(models_dir, model, "manifest.json")
-    dims = json.loads(manifest.read_text()).get("dims", {}) if manifest.is_file() else {}
-    return [flag for name, value in sorted(dims.items()) for flag in ("--dim", f"{name}={value}")]
+    facts = json.loads(manifest.read_text()) if manifest.is_file() else {}
+    return ([flag for name, value in sorted(facts.get("dims", {}).items())
+             for flag in ("--dim", f"{name}={value}")]
+            + [flag for node, k in sorted(facts.get("loop_bounds", {}).items())
+               for flag in ("--loop-bound", f"{node}={k}")])
 
 
 def build_report(cuvilc, models_dir, model, target, tmp):
