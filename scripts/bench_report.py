@@ -231,10 +231,8 @@ def main():
                 "has them. ONNX "
                 "Runtime picks its kernels for the CPU at run time (AVX-512 where present) "
                 "and is timed again beside each.", ""]
-        # Per host target: {"macs_per_ns", "int8", "int8_macs_per_ns"} (a
-        # bare number: float32 only, from results written before the int8 peak).
-        peaks = {t: p if isinstance(p, dict) else {"macs_per_ns": p}
-                 for t, p in results.get("fma_peak", {}).items()}
+        # Per host target: {"macs_per_ns", "int8", "int8_macs_per_ns"}.
+        peaks = results.get("fma_peak", {})
         if peaks:
             int8 = [t for t in hosts if "int8_macs_per_ns" in peaks.get(t, {})]
             out += ["**Floor**: the model's MACs at this machine's multiply-add peak for "

@@ -306,7 +306,7 @@ def check_placement(image, placement, regions):
 # CPU flags (/proc/cpuinfo) that code for an x86-64 level needs.
 X86_LEVEL_FLAGS = {"x86-64-v4": ("avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl")}
 # The /proc/cpuinfo names of LLVM's x86 features where they differ.
-X86_FEATURE_FLAGS = {"avx512vnni": "avx512_vnni", "avxvnni": "avx_vnni"}
+X86_FEATURE_FLAGS = {"avx512vnni": "avx512_vnni"}
 
 
 def host_cpu_lacks(cpu, features=""):

@@ -221,7 +221,7 @@ STAGE void requant_direct(const qout *o, const int32_t *pp, int64_t m0,
   if (r->n == 0)
     return;
   requant_t512(o, pp, m0, mb, (uint8_t *)o->y + m0 * o->ch_stride + r->y0,
-               r->sel, r->n, 0);
+               r->sel, r->n);
 }
 #elif defined(__aarch64__)
 /* The block's outputs (store_table; zeros in t where nothing is

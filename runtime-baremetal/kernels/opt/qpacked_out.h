@@ -353,11 +353,10 @@ INLINE void transpose16x32(__m256i r[16]) {
 }
 
 /* Channels [m0, m0 + mb) of a block (accumulators pp, [CUVIL_QNR][32]):
- * n outputs per channel, the i-th from position sel[i] (ident: sel[i] =
- * i), at bytes [0, n) of y + l cs for channel m0 + l. */
+ * n outputs per channel, the i-th from position sel[i] (sel null: from
+ * position i), at bytes [0, n) of y + l cs for channel m0 + l. */
 STAGE void requant_t512(const qout *o, const int32_t *pp, int64_t m0,
-                        int64_t mb, uint8_t *y, const uint8_t sel[16],
-                        int64_t n, int ident) {
+                        int64_t mb, uint8_t *y, const uint8_t *sel, int64_t n) {
   rq512 k;
   rq512_init(&k, o, m0, mb);
   const int64_t cs = o->ch_stride;
@@ -370,12 +369,13 @@ STAGE void requant_t512(const qout *o, const int32_t *pp, int64_t m0,
                               rq512_bytes(&k, pp + 32 * j, 0));
   }
   transpose16x32(r);
-  __m128i s;
-  __builtin_memcpy(&s, sel, sizeof s);
+  __m128i s = _mm_setzero_si128();
+  if (sel)
+    __builtin_memcpy(&s, sel, sizeof s);
   const __m256i s2 = _mm256_broadcastsi128_si256(s);
   const __mmask16 keep = (__mmask16)((1u << n) - 1);
   for (int c = 0; c < 16; ++c) {
-    const __m256i v = ident ? r[c] : _mm256_shuffle_epi8(r[c], s2);
+    const __m256i v = sel ? _mm256_shuffle_epi8(r[c], s2) : r[c];
     if (c < mb)
       _mm_mask_storeu_epi8(y + c * cs, keep, _mm256_castsi256_si128(v));
     if (c + 16 < mb)
@@ -410,10 +410,8 @@ STAGE void requant_block(const qout *o, const qblock *b, const int32_t *pp,
 #if defined(CUVIL_QRQ_T512)
   /* A convolution's block: consecutive outputs of each channel's plane. */
   if (o->pos_stride == 1) {
-    static const uint8_t ident[16] = {0, 1, 2,  3,  4,  5,  6,  7,
-                                      8, 9, 10, 11, 12, 13, 14, 15};
-    requant_t512(o, pp, m0, mb, (uint8_t *)o->y + m0 * o->ch_stride + b->p0,
-                 ident, b->nb, 1);
+    requant_t512(o, pp, m0, mb, (uint8_t *)o->y + m0 * o->ch_stride + b->p0, 0,
+                 b->nb);
     return;
   }
 #endif
