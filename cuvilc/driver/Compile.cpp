@@ -368,6 +368,8 @@ compileModel(const BuildOptions &Opts, std::ostream &Log,
     Passes.QPackKr = kernelConstant(T.Kernels, "cuvil_k_qpack_kr").value_or(0);
     Passes.QPackDirect =
         kernelConstant(T.Kernels, "cuvil_k_qpack_direct").value_or(0) != 0;
+    Passes.QPackXUnsigned =
+        kernelConstant(T.Kernels, "cuvil_k_qpack_x_unsigned").value_or(0) != 0;
     Passes.QLanes = true;
     // A board of the a78's ISA without ARMv8.2 dotprod (a Cortex-A72,
     // llvm.kernels = "a78"): the library's packed integer kernels are

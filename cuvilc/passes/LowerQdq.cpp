@@ -398,8 +398,12 @@ bool lowerGlobalAveragePool(Graph &G, Node &Q) {
 llvm::Error lowerQdq(Graph &G, const PipelineOptions &O) {
   QPacking Pk;
   if (O.QPackMr > 0 && O.QPackKr > 0)
-    Pk = {O.QPackMr, O.QPackKr, true, O.QPackDirect && O.QPackKr == 4,
-          std::max<int64_t>(O.Cores, 1)};
+    Pk = {.Mr = O.QPackMr,
+          .Kr = O.QPackKr,
+          .Packed = true,
+          .Direct = O.QPackDirect && O.QPackKr == 4,
+          .Shares = std::max<int64_t>(O.Cores, 1),
+          .XUnsigned = O.QPackXUnsigned};
   // The quantizers that end a QDQ pattern, and the QOperator products.
   std::vector<Node *> Candidates;
   for (const auto &N : G.nodes()) {

@@ -26,6 +26,9 @@ struct PipelineOptions {
   /// channel-interleaved image (cuvil_k_qpack_direct): such convolutions
   /// pack their weights in its step order and get its scratch.
   bool QPackDirect = false;
+  /// The packed integer kernels' activation domain
+  /// (cuvil_k_qpack_x_unsigned): its correction is folded into their bias.
+  bool QPackXUnsigned = false;
   /// The library's element-wise integer kernels in int32 lanes
   /// (cuvil_k_qadd_lanes_s8) rather than the reference ones.
   bool QLanes = false;

@@ -63,6 +63,11 @@ int main(int argc, char **argv) {
       ->delimiter(',')
       ->expected(2)
       ->check(CLI::PositiveNumber);
+  bool QPackXUnsigned = false;
+  App.add_flag("--qpack-x-unsigned", QPackXUnsigned,
+               "With --qpack: the packed integer kernels take uint8 "
+               "activations (cuvil_k_qpack_x_unsigned = 1), so int8 inputs "
+               "are the ones whose correction the bias holds");
   App.add_flag("--verify-only", VerifyOnly,
                "Only parse and verify the IR (no passes, no output)");
   App.add_flag("--elide-constants", Elide,
@@ -113,6 +118,7 @@ int main(int argc, char **argv) {
   if (QPack.size() == 2) {
     Options.QPackMr = QPack[0];
     Options.QPackKr = QPack[1];
+    Options.QPackXUnsigned = QPackXUnsigned;
   }
   for (const Pass *P : Passes) {
     if (auto E = P->Run(**G, Options))

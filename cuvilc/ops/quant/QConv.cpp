@@ -42,7 +42,11 @@ llvm::Expected<std::vector<int64_t>> geometry(const Node &N) {
   if (X->rank() < 3 || X->rank() > 4 || A.KernelShape.size() != X->rank() - 2)
     return nodeError(N, "internal error: the integer convolution needs a 1-D "
                         "or 2-D input and a kernel_shape of its rank");
-  const int64_t M = N.input(2)->numElements();
+  const Value *Y = N.output(0);
+  if (Y->rank() != X->rank())
+    return nodeError(N, "internal error: the integer convolution's output "
+                        "has another rank than its input");
+  const int64_t M = Y->shape()[1];
   if (A.Group <= 0 || X->shape()[1] % A.Group || M % A.Group)
     return nodeError(N,
                      "internal error: group {} does not divide the {} "
@@ -67,10 +71,10 @@ int64_t packedBytesPerChannel(const Node &N, const std::vector<int64_t> &G) {
 
 llvm::Error verifyQConvOp(const Node &N) {
   const bool Direct = QConvAttrs(N).Direct;
-  if (N.numInputs() != 5 || N.outputs().size() != (Direct ? 2u : 1u))
+  if (N.numInputs() != 3 || N.outputs().size() != (Direct ? 2u : 1u))
     return nodeError(N,
                      "internal error: the integer convolution takes x, "
-                     "wp, bias, wsum, rq and gives y{}",
+                     "wp, qparams and gives y{}",
                      Direct ? " and its scratch" : "");
   auto G = geometry(N);
   if (!G)
@@ -104,11 +108,13 @@ llvm::Error lowerQConvOp(const Node &N, std::vector<KernelCall> &Calls) {
   if (!G)
     return G.takeError();
   const QIntAttrs A(N);
+  const QParams P = qparams(N, (*G)[CUVIL_QCONV_M]);
   auto Fill = [&](auto K) {
     K.x = N.input(0);
-    K.bias = N.input(2);
-    K.wsum = N.input(3);
-    K.rq = N.input(4);
+    K.bias = P.Bias;
+    if constexpr (requires { K.wsum; }) // the packed kernels take none
+      K.wsum = P.WSum;
+    K.rq = P.Rq;
     K.y = N.output(0);
     K.geom = *G;
     K.x_type = qintType(N.input(0));
@@ -236,7 +242,6 @@ void splitQConvOp(const Node &N, const std::vector<KernelCall> &Calls,
     Cut(K, M, Mr, [&](kabi::Qconv2dPackedS8 &S, int64_t M0, int64_t M1) {
       S.wp = atBytes(K.wp, M0 * Kp);
       S.bias = atBytes(K.bias, 4 * M0);
-      S.wsum = atBytes(K.wsum, 4 * M0);
       S.rq = atBytes(K.rq, 8 * M0);
       S.y = atBytes(K.y, M0 * Plane);
       S.geom.Array[CUVIL_QCONV_M] = M1 - M0;

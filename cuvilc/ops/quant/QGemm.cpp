@@ -20,15 +20,15 @@ struct GemmDims {
 };
 
 GemmDims dims(const Node &N) {
-  const Value *X = N.input(0);
+  const Value *X = N.input(0), *Y = N.output(0);
   const int64_t K = X->rank() ? X->shape().back() : 1;
-  return {K ? X->numElements() / K : 0, N.input(2)->numElements(), K};
+  return {K ? X->numElements() / K : 0, Y->rank() ? Y->shape().back() : 1, K};
 }
 
 llvm::Error verifyQGemmOp(const Node &N) {
-  if (N.numInputs() != 5 || N.outputs().size() != 1)
+  if (N.numInputs() != 3 || N.outputs().size() != 1)
     return nodeError(N, "internal error: the integer matrix product takes "
-                        "x, wp, bias, wsum, rq and gives y");
+                        "x, wp, qparams and gives y");
   const Value *X = N.input(0), *Y = N.output(0);
   const GemmDims D = dims(N);
   std::vector<int64_t> Want(X->shape());
@@ -47,12 +47,14 @@ llvm::Error verifyQGemmOp(const Node &N) {
 llvm::Error lowerQGemmOp(const Node &N, std::vector<KernelCall> &Calls) {
   const QIntAttrs A(N);
   const GemmDims D = dims(N);
+  const QParams P = qparams(N, D.N);
   auto Fill = [&](auto K) {
     K.a = N.input(0);
     K.wp = N.input(1);
-    K.bias = N.input(2);
-    K.wsum = N.input(3);
-    K.rq = N.input(4);
+    K.bias = P.Bias;
+    if constexpr (requires { K.wsum; }) // the packed kernels take none
+      K.wsum = P.WSum;
+    K.rq = P.Rq;
     K.y = N.output(0);
     K.m = D.M;
     K.n = D.N;

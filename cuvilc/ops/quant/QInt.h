@@ -7,11 +7,12 @@
 // it (scales, zero points, raw weights, bias). buildQuantizedProduct turns
 // that into the internal op cuvil.QConv or cuvil.QGemm, whose operands are
 // what the integer kernels take (cuvil/kernels/qint.h): weights as int8
-// w_q - w_zp in the kernels' packing, an int32 bias holding the zero-point
-// corrections, per-channel weight sums and fixed-point requantization
-// pairs. The activations stay uint8/int8 between such nodes.
+// w_q - w_zp in the kernels' packing, and one int32 tensor of per-channel
+// parameters: the bias holding the zero-point corrections, the fixed-point
+// requantization pairs and the weight sums (QParams, ops/quant/QIntOps.h).
+// The activations stay uint8/int8 between such nodes.
 //
-// cuvil.QConv: inputs x, wp, bias, wsum, rq; the Conv's window attributes
+// cuvil.QConv: inputs x, wp, qparams; the Conv's window attributes
 // (kernel_shape always present) and group; int attributes x_zero_point,
 // y_zero_point, y_lo, y_hi (the clamp, in y's integers), mr, kr (the
 // packing) and packed (1: the target's optimised kernel).
@@ -46,6 +47,10 @@ struct QPacking {
   /// The cores (--cores) that split a direct convolution's output rows,
   /// each on a scratch of its own (qdirectScratch).
   int64_t Shares = 1;
+  /// The packed kernels' activation domain (cuvil_k_qpack_x_unsigned):
+  /// their bias holds its correction (cuvil_qpack_corr) and they take no
+  /// weight sums.
+  bool XUnsigned = false;
 };
 
 /// The direct convolution's rows for each of at most Shares cores (whole

@@ -230,12 +230,29 @@ Node *buildQuantizedProduct(Graph &G, const QuantizedProduct &P,
   Value *WpV =
       constant(G, P.W->name() + ".q", DType::I8,
                {static_cast<int64_t>(Wp.size())}, Wp.data(), Wp.size());
-  Value *BiasV = constant(G, Base + ".qbias", DType::I32, {L.M}, Bias.data(),
-                          4 * Bias.size());
-  Value *SumV = constant(G, Base + ".wsum", DType::I32, {L.M}, WSum.data(),
-                         4 * WSum.size());
-  Value *RqV = constant(G, Base + ".rq", DType::I32, {2 * L.M}, Rq.data(),
-                        4 * Rq.size());
+  // The packed kernels' bias holds their domain's correction (int32,
+  // wrapping as their accumulators do). Only the optimised depthwise
+  // kernel reads wsum, on one-lane targets for int8 inputs (without it,
+  // they take the reference kernel).
+  const int64_t XType = *quantTypeCode(P.X->dtype());
+  const bool Folds = Pk.Packed && !Dw;
+  const bool KeepsSums = Pk.Packed && Dw && XType == CUVIL_Q_I8;
+  if (Folds) {
+    const int32_t Corr = cuvil_qpack_corr(Pk.XUnsigned, XType);
+    for (int64_t Mo = 0; Mo < L.M; ++Mo)
+      Bias[Mo] = static_cast<int32_t>(static_cast<uint32_t>(Bias[Mo]) +
+                                      static_cast<uint32_t>(Corr) *
+                                          static_cast<uint32_t>(WSum[Mo]));
+  }
+  // One int32 tensor of the per-channel parameters (QParams): one blob
+  // entry per layer.
+  std::vector<int32_t> Params(Bias);
+  Params.insert(Params.end(), Rq.begin(), Rq.end());
+  if (KeepsSums)
+    Params.insert(Params.end(), WSum.begin(), WSum.end());
+  Value *ParamsV = constant(G, Base + ".qparams", DType::I32,
+                            {static_cast<int64_t>(Params.size())},
+                            Params.data(), 4 * Params.size());
 
   const DType YT = P.Anchor->output(0)->dtype();
   const int32_t Lo = quantizeScalar(P.ClampLo, P.YScale, P.YZp, YT);
@@ -257,7 +274,7 @@ Node *buildQuantizedProduct(Graph &G, const QuantizedProduct &P,
     Orig.merge(F->origin());
 
   const OpDef &Def = P.K == QuantizedProduct::Kind::Conv ? QConvOp : QGemmOp;
-  Node *N = G.replaceNode(Anchor, Def.Name, &Def, {P.X, WpV, BiasV, SumV, RqV});
+  Node *N = G.replaceNode(Anchor, Def.Name, &Def, {P.X, WpV, ParamsV});
   for (auto &[Name, V] : WindowAttrs)
     N->setAttr(Name, V);
   N->setAttr("x_zero_point", int64_t{P.XZp});

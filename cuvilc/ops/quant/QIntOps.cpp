@@ -1,6 +1,7 @@
 //===- QIntOps.cpp - Shared parts of cuvil.QConv and cuvil.QGemm ----------===//
 #include "ops/quant/QIntOps.h"
 #include "ir/Diagnostic.h"
+#include "ops/Shares.h"
 #include "ops/quant/Quant.h"
 
 namespace cuvil {
@@ -33,11 +34,10 @@ llvm::Error verifyQIntOperands(const Node &N, int64_t M, int64_t Kp) {
     return E;
   if (auto E = requireConstant(N, N.input(1), DType::I8, M * Kp, "wp"))
     return E;
-  if (auto E = requireConstant(N, N.input(2), DType::I32, M, "bias"))
-    return E;
-  if (auto E = requireConstant(N, N.input(3), DType::I32, M, "wsum"))
-    return E;
-  if (auto E = requireConstant(N, N.input(4), DType::I32, 2 * M, "rq"))
+  const Value *P = N.input(2);
+  if (auto E = requireConstant(N, P, DType::I32,
+                               P && P->numElements() == 4 * M ? 4 * M : 3 * M,
+                               "qparams"))
     return E;
   const QIntAttrs A(N);
   const DType XT = N.input(0)->dtype(), YT = N.output(0)->dtype();
@@ -66,6 +66,15 @@ llvm::Error verifyRescale(const Node &N, std::initializer_list<int64_t> Mults,
                      "range",
                      Shift, YLo, YHi);
   return llvm::Error::success();
+}
+
+QParams qparams(const Node &N, int64_t M) {
+  const Value *V = N.input(2);
+  const kabi::PtrArg P = V;
+  return {P, atBytes(P, 4 * M),
+          V->numElements() == 4 * M
+              ? atBytes(P, 12 * M)
+              : kabi::PtrArg(static_cast<const Value *>(nullptr))};
 }
 
 } // namespace cuvil

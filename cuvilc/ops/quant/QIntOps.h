@@ -2,6 +2,7 @@
 #ifndef CUVIL_OPS_QUANT_QINTOPS_H
 #define CUVIL_OPS_QUANT_QINTOPS_H
 
+#include "lowering/KernelAbiSupport.h"
 #include "ops/Attrs.h"
 #include "ops/OpRegistry.h"
 
@@ -22,9 +23,21 @@ CUVIL_OP_ATTRS(QIntAttrs, CUVIL_QINT_ATTRS)
 
 /// Checks the operands shared by both ops for M output channels and Kp
 /// packed bytes per channel: x and y uint8/int8, wp int8 [M * Kp], bias
-/// and wsum int32 [M], rq int32 [2 M], the zero points and the clamp in
+/// qparams int32 [3 M] or [4 M] (see QParams), the zero points and the clamp in
 /// the ranges of x's and y's types, the packing positive.
 llvm::Error verifyQIntOperands(const Node &N, int64_t M, int64_t Kp);
+
+/// The per-channel parameters of both ops' M output channels, input 2: one
+/// int32 constant (one blob entry per layer), the bias [M] (the zero-point
+/// corrections folded in, and for the packed kernels their domain's:
+/// cuvil_qpack_corr), then the requantization pairs rq [2 M], then for
+/// the optimised depthwise kernel alone the weight sums wsum [M] (null
+/// when absent: the other kernels read none); here as the kernels'
+/// pointers into it.
+struct QParams {
+  kabi::PtrArg Bias, Rq, WSum;
+};
+QParams qparams(const Node &N, int64_t M);
 
 /// Checks the fixed-point rescaling of cuvil.QAdd / cuvil.QGlobalAveragePool:
 /// every multiplier in [0, 2^31), the shift in [1, 62], the clamp

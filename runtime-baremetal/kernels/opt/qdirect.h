@@ -304,12 +304,11 @@ INLINE void run_grid(const qout *o, const uint8_t *img, const int32_t *off,
  * library defines every kernel; cuvilc does not choose it there
  * (cuvil_k_qpack_direct is 0). */
 void cuvil_k_qconv2d_direct_s8(const void *x, const int8_t *wp,
-                               const int32_t *bias, const int32_t *wsum,
-                               const int32_t *rq, void *scratch, void *y,
-                               const int64_t *geom, int64_t x_type,
-                               int64_t x_zp, int64_t y_type, int64_t y_zp,
-                               int64_t y_lo, int64_t y_hi, int64_t oy0,
-                               int64_t oy1) {
+                               const int32_t *bias, const int32_t *rq,
+                               void *scratch, void *y, const int64_t *geom,
+                               int64_t x_type, int64_t x_zp, int64_t y_type,
+                               int64_t y_zp, int64_t y_lo, int64_t y_hi,
+                               int64_t oy0, int64_t oy1) {
   oy0 = oy0 > 0 ? oy0 : 0;
   oy1 = oy1 < geom[CUVIL_QCONV_OH] ? oy1 : geom[CUVIL_QCONV_OH];
   if (oy0 >= oy1)
@@ -343,7 +342,6 @@ void cuvil_k_qconv2d_direct_s8(const void *x, const int8_t *wp,
   qsrc s = {.c = c, .h = h, .wd = wd};
   qout o = {.wp = wp,
             .bias = bias,
-            .wsum = wsum,
             .rq = rq,
             .y_type = y_type,
             .m = m,
@@ -369,8 +367,9 @@ void cuvil_k_qconv2d_direct_s8(const void *x, const int8_t *wp,
     }
   }
 #else
-  (void)wsum;
   (void)scratch;
+  /* The bias holds the domain's correction: take x in the domain too. */
+  const int32_t corr = cuvil_qpack_corr(CUVIL_QX_UNSIGNED, x_type);
   const int64_t c = geom[CUVIL_QCONV_C], h = geom[CUVIL_QCONV_H],
                 wd = geom[CUVIL_QCONV_W], m = geom[CUVIL_QCONV_M];
   const int64_t kh = geom[CUVIL_QCONV_KH], kw = geom[CUVIL_QCONV_KW];
@@ -396,7 +395,8 @@ void cuvil_k_qconv2d_direct_s8(const void *x, const int8_t *wp,
                       : cuvil_q_load8(x, ((n * c + ci) * h + iy) * wd + ix,
                                       x_type);
               const int64_t st = (ci / 4 * taps + t) * 4 + ci % 4;
-              acc += xv * wm[st / kr * mb * kr + (mo - m0) * kr + st % kr];
+              acc += (xv - corr) *
+                     wm[st / kr * mb * kr + (mo - m0) * kr + st % kr];
             }
           cuvil_q_store8(y, ((n * m + mo) * oh + oy) * ow + ox, y_type,
                          cuvil_q_requant(acc, rq + 2 * mo, (int32_t)y_zp,

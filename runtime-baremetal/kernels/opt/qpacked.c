@@ -23,6 +23,8 @@
 /* Read by cuvilc from the kernel bitcode: the packing it must use. */
 const int64_t cuvil_k_qpack_mr = CUVIL_QMR;
 const int64_t cuvil_k_qpack_kr = CUVIL_QKR;
+/* ...the activations' domain, whose correction cuvilc folds into bias... */
+const int64_t cuvil_k_qpack_x_unsigned = CUVIL_QX_UNSIGNED;
 /* ...and whether it has the stride-1 convolution of qdirect.h. */
 const int64_t cuvil_k_qpack_direct = CUVIL_QDIRECT;
 #if defined(CUVIL_QSDOT)
@@ -176,13 +178,11 @@ STAGE void run_row(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
 #include "qpacked_out.h"
 
 /* The accumulators of channels [m0, m0 + mb) for every position of a
- * block: the bias and the domain's correction. */
+ * block: the bias (the domain's correction included). */
 INLINE void init_part(const qout *o, int32_t *pp, int64_t m0, int64_t mb) {
   int32_t init[CUVIL_QMR];
   for (int64_t i = 0; i < CUVIL_QMR; ++i)
-    init[i] = i < mb ? (int32_t)((uint32_t)o->bias[m0 + i] +
-                                 (uint32_t)o->corr * (uint32_t)o->wsum[m0 + i])
-                     : 0;
+    init[i] = i < mb ? o->bias[m0 + i] : 0;
   for (int j = 0; j < CUVIL_QNR; ++j)
     __builtin_memcpy(pp + j * CUVIL_QMR, init, sizeof init);
 }
@@ -264,8 +264,8 @@ INLINE void run_all(const qsrc *s, const qout *o, int64_t q0) {
   }
 }
 
-/* The flip into the kernel's domain of x_type activations, the
- * accumulator's correction per unit of wsum, and whether the m channels'
+/* The flip into the kernel's domain of x_type activations (whose
+ * correction the bias holds: cuvil_qpack_corr) and whether the m channels'
  * requantization fits the int32 form. */
 INLINE void domain(qsrc *s, qout *o, int64_t x_type, int64_t x_zp,
                    const int32_t *rq, int64_t m) {
@@ -273,20 +273,16 @@ INLINE void domain(qsrc *s, qout *o, int64_t x_type, int64_t x_zp,
   for (int64_t i = 0; i < m; ++i)
     o->lanes32 &= rq[2 * i + 1] >= CUVIL_QRQ_SHIFT_MIN &&
                   rq[2 * i + 1] <= CUVIL_QRQ_SHIFT_MAX;
-  const int is_u8 = x_type == CUVIL_Q_U8;
-  const int flip = is_u8 != CUVIL_QX_UNSIGNED;
-  s->flip = flip ? 0x80 : 0;
+  s->flip = cuvil_qpack_corr(CUVIL_QX_UNSIGNED, x_type) ? 0x80 : 0;
   s->pad = (uint8_t)x_zp;
-  /* uint8 x = x' + 128 (x' int8): acc gains 128 wsum; int8 x = x' - 128. */
-  o->corr = !flip ? 0 : is_u8 ? 128 : -128;
 }
 
 void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
-                               const int32_t *bias, const int32_t *wsum,
-                               const int32_t *rq, void *y, const int64_t *geom,
-                               int64_t x_type, int64_t x_zp, int64_t y_type,
-                               int64_t y_zp, int64_t y_lo, int64_t y_hi,
-                               int64_t p0, int64_t p1) {
+                               const int32_t *bias, const int32_t *rq, void *y,
+                               const int64_t *geom, int64_t x_type,
+                               int64_t x_zp, int64_t y_type, int64_t y_zp,
+                               int64_t y_lo, int64_t y_hi, int64_t p0,
+                               int64_t p1) {
   const int64_t group = geom[CUVIL_QCONV_GROUP], m = geom[CUVIL_QCONV_M];
   const int64_t c = geom[CUVIL_QCONV_C], h = geom[CUVIL_QCONV_H],
                 wd = geom[CUVIL_QCONV_W];
@@ -323,29 +319,20 @@ void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
   p1 = p1 < oh * ow ? p1 : oh * ow;
   if (p0 >= p1)
     return;
-  qout o = {0,
-            0,
-            0,
-            0,
-            0,
-            y_type,
-            mg,
-            p1,
-            oh * ow,
-            1,
-            0,
-            (int32_t)y_zp,
-            (int32_t)y_lo,
-            (int32_t)y_hi,
-            0,
-            0};
+  qout o = {.y_type = y_type,
+            .m = mg,
+            .positions = p1,
+            .ch_stride = oh * ow,
+            .pos_stride = 1,
+            .y_zp = (int32_t)y_zp,
+            .y_lo = (int32_t)y_lo,
+            .y_hi = (int32_t)y_hi};
   domain(&s, &o, x_type, x_zp, rq, m);
   for (int64_t b = 0; b < geom[CUVIL_QCONV_N]; ++b)
     for (int64_t g = 0; g < group; ++g) {
       s.x = (const uint8_t *)x + (b * c + g * cg) * h * wd;
       o.wp = wp + g * mg * kp;
       o.bias = bias + g * mg;
-      o.wsum = wsum + g * mg;
       o.rq = rq + 2 * g * mg;
       o.y = (uint8_t *)y + (b * m + g * mg) * oh * ow;
       run_all(&s, &o, p0);
@@ -353,29 +340,24 @@ void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
 }
 
 void cuvil_k_qgemm_packed_s8(const void *a, const int8_t *wp,
-                             const int32_t *bias, const int32_t *wsum,
-                             const int32_t *rq, void *y, int64_t m, int64_t n,
-                             int64_t k, int64_t a_type, int64_t a_zp,
-                             int64_t y_type, int64_t y_zp, int64_t y_lo,
-                             int64_t y_hi) {
+                             const int32_t *bias, const int32_t *rq, void *y,
+                             int64_t m, int64_t n, int64_t k, int64_t a_type,
+                             int64_t a_zp, int64_t y_type, int64_t y_zp,
+                             int64_t y_lo, int64_t y_hi) {
   /* No padding: a_zp only matters through bias. */
   qsrc s = {(const uint8_t *)a, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, k, 0, 0};
-  qout o = {wp,
-            bias,
-            wsum,
-            rq,
-            y,
-            y_type,
-            n,
-            m,
-            1,
-            n,
-            0,
-            (int32_t)y_zp,
-            (int32_t)y_lo,
-            (int32_t)y_hi,
-            0,
-            0};
+  qout o = {.wp = wp,
+            .bias = bias,
+            .rq = rq,
+            .y = y,
+            .y_type = y_type,
+            .m = n,
+            .positions = m,
+            .ch_stride = 1,
+            .pos_stride = n,
+            .y_zp = (int32_t)y_zp,
+            .y_lo = (int32_t)y_lo,
+            .y_hi = (int32_t)y_hi};
   domain(&s, &o, a_type, a_zp, rq, n);
   run_all(&s, &o, 0);
 }

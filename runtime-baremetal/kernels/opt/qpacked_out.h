@@ -9,12 +9,12 @@
 /* Output and requantization of one operation (a convolution group). */
 typedef struct {
   const int8_t *wp;
-  const int32_t *bias, *wsum, *rq;
+  const int32_t *bias, *rq; /* bias: in the domain (cuvil_qpack_corr) */
   void *y;
   /* positions: a convolution's end of its range of a plane (stores stay
    * before it), a product's rows. */
   int64_t y_type, m, positions, ch_stride, pos_stride;
-  int32_t corr, y_zp, y_lo, y_hi; /* corr: times wsum, the domain change */
+  int32_t y_zp, y_lo, y_hi;
   int32_t lanes32; /* every shift in the int32 form's range (qrequant.h) */
   int64_t y_end;   /* the direct kernel: bytes of a plane from y on */
 } qout;

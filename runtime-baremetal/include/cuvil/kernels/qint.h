@@ -46,6 +46,19 @@
  * a fused Relu or Clip. */
 extern const int64_t cuvil_k_qpack_mr;
 extern const int64_t cuvil_k_qpack_kr;
+/* 1: the packed kernels multiply uint8 activations by the weights, and
+ * flip int8 ones into uint8 (x + 128); 0: int8 ones, uint8 inputs flipped
+ * (x - 128). */
+extern const int64_t cuvil_k_qpack_x_unsigned;
+
+/* The packed kernels' correction per unit of wsum for x_type activations
+ * (a CUVIL_Q_* code) on a library of cuvil_k_qpack_x_unsigned x_unsigned:
+ * a flipped uint8 x = x' + 128 adds 128 * wsum to the accumulator, a
+ * flipped int8 x = x' - 128 subtracts it. */
+static inline int32_t cuvil_qpack_corr(int64_t x_unsigned, int64_t x_type) {
+  const int is_u8 = x_type == CUVIL_Q_U8;
+  return is_u8 == (x_unsigned != 0) ? 0 : is_u8 ? 128 : -128;
+}
 
 /* 2-D convolution, NCHW, geometry as cuvil_k_qlinear_conv's (the
  * CUVIL_QCONV_* array); x is uint8/int8 (x_type), y uint8/int8 (y_type). */
@@ -92,7 +105,10 @@ void cuvil_k_qglobal_avgpool_s8(const void *x, void *y, int64_t nc, int64_t hw,
                                 int64_t y_lo, int64_t y_hi);
 
 /* The optimised forms (kernels/opt/qpacked.c): the same contract, on
- * weights packed with mr = cuvil_k_qpack_mr and kr = cuvil_k_qpack_kr.
+ * weights packed with mr = cuvil_k_qpack_mr and kr = cuvil_k_qpack_kr,
+ * except that they take no wsum: their bias is the accumulator's start in
+ * the library's domain, bias[mo] + cuvil_qpack_corr(x_type) * wsum[mo]
+ * (int32 arithmetic, wrapping), which cuvilc folds in at compile time.
  * The convolution computes positions [p0, p1) of every output plane
  * (0 and oh * ow: all of them). On a78 it (and the direct form below)
  * stores 16 bytes of an output plane at a time, the bytes after a block's
@@ -101,11 +117,11 @@ void cuvil_k_qglobal_avgpool_s8(const void *x, void *y, int64_t nc, int64_t hw,
  * run at once (--cores); no other writer may share the range during a
  * call. */
 void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
-                               const int32_t *bias, const int32_t *wsum,
-                               const int32_t *rq, void *y, const int64_t *geom,
-                               int64_t x_type, int64_t x_zp, int64_t y_type,
-                               int64_t y_zp, int64_t y_lo, int64_t y_hi,
-                               int64_t p0, int64_t p1);
+                               const int32_t *bias, const int32_t *rq, void *y,
+                               const int64_t *geom, int64_t x_type,
+                               int64_t x_zp, int64_t y_type, int64_t y_zp,
+                               int64_t y_lo, int64_t y_hi, int64_t p0,
+                               int64_t p1);
 /* The convolution on the channel-interleaved image (kernels/opt/
  * qdirect.h), in libraries that export cuvil_k_qpack_direct = 1 (their
  * kr is 4 and a block of positions reads 4 steps of each position as one
@@ -160,18 +176,16 @@ static inline int64_t cuvil_qdirect_scratch(const int64_t *g) {
   return cuvil_qdirect_scratch_rows(g, g[CUVIL_QCONV_OH]);
 }
 void cuvil_k_qconv2d_direct_s8(const void *x, const int8_t *wp,
-                               const int32_t *bias, const int32_t *wsum,
-                               const int32_t *rq, void *scratch, void *y,
-                               const int64_t *geom, int64_t x_type,
-                               int64_t x_zp, int64_t y_type, int64_t y_zp,
-                               int64_t y_lo, int64_t y_hi, int64_t oy0,
-                               int64_t oy1);
+                               const int32_t *bias, const int32_t *rq,
+                               void *scratch, void *y, const int64_t *geom,
+                               int64_t x_type, int64_t x_zp, int64_t y_type,
+                               int64_t y_zp, int64_t y_lo, int64_t y_hi,
+                               int64_t oy0, int64_t oy1);
 void cuvil_k_qgemm_packed_s8(const void *a, const int8_t *wp,
-                             const int32_t *bias, const int32_t *wsum,
-                             const int32_t *rq, void *y, int64_t m, int64_t n,
-                             int64_t k, int64_t a_type, int64_t a_zp,
-                             int64_t y_type, int64_t y_zp, int64_t y_lo,
-                             int64_t y_hi);
+                             const int32_t *bias, const int32_t *rq, void *y,
+                             int64_t m, int64_t n, int64_t k, int64_t a_type,
+                             int64_t a_zp, int64_t y_type, int64_t y_zp,
+                             int64_t y_lo, int64_t y_hi);
 /* The optimised depthwise convolution (kernels/opt/qdepthwise.c): the
  * contract of cuvil_k_qdwconv2d_s8. */
 void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,

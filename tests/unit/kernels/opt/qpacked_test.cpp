@@ -80,6 +80,18 @@ Params makeParams(int64_t M, int64_t G, int64_t K, const Quant &Q,
   return P;
 }
 
+// The packed kernels' bias: P's with their domain's correction for x_type
+// activations, as cuvilc folds it (cuvil_qpack_corr, wrapping int32).
+std::vector<int32_t> packedBias(const Params &P, int64_t XType) {
+  const int32_t Corr = cuvil_qpack_corr(cuvil_k_qpack_x_unsigned, XType);
+  std::vector<int32_t> B(P.Bias.size());
+  for (size_t I = 0; I < B.size(); ++I)
+    B[I] = static_cast<int32_t>(static_cast<uint32_t>(P.Bias[I]) +
+                                static_cast<uint32_t>(Corr) *
+                                    static_cast<uint32_t>(P.WSum[I]));
+  return B;
+}
+
 std::vector<uint8_t> randomBytes(size_t N, std::mt19937 &Rng) {
   std::uniform_int_distribution<int> D(0, 255);
   std::vector<uint8_t> V(N);
@@ -123,6 +135,7 @@ void checkConv(const ConvCase &T, const Quant &Q) {
   ASSERT_GT(OW, 0);
   const int64_t K = T.C / T.G * T.KH * T.KW;
   const Params P = makeParams(T.M, T.G, K, Q, Rng);
+  const std::vector<int32_t> PB = packedBias(P, Q.XType);
   const std::vector<uint8_t> X =
       randomBytes(static_cast<size_t>(T.N * T.C * T.H * T.W), Rng);
   const int64_t Geom[CUVIL_QCONV_GEOM_SIZE] = {
@@ -134,9 +147,9 @@ void checkConv(const ConvCase &T, const Quant &Q) {
                      P.Rq.data(), Ref.data(), Geom, cuvil_k_qpack_mr,
                      cuvil_k_qpack_kr, Q.XType, Q.XZp, Q.YType, Q.YZp, Q.YLo,
                      Q.YHi);
-  cuvil_k_qconv2d_packed_s8(X.data(), P.Wp.data(), P.Bias.data(), P.WSum.data(),
-                            P.Rq.data(), Got.data(), Geom, Q.XType, Q.XZp,
-                            Q.YType, Q.YZp, Q.YLo, Q.YHi, 0, OH * OW);
+  cuvil_k_qconv2d_packed_s8(X.data(), P.Wp.data(), PB.data(), P.Rq.data(),
+                            Got.data(), Geom, Q.XType, Q.XZp, Q.YType, Q.YZp,
+                            Q.YLo, Q.YHi, 0, OH * OW);
   EXPECT_TRUE(same(Got, Ref));
   // Ranges of positions as --cores cuts them, and cut anywhere (inside a
   // row, shorter than a block), the last range first: each must compute
@@ -145,10 +158,10 @@ void checkConv(const ConvCase &T, const Quant &Q) {
   for (const int64_t Parts : {int64_t(3), std::min<int64_t>(Plane, 7)}) {
     std::vector<uint8_t> Split(YSize, 0x33);
     for (int64_t I = Parts - 1; I >= 0; --I)
-      cuvil_k_qconv2d_packed_s8(X.data(), P.Wp.data(), P.Bias.data(),
-                                P.WSum.data(), P.Rq.data(), Split.data(), Geom,
-                                Q.XType, Q.XZp, Q.YType, Q.YZp, Q.YLo, Q.YHi,
-                                Plane * I / Parts, Plane * (I + 1) / Parts);
+      cuvil_k_qconv2d_packed_s8(X.data(), P.Wp.data(), PB.data(), P.Rq.data(),
+                                Split.data(), Geom, Q.XType, Q.XZp, Q.YType,
+                                Q.YZp, Q.YLo, Q.YHi, Plane * I / Parts,
+                                Plane * (I + 1) / Parts);
     EXPECT_TRUE(same(Split, Ref)) << Parts << " ranges of positions";
   }
 }
@@ -229,6 +242,7 @@ void checkDirect(const ConvCase &T, const Quant &Q) {
   const int64_t K = T.C * T.KH * T.KW, CB = (T.C + 3) / 4;
   const int64_t KD = CB * T.KH * T.KW * 4;
   const Params P = makeParams(T.M, 1, K, Q, Rng);
+  const std::vector<int32_t> PB = packedBias(P, Q.XType);
   std::vector<int8_t> WD(static_cast<size_t>(T.M * KD), 0);
   for (int64_t Mo = 0; Mo < T.M; ++Mo)
     for (int64_t Ci = 0; Ci < T.C; ++Ci)
@@ -251,10 +265,9 @@ void checkDirect(const ConvCase &T, const Quant &Q) {
                      P.Rq.data(), Ref.data(), Geom, cuvil_k_qpack_mr,
                      cuvil_k_qpack_kr, Q.XType, Q.XZp, Q.YType, Q.YZp, Q.YLo,
                      Q.YHi);
-  cuvil_k_qconv2d_direct_s8(X.data(), WDp.data(), P.Bias.data(), P.WSum.data(),
-                            P.Rq.data(), Scratch.data(), Got.data(), Geom,
-                            Q.XType, Q.XZp, Q.YType, Q.YZp, Q.YLo, Q.YHi, 0,
-                            OH);
+  cuvil_k_qconv2d_direct_s8(X.data(), WDp.data(), PB.data(), P.Rq.data(),
+                            Scratch.data(), Got.data(), Geom, Q.XType, Q.XZp,
+                            Q.YType, Q.YZp, Q.YLo, Q.YHi, 0, OH);
   EXPECT_TRUE(same(Got, Ref));
   // Split by rows as --cores does (up to 3 ranges, each with a scratch of
   // its own of exactly cuvil_qdirect_scratch_rows bytes), the last range
@@ -265,10 +278,9 @@ void checkDirect(const ConvCase &T, const Quant &Q) {
     const int64_t Y0 = OH * P0 / Parts, Y1 = OH * (P0 + 1) / Parts;
     std::vector<uint8_t> Part(
         static_cast<size_t>(cuvil_qdirect_scratch_rows(Geom, Y1 - Y0)), 0xCD);
-    cuvil_k_qconv2d_direct_s8(X.data(), WDp.data(), P.Bias.data(),
-                              P.WSum.data(), P.Rq.data(), Part.data(),
-                              Split.data(), Geom, Q.XType, Q.XZp, Q.YType,
-                              Q.YZp, Q.YLo, Q.YHi, Y0, Y1);
+    cuvil_k_qconv2d_direct_s8(X.data(), WDp.data(), PB.data(), P.Rq.data(),
+                              Part.data(), Split.data(), Geom, Q.XType, Q.XZp,
+                              Q.YType, Q.YZp, Q.YLo, Q.YHi, Y0, Y1);
   }
   EXPECT_TRUE(same(Split, Ref)) << "split into " << Parts << " row ranges";
 }
@@ -314,6 +326,7 @@ void checkGemm(int64_t M, int64_t N, int64_t K, const Quant &Q) {
                                     << " a_type=" << Q.XType);
   std::mt19937 Rng(static_cast<unsigned>(M * 1009 + N * 31 + K));
   const Params P = makeParams(N, 1, K, Q, Rng);
+  const std::vector<int32_t> PB = packedBias(P, Q.XType);
   const std::vector<uint8_t> A = randomBytes(static_cast<size_t>(M * K), Rng);
   std::vector<uint8_t> Ref(static_cast<size_t>(M * N), 0xAA),
       Got(static_cast<size_t>(M * N), 0x55);
@@ -321,9 +334,9 @@ void checkGemm(int64_t M, int64_t N, int64_t K, const Quant &Q) {
                    P.Rq.data(), Ref.data(), M, N, K, cuvil_k_qpack_mr,
                    cuvil_k_qpack_kr, Q.XType, Q.XZp, Q.YType, Q.YZp, Q.YLo,
                    Q.YHi);
-  cuvil_k_qgemm_packed_s8(A.data(), P.Wp.data(), P.Bias.data(), P.WSum.data(),
-                          P.Rq.data(), Got.data(), M, N, K, Q.XType, Q.XZp,
-                          Q.YType, Q.YZp, Q.YLo, Q.YHi);
+  cuvil_k_qgemm_packed_s8(A.data(), P.Wp.data(), PB.data(), P.Rq.data(),
+                          Got.data(), M, N, K, Q.XType, Q.XZp, Q.YType, Q.YZp,
+                          Q.YLo, Q.YHi);
   EXPECT_TRUE(same(Got, Ref));
 }
 
@@ -352,15 +365,16 @@ TEST(QPackedGemm, Extremes) {
       P.Rq.push_back(1 << 30);
       P.Rq.push_back(static_cast<int32_t>(44 + J));
     }
+    const std::vector<int32_t> PB = packedBias(P, Q.XType);
     const std::vector<uint8_t> A(static_cast<size_t>(M * K), XByte);
     std::vector<uint8_t> Ref(static_cast<size_t>(M * N)), Got(Ref.size());
     cuvil_k_qgemm_s8(A.data(), P.Wp.data(), P.Bias.data(), P.WSum.data(),
                      P.Rq.data(), Ref.data(), M, N, K, cuvil_k_qpack_mr,
                      cuvil_k_qpack_kr, Q.XType, Q.XZp, Q.YType, Q.YZp, Q.YLo,
                      Q.YHi);
-    cuvil_k_qgemm_packed_s8(A.data(), P.Wp.data(), P.Bias.data(), P.WSum.data(),
-                            P.Rq.data(), Got.data(), M, N, K, Q.XType, Q.XZp,
-                            Q.YType, Q.YZp, Q.YLo, Q.YHi);
+    cuvil_k_qgemm_packed_s8(A.data(), P.Wp.data(), PB.data(), P.Rq.data(),
+                            Got.data(), M, N, K, Q.XType, Q.XZp, Q.YType, Q.YZp,
+                            Q.YLo, Q.YHi);
     EXPECT_TRUE(same(Got, Ref));
   }
 }
