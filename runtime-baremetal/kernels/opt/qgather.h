@@ -333,26 +333,29 @@ STAGE void gather_seg(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
 }
 #endif
 
-/* Whether gather_lanes takes block b: a 1x1 window (a projection of
- * stride 2, say) whose every position reads the input. */
+/* Whether gather_lanes takes block b: a window of at most QTAPS taps that
+ * every position reads inside the input (a 1x1 projection of stride 2, or
+ * any window on an image padded by the caller: qpad_copy). */
 INLINE int lanes_takes(const qsrc *s, const qblock *b) {
-  if (s->is_gemm || s->kh != 1 || s->kw != 1)
+  if (s->is_gemm || s->kh * s->kw > QTAPS)
     return 0;
+  const int64_t ky = (s->kh - 1) * s->dh, kx = (s->kw - 1) * s->dw;
   for (int64_t i = 0; i < b->runs; ++i) {
     const int64_t n = b->j0[i + 1] - b->j0[i];
-    if (b->iy[i] < 0 || b->iy[i] >= s->h || b->ix[i] < 0 ||
-        b->ix[i] + (n - 1) * s->sw >= s->wd)
+    if (b->iy[i] < 0 || b->iy[i] + ky >= s->h || b->ix[i] < 0 ||
+        b->ix[i] + (n - 1) * s->sw + kx >= s->wd)
       return 0;
   }
   return 1;
 }
 
-/* gather for the blocks lanes_takes, across output rows: each lane's input
- * offset is tabulated once (lanes past the block repeat its last one), so
- * a step (an input channel) is one load per lane (a lane insert on vector
- * targets). The general gather took some 480 instructions per position of
- * ResNet-8's 16-channel stride-2 projection on a78, its blocks of 12
- * positions spanning rows of 16 and 8. */
+/* gather for the blocks lanes_takes, across output rows: each lane's
+ * window origin and each tap's offset in the window are tabulated once
+ * (lanes past the block repeat its last one), so a step is one load per
+ * lane (a lane insert on vector targets). The general gather took some
+ * 250 instructions a step on a78 for DS-CNN's first layer (blocks of 12
+ * positions over rows of 5) and 480 a position for ResNet-8's stride-2
+ * projection. */
 STAGE void gather_lanes(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
                         cuvil_qxe *buf) {
   int64_t off[CUVIL_QNR];
@@ -361,34 +364,51 @@ STAGE void gather_lanes(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
       off[j] = b->iy[i] * s->wd + b->ix[i] + (j - b->j0[i]) * s->sw;
   for (int64_t j = b->nb; j < CUVIL_QNR; ++j)
     off[j] = off[b->nb - 1];
-  const int64_t hw = s->h * s->wd;
-  const uint8_t *xc = s->x + k0 * hw;
+  const int64_t taps = s->kh * s->kw, hw = s->h * s->wd;
+  int64_t toff[QTAPS];
+  for (int64_t t = 0; t < taps; ++t)
+    toff[t] = t / s->kw * s->dh * s->wd + t % s->kw * s->dw;
+  int64_t ci = k0 / taps, tap = k0 % taps;
+  const uint8_t *xc = s->x + ci * hw;
 #if defined(CUVIL_QPAIRS)
   const uint64_t flip2 = s->flip * (((uint64_t)1 << 32) + 1);
-  for (int64_t q = 0; q < kc; ++q, buf += CUVIL_QXG, xc += hw) {
-    if (k0 + q >= s->c) {
+  for (int64_t q = 0; q < kc; ++q, buf += CUVIL_QXG) {
+    if (ci >= s->c) {
       for (int a = 0; a < CUVIL_QNA; ++a)
         buf[a] = 0;
-      continue;
+    } else {
+      const uint8_t *xt = xc + toff[tap];
+      CUVIL_UNROLL
+      for (int a = 0; a < CUVIL_QNA; ++a)
+        buf[a] =
+            (xt[off[2 * a]] + ((uint64_t)xt[off[2 * a + 1]] << 32)) ^ flip2;
     }
-    CUVIL_UNROLL
-    for (int a = 0; a < CUVIL_QNA; ++a)
-      buf[a] = (xc[off[2 * a]] + ((uint64_t)xc[off[2 * a + 1]] << 32)) ^ flip2;
+    if (++tap == taps) {
+      tap = 0;
+      ++ci;
+      xc += hw;
+    }
   }
 #else
   const cuvil_qrow flip = row_splat(s->flip);
   cuvil_qrow g[CUVIL_QKR];
   for (int64_t q = 0; q < kc / CUVIL_QKR; ++q) {
     CUVIL_UNROLL
-    for (int r = 0; r < CUVIL_QKR; ++r, xc += hw) {
+    for (int r = 0; r < CUVIL_QKR; ++r) {
       cuvil_qrow row = row_splat(0);
-      if (k0 + q * CUVIL_QKR + r < s->c) {
+      if (ci < s->c) {
+        const uint8_t *xt = xc + toff[tap];
         CUVIL_UNROLL
         for (int j = 0; j < CUVIL_QNR; ++j)
-          row[j] = xc[off[j]];
+          row[j] = xt[off[j]];
         row ^= flip;
       }
       g[r] = row;
+      if (++tap == taps) {
+        tap = 0;
+        ++ci;
+        xc += hw;
+      }
     }
     cuvil_qx_pack(buf + q * CUVIL_QXG, g);
   }

@@ -195,6 +195,12 @@ const ConvCase ConvCases[] = {
     {1, 9, 13, 11, 10, 1, 1, 3, 2, 1, 1, 0, 0, 0, 0, 1},
     {1, 6, 8, 8, 12, 1, 1, 2, 2, 1, 1, 0, 0, 1, 1, 1},
     {1, 12, 10, 10, 18, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 3},
+    // Small padded inputs copied with their padding (qpad_copy), blocks
+    // across rows: DS-CNN's first layer (10x4, stride 2, 25x5 outputs), a
+    // dilated window, and end padding alone.
+    {1, 1, 49, 10, 64, 10, 4, 2, 2, 1, 1, 4, 1, 5, 1, 1},
+    {1, 3, 9, 7, 10, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},
+    {1, 4, 6, 6, 9, 2, 2, 1, 1, 1, 1, 0, 0, 1, 1, 1},
 
     {1, 8, 8, 8, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
     {1, 3, 17, 19, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
