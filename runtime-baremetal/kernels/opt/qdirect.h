@@ -240,12 +240,13 @@ STAGE void requant_direct(const qout *o, const int32_t *pp, int64_t m0,
   rq32 k;
   rq32_init(&k, o, m0, mb);
   uint8_t t[96] __attribute__((aligned(16)));
-  for (int j = 0; j < 12; ++j) {
-    qu8x8 u = {0};
-    if (j < CUVIL_QNR && yoff[j] >= 0)
-      u = rq32_bytes(&k, pp + j * CUVIL_QMR, 0);
-    __builtin_memcpy(t + 8 * j, &u, 8);
-  }
+  int want[12];
+  for (int j = 0; j < 12; ++j)
+    want[j] = j < CUVIL_QNR && yoff[j] >= 0;
+  if (k.tf)
+    rq32_table(&k, pp, want, t, 1);
+  else
+    rq32_table(&k, pp, want, t, 0);
   store_table((uint8_t *)o->y + m0 * o->ch_stride + r->y0, o->ch_stride, t,
               r->sel, r->n, mb, o->y_end - r->y0);
 }
@@ -351,7 +352,7 @@ void cuvil_k_qconv2d_direct_s8(const void *x, const int8_t *wp,
             .y_zp = (int32_t)y_zp,
             .y_lo = (int32_t)y_lo,
             .y_hi = (int32_t)y_hi};
-  domain(&s, &o, x_type, x_zp, rq, m);
+  domain(&s, &o, x_type, x_zp, bias, rq, m, c * kh * kw);
   /* Bands of even height; stores up to the range's end (y_end). */
   const int64_t bands = (oy1 - oy0 + band - 1) / band;
   const int64_t rows_most = (oy1 - oy0 + bands - 1) / bands;

@@ -62,8 +62,9 @@ typedef ql_v32 ql_acc;
  * cuvil_qrq_lanes and qdw_rq). */
 typedef struct {
 #if defined(__aarch64__)
-  int32x4_t mult[2], nshift[2], odd[2], round31[2];
+  int32x4_t mult[2], nshift[2], odd[2], round31[2]; /* round32 if tf */
   int16x8_t lo, hi;
+  int tf; /* no channel's accumulators can tie (cuvil_qrq_tiefree) */
 #else
   ql_v64 mult, shift, round;
   ql_v32 lo, hi;
@@ -100,15 +101,22 @@ INLINE void ql_mac(ql_acc *acc, ql_x x, ql_x w) {
 }
 
 /* The lanes' stored bytes: clamp(y_zp + rhe(acc * mult / 2^shift)). */
-INLINE ql_u8 ql_requant(const ql_acc *acc, const ql_rq *q) {
+INLINE ql_u8 ql_requant(const ql_acc *acc, const ql_rq *q, int tf) {
 #if defined(__aarch64__)
-  const int16x8_t r =
-      vcombine_s16(vqmovn_s32(cuvil_qrq_lanes(acc->lo, q->mult[0], q->nshift[0],
-                                              q->odd[0], q->round31[0])),
-                   vqmovn_s32(cuvil_qrq_lanes(acc->hi, q->mult[1], q->nshift[1],
-                                              q->odd[1], q->round31[1])));
+  int32x4_t lo, hi;
+  if (tf) {
+    lo = cuvil_qrq_lanes_tf(acc->lo, q->mult[0], q->nshift[0], q->round31[0]);
+    hi = cuvil_qrq_lanes_tf(acc->hi, q->mult[1], q->nshift[1], q->round31[1]);
+  } else {
+    lo = cuvil_qrq_lanes(acc->lo, q->mult[0], q->nshift[0], q->odd[0],
+                         q->round31[0]);
+    hi = cuvil_qrq_lanes(acc->hi, q->mult[1], q->nshift[1], q->odd[1],
+                         q->round31[1]);
+  }
+  const int16x8_t r = vcombine_s16(vqmovn_s32(lo), vqmovn_s32(hi));
   return (ql_u8)vmovn_s16(vminq_s16(vmaxq_s16(r, q->lo), q->hi));
 #else
+  (void)tf;
   /* As qdw_requant, with a shift per lane. */
   ql_v64 v = __builtin_convertvector(*acc, ql_v64) * q->mult;
   const ql_v64 bit = (v >> q->shift) & 1;
@@ -122,13 +130,21 @@ INLINE ql_u8 ql_requant(const ql_acc *acc, const ql_rq *q) {
 }
 
 /* The constants of channels [c0, c0 + nch) (lanes past them: multiplier 0
- * and a valid shift, so they compute y_zp, never stored). */
-INLINE void ql_rq_init(ql_rq *q, const int32_t *rq, int64_t c0, int64_t nch,
-                       int64_t y_zp, int64_t y_lo, int64_t y_hi) {
+ * and a valid shift, so they compute y_zp, never stored), whose
+ * accumulators are at most |bias| + taps 2^15 in magnitude. */
+INLINE void ql_rq_init(ql_rq *q, const int32_t *rq, const int32_t *bias,
+                       int64_t taps, int64_t c0, int64_t nch, int64_t y_zp,
+                       int64_t y_lo, int64_t y_hi) {
   int32_t mult[QL_C], shift[QL_C];
+  int tf = 1;
   for (int64_t l = 0; l < QL_C; ++l) {
     mult[l] = l < nch ? rq[2 * (c0 + l)] : 0;
     shift[l] = l < nch ? rq[2 * (c0 + l) + 1] : QDW_SHIFT_MIN;
+    if (l < nch) {
+      const int64_t b = bias[c0 + l];
+      tf &=
+          cuvil_qrq_tiefree((b < 0 ? -b : b) + taps * 32768, mult[l], shift[l]);
+    }
   }
 #if defined(__aarch64__)
   for (int h = 0; h < 2; ++h) {
@@ -137,7 +153,7 @@ INLINE void ql_rq_init(ql_rq *q, const int32_t *rq, int64_t c0, int64_t nch,
       const int32_t s = shift[4 * h + l] - 31;
       ns[l] = -s;
       odd[l] = (int32_t)1 << s;
-      r31[l] = cuvil_qrq_round31(shift[4 * h + l], y_zp);
+      r31[l] = cuvil_qrq_round31(shift[4 * h + l], y_zp) + tf;
     }
     q->mult[h] = vld1q_s32(mult + 4 * h);
     q->nshift[h] = vld1q_s32(ns);
@@ -146,7 +162,9 @@ INLINE void ql_rq_init(ql_rq *q, const int32_t *rq, int64_t c0, int64_t nch,
   }
   q->lo = vdupq_n_s16((int16_t)y_lo);
   q->hi = vdupq_n_s16((int16_t)y_hi);
+  q->tf = tf;
 #else
+  (void)tf;
   for (int l = 0; l < QL_C; ++l) {
     q->mult[l] = mult[l];
     q->shift[l] = shift[l];
@@ -291,9 +309,18 @@ INLINE void ql_store_tile(const ql_u8 o[QL_TX], uint8_t *y, int64_t ys) {
 INLINE void ql_finish(const ql_acc acc[QL_TX], const ql_rq *q, uint8_t *y,
                       int64_t ys, int64_t nch, int tx) {
   ql_u8 o[QL_TX] = {{0}}; /* (tx < QL_TX: GCC cannot see the rest unread) */
-  CUVIL_UNROLL
-  for (int j = 0; j < tx; ++j)
-    o[j] = ql_requant(&acc[j], q);
+#if defined(__aarch64__)
+  if (q->tf) {
+    CUVIL_UNROLL
+    for (int j = 0; j < tx; ++j)
+      o[j] = ql_requant(&acc[j], q, 1);
+  } else
+#endif
+  {
+    CUVIL_UNROLL
+    for (int j = 0; j < tx; ++j)
+      o[j] = ql_requant(&acc[j], q, 0);
+  }
   if (nch == QL_C && tx == QL_TX) {
     ql_store_tile(o, y, ys);
     return;
@@ -451,7 +478,7 @@ INLINE void ql_group(const qdw_shape *s, const qdw_args *a, int16_t *ring,
   for (int64_t l = 0; l < nch; ++l)
     bias[l] = a->bias[c0 + l];
   ql_rq q;
-  ql_rq_init(&q, a->rq, c0, nch, a->y_zp, a->y_lo, a->y_hi);
+  ql_rq_init(&q, a->rq, a->bias, taps, c0, nch, a->y_zp, a->y_lo, a->y_hi);
   const int x_u8 = a->x_type == CUVIL_Q_U8;
   if (ql_whole(s)) {
     ql_fill_image(ring, s, xc, nch, x_u8, zero);

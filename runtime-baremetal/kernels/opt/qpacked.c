@@ -335,14 +335,24 @@ STAGE void run_padded(qsrc s, qout o, const uint8_t *x, const int8_t *wp,
 }
 
 /* The flip into the kernel's domain of x_type activations (whose
- * correction the bias holds: cuvil_qpack_corr) and whether the m channels'
- * requantization fits the int32 form. */
+ * correction the bias holds: cuvil_qpack_corr) and the form of the m
+ * channels' requantization (qout.lanes32) for reductions of k steps: an
+ * accumulator is at most |bias| + k 2^15 in magnitude (|x| <= 255 or 128
+ * in either domain, |w| <= 128). */
 INLINE void domain(qsrc *s, qout *o, int64_t x_type, int64_t x_zp,
-                   const int32_t *rq, int64_t m) {
-  o->lanes32 = 1;
-  for (int64_t i = 0; i < m; ++i)
-    o->lanes32 &= rq[2 * i + 1] >= CUVIL_QRQ_SHIFT_MIN &&
-                  rq[2 * i + 1] <= CUVIL_QRQ_SHIFT_MAX;
+                   const int32_t *bias, const int32_t *rq, int64_t m,
+                   int64_t k) {
+  /* (Only AArch64 has the tie-free form: elsewhere tf stays 0.) */
+  int in32 = 1, tf = CUVIL_QRQ_TF;
+  for (int64_t i = 0; i < m; ++i) {
+    in32 &= rq[2 * i + 1] >= CUVIL_QRQ_SHIFT_MIN &&
+            rq[2 * i + 1] <= CUVIL_QRQ_SHIFT_MAX;
+    if (CUVIL_QRQ_TF) {
+      const int64_t b = bias[i] < 0 ? -(int64_t)bias[i] : bias[i];
+      tf &= cuvil_qrq_tiefree(b + k * 32768, rq[2 * i], rq[2 * i + 1]);
+    }
+  }
+  o->lanes32 = in32 ? 1 + tf : 0;
   s->flip = cuvil_qpack_corr(CUVIL_QX_UNSIGNED, x_type) ? 0x80 : 0;
   s->pad = (uint8_t)x_zp;
 }
@@ -397,7 +407,7 @@ void cuvil_k_qconv2d_packed_s8(const void *x, const int8_t *wp,
             .y_zp = (int32_t)y_zp,
             .y_lo = (int32_t)y_lo,
             .y_hi = (int32_t)y_hi};
-  domain(&s, &o, x_type, x_zp, rq, m);
+  domain(&s, &o, x_type, x_zp, bias, rq, m, k);
   if (qpad_takes(&s, oh)) {
     run_padded(s, o, (const uint8_t *)x, wp, bias, rq, y, geom, x_zp, p0);
     return;
@@ -432,7 +442,7 @@ void cuvil_k_qgemm_packed_s8(const void *a, const int8_t *wp,
             .y_zp = (int32_t)y_zp,
             .y_lo = (int32_t)y_lo,
             .y_hi = (int32_t)y_hi};
-  domain(&s, &o, a_type, a_zp, rq, n);
+  domain(&s, &o, a_type, a_zp, bias, rq, n, k);
   run_all(&s, &o, 0);
 }
 

@@ -15,8 +15,11 @@ typedef struct {
    * before it), a product's rows. */
   int64_t y_type, m, positions, ch_stride, pos_stride;
   int32_t y_zp, y_lo, y_hi;
-  int32_t lanes32; /* every shift in the int32 form's range (qrequant.h) */
-  int64_t y_end;   /* the direct kernel: bytes of a plane from y on */
+  /* 1: every shift in the int32 form's range (qrequant.h); 2: and no
+   * channel's accumulators can tie (cuvil_qrq_tiefree, AArch64's
+   * cuvil_qrq_lanes_tf) */
+  int32_t lanes32;
+  int64_t y_end; /* the direct kernel: bytes of a plane from y on */
 } qout;
 
 typedef cuvil_qi32x4 qi32x4;
@@ -119,6 +122,7 @@ typedef uint8_t qu8x8 __attribute__((vector_size(8)));
 typedef struct {
   int32x4_t mul[QRV], nsh[QRV], odd[QRV], rnd[QRV];
   int16x8_t lo, hi;
+  int tf; /* tie-free (qout.lanes32 2): rnd is round32 */
 } rq32;
 
 INLINE void rq32_init(rq32 *k, const qout *o, int64_t m0, int64_t mb) {
@@ -145,18 +149,41 @@ INLINE void rq32_init(rq32 *k, const qout *o, int64_t m0, int64_t mb) {
   }
   k->lo = vdupq_n_s16((int16_t)o->y_lo);
   k->hi = vdupq_n_s16((int16_t)o->y_hi);
+  k->tf = o->lanes32 == 2;
+  if (k->tf)
+    for (int v = 0; v < QRV; ++v)
+      k->rnd[v] = vaddq_s32(k->rnd[v], one);
 }
 
 /* The output bytes of channels 4 v .. 4 v + 7 of one position from its
  * accumulators a: narrowed to int16 with saturation (exact after the
  * clamp) and clamped there. */
-INLINE qu8x8 rq32_bytes(const rq32 *k, const int32_t *a, int v) {
-  const int16x8_t r = vcombine_s16(
-      vqmovn_s32(cuvil_qrq_lanes(vld1q_s32(a), k->mul[v], k->nsh[v], k->odd[v],
-                                 k->rnd[v])),
-      vqmovn_s32(cuvil_qrq_lanes(vld1q_s32(a + 4), k->mul[v + 1], k->nsh[v + 1],
-                                 k->odd[v + 1], k->rnd[v + 1])));
+INLINE qu8x8 rq32_bytes(const rq32 *k, const int32_t *a, int v, int tf) {
+  int32x4_t r0, r1;
+  if (tf) {
+    r0 = cuvil_qrq_lanes_tf(vld1q_s32(a), k->mul[v], k->nsh[v], k->rnd[v]);
+    r1 = cuvil_qrq_lanes_tf(vld1q_s32(a + 4), k->mul[v + 1], k->nsh[v + 1],
+                            k->rnd[v + 1]);
+  } else {
+    r0 = cuvil_qrq_lanes(vld1q_s32(a), k->mul[v], k->nsh[v], k->odd[v],
+                         k->rnd[v]);
+    r1 = cuvil_qrq_lanes(vld1q_s32(a + 4), k->mul[v + 1], k->nsh[v + 1],
+                         k->odd[v + 1], k->rnd[v + 1]);
+  }
+  const int16x8_t r = vcombine_s16(vqmovn_s32(r0), vqmovn_s32(r1));
   return (qu8x8)vmovn_s16(vminq_s16(vmaxq_s16(r, k->lo), k->hi));
+}
+
+/* The table of a block's outputs (8 bytes a position, channels m0.. of
+ * rq32 k; zeros where want[j] is 0) for store_table, tf a constant. */
+INLINE void rq32_table(const rq32 *k, const int32_t *pp, const int want[12],
+                       uint8_t t[96], int tf) {
+  for (int j = 0; j < 12; ++j) {
+    qu8x8 u = {0};
+    if (want[j])
+      u = rq32_bytes(k, pp + j * CUVIL_QMR, 0, tf);
+    __builtin_memcpy(t + 8 * j, &u, 8);
+  }
 }
 
 /* The first n (< 16) bytes of v at y: 8, 4, 2 and 1 at a time. */
@@ -217,11 +244,10 @@ INLINE void store_table(uint8_t *y, int64_t cs, const uint8_t t[96],
 
 /* requant_rows in int32 lanes (cuvil_qrq_lanes), eight channels at a
  * time. */
-INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp,
-                           int64_t m0, int64_t mb, const int32_t *yoff) {
-  _Static_assert(CUVIL_QMR % 8 == 0, "eight channels per narrowed vector");
-  rq32 k;
-  rq32_init(&k, o, m0, mb);
+INLINE void requant_rows32_tf(const qout *o, const qblock *b, const int32_t *pp,
+                              int64_t m0, int64_t mb, const int32_t *yoff,
+                              const rq32 *kp, int tf) {
+  const rq32 k = *kp;
   /* Locals: the stores could alias *o. */
   const int64_t cs = o->ch_stride, ps = o->pos_stride, nb = b->nb;
   uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
@@ -231,7 +257,7 @@ INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp,
     uint8_t *yj = yoff ? (uint8_t *)o->y + m0 * cs + yoff[j] : y;
     CUVIL_UNROLL
     for (int v = 0; v < QRV; v += 2) {
-      const qu8x8 u = rq32_bytes(&k, pp + j * CUVIL_QMR + 4 * v, v);
+      const qu8x8 u = rq32_bytes(&k, pp + j * CUVIL_QMR + 4 * v, v, tf);
       if (cs == 1 && 4 * v + 8 <= mb) { /* a matrix product's row */
         __builtin_memcpy(yj + 4 * v, &u, 8);
         continue;
@@ -242,6 +268,17 @@ INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp,
           yj[(4 * v + l) * cs] = u[l];
     }
   }
+}
+
+INLINE void requant_rows32(const qout *o, const qblock *b, const int32_t *pp,
+                           int64_t m0, int64_t mb, const int32_t *yoff) {
+  _Static_assert(CUVIL_QMR % 8 == 0, "eight channels per narrowed vector");
+  rq32 k;
+  rq32_init(&k, o, m0, mb);
+  if (k.tf)
+    requant_rows32_tf(o, b, pp, m0, mb, yoff, &k, 1);
+  else
+    requant_rows32_tf(o, b, pp, m0, mb, yoff, &k, 0);
 }
 #endif
 
@@ -423,12 +460,13 @@ STAGE void requant_block(const qout *o, const qblock *b, const int32_t *pp,
     rq32 k;
     rq32_init(&k, o, m0, mb);
     uint8_t t[96] __attribute__((aligned(16)));
-    for (int j = 0; j < 12; ++j) {
-      qu8x8 u = {0};
-      if (j < b->nb)
-        u = rq32_bytes(&k, pp + j * CUVIL_QMR, 0);
-      __builtin_memcpy(t + 8 * j, &u, 8);
-    }
+    int want[12];
+    for (int j = 0; j < 12; ++j)
+      want[j] = j < b->nb;
+    if (k.tf)
+      rq32_table(&k, pp, want, t, 1);
+    else
+      rq32_table(&k, pp, want, t, 0);
     store_table((uint8_t *)o->y + m0 * o->ch_stride + b->p0, o->ch_stride, t,
                 sel, b->nb, mb, o->positions - b->p0);
     return;
