@@ -22,7 +22,7 @@ namespace cuvil {
 CUVIL_OP_ATTRS(QIntAttrs, CUVIL_QINT_ATTRS)
 
 /// Checks the operands shared by both ops for M output channels and Kp
-/// packed bytes per channel: x and y uint8/int8, wp int8 [M * Kp], bias
+/// packed bytes per channel: x and y uint8/int8, wp int8 [M * Kp],
 /// qparams int32 [3 M] or [4 M] (see QParams), the zero points and the clamp in
 /// the ranges of x's and y's types, the packing positive.
 llvm::Error verifyQIntOperands(const Node &N, int64_t M, int64_t Kp);
