@@ -195,8 +195,9 @@ typedef struct {
 typedef struct {
   int64_t mult, shift, round;
   int32_t lo, hi;
-  /* AArch64, in int32 lanes: shift - 31 and its round (see below). */
-  int32_t shift31, round31;
+  /* AArch64, in int32 lanes: shift - 31 and its round (see below; its
+   * round32 where tf: no accumulator of the channel can tie). */
+  int32_t shift31, round31, tf;
   /* One-lane targets: round half up, 2^(shift - 1) + y_zp * 2^shift, and
    * the low bits that are 0 after it only at a tie (see qdw_requant). */
   int64_t up, mask, zp;
@@ -223,6 +224,10 @@ INLINE qdw_acc qdw_acc_init(int32_t bias) {
 #if defined(__aarch64__)
 /* Four lanes of qdw_requant in int32 arithmetic (qrequant.h). */
 INLINE int32x4_t qdw_requant4(int32x4_t acc, const qdw_rq *q) {
+  if (q->tf)
+    return cuvil_qrq_lanes_tf(acc, vdupq_n_s32((int32_t)q->mult),
+                              vdupq_n_s32(-q->shift31),
+                              vdupq_n_s32(q->round31));
   return cuvil_qrq_lanes(acc, vdupq_n_s32((int32_t)q->mult),
                          vdupq_n_s32(-q->shift31), vdupq_n_s32(1 << q->shift31),
                          vdupq_n_s32(q->round31));
@@ -343,6 +348,11 @@ INLINE void qdw_channel(const qdw_shape *s, const qdw_args *a, int64_t ch,
     taps[t / 8][t % 8] = wc[t];
   *bias = a->bias[ch] - (xoff ? xoff * a->wsum[ch] : 0);
   const int64_t shift = a->rq[2 * ch + 1], s31 = shift - 31;
+  /* Accumulators: |bias| + taps 2^15 at most (qrequant.h). */
+  const int64_t b = *bias < 0 ? -(int64_t)*bias : *bias;
+  const int32_t tf =
+      CUVIL_QRQ_TF &&
+      cuvil_qrq_tiefree(b + s->kh * s->kw * 32768, a->rq[2 * ch], shift);
   *q = (qdw_rq){a->rq[2 * ch],
                 shift,
                 ((int64_t)1 << (shift - 1)) - 1 +
@@ -350,7 +360,8 @@ INLINE void qdw_channel(const qdw_shape *s, const qdw_args *a, int64_t ch,
                 (int32_t)a->y_lo,
                 (int32_t)a->y_hi,
                 (int32_t)s31,
-                cuvil_qrq_round31(shift, a->y_zp),
+                cuvil_qrq_round31(shift, a->y_zp) + tf,
+                tf,
                 ((int64_t)1 << (shift - 1)) + a->y_zp * ((int64_t)1 << shift),
                 ((int64_t)1 << shift) - 1,
                 a->y_zp};
