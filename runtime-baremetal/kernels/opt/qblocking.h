@@ -32,15 +32,20 @@
  * broadcast per position. Exact (no int16 saturation: a pair of int8 products
  * is at most 2^15 in magnitude, summed in int32). 6 x 2 accumulators of 8 lanes
  * (AVX2, 16 registers), 12 x 2 of 16 (AVX-512, 32 registers). RV64GC (scalar;
- * CUVIL_BLOCKING_SCALAR on the host): two products per 64-bit mul. The buffer
- * holds the activations of two positions in one word, x0 + x1 * 2^32; times an
- * int8 weight w that is x0 w + x1 w 2^32, so a 64-bit accumulator adds up both
- * dot products modulo 2^64 and the low word is the first, the rest (minus the
- *       first's sign) the second (exact in any activation domain; uint8
- *       needs no sign extension). 4 channels x 4 position pairs (8
- *       positions): per step 4 lb + 4 ld + 16 mul + 16 add, and 3 for
- *       the loop per two steps, 1.30 instructions per multiply-add (the
- *       float build's kernels: some 1.5 on whole models).
+ * CUVIL_BLOCKING_SCALAR on the host): two or three products per 64-bit mul.
+ * A word of the buffer holds the activations of two or three positions,
+ * x0 + x1 B + x2 B^2; times an int8 weight w that is x0 w + x1 w B +
+ * x2 w B^2, so a 64-bit accumulator adds up the positions' dot products
+ * as digits modulo 2^64 (exact in any activation domain: the lanes are
+ * signed, each one's borrow taken back when the word is split). Pairs (B =
+ * 2^32) hold any tile; triples (B = 2^21) hold digits of at most 2^20 in
+ * magnitude, 32 steps of |x w| <= 255 * 128 (cuvil_qtri_chunk), so the
+ * accumulators are split into the int32 block every 32 steps. Blocks of
+ * more than 8 positions take triples (positions a, a + 4, a + 8 in word
+ * a), the others pairs (a, a + 4). 4 channels x 4 words: per step 4 lb + 4
+ * ld + 16 mul + 16 add and 3 for the loop per two steps; on 12 positions
+ * 48 multiply-adds, 0.86 instructions each (1.03 with the split every 32
+ * steps), on 8 positions 32, 1.30.
  *   anything else: the AArch64 layout with the dot product in plain C
  *       (also what the tests build as CUVIL_QBLOCKING_SDOT_EMUL, to run the
  *       a78 kernel's layout and block on the host).
@@ -76,8 +81,8 @@
 #define CUVIL_QVL 1
 #define CUVIL_QMV 4
 #define CUVIL_QKR 1
-#define CUVIL_QNR 8
-#define CUVIL_QNA 4         /* accumulator rows: position pairs */
+#define CUVIL_QNR 12
+#define CUVIL_QNA 4         /* accumulator rows: words of 2 or 3 positions */
 #define CUVIL_QX_UNSIGNED 1 /* zero-extended bytes: no sign extension */
 #define CUVIL_QKC 128       /* steps per gathered tile: 128 x 32 bytes */
 typedef uint64_t cuvil_qxe;
@@ -191,8 +196,43 @@ CUVIL_QINLINE cuvil_qw cuvil_qw_load_n(const int8_t *p, int64_t bytes) {
   return cuvil_qw_from(b);
 }
 
-/* acc[j][v] <- the int32 block mem[j * CUVIL_QNR... ]: mem is [QNR][QMR],
- * position-major; and back. */
+#if defined(CUVIL_QPAIRS)
+/* Whether block of nb positions takes triples; the steps after which
+ * triples are split (|digit| < 2^20: 32 * 255 * 128 = 1,044,480). */
+#define CUVIL_QTRI(nb) ((nb) > 8)
+#define CUVIL_QTRI_CHUNK 32
+#define CUVIL_QTRI_BITS 21
+
+/* The signed digit in the low `bits` bits of a. */
+CUVIL_QINLINE int64_t cuvil_qdigit(uint64_t a, int bits) {
+  return (int64_t)(a << (64 - bits)) >> (64 - bits);
+}
+
+/* Triples: the int32 block mem += the positions' digits in acc (word a:
+ * positions a, a + 4, a + 8). */
+CUVIL_QINLINE void cuvil_qacc_add3(int32_t *mem,
+                                   const cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV]) {
+  const int b = CUVIL_QTRI_BITS;
+  CUVIL_UNROLL
+  for (int a = 0; a < CUVIL_QNA; ++a)
+    CUVIL_UNROLL
+  for (int v = 0; v < CUVIL_QMV; ++v) {
+    const int64_t d0 = cuvil_qdigit(acc[a][v], b);
+    /* The rest, exactly: the digits are below 2^63 in magnitude. */
+    const int64_t r = (int64_t)(acc[a][v] - (uint64_t)d0) >> b;
+    const int64_t d1 = cuvil_qdigit((uint64_t)r, b);
+    int32_t *m = mem + a * CUVIL_QMR + v;
+    m[0] = (int32_t)((uint32_t)m[0] + (uint32_t)d0);
+    m[4 * CUVIL_QMR] = (int32_t)((uint32_t)m[4 * CUVIL_QMR] + (uint32_t)d1);
+    m[8 * CUVIL_QMR] =
+        (int32_t)((uint32_t)m[8 * CUVIL_QMR] + (uint32_t)((r - d1) >> b));
+  }
+}
+#endif
+
+/* acc <- the int32 block mem ([QNR][QMR], position-major); and back. RV64
+ * pairs: word a is positions a and a + 4, S0 + S1 2^32 modulo 2^64, S0
+ * sign-extended. */
 CUVIL_QINLINE void cuvil_qacc_load(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
                                    const int32_t *mem) {
   CUVIL_UNROLL
@@ -200,9 +240,8 @@ CUVIL_QINLINE void cuvil_qacc_load(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
     CUVIL_UNROLL
   for (int v = 0; v < CUVIL_QMV; ++v) {
 #if defined(CUVIL_QPAIRS)
-    /* S0 + S1 2^32 modulo 2^64, S0 sign-extended. */
-    acc[a][v] = (uint64_t)(int64_t)mem[2 * a * CUVIL_QMR + v] +
-                ((uint64_t)(uint32_t)mem[(2 * a + 1) * CUVIL_QMR + v] << 32);
+    acc[a][v] = (uint64_t)(int64_t)mem[a * CUVIL_QMR + v] +
+                ((uint64_t)(uint32_t)mem[(a + 4) * CUVIL_QMR + v] << 32);
 #else
     __builtin_memcpy(&acc[a][v], mem + a * CUVIL_QMR + v * CUVIL_QVL,
                      sizeof(cuvil_qacc));
@@ -217,10 +256,9 @@ cuvil_qacc_store(int32_t *mem, const cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV]) {
     CUVIL_UNROLL
   for (int v = 0; v < CUVIL_QMV; ++v) {
 #if defined(CUVIL_QPAIRS)
-    const int32_t lo = (int32_t)(uint32_t)acc[a][v];
-    mem[2 * a * CUVIL_QMR + v] = lo;
-    mem[(2 * a + 1) * CUVIL_QMR + v] =
-        (int32_t)(uint32_t)((acc[a][v] - (uint64_t)(int64_t)lo) >> 32);
+    const int64_t d0 = cuvil_qdigit(acc[a][v], 32);
+    mem[a * CUVIL_QMR + v] = (int32_t)d0;
+    mem[(a + 4) * CUVIL_QMR + v] = (int32_t)((acc[a][v] - (uint64_t)d0) >> 32);
 #else
     __builtin_memcpy(mem + a * CUVIL_QMR + v * CUVIL_QVL, &acc[a][v],
                      sizeof(cuvil_qacc));
@@ -249,20 +287,32 @@ typedef uint8_t cuvil_qrow4 __attribute__((vector_size(64)));
                           20, 52, 21, 53, 22, 54, 23, 55, 24, 56, 25, 57, 26,  \
                           58, 27, 59, 28, 60, 29, 61, 30, 62, 31, 63)
 
-/* Stores one group of the block's activations: s[r] is step r. */
-CUVIL_QINLINE void cuvil_qx_pack(cuvil_qxe *dst,
-                                 const cuvil_qrow s[CUVIL_QKR]) {
+#if defined(CUVIL_QPAIRS)
+/* The word of positions x0, x1 (and x2: tri) in their lanes. */
+CUVIL_QINLINE uint64_t cuvil_qword(uint64_t x0, uint64_t x1, uint64_t x2,
+                                   int tri) {
+  return tri ? x0 + (x1 << CUVIL_QTRI_BITS) + (x2 << 2 * CUVIL_QTRI_BITS)
+             : x0 + (x1 << 32);
+}
+#endif
+
+/* Stores one group of the block's activations: s[r] is step r (tri: the
+ * block takes triples, CUVIL_QTRI; only RV64 has them). */
+CUVIL_QINLINE void cuvil_qx_pack(cuvil_qxe *dst, const cuvil_qrow s[CUVIL_QKR],
+                                 int tri) {
 #if defined(CUVIL_QPAIRS)
   CUVIL_UNROLL
   for (int a = 0; a < CUVIL_QNA; ++a)
-    dst[a] = (uint64_t)s[0][2 * a] + ((uint64_t)s[0][2 * a + 1] << 32);
+    dst[a] = cuvil_qword(s[0][a], s[0][a + 4], s[0][a + 8], tri);
 #elif CUVIL_QKR == 4
+  (void)tri;
   /* Position j's 4 steps at bytes 4j..4j+3: two rounds of zips. */
   const cuvil_qrow2 s02 = CUVIL_QZIP16(s[0], s[2]),
                     s13 = CUVIL_QZIP16(s[1], s[3]);
   const cuvil_qrow4 t = CUVIL_QZIP32(s02, s13);
   __builtin_memcpy(dst, &t, CUVIL_QXG);
 #else
+  (void)tri;
   /* int16 pairs: one zip, then sign extension. */
   typedef int8_t i8x32 __attribute__((vector_size(32)));
   typedef int16_t i16x32 __attribute__((vector_size(64)));

@@ -76,6 +76,60 @@ INLINE cuvil_qrow conv_step(const qsrc *s, const qblock *b, int64_t ci,
   return row ^ s->flip;
 }
 
+#if defined(CUVIL_QPAIRS)
+/* The positions of a full block: gather_run copies whole rows of them. */
+#define QFULL(nb) ((nb) == 8 || (nb) == CUVIL_QNR ? (nb) : -1)
+/* A flip byte in every lane of a word of triples, of pairs. */
+#define QFLIP3                                                                 \
+  (1 + ((uint64_t)1 << CUVIL_QTRI_BITS) + ((uint64_t)1 << 2 * CUVIL_QTRI_BITS))
+#define QFLIP2 (1 + ((uint64_t)1 << 32))
+
+/* gather_run's steps on one-lane targets (one step a group): the words
+ * straight from the bytes, not through 16-byte vector rows (lowered to
+ * byte inserts and extracts); triples (tri) or pairs, xor flip (a
+ * constant 0 for sources already in the domain). Steps from (ci, tap) on,
+ * with gather_run's tap tables. */
+INLINE void run_words(const qsrc *s, const int64_t *off, const int32_t *lo,
+                      const int32_t *hi, const uint8_t *whole, int64_t ci,
+                      int64_t tap, int64_t kc, cuvil_qxe *buf, int tri,
+                      uint64_t flip) {
+  /* Locals: the stores to buf could alias *s. */
+  const int64_t taps = s->kh * s->kw, hw = s->h * s->wd, sw = s->sw, c = s->c;
+  const uint8_t pad = s->pad;
+  const uint8_t *xc = s->x + ci * hw;
+  for (int64_t q = 0; q < kc; ++q, buf += CUVIL_QXG) {
+    const uint8_t *xp = xc + off[tap];
+    if (ci >= c) {
+      for (int a = 0; a < CUVIL_QNA; ++a)
+        buf[a] = 0;
+    } else if (whole[tap] == 1) {
+      CUVIL_UNROLL
+      for (int a = 0; a < CUVIL_QNA; ++a)
+        buf[a] = cuvil_qword(xp[a], xp[a + 4], tri ? xp[a + 8] : 0, tri) ^ flip;
+    } else if (whole[tap] == 2) {
+      CUVIL_UNROLL
+      for (int a = 0; a < CUVIL_QNA; ++a)
+        buf[a] = cuvil_qword(xp[2 * a], xp[2 * a + 8], tri ? xp[2 * a + 16] : 0,
+                             tri) ^
+                 flip;
+    } else {
+      uint8_t lanes[CUVIL_QNR];
+      for (int j = 0; j < CUVIL_QNR; ++j)
+        lanes[j] = j >= lo[tap] && j < hi[tap] ? xp[j * sw] : pad;
+      for (int a = 0; a < CUVIL_QNA; ++a)
+        buf[a] = cuvil_qword(lanes[a], lanes[a + 4], lanes[a + 8], tri) ^ flip;
+    }
+    if (++tap == taps) {
+      tap = 0;
+      ++ci;
+      xc += hw;
+    }
+  }
+}
+#else
+#define QFULL(nb) CUVIL_QNR
+#endif
+
 /* gather for a block within one output row (b->runs == 1) and a kernel of
  * at most QTAPS taps: per tap, the input offset of lane 0 and the lanes
  * [lo, hi) that read the input (the others read the padding) are
@@ -83,7 +137,7 @@ INLINE cuvil_qrow conv_step(const qsrc *s, const qblock *b, int64_t ci,
  * copy of CUVIL_QNR bytes and a few instructions around it. */
 STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
                       cuvil_qxe *buf) {
-  const int64_t taps = s->kh * s->kw, hw = s->h * s->wd;
+  const int64_t taps = s->kh * s->kw;
   int64_t off[QTAPS];
   int32_t lo[QTAPS], hi[QTAPS];
   uint8_t whole[QTAPS]; /* all lanes, stride 1 or 2: one copy (and a shuffle) */
@@ -94,46 +148,28 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
     lo[t] = (int32_t)first_inside(ix, s->sw);
     hi[t] =
         iy < 0 || iy >= s->h ? 0 : (int32_t)end_inside(ix, s->sw, s->wd, b->nb);
-    whole[t] = lo[t] == 0 && hi[t] == CUVIL_QNR && (s->sw == 1 || s->sw == 2)
+    whole[t] = lo[t] == 0 && hi[t] == QFULL(b->nb) && (s->sw == 1 || s->sw == 2)
                    ? (uint8_t)s->sw
                    : 0;
   }
-  const int64_t sw = s->sw;
-  const uint8_t pad = s->pad;
   int64_t ci = k0 / taps, tap = k0 % taps;
-  const uint8_t *xc = s->x + ci * hw;
 #if defined(CUVIL_QPAIRS)
-  /* One-lane targets (one step a group): the pairs straight from the
-   * bytes, not through 16-byte vector rows (lowered to byte inserts and
-   * extracts). */
-  const uint64_t flip2 = s->flip * (((uint64_t)1 << 32) + 1);
-  for (int64_t q = 0; q < kc; ++q, buf += CUVIL_QXG) {
-    const uint8_t *xp = xc + off[tap];
-    if (ci >= s->c) {
-      for (int a = 0; a < CUVIL_QNA; ++a)
-        buf[a] = 0;
-    } else if (whole[tap] == 1) {
-      CUVIL_UNROLL
-      for (int a = 0; a < CUVIL_QNA; ++a)
-        buf[a] = (xp[2 * a] + ((uint64_t)xp[2 * a + 1] << 32)) ^ flip2;
-    } else if (whole[tap] == 2) {
-      CUVIL_UNROLL
-      for (int a = 0; a < CUVIL_QNA; ++a)
-        buf[a] = (xp[4 * a] + ((uint64_t)xp[4 * a + 2] << 32)) ^ flip2;
-    } else {
-      uint8_t lanes[CUVIL_QNR];
-      for (int j = 0; j < CUVIL_QNR; ++j)
-        lanes[j] = j >= lo[tap] && j < hi[tap] ? xp[j * sw] : pad;
-      for (int a = 0; a < CUVIL_QNA; ++a)
-        buf[a] = (lanes[2 * a] + ((uint64_t)lanes[2 * a + 1] << 32)) ^ flip2;
-    }
-    if (++tap == taps) {
-      tap = 0;
-      ++ci;
-      xc += hw;
-    }
+  const uint64_t fl = s->flip;
+  if (QTRI(b)) {
+    if (fl)
+      run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 1, fl * QFLIP3);
+    else
+      run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 1, 0);
+  } else {
+    if (fl)
+      run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 0, fl * QFLIP2);
+    else
+      run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 0, 0);
   }
 #else
+  const int64_t sw = s->sw, hw = s->h * s->wd;
+  const uint8_t pad = s->pad;
+  const uint8_t *xc = s->x + ci * hw;
   const cuvil_qrow flip = row_splat(s->flip);
   cuvil_qrow g[CUVIL_QKR];
   for (int64_t q = 0; q < kc / CUVIL_QKR; ++q) {
@@ -169,7 +205,7 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
         xc += hw;
       }
     }
-    cuvil_qx_pack(buf + q * CUVIL_QXG, g);
+    cuvil_qx_pack(buf + q * CUVIL_QXG, g, QTRI(b));
   }
 #endif
 }
@@ -312,7 +348,7 @@ INLINE void seg_steps(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
       }
       fresh = step_next(s, &ci, &ky, &kx);
     }
-    cuvil_qx_pack(buf + q * CUVIL_QXG, g);
+    cuvil_qx_pack(buf + q * CUVIL_QXG, g, QTRI(b));
   }
 }
 
@@ -371,7 +407,8 @@ STAGE void gather_lanes(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
   int64_t ci = k0 / taps, tap = k0 % taps;
   const uint8_t *xc = s->x + ci * hw;
 #if defined(CUVIL_QPAIRS)
-  const uint64_t flip2 = s->flip * (((uint64_t)1 << 32) + 1);
+  const int tri = QTRI(b);
+  const uint64_t flip = s->flip * (tri ? QFLIP3 : QFLIP2);
   for (int64_t q = 0; q < kc; ++q, buf += CUVIL_QXG) {
     if (ci >= s->c) {
       for (int a = 0; a < CUVIL_QNA; ++a)
@@ -380,8 +417,9 @@ STAGE void gather_lanes(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
       const uint8_t *xt = xc + toff[tap];
       CUVIL_UNROLL
       for (int a = 0; a < CUVIL_QNA; ++a)
-        buf[a] =
-            (xt[off[2 * a]] + ((uint64_t)xt[off[2 * a + 1]] << 32)) ^ flip2;
+        buf[a] = cuvil_qword(xt[off[a]], xt[off[a + 4]],
+                             tri ? xt[off[a + 8]] : 0, tri) ^
+                 flip;
     }
     if (++tap == taps) {
       tap = 0;
@@ -410,7 +448,7 @@ STAGE void gather_lanes(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
         xc += hw;
       }
     }
-    cuvil_qx_pack(buf + q * CUVIL_QXG, g);
+    cuvil_qx_pack(buf + q * CUVIL_QXG, g, QTRI(b));
   }
 #endif
 }
@@ -453,7 +491,7 @@ STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
           for (int64_t j = 0; j < b->nb; ++j)
             g[r][j] = s->x[(b->p0 + j) * s->k + t] ^ s->flip;
       }
-      cuvil_qx_pack(buf + q * CUVIL_QXG, g);
+      cuvil_qx_pack(buf + q * CUVIL_QXG, g, QTRI(b));
     }
     return;
   }
@@ -465,7 +503,7 @@ STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
       g[r] = ci < s->c ? conv_step(s, b, ci, ky, kx) : row_splat(0);
       step_next(s, &ci, &ky, &kx);
     }
-    cuvil_qx_pack(buf + q * CUVIL_QXG, g);
+    cuvil_qx_pack(buf + q * CUVIL_QXG, g, QTRI(b));
   }
 }
 

@@ -12,8 +12,8 @@
  * tile is gathered again for the next chunk). Stack, bounded whatever the
  * shape: the tile (CUVIL_QKC / CUVIL_QKR * CUVIL_QXG elements: 3 KiB on
  * a78, AVX2 and VNNI, 4 KiB on RV64, 6 KiB on AVX-512 without VNNI), the
- * waiting accumulators (QMC x CUVIL_QNR int32: 3 KiB on a78 and AVX-512,
- * 2 KiB on RV64, 1.5 KiB on AVX2) and gather_run's tap tables (under
+ * waiting accumulators (QMC x CUVIL_QNR int32: 3 KiB on a78, AVX-512 and
+ * RV64, 1.5 KiB on AVX2) and gather_run's tap tables (under
  * 1 KiB), plus, where a small input is copied with its padding
  * (run_padded), that copy (QPAD_BYTES, 2 KiB) in a frame of its own below
  * the kernel's. The header cuvilc writes gives the measured total
@@ -49,20 +49,34 @@ const int64_t cuvil_k_qpack_dotprod = 1;
  * again for each chunk of QMC channels). */
 #define QMC (CUVIL_QMR > 64 ? CUVIL_QMR : 64)
 
+/* Whether block b's words hold triples (RV64, qblocking.h). */
+#if defined(CUVIL_QPAIRS)
+#define QTRI(b) CUVIL_QTRI((b)->nb)
+#else
+#define QTRI(b) 0
+#endif
+
 #include "qgather.h"
 
-/* acc (the int32 block part, [CUVIL_QNR][CUVIL_QMR]) += nq groups of the
- * panel of mb channels at wq against the gathered xq; with one = 1 only
- * the block's first position. Called with mb = CUVIL_QMR (a constant:
- * whole-vector loads) or the narrow panel's width, and nv (a constant) the
- * weight vectors that hold its channels: the others are neither loaded
- * nor multiplied (ResNet-8's 16-channel layers in 32-channel panels on
- * AVX-512 spent half their dot products on zero weights). */
-INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
-                      const int8_t *wq, int64_t nq, int64_t mb, int one,
-                      int nv) {
-  cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV];
-  cuvil_qacc_load(acc, part);
+/* The narrowest output rows taken block by block along the row (narrower
+ * ones: blocks span rows). */
+#if defined(CUVIL_QPAIRS)
+#define QROW_MIN 8
+#else
+#define QROW_MIN CUVIL_QNR
+#endif
+
+/* acc += nq groups of the panel of mb channels at wq against the gathered
+ * xq; with one = 1 only the block's first position. Called with mb =
+ * CUVIL_QMR (a constant: whole-vector loads) or the narrow panel's width,
+ * and nv (a constant) the weight vectors that hold its channels: the
+ * others are neither loaded nor multiplied (ResNet-8's 16-channel layers in
+ * 32-channel panels on AVX-512 spent half their dot products on zero
+ * weights). */
+INLINE void run_groups(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
+                       const cuvil_qxe *xq, const int32_t *off,
+                       const int8_t *wq, int64_t nq, int64_t mb, int one,
+                       int nv) {
   CUVIL_UNROLL_BY(CUVIL_QUNROLL)
   for (int64_t q = 0; q < nq; ++q) {
     cuvil_qw w[CUVIL_QMV];
@@ -81,36 +95,85 @@ INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
     if (!off)
       xq += CUVIL_QXG;
   }
+}
+
+/* part (the int32 block, [CUVIL_QNR][CUVIL_QMR]) += run_groups. Triples
+ * (tri, RV64; nq at most CUVIL_QTRI_CHUNK) start from 0 and are added to
+ * part. */
+INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
+                      const int8_t *wq, int64_t nq, int64_t mb, int one, int nv,
+                      int tri) {
+  cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV];
+#if defined(CUVIL_QPAIRS)
+  if (tri) {
+    for (int a = 0; a < CUVIL_QNA; ++a)
+      for (int v = 0; v < CUVIL_QMV; ++v)
+        acc[a][v] = 0;
+    run_groups(acc, xq, off, wq, nq, mb, one, nv);
+    cuvil_qacc_add3(part, acc);
+    return;
+  }
+#else
+  (void)tri;
+#endif
+  cuvil_qacc_load(acc, part);
+  run_groups(acc, xq, off, wq, nq, mb, one, nv);
   cuvil_qacc_store(part, acc);
 }
 
 STAGE void run_full(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
                     int64_t nq) {
-  run_panel(part, xq, 0, wq, nq, CUVIL_QMR, 0, CUVIL_QMV);
+  run_panel(part, xq, 0, wq, nq, CUVIL_QMR, 0, CUVIL_QMV, 0);
 }
+
+#if defined(CUVIL_QPAIRS)
+/* One chunk of a whole panel on triples (nq <= CUVIL_QTRI_CHUNK): a
+ * function of its own, called chunk by chunk (with the loop inside, the
+ * compiler kept the block's sums in registers across chunks, spilled). */
+STAGE void run_chunk3(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
+                      int64_t nq) {
+  run_panel(part, xq, 0, wq, nq, CUVIL_QMR, 0, CUVIL_QMV, 1);
+}
+#endif
 
 /* run_panel of a narrow panel (xq + off[q], off not null: qdirect.h),
  * with one weight vector where its channels fit in one. */
 INLINE void run_narrow_panel(int32_t *part, const cuvil_qxe *xq,
                              const int32_t *off, const int8_t *wq, int64_t nq,
-                             int64_t mb) {
+                             int64_t mb, int tri) {
   if (CUVIL_QMV > 1 && mb <= CUVIL_QVL)
-    run_panel(part, xq, off, wq, nq, mb, 0, 1);
+    run_panel(part, xq, off, wq, nq, mb, 0, 1, tri);
   else
-    run_panel(part, xq, off, wq, nq, mb, 0, CUVIL_QMV);
+    run_panel(part, xq, off, wq, nq, mb, 0, CUVIL_QMV, tri);
 }
 
 STAGE void run_narrow(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
-                      int64_t nq, int64_t mb) {
-  run_narrow_panel(part, xq, 0, wq, nq, mb);
+                      int64_t nq, int64_t mb, int tri) {
+  run_narrow_panel(part, xq, 0, wq, nq, mb, tri);
 }
+
+#if defined(CUVIL_QPAIRS)
+/* A panel of mb channels on triples, CUVIL_QTRI_CHUNK groups a call. */
+INLINE void run_tri(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
+                    int64_t nq, int64_t mb) {
+  for (int64_t q0 = 0; q0 < nq; q0 += CUVIL_QTRI_CHUNK) {
+    const int64_t n = nq - q0 < CUVIL_QTRI_CHUNK ? nq - q0 : CUVIL_QTRI_CHUNK;
+    const cuvil_qxe *xc = xq + q0 * CUVIL_QXG;
+    const int8_t *wc = wq + q0 * mb * CUVIL_QKR;
+    if (mb == CUVIL_QMR)
+      run_chunk3(part, xc, wc, n);
+    else
+      run_narrow(part, xc, wc, n, mb, 1);
+  }
+}
+#endif
 
 STAGE void run_one(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
                    int64_t nq, int64_t mb) {
   if (mb == CUVIL_QMR)
-    run_panel(part, xq, 0, wq, nq, CUVIL_QMR, 1, CUVIL_QMV);
+    run_panel(part, xq, 0, wq, nq, CUVIL_QMR, 1, CUVIL_QMV, 0);
   else
-    run_panel(part, xq, 0, wq, nq, mb, 1, CUVIL_QMV);
+    run_panel(part, xq, 0, wq, nq, mb, 1, CUVIL_QMV, 0);
 }
 
 #if defined(CUVIL_QPAIRS)
@@ -209,10 +272,14 @@ INLINE void run_tile(const qout *o, const qblock *b, const cuvil_qxe *buf,
 #endif
         if (b->nb == 1)
       run_one(pp, buf, wq, kc / CUVIL_QKR, mb);
+#if defined(CUVIL_QPAIRS)
+    else if (QTRI(b))
+      run_tri(pp, buf, wq, kc / CUVIL_QKR, mb);
+#endif
     else if (mb == CUVIL_QMR)
       run_full(pp, buf, wq, kc / CUVIL_QKR);
     else
-      run_narrow(pp, buf, wq, kc / CUVIL_QKR, mb);
+      run_narrow(pp, buf, wq, kc / CUVIL_QKR, mb, 0);
     if (k0 + kc == kp)
       requant_block(o, b, pp, m0, mb);
   }
@@ -242,10 +309,42 @@ INLINE void run_block(const qsrc *s, const qout *o, const qblock *b,
  * a part of a row shorter than a block (a range starting or ending inside
  * it) is one short block; shorter rows, and the rows of a matrix product,
  * are taken in order, blocks spanning rows. */
+#if defined(CUVIL_QPAIRS)
+/* RV64: the positions of the next block of a row part of n: 12 (triples)
+ * while more than 16 remain, then one or two blocks (triples for 9 to 12,
+ * pairs of 8 for 13 to 16, as 16 = 12 + 4 would cost 3 more words a step),
+ * never overlapping. */
+INLINE int64_t row_block(int64_t n) {
+  return n > 16 ? CUVIL_QNR : n > CUVIL_QNR ? 8 : n;
+}
+
+INLINE void run_rows(const qsrc *s, const qout *o, int64_t q0, cuvil_qxe *buf,
+                     int32_t *part) {
+  qblock b;
+  for (int64_t r0 = q0; r0 < o->positions;) {
+    const int64_t row_end = (r0 / s->ow + 1) * s->ow;
+    const int64_t r1 = row_end < o->positions ? row_end : o->positions;
+    for (int64_t p = r0; p < r1;) {
+      const int64_t nb = row_block(r1 - p);
+      block_init(s, &b, p, nb);
+      run_block(s, o, &b, buf, part);
+      p += nb;
+    }
+    r0 = r1;
+  }
+}
+#endif
+
 INLINE void run_all(const qsrc *s, const qout *o, int64_t q0) {
   cuvil_qxe buf[CUVIL_QKC / CUVIL_QKR * CUVIL_QXG];
   int32_t part[QMC * CUVIL_QNR];
   qblock b;
+#if defined(CUVIL_QPAIRS)
+  if (!s->is_gemm && s->ow >= QROW_MIN) {
+    run_rows(s, o, q0, buf, part);
+    return;
+  }
+#endif
   if (!s->is_gemm && s->ow >= CUVIL_QNR) {
     for (int64_t r0 = q0; r0 < o->positions;) {
       const int64_t row_end = (r0 / s->ow + 1) * s->ow;
@@ -282,7 +381,7 @@ INLINE int qpad_takes(const qsrc *s, int64_t oh) {
   const int64_t ph = (oh - 1) * s->sh + (s->kh - 1) * s->dh + 1;
   const int64_t pw = (s->ow - 1) * s->sw + (s->kw - 1) * s->dw + 1;
   return !s->is_gemm && s->kh * s->kw > 1 && s->kh * s->kw <= QTAPS &&
-         s->ow < CUVIL_QNR &&
+         s->ow < QROW_MIN &&
          (s->pt > 0 || s->pl > 0 || ph > s->h + s->pt || pw > s->wd + s->pl) &&
          s->pt >= 0 && s->pl >= 0 && s->c * ph * pw <= QPAD_BYTES;
 }
