@@ -441,15 +441,21 @@ STAGE void run_padded(qsrc s, qout o, const uint8_t *x, const int8_t *wp,
  * channels' requantization (qout.lanes32) for reductions of k steps: an
  * accumulator is at most |bias| + k 2^15 in magnitude (|x| <= 255 or 128
  * in either domain, |w| <= 128). */
+#if defined(CUVIL_QPAIRS)
+#define QTF_FORM 1
+#else
+#define QTF_FORM CUVIL_QRQ_TF
+#endif
+
 INLINE void domain(qsrc *s, qout *o, int64_t x_type, int64_t x_zp,
                    const int32_t *bias, const int32_t *rq, int64_t m,
                    int64_t k) {
-  /* (Only AArch64 has the tie-free form: elsewhere tf stays 0.) */
-  int in32 = 1, tf = CUVIL_QRQ_TF;
+  /* (Only AArch64 and RV64 have a tie-free form: elsewhere tf stays 0.) */
+  int in32 = 1, tf = QTF_FORM;
   for (int64_t i = 0; i < m; ++i) {
     in32 &= rq[2 * i + 1] >= CUVIL_QRQ_SHIFT_MIN &&
             rq[2 * i + 1] <= CUVIL_QRQ_SHIFT_MAX;
-    if (CUVIL_QRQ_TF) {
+    if (QTF_FORM) {
       const int64_t b = bias[i] < 0 ? -(int64_t)bias[i] : bias[i];
       tf &= cuvil_qrq_tiefree(b + k * 32768, rq[2 * i], rq[2 * i + 1]);
     }

@@ -39,20 +39,23 @@ typedef cuvil_qi64x4 qi64x4;
  * overflow: |acc * mult| < 2^62) is the value rounded half up after the
  * shift, and an exact tie (the bits shifted out of t all 0; rare, so a
  * branch rather than parity arithmetic for every output) moves to the even
- * neighbour; the clamp is a max and a min with Zbb. */
+ * neighbour; the clamp is a max and a min with Zbb. Where no tie can occur
+ * (tf: qout.lanes32 2, cuvil_qrq_tiefree), the zero point joins the
+ * rounding constant (|t| < 2^62 + 2^61: shift <= CUVIL_QRQ_SHIFT_MAX) and
+ * the tie test goes: 7 instructions an output where there were 10. */
 INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp,
-                         int64_t m0, int64_t mb, const int32_t *yoff) {
+                         int64_t m0, int64_t mb, const int32_t *yoff, int tf) {
   (void)yoff; /* no direct kernel on one-lane targets */
   int64_t mul[CUVIL_QMR], sh[CUVIL_QMR], half[CUVIL_QMR], mask[CUVIL_QMR];
+  /* Locals: the stores could alias *o. */
+  const int64_t zp = o->y_zp, lo = o->y_lo, hi = o->y_hi;
   for (int l = 0; l < CUVIL_QMR; ++l) {
     const int32_t *rq = o->rq + 2 * (m0 + (l < mb ? l : 0));
     mul[l] = rq[0];
     sh[l] = rq[1];
-    half[l] = (int64_t)1 << (rq[1] - 1);
+    half[l] = ((int64_t)1 << (rq[1] - 1)) + (tf ? zp << rq[1] : 0);
     mask[l] = ((int64_t)1 << rq[1]) - 1;
   }
-  /* Locals: the stores could alias *o. */
-  const int64_t zp = o->y_zp, lo = o->y_lo, hi = o->y_hi;
   const int64_t cs = o->ch_stride, ps = o->pos_stride, nb = b->nb;
   uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
   for (int64_t j = 0; j < nb; ++j, y += ps)
@@ -61,9 +64,11 @@ INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp,
     if (l < mb) {
       const int64_t t = (int64_t)pp[j * CUVIL_QMR + l] * mul[l] + half[l];
       int64_t v = t >> sh[l];
-      if (__builtin_expect((t & mask[l]) == 0, 0))
-        v -= v & 1;
-      v += zp;
+      if (!tf) {
+        if (__builtin_expect((t & mask[l]) == 0, 0))
+          v -= v & 1;
+        v += zp;
+      }
       v = v < lo ? lo : v;
       y[l * cs] = (uint8_t)(v > hi ? hi : v);
     }
@@ -71,7 +76,8 @@ INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp,
 #else
 #define QRV (CUVIL_QMR / 4)
 INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp,
-                         int64_t m0, int64_t mb, const int32_t *yoff) {
+                         int64_t m0, int64_t mb, const int32_t *yoff, int tf) {
+  (void)tf; /* the int64 lanes' form: exact ties cost nothing extra */
   qi32x4 mul[QRV];
   qi64x4 sh[QRV], mask[QRV], half[QRV];
   for (int v = 0; v < QRV; ++v)
@@ -436,10 +442,19 @@ INLINE void requant_at(const qout *o, const qblock *b, const int32_t *pp,
     return;
   }
 #endif
+#if defined(CUVIL_QPAIRS)
+  if (o->lanes32 == 2) {
+    if (mb == CUVIL_QMR)
+      requant_rows(o, b, pp, m0, CUVIL_QMR, yoff, 1);
+    else
+      requant_rows(o, b, pp, m0, mb, yoff, 1);
+    return;
+  }
+#endif
   if (mb == CUVIL_QMR)
-    requant_rows(o, b, pp, m0, CUVIL_QMR, yoff);
+    requant_rows(o, b, pp, m0, CUVIL_QMR, yoff, 0);
   else
-    requant_rows(o, b, pp, m0, mb, yoff);
+    requant_rows(o, b, pp, m0, mb, yoff, 0);
 }
 
 STAGE void requant_block(const qout *o, const qblock *b, const int32_t *pp,
