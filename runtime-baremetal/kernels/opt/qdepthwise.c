@@ -2,9 +2,10 @@
  * the INT8 counterpart of depthwise.c. The reference kernel in
  * quant/qint.c is its oracle. This file holds the element types, the
  * multiply-add and requantization helpers and the entry point, which
- * picks one of three forms: channels in the vector lanes for small maps
- * (qdw_lanes.h), a flat padded plane on one-lane targets (qdw_flat.h), or
- * the plane form described here (qdw_planes.h).
+ * picks one of four forms: channels in the vector lanes for small maps
+ * (qdw_lanes.h); on one-lane targets, three output rows per register for
+ * 3x3 and 5x5 windows (qdw_cols.h), else a flat padded plane
+ * (qdw_flat.h); or the plane form described here (qdw_planes.h).
  *
  * A channel plane is computed in bands of QDW_R output rows. The input
  * rows a band reads are first widened to int16 "lines" on the stack,
@@ -374,6 +375,7 @@ INLINE void qdw_channel(const qdw_shape *s, const qdw_args *a, int64_t ch,
 
 #include "qdw_planes.h"
 
+#include "qdw_cols.h"
 #include "qdw_flat.h"
 
 void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
@@ -421,7 +423,7 @@ void cuvil_k_qdwconv2d_tiled_s8(const void *x, const int8_t *w,
       x, w,      bias, wsum, rq,   (uint8_t *)y, geom[CUVIL_QCONV_N] * c,
       c, x_type, x_zp, y_zp, y_lo, y_hi,         chunk};
 #if CUVIL_SCALAR_BLOCKING
-  if (qf_run(&s, &a))
+  if (qc_run(&s, &a) || qf_run(&s, &a))
     return;
 #else
   if (ql_run(&s, &a))

@@ -134,8 +134,8 @@ TEST(QDepthwiseTest, GeneralShapes) {
 }
 
 TEST(QDepthwiseTest, NetworkLayers) {
-  // DS-CNN (25x5 maps, 64 channels), MobileNet layers, batch 2, and maps
-  // wide enough to be cut into column chunks.
+  // DS-CNN (25x5 maps, 64 channels), MobileNet layers, batch 2, maps
+  // wide enough to be cut into column chunks, and bands.
   for (const QuantCase &Q : Quants) {
     check({1, 64, 25, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, Q);
     check({2, 17, 14, 14, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1}, Q);
@@ -143,6 +143,10 @@ TEST(QDepthwiseTest, NetworkLayers) {
     check({1, 3, 112, 112, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1}, Q);
     check({1, 2, 30, 700, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2}, Q);
     check({1, 2, 30, 1500, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2}, Q);
+    // RV64's three-row form takes 200-wide maps in bands of 18 rows: the
+    // last band of 1 or 2 rows overlaps the one before.
+    check({1, 2, 19, 200, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, Q);
+    check({1, 2, 20, 200, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, Q);
   }
 }
 

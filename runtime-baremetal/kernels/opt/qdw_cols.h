@@ -1,0 +1,256 @@
+/* The INT8 depthwise convolution on one-lane targets (RV64) for 3x3 and
+ * 5x5 windows at stride 1 or 2: three output rows per 64-bit register
+ * (included by qdepthwise.c only, after its helpers).
+ *
+ * The flat form (qdw_flat.h) holds two output columns per register and
+ * widens each padded plane into a line of int32 pairs; on DS-CNN's 25x5
+ * maps it still took some 62 instructions per output (float: 22), most of
+ * them around the multiply-adds: the line's fill, a tile's branches for
+ * its columns and ties, register spills. Here a plane is copied once,
+ * padded, as bytes (a band of rows at a time), and each group of three
+ * output rows oy, oy + 1, oy + 2 walks the output columns with its window
+ * in registers: for window row ky and padded column c, the word
+ *   P[oy s + ky][c] + P[(oy + 1) s + ky][c] B + P[(oy + 2) s + ky][c] B^2
+ * (B = 2^21; bytes: the uint8 domain, int8 inputs moved by 128 as in
+ * qdw_flat.h) times tap (ky, kx) adds the three rows' products as signed
+ * digits (|digit| <= 25 * 255 * 128 < 2^20, so no digit spills into the
+ * next; split as in qblocking.h's triples). Moving one output column
+ * builds only the window's new columns (their words from kh + 2 s bytes,
+ * each after the first s from the word s rows above, shifted), so per
+ * three outputs of a 3x3 window at stride 1: 5 loads and 10 instructions
+ * of building, 9 mul and 8 add, the split and three requantizations. The
+ * bias joins the requantization's rounding constant (no overflow: |bias
+ * mult| < 2^62, see qdw_rq). A map of fewer than three output rows, or
+ * whose padded rows are too wide for the copy, stays with the flat form;
+ * the last group of a band overlaps the one before when the rows are not
+ * a multiple of three. */
+#ifndef CUVIL_KERNELS_OPT_QDW_COLS_H
+#define CUVIL_KERNELS_OPT_QDW_COLS_H
+
+#if CUVIL_SCALAR_BLOCKING
+
+#define QC_BYTES 4096 /* the padded band's copy */
+#define QC_B 21       /* digit width */
+#define QC_KMAX 5     /* the widest window */
+
+/* Padded columns of a row the window reaches; padded rows of n output
+ * rows. */
+INLINE int64_t qc_cols(const qdw_shape *s) {
+  return (s->ow - 1) * s->sw + s->kw;
+}
+INLINE int64_t qc_rows(const qdw_shape *s, int64_t n) {
+  return (n - 1) * s->sh + s->kh;
+}
+
+/* Output rows per band: a multiple of 3, the most whose padded rows fit
+ * QC_BYTES (0: not even three do). */
+INLINE int64_t qc_band(const qdw_shape *s) {
+  int64_t n = (s->oh + 2) / 3 * 3;
+  while (n >= 3 && qc_rows(s, n) * qc_cols(s) > QC_BYTES)
+    n -= 3;
+  return n;
+}
+
+INLINE int qc_takes(const qdw_shape *s) {
+  const int k = (s->kh == 3 && s->kw == 3) || (s->kh == 5 && s->kw == 5);
+  return k && s->dh == 1 && s->dw == 1 && s->sh == s->sw &&
+         (s->sh == 1 || s->sh == 2) && s->oh >= 3 && qc_band(s) >= 3;
+}
+
+/* Padded rows [r0, r0 + n) of plane xc into pad (qc_cols(s) bytes a row):
+ * padded row r is input row r - pad_top, padded column c input column
+ * c - pad_left, the byte padv outside; flip xor'd into the inside ones. */
+INLINE void qc_fill(const qdw_shape *s, uint8_t *pad, const uint8_t *xc,
+                    int64_t r0, int64_t n, uint8_t padv, uint8_t flip) {
+  const int64_t pw = qc_cols(s);
+  int64_t in0, in1; /* padded columns inside the input: [in0, in1) */
+  in0 = s->pad_left > 0 ? s->pad_left : 0;
+  in1 = s->pad_left + s->wd < pw ? s->pad_left + s->wd : pw;
+  if (in1 < in0)
+    in1 = in0;
+  for (int64_t r = r0; r < r0 + n; ++r, pad += pw) {
+    const int64_t iy = r - s->pad_top;
+    if (iy < 0 || iy >= s->h) {
+      for (int64_t c = 0; c < pw; ++c)
+        pad[c] = padv;
+      continue;
+    }
+    const uint8_t *xr = xc + iy * s->wd - s->pad_left;
+    for (int64_t c = 0; c < in0; ++c)
+      pad[c] = padv;
+    for (int64_t c = in0; c < in1; ++c)
+      pad[c] = xr[c] ^ flip;
+    for (int64_t c = in1; c < pw; ++c)
+      pad[c] = padv;
+  }
+}
+
+/* The kh words of padded column c for the group whose first padded row is
+ * at g (rows pw bytes apart): word ky from rows ky, ky + s, ky + 2 s, and,
+ * from ky = s on, the word s rows above shifted by one digit. */
+INLINE void qc_column(const qdw_shape *s, const uint8_t *g, int64_t pw,
+                      int64_t c, uint64_t wc[QC_KMAX]) {
+  const int64_t st = s->sh;
+  for (int64_t ky = 0; ky < s->kh; ++ky) {
+    const uint64_t far = g[(ky + 2 * st) * pw + c];
+    if (ky < st)
+      wc[ky] = g[ky * pw + c] + ((uint64_t)g[(ky + st) * pw + c] << QC_B) +
+               (far << 2 * QC_B);
+    else
+      wc[ky] = (wc[ky - st] >> QC_B) + (far << 2 * QC_B);
+  }
+}
+
+/* Output columns whose sums are open at once: a column adds to outputs
+ * ox .. ox + (kw - 1) / s. */
+#define QC_OPEN (QC_KMAX)
+
+/* Column j of the window at output ox (padded column ox s + j) into the
+ * open sums: part[k] is output ox + k's, and the column is tap kx of
+ * output ox + (j - kx) / s for every kx <= j with j - kx a multiple of s. */
+INLINE void qc_add_column(const qdw_shape *s, const uint8_t *g, int64_t pw,
+                          int64_t c, int64_t j, const int64_t *w,
+                          uint64_t part[QC_OPEN]) {
+  uint64_t wc[QC_KMAX];
+  qc_column(s, g, pw, c, wc);
+  for (int64_t kx = j % s->sw; kx <= j && kx < s->kw; kx += s->sw)
+    for (int64_t ky = 0; ky < s->kh; ++ky)
+      part[(j - kx) / s->sw] += wc[ky] * (uint64_t)w[ky * s->kw + kx];
+}
+
+/* Before output column 0 of the group at g: the window's first kw - s
+ * columns into the open sums. */
+INLINE void qc_start(const qdw_shape *s, const uint8_t *g, const int64_t *w,
+                     uint64_t part[QC_OPEN]) {
+  for (int64_t k = 0; k < QC_OPEN; ++k)
+    part[k] = 0;
+  for (int64_t j = 0; j < s->kw - s->sw; ++j)
+    qc_add_column(s, g, qc_cols(s), j, j, w, part);
+}
+
+/* The sums (three rows' digits) of output columns [ox0, ox0 + n) of the
+ * group at g into acc, the window's new columns added one at a time to
+ * the open sums part (no window held in registers: a 3x3 one and its
+ * taps, 18 values, left too few for the rest). */
+INLINE void qc_sums(const qdw_shape *s, const uint8_t *g, const int64_t *w,
+                    int64_t ox0, int64_t n, uint64_t part[QC_OPEN],
+                    uint64_t *acc) {
+  const int64_t pw = qc_cols(s), st = s->sw, open = (s->kw - 1) / st + 1;
+  for (int64_t ox = ox0; ox < ox0 + n; ++ox) {
+    for (int64_t j = s->kw - st; j < s->kw; ++j)
+      qc_add_column(s, g, pw, ox * st + j, j, w, part);
+    acc[ox - ox0] = part[0];
+    for (int64_t k = 0; k + 1 < open; ++k)
+      part[k] = part[k + 1];
+    part[open - 1] = 0;
+  }
+}
+
+/* The signed digit in the low QC_B bits of a. */
+INLINE int64_t qc_digit(uint64_t a) {
+  return (int64_t)(a << (64 - QC_B)) >> (64 - QC_B);
+}
+
+/* Requantizes digit d of an output (the bias in up) to *y. */
+INLINE void qc_out(int64_t d, const qdw_rq *q, int64_t up, int tf, uint8_t *y) {
+  const int64_t t = d * q->mult + up;
+  int64_t v = t >> q->shift;
+  if (!tf && __builtin_expect((t & q->mask) == 0, 0))
+    v -= (v - q->zp) & 1;
+  v = v < q->lo ? q->lo : v;
+  *y = (uint8_t)(v > q->hi ? q->hi : v);
+}
+
+/* Output columns [0, n) of rows oy, oy + 1, oy + 2 (y: row oy's first;
+ * rows ow apart) from their sums acc. */
+INLINE void qc_store(const qdw_shape *s, const uint64_t *acc, int64_t n,
+                     const qdw_rq *q, int64_t up, int tf, uint8_t *y) {
+  const int64_t ow = s->ow;
+  for (int64_t ox = 0; ox < n; ++ox) {
+    const int64_t d0 = qc_digit(acc[ox]);
+    const int64_t r = (int64_t)(acc[ox] - (uint64_t)d0) >> QC_B;
+    const int64_t d1 = qc_digit((uint64_t)r);
+    qc_out(d0, q, up, tf, y + ox);
+    qc_out(d1, q, up, tf, y + ow + ox);
+    qc_out((r - d1) >> QC_B, q, up, tf, y + 2 * ow + ox);
+  }
+}
+
+/* Output rows oy, oy + 1, oy + 2 (y: row oy) of the group at g, QC_CW
+ * columns at a time: their sums, then their outputs. */
+#define QC_CW 64
+INLINE void qc_group(const qdw_shape *s, const uint8_t *g, const int64_t *w,
+                     const qdw_rq *q, int64_t up, int tf, uint8_t *y) {
+  uint64_t part[QC_OPEN], acc[QC_CW];
+  qc_start(s, g, w, part);
+  for (int64_t ox0 = 0; ox0 < s->ow; ox0 += QC_CW) {
+    const int64_t n = s->ow - ox0 < QC_CW ? s->ow - ox0 : QC_CW;
+    qc_sums(s, g, w, ox0, n, part, acc);
+    qc_store(s, acc, n, q, up, tf, y + ox0);
+  }
+}
+
+/* Every plane, band by band of qc_band output rows, group by group of
+ * three (the last one of a band ending at its end). */
+INLINE void qc_planes(const qdw_shape *s, const qdw_args *a) {
+  const int64_t band = qc_band(s), pw = qc_cols(s), taps = s->kh * s->kw;
+  const int32_t xoff = a->x_type == CUVIL_Q_I8 ? 128 : 0;
+  const uint8_t padv = (uint8_t)(a->x_zp + xoff), flip = xoff ? 0x80 : 0;
+  uint8_t pad[QC_BYTES];
+  for (int64_t pl = 0; pl < a->planes; ++pl) {
+    qdw_taps tv[QDW_TAP_VECTORS];
+    int32_t bias;
+    qdw_rq q;
+    qdw_channel(s, a, pl % a->c, xoff, tv, &bias, &q);
+    int64_t w[QC_KMAX * QC_KMAX];
+    for (int64_t t = 0; t < taps; ++t)
+      w[t] = tv[t / 8][t % 8];
+    const int64_t b = bias < 0 ? -(int64_t)bias : bias;
+    const int tf =
+        cuvil_qrq_tiefree(b + taps * 32768, (int32_t)q.mult, q.shift);
+    const int64_t up = q.up + (int64_t)bias * q.mult;
+    const uint8_t *xc = (const uint8_t *)a->x + pl * s->h * s->wd;
+    uint8_t *y = a->y + pl * s->oh * s->ow;
+    for (int64_t oy0 = 0; oy0 < s->oh; oy0 += band) {
+      const int64_t top = s->oh - oy0 < 3 ? s->oh - 3 : oy0;
+      const int64_t rows = s->oh - top < band ? s->oh - top : band;
+      qc_fill(s, pad, xc, top * s->sh, qc_rows(s, rows), padv, flip);
+      for (int64_t g = 0; g < rows; g += 3) {
+        const int64_t r = rows - g < 3 ? rows - 3 : g;
+        if (tf)
+          qc_group(s, pad + r * s->sh * pw, w, &q, up, 1,
+                   y + (top + r) * s->ow);
+        else
+          qc_group(s, pad + r * s->sh * pw, w, &q, up, 0,
+                   y + (top + r) * s->ow);
+      }
+      if (top != oy0)
+        break;
+    }
+  }
+}
+
+QDW_SPECIALISE(qc_3x3s1, 3, 3, 1, qc_planes(&s, a))
+QDW_SPECIALISE(qc_3x3s2, 3, 3, 2, qc_planes(&s, a))
+QDW_SPECIALISE(qc_5x5s1, 5, 5, 1, qc_planes(&s, a))
+QDW_SPECIALISE(qc_5x5s2, 5, 5, 2, qc_planes(&s, a))
+
+/* Runs the convolution in this form if it takes the shape (a->wsum
+ * present for int8 inputs: the caller checked). */
+INLINE int qc_run(const qdw_shape *s, const qdw_args *a) {
+  if (!qc_takes(s))
+    return 0;
+  if (s->kh == 3 && s->sh == 1)
+    qc_3x3s1(s, a);
+  else if (s->kh == 3)
+    qc_3x3s2(s, a);
+  else if (s->sh == 1)
+    qc_5x5s1(s, a);
+  else
+    qc_5x5s2(s, a);
+  return 1;
+}
+
+#endif /* CUVIL_SCALAR_BLOCKING */
+
+#endif
