@@ -147,6 +147,9 @@ TEST(QDepthwiseTest, NetworkLayers) {
     // last band of 1 or 2 rows overlaps the one before.
     check({1, 2, 19, 200, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, Q);
     check({1, 2, 20, 200, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, Q);
+    // Tall narrow maps, which it walks transposed, with uneven pads.
+    check({1, 3, 30, 7, 3, 3, 2, 2, 1, 1, 1, 0, 0, 1}, Q);
+    check({1, 2, 40, 6, 5, 5, 1, 1, 1, 1, 2, 1, 2, 2}, Q);
   }
 }
 
