@@ -50,10 +50,13 @@ INLINE int64_t qc_rows(const qdw_shape *s, int64_t n) {
 /* Output rows per band: a multiple of 3, the most whose padded rows fit
  * QC_BYTES (0: not even three do). */
 INLINE int64_t qc_band(const qdw_shape *s) {
-  int64_t n = (s->oh + 2) / 3 * 3;
-  while (n >= 3 && qc_rows(s, n) * qc_cols(s) > QC_BYTES)
-    n -= 3;
-  return n;
+  /* qc_rows(s, n) * qc_cols(s) <= QC_BYTES, in closed form (a constant
+   * for a constant shape: a loop here kept the flat form's code, the
+   * fallback, in every model). */
+  const int64_t rows = QC_BYTES / qc_cols(s);
+  const int64_t n = rows < s->kh ? 0 : ((rows - s->kh) / s->sh + 1) / 3 * 3;
+  const int64_t all = (s->oh + 2) / 3 * 3;
+  return n < all ? n : all;
 }
 
 /* Instructions for a plane of rows x cols outputs, roughly: per group of
@@ -272,34 +275,40 @@ INLINE void qc_planes_as(const qdw_shape *g, const qdw_shape *s,
   }
 }
 
-/* qc_planes_as with the orientation a constant (the untransposed walk's
- * strides 1: contiguous copies and stores). */
-INLINE void qc_planes(const qdw_shape *g, const qdw_args *a) {
+/* qc_planes_as with the orientation a constant, picked by the caller (a
+ * constant there for a constant shape: only one walk is compiled), so
+ * that the untransposed walk's strides are 1: contiguous copies and
+ * stores. */
+INLINE void qc_planes(const qdw_shape *g, const qdw_args *a, int tr) {
   qdw_shape t;
-  if (qc_orient(g, &t))
-    qc_planes_as(g, &t, a, 1);
-  else
-    qc_planes_as(g, &t, a, 0);
+  qc_orient(g, &t);
+  qc_planes_as(g, &t, a, tr);
 }
 
-QDW_SPECIALISE(qc_3x3s1, 3, 3, 1, qc_planes(&s, a))
-QDW_SPECIALISE(qc_3x3s2, 3, 3, 2, qc_planes(&s, a))
-QDW_SPECIALISE(qc_5x5s1, 5, 5, 1, qc_planes(&s, a))
-QDW_SPECIALISE(qc_5x5s2, 5, 5, 2, qc_planes(&s, a))
+/* The kernels, per window, stride and orientation (t: transposed). */
+#define QC_KERNELS(K, S)                                                       \
+  QDW_SPECIALISE(qc_##K##x##K##s##S, K, K, S, qc_planes(&s, a, 0))             \
+  QDW_SPECIALISE(qc_##K##x##K##s##S##t, K, K, S, qc_planes(&s, a, 1))
+QC_KERNELS(3, 1)
+QC_KERNELS(3, 2)
+QC_KERNELS(5, 1)
+QC_KERNELS(5, 2)
 
 /* Runs the convolution in this form if it takes the shape (a->wsum
  * present for int8 inputs: the caller checked). */
 INLINE int qc_run(const qdw_shape *s, const qdw_args *a) {
   if (!qc_takes(s))
     return 0;
+  qdw_shape t;
+  const int tr = qc_orient(s, &t);
   if (s->kh == 3 && s->sh == 1)
-    qc_3x3s1(s, a);
+    (tr ? qc_3x3s1t : qc_3x3s1)(s, a);
   else if (s->kh == 3)
-    qc_3x3s2(s, a);
+    (tr ? qc_3x3s2t : qc_3x3s2)(s, a);
   else if (s->sh == 1)
-    qc_5x5s1(s, a);
+    (tr ? qc_5x5s1t : qc_5x5s1)(s, a);
   else
-    qc_5x5s2(s, a);
+    (tr ? qc_5x5s2t : qc_5x5s2)(s, a);
   return 1;
 }
 
