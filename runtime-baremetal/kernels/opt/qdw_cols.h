@@ -92,46 +92,56 @@ INLINE int qc_takes(const qdw_shape *s) {
          (s->sh == 1 || s->sh == 2) && t.oh >= 3 && qc_band(&t) >= 3;
 }
 
-/* Padded rows [r0, r0 + n) of plane xc (row iy, column ix at xc[iy xr +
- * ix xk]) into pad (qc_cols(s) bytes a row): padded row r is input row
+/* Padded rows [r0, r0 + nr) x columns [c0, c0 + nc) of plane xc (shape
+ * g, as stored) into pad, nc bytes a row: padded row r is input row
  * r - pad_top, padded column c input column c - pad_left, the byte padv
  * outside; flip xor'd into the inside ones. */
-INLINE void qc_fill(const qdw_shape *s, uint8_t *pad, const uint8_t *xc,
-                    int64_t xr, int64_t xk, int64_t r0, int64_t n, uint8_t padv,
-                    uint8_t flip) {
-  const int64_t pw = qc_cols(s);
-  int64_t in0, in1; /* padded columns inside the input: [in0, in1) */
-  in0 = s->pad_left > 0 ? s->pad_left : 0;
-  in1 = s->pad_left + s->wd < pw ? s->pad_left + s->wd : pw;
-  if (in1 < in0)
-    in1 = in0;
-  for (int64_t r = r0; r < r0 + n; ++r, pad += pw) {
-    const int64_t iy = r - s->pad_top;
-    if (iy < 0 || iy >= s->h) {
-      for (int64_t c = 0; c < pw; ++c)
-        pad[c] = padv;
+INLINE void qc_fill(const qdw_shape *g, uint8_t *pad, const uint8_t *xc,
+                    int64_t r0, int64_t nr, int64_t c0, int64_t nc,
+                    uint8_t padv, uint8_t flip) {
+  /* All of it padding first, 8 bytes a store (pad is 8-aligned, with room
+   * for the round-up), then the inside of each row that reads the input:
+   * row by row in three parts, the narrow rows of a transposed walk (7
+   * bytes) took some 60 instructions each. */
+  const uint64_t pads = padv * 0x0101010101010101u;
+  for (int64_t i = 0; i < (nr * nc + 7) / 8; ++i)
+    __builtin_memcpy(pad + 8 * i, &pads, 8);
+  /* The columns inside the input: [in0, in1) of the nc. */
+  int64_t in0 = g->pad_left - c0, in1 = g->pad_left + g->wd - c0;
+  in0 = in0 < 0 ? 0 : in0 > nc ? nc : in0;
+  in1 = in1 < in0 ? in0 : in1 > nc ? nc : in1;
+  int64_t ra = g->pad_top - r0, rb = g->pad_top + g->h - r0;
+  ra = ra < 0 ? 0 : ra > nr ? nr : ra;
+  rb = rb < ra ? ra : rb > nr ? nr : rb;
+  const uint8_t *row = xc + (r0 + ra - g->pad_top) * g->wd + c0 - g->pad_left;
+  for (int64_t r = ra; r < rb; ++r, row += g->wd) {
+    if (in1 - in0 >= 16) {
+      for (int64_t c = in0; c < in1; ++c)
+        pad[r * nc + c] = row[c] ^ flip;
       continue;
     }
-    const uint8_t *row = xc + iy * xr + (in0 - s->pad_left) * xk;
-    for (int64_t c = 0; c < in0; ++c)
-      pad[c] = padv;
-    for (int64_t c = in0; c < in1; ++c, row += xk)
-      pad[c] = *row ^ flip;
-    for (int64_t c = in1; c < pw; ++c)
-      pad[c] = padv;
+    /* A short row (a transposed walk's: DS-CNN's 5) in a plain loop:
+     * unrolled and vectorised, a row of 5 took 54 instructions. */
+#if defined(__clang__)
+    _Pragma("clang loop unroll(disable) vectorize(disable)")
+#endif
+        for (int64_t c = in0; c < in1; ++c) pad[r * nc + c] = row[c] ^ flip;
   }
 }
 
 /* The kh words of padded column c for the group whose first padded row is
- * at g (rows pw bytes apart): word ky from rows ky, ky + s, ky + 2 s, and,
- * from ky = s on, the word s rows above shifted by one digit. */
-INLINE void qc_column(const qdw_shape *s, const uint8_t *g, int64_t pw,
-                      int64_t c, uint64_t wc[QC_KMAX]) {
+ * at g (walked rows rs bytes apart, columns cs: a transposed walk reads
+ * the copy as stored, so a column's rows are consecutive bytes): word ky
+ * from rows ky, ky + s, ky + 2 s, and, from ky = s on, the word s rows
+ * above shifted by one digit. */
+INLINE void qc_column(const qdw_shape *s, const uint8_t *g, int64_t rs,
+                      int64_t cs, int64_t c, uint64_t wc[QC_KMAX]) {
   const int64_t st = s->sh;
+  const uint8_t *p = g + c * cs;
   for (int64_t ky = 0; ky < s->kh; ++ky) {
-    const uint64_t far = g[(ky + 2 * st) * pw + c];
+    const uint64_t far = p[(ky + 2 * st) * rs];
     if (ky < st)
-      wc[ky] = g[ky * pw + c] + ((uint64_t)g[(ky + st) * pw + c] << QC_B) +
+      wc[ky] = p[ky * rs] + ((uint64_t)p[(ky + st) * rs] << QC_B) +
                (far << 2 * QC_B);
     else
       wc[ky] = (wc[ky - st] >> QC_B) + (far << 2 * QC_B);
@@ -145,11 +155,11 @@ INLINE void qc_column(const qdw_shape *s, const uint8_t *g, int64_t pw,
 /* Column j of the window at output ox (padded column ox s + j) into the
  * open sums: part[k] is output ox + k's, and the column is tap kx of
  * output ox + (j - kx) / s for every kx <= j with j - kx a multiple of s. */
-INLINE void qc_add_column(const qdw_shape *s, const uint8_t *g, int64_t pw,
-                          int64_t c, int64_t j, const int64_t *w,
+INLINE void qc_add_column(const qdw_shape *s, const uint8_t *g, int64_t rs,
+                          int64_t cs, int64_t c, int64_t j, const int64_t *w,
                           uint64_t part[QC_OPEN]) {
   uint64_t wc[QC_KMAX];
-  qc_column(s, g, pw, c, wc);
+  qc_column(s, g, rs, cs, c, wc);
   for (int64_t kx = j % s->sw; kx <= j && kx < s->kw; kx += s->sw)
     for (int64_t ky = 0; ky < s->kh; ++ky)
       part[(j - kx) / s->sw] += wc[ky] * (uint64_t)w[ky * s->kw + kx];
@@ -157,25 +167,25 @@ INLINE void qc_add_column(const qdw_shape *s, const uint8_t *g, int64_t pw,
 
 /* Before output column 0 of the group at g: the window's first kw - s
  * columns into the open sums. */
-INLINE void qc_start(const qdw_shape *s, const uint8_t *g, const int64_t *w,
-                     uint64_t part[QC_OPEN]) {
+INLINE void qc_start(const qdw_shape *s, const uint8_t *g, int64_t rs,
+                     int64_t cs, const int64_t *w, uint64_t part[QC_OPEN]) {
   for (int64_t k = 0; k < QC_OPEN; ++k)
     part[k] = 0;
   for (int64_t j = 0; j < s->kw - s->sw; ++j)
-    qc_add_column(s, g, qc_cols(s), j, j, w, part);
+    qc_add_column(s, g, rs, cs, j, j, w, part);
 }
 
 /* The sums (three rows' digits) of output columns [ox0, ox0 + n) of the
  * group at g into acc, the window's new columns added one at a time to
  * the open sums part (no window held in registers: a 3x3 one and its
  * taps, 18 values, left too few for the rest). */
-INLINE void qc_sums(const qdw_shape *s, const uint8_t *g, const int64_t *w,
-                    int64_t ox0, int64_t n, uint64_t part[QC_OPEN],
-                    uint64_t *acc) {
-  const int64_t pw = qc_cols(s), st = s->sw, open = (s->kw - 1) / st + 1;
+INLINE void qc_sums(const qdw_shape *s, const uint8_t *g, int64_t rs,
+                    int64_t cs, const int64_t *w, int64_t ox0, int64_t n,
+                    uint64_t part[QC_OPEN], uint64_t *acc) {
+  const int64_t st = s->sw, open = (s->kw - 1) / st + 1;
   for (int64_t ox = ox0; ox < ox0 + n; ++ox) {
     for (int64_t j = s->kw - st; j < s->kw; ++j)
-      qc_add_column(s, g, pw, ox * st + j, j, w, part);
+      qc_add_column(s, g, rs, cs, ox * st + j, j, w, part);
     acc[ox - ox0] = part[0];
     for (int64_t k = 0; k + 1 < open; ++k)
       part[k] = part[k + 1];
@@ -215,14 +225,14 @@ INLINE void qc_store(const uint64_t *acc, int64_t n, int64_t yr, int64_t yk,
 /* Output rows oy, oy + 1, oy + 2 (y: row oy) of the group at g, QC_CW
  * columns at a time: their sums, then their outputs. */
 #define QC_CW 64
-INLINE void qc_group(const qdw_shape *s, const uint8_t *g, const int64_t *w,
-                     const qdw_rq *q, int64_t up, int tf, int64_t yr,
-                     int64_t yk, uint8_t *y) {
+INLINE void qc_group(const qdw_shape *s, const uint8_t *g, int64_t rs,
+                     int64_t cs, const int64_t *w, const qdw_rq *q, int64_t up,
+                     int tf, int64_t yr, int64_t yk, uint8_t *y) {
   uint64_t part[QC_OPEN], acc[QC_CW];
-  qc_start(s, g, w, part);
+  qc_start(s, g, rs, cs, w, part);
   for (int64_t ox0 = 0; ox0 < s->ow; ox0 += QC_CW) {
     const int64_t n = s->ow - ox0 < QC_CW ? s->ow - ox0 : QC_CW;
-    qc_sums(s, g, w, ox0, n, part, acc);
+    qc_sums(s, g, rs, cs, w, ox0, n, part, acc);
     qc_store(acc, n, yr, yk, q, up, tf, y + ox0 * yk);
   }
 }
@@ -233,12 +243,11 @@ INLINE void qc_group(const qdw_shape *s, const uint8_t *g, const int64_t *w,
 INLINE void qc_planes_as(const qdw_shape *g, const qdw_shape *s,
                          const qdw_args *a, int tr) {
   const int64_t band = qc_band(s), pw = qc_cols(s), taps = s->kh * s->kw;
-  /* Strides of the plane's rows and columns as walked, in and out. */
-  const int64_t xr = tr ? 1 : g->wd, xk = tr ? g->wd : 1;
+  /* Strides of the output's walked rows and columns. */
   const int64_t yr = tr ? 1 : g->ow, yk = tr ? g->ow : 1;
   const int32_t xoff = a->x_type == CUVIL_Q_I8 ? 128 : 0;
   const uint8_t padv = (uint8_t)(a->x_zp + xoff), flip = xoff ? 0x80 : 0;
-  uint8_t pad[QC_BYTES];
+  uint8_t pad[QC_BYTES + 8] __attribute__((aligned(8)));
   for (int64_t pl = 0; pl < a->planes; ++pl) {
     qdw_taps tv[QDW_TAP_VECTORS];
     int32_t bias;
@@ -259,14 +268,21 @@ INLINE void qc_planes_as(const qdw_shape *g, const qdw_shape *s,
     for (int64_t oy0 = 0; oy0 < s->oh; oy0 += band) {
       const int64_t top = s->oh - oy0 < 3 ? s->oh - 3 : oy0;
       const int64_t rows = s->oh - top < band ? s->oh - top : band;
-      qc_fill(s, pad, xc, xr, xk, top * s->sh, qc_rows(s, rows), padv, flip);
-      for (int64_t r0 = 0; r0 < rows; r0 += 3) {
-        const int64_t r = rows - r0 < 3 ? rows - 3 : r0;
+      /* The band's walked rows: padded rows of the plane as stored, or
+       * (transposed) its padded columns; rs, cs: their strides in pad. */
+      const int64_t nr = qc_rows(s, rows), r0 = top * s->sh;
+      const int64_t rs = tr ? 1 : pw, cs = tr ? nr : 1;
+      if (tr)
+        qc_fill(g, pad, xc, 0, pw, r0, nr, padv, flip);
+      else
+        qc_fill(g, pad, xc, r0, nr, 0, pw, padv, flip);
+      for (int64_t q0 = 0; q0 < rows; q0 += 3) {
+        const int64_t r = rows - q0 < 3 ? rows - 3 : q0;
         if (tf)
-          qc_group(s, pad + r * s->sh * pw, w, &q, up, 1, yr, yk,
+          qc_group(s, pad + r * s->sh * rs, rs, cs, w, &q, up, 1, yr, yk,
                    y + (top + r) * yr);
         else
-          qc_group(s, pad + r * s->sh * pw, w, &q, up, 0, yr, yk,
+          qc_group(s, pad + r * s->sh * rs, rs, cs, w, &q, up, 0, yr, yk,
                    y + (top + r) * yr);
       }
       if (top != oy0)
