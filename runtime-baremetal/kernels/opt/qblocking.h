@@ -38,14 +38,17 @@
  * x2 w B^2, so a 64-bit accumulator adds up the positions' dot products
  * as digits modulo 2^64 (exact in any activation domain: the lanes are
  * signed, each one's borrow taken back when the word is split). Pairs (B =
- * 2^32) hold any tile; triples (B = 2^21) hold digits of at most 2^20 in
- * magnitude, 32 steps of |x w| <= 255 * 128 (cuvil_qtri_chunk), so the
- * accumulators are split into the int32 block every 32 steps. Blocks of
- * more than 8 positions take triples (positions a, a + 4, a + 8 in word
- * a), the others pairs (a, a + 4). 4 channels x 4 words: per step 4 lb + 4
- * ld + 16 mul + 16 add and 3 for the loop per two steps; on 12 positions
- * 48 multiply-adds, 0.86 instructions each (1.03 with the split every 32
- * steps), on 8 positions 32, 1.30.
+ * 2^32) hold any tile; triples (B = 2^21) hold 21-bit signed digits: in
+ * the int8 domain (uint8 inputs flipped, the correction in the bias) 64
+ * products of at most 2^14 (CUVIL_QTRI_CHUNK, CUVIL_QTRI_OFF), so the
+ * accumulators are split into the int32 block every 64 steps (the uint8
+ * domain's 255 * 128 allowed 32: DS-CNN's 64-step layers split twice, 6%
+ * more instructions on the model). Blocks of more than 8 positions take
+ * triples (positions a, a + 4, a + 8 in word a), the others pairs (a,
+ * a + 4). 4 channels x 4 words: per step 4 lb + 4 ld + 16 mul + 16 add
+ * and 3 for the loop per two steps; on 12 positions 48 multiply-adds,
+ * 0.86 instructions each (0.95 with the split every 64 steps), on 8
+ * positions 32, 1.30.
  *   anything else: the AArch64 layout with the dot product in plain C
  *       (also what the tests build as CUVIL_QBLOCKING_SDOT_EMUL, to run the
  *       a78 kernel's layout and block on the host).
@@ -83,7 +86,7 @@
 #define CUVIL_QKR 1
 #define CUVIL_QNR 12
 #define CUVIL_QNA 4         /* accumulator rows: words of 2 or 3 positions */
-#define CUVIL_QX_UNSIGNED 1 /* zero-extended bytes: no sign extension */
+#define CUVIL_QX_UNSIGNED 0 /* int8 lanes: |x w| <= 2^14, see triples */
 #define CUVIL_QKC 128       /* steps per gathered tile: 128 x 32 bytes */
 typedef uint64_t cuvil_qxe;
 #define CUVIL_QXG 4 /* elements per group: 4 pairs */
@@ -197,18 +200,34 @@ CUVIL_QINLINE cuvil_qw cuvil_qw_load_n(const int8_t *p, int64_t bytes) {
 }
 
 #if defined(CUVIL_QPAIRS)
-/* Whether block of nb positions takes triples; the steps after which
- * triples are split (|digit| < 2^20: 32 * 255 * 128 = 1,044,480). */
+/* Whether a block of nb positions takes triples; the steps after which
+ * triples are split: int8 activations and weights make products in
+ * [-16256, 16384], and 64 of them fit a 21-bit signed digit once each
+ * digit starts at -CUVIL_QTRI_OFF (sums in [-1044480, 1044480]; the one
+ * sum of 2^20, 64 products of -128 by -128, would not fit otherwise). */
 #define CUVIL_QTRI(nb) ((nb) > 8)
-#define CUVIL_QTRI_CHUNK 32
+#define CUVIL_QTRI_CHUNK 64
 #define CUVIL_QTRI_BITS 21
+#define CUVIL_QTRI_OFF 4096
+/* 1 in every lane of a word of triples, of pairs. */
+#define CUVIL_QUNIT(tri)                                                       \
+  ((tri) ? 1 + ((uint64_t)1 << CUVIL_QTRI_BITS) +                              \
+               ((uint64_t)1 << 2 * CUVIL_QTRI_BITS)                            \
+         : 1 + ((uint64_t)1 << 32))
 
 /* The signed digit in the low `bits` bits of a. */
 CUVIL_QINLINE int64_t cuvil_qdigit(uint64_t a, int bits) {
   return (int64_t)(a << (64 - bits)) >> (64 - bits);
 }
 
-/* Triples: the int32 block mem += the positions' digits in acc (word a:
+/* Triples: a chunk's accumulators, each digit at -CUVIL_QTRI_OFF. */
+CUVIL_QINLINE void cuvil_qacc_start3(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV]) {
+  for (int a = 0; a < CUVIL_QNA; ++a)
+    for (int v = 0; v < CUVIL_QMV; ++v)
+      acc[a][v] = -(uint64_t)CUVIL_QTRI_OFF * CUVIL_QUNIT(1);
+}
+
+/* Triples: the int32 block mem += the positions' sums in acc (word a:
  * positions a, a + 4, a + 8). */
 CUVIL_QINLINE void cuvil_qacc_add3(int32_t *mem,
                                    const cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV]) {
@@ -222,10 +241,12 @@ CUVIL_QINLINE void cuvil_qacc_add3(int32_t *mem,
     const int64_t r = (int64_t)(acc[a][v] - (uint64_t)d0) >> b;
     const int64_t d1 = cuvil_qdigit((uint64_t)r, b);
     int32_t *m = mem + a * CUVIL_QMR + v;
-    m[0] = (int32_t)((uint32_t)m[0] + (uint32_t)d0);
-    m[4 * CUVIL_QMR] = (int32_t)((uint32_t)m[4 * CUVIL_QMR] + (uint32_t)d1);
+    /* Each digit started at -CUVIL_QTRI_OFF (cuvil_qacc_start3). */
+    const uint32_t o = CUVIL_QTRI_OFF;
+    m[0] = (int32_t)((uint32_t)m[0] + (uint32_t)d0 + o);
+    m[4 * CUVIL_QMR] = (int32_t)((uint32_t)m[4 * CUVIL_QMR] + (uint32_t)d1 + o);
     m[8 * CUVIL_QMR] =
-        (int32_t)((uint32_t)m[8 * CUVIL_QMR] + (uint32_t)((r - d1) >> b));
+        (int32_t)((uint32_t)m[8 * CUVIL_QMR] + (uint32_t)((r - d1) >> b) + o);
   }
 }
 #endif
@@ -288,11 +309,12 @@ typedef uint8_t cuvil_qrow4 __attribute__((vector_size(64)));
                           58, 27, 59, 28, 60, 29, 61, 30, 62, 31, 63)
 
 #if defined(CUVIL_QPAIRS)
-/* The word of positions x0, x1 (and x2: tri) in their lanes. */
-CUVIL_QINLINE uint64_t cuvil_qword(uint64_t x0, uint64_t x1, uint64_t x2,
-                                   int tri) {
-  return tri ? x0 + (x1 << CUVIL_QTRI_BITS) + (x2 << 2 * CUVIL_QTRI_BITS)
-             : x0 + (x1 << 32);
+/* The bytes u0, u1 (and u2: tri) side by side in their lanes; a word of
+ * activations is this for u = x + 128 (0..255), less 128 CUVIL_QUNIT. */
+CUVIL_QINLINE uint64_t cuvil_qbytes(uint64_t u0, uint64_t u1, uint64_t u2,
+                                    int tri) {
+  return tri ? u0 + (u1 << CUVIL_QTRI_BITS) + (u2 << 2 * CUVIL_QTRI_BITS)
+             : u0 + (u1 << 32);
 }
 #endif
 
@@ -301,9 +323,13 @@ CUVIL_QINLINE uint64_t cuvil_qword(uint64_t x0, uint64_t x1, uint64_t x2,
 CUVIL_QINLINE void cuvil_qx_pack(cuvil_qxe *dst, const cuvil_qrow s[CUVIL_QKR],
                                  int tri) {
 #if defined(CUVIL_QPAIRS)
+  /* s holds int8 activations as bytes: u = byte ^ 0x80. */
+  const uint64_t unit = CUVIL_QUNIT(tri);
   CUVIL_UNROLL
   for (int a = 0; a < CUVIL_QNA; ++a)
-    dst[a] = cuvil_qword(s[0][a], s[0][a + 4], s[0][a + 8], tri);
+    dst[a] =
+        (cuvil_qbytes(s[0][a], s[0][a + 4], s[0][a + 8], tri) ^ 0x80 * unit) -
+        128 * unit;
 #elif CUVIL_QKR == 4
   (void)tri;
   /* Position j's 4 steps at bytes 4j..4j+3: two rounds of zips. */

@@ -79,20 +79,22 @@ INLINE cuvil_qrow conv_step(const qsrc *s, const qblock *b, int64_t ci,
 #if defined(CUVIL_QPAIRS)
 /* The positions of a full block: gather_run copies whole rows of them. */
 #define QFULL(nb) ((nb) == 8 || (nb) == CUVIL_QNR ? (nb) : -1)
-/* A flip byte in every lane of a word of triples, of pairs. */
-#define QFLIP3                                                                 \
-  (1 + ((uint64_t)1 << CUVIL_QTRI_BITS) + ((uint64_t)1 << 2 * CUVIL_QTRI_BITS))
-#define QFLIP2 (1 + ((uint64_t)1 << 32))
+/* What turns the bytes of a source side by side (cuvil_qbytes) into a
+ * word of int8 activations: xor by flip ^ 0x80 in each lane (to u = x +
+ * 128), then less 128 in each. */
+#define QWORD_XOR(s, tri) (((s)->flip ^ 0x80) * CUVIL_QUNIT(tri))
+#define QWORD_SUB(tri) (128 * CUVIL_QUNIT(tri))
 
 /* gather_run's steps on one-lane targets (one step a group): the words
  * straight from the bytes, not through 16-byte vector rows (lowered to
- * byte inserts and extracts); triples (tri) or pairs, xor flip (a
- * constant 0 for sources already in the domain). Steps from (ci, tap) on,
- * with gather_run's tap tables. */
+ * byte inserts and extracts); triples (tri) or pairs, the bytes xor'd by
+ * flip (QWORD_XOR: a constant 0 for uint8 sources). Steps from (ci, tap)
+ * on, with gather_run's tap tables. */
 INLINE void run_words(const qsrc *s, const int64_t *off, const int32_t *lo,
                       const int32_t *hi, const uint8_t *whole, int64_t ci,
                       int64_t tap, int64_t kc, cuvil_qxe *buf, int tri,
                       uint64_t flip) {
+  const uint64_t sub = QWORD_SUB(tri);
   /* Locals: the stores to buf could alias *s. */
   const int64_t taps = s->kh * s->kw, hw = s->h * s->wd, sw = s->sw, c = s->c;
   const uint8_t pad = s->pad;
@@ -105,19 +107,24 @@ INLINE void run_words(const qsrc *s, const int64_t *off, const int32_t *lo,
     } else if (whole[tap] == 1) {
       CUVIL_UNROLL
       for (int a = 0; a < CUVIL_QNA; ++a)
-        buf[a] = cuvil_qword(xp[a], xp[a + 4], tri ? xp[a + 8] : 0, tri) ^ flip;
+        buf[a] =
+            (cuvil_qbytes(xp[a], xp[a + 4], tri ? xp[a + 8] : 0, tri) ^ flip) -
+            sub;
     } else if (whole[tap] == 2) {
       CUVIL_UNROLL
       for (int a = 0; a < CUVIL_QNA; ++a)
-        buf[a] = cuvil_qword(xp[2 * a], xp[2 * a + 8], tri ? xp[2 * a + 16] : 0,
-                             tri) ^
-                 flip;
+        buf[a] = (cuvil_qbytes(xp[2 * a], xp[2 * a + 8],
+                               tri ? xp[2 * a + 16] : 0, tri) ^
+                  flip) -
+                 sub;
     } else {
       uint8_t lanes[CUVIL_QNR];
       for (int j = 0; j < CUVIL_QNR; ++j)
         lanes[j] = j >= lo[tap] && j < hi[tap] ? xp[j * sw] : pad;
       for (int a = 0; a < CUVIL_QNA; ++a)
-        buf[a] = cuvil_qword(lanes[a], lanes[a + 4], lanes[a + 8], tri) ^ flip;
+        buf[a] =
+            (cuvil_qbytes(lanes[a], lanes[a + 4], lanes[a + 8], tri) ^ flip) -
+            sub;
     }
     if (++tap == taps) {
       tap = 0;
@@ -154,15 +161,15 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
   }
   int64_t ci = k0 / taps, tap = k0 % taps;
 #if defined(CUVIL_QPAIRS)
-  const uint64_t fl = s->flip;
+  const int fl = s->flip != 0x80; /* 0: a uint8 source */
   if (QTRI(b)) {
     if (fl)
-      run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 1, fl * QFLIP3);
+      run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 1, QWORD_XOR(s, 1));
     else
       run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 1, 0);
   } else {
     if (fl)
-      run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 0, fl * QFLIP2);
+      run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 0, QWORD_XOR(s, 0));
     else
       run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 0, 0);
   }
@@ -408,7 +415,7 @@ STAGE void gather_lanes(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
   const uint8_t *xc = s->x + ci * hw;
 #if defined(CUVIL_QPAIRS)
   const int tri = QTRI(b);
-  const uint64_t flip = s->flip * (tri ? QFLIP3 : QFLIP2);
+  const uint64_t flip = QWORD_XOR(s, tri), sub = QWORD_SUB(tri);
   for (int64_t q = 0; q < kc; ++q, buf += CUVIL_QXG) {
     if (ci >= s->c) {
       for (int a = 0; a < CUVIL_QNA; ++a)
@@ -417,9 +424,10 @@ STAGE void gather_lanes(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
       const uint8_t *xt = xc + toff[tap];
       CUVIL_UNROLL
       for (int a = 0; a < CUVIL_QNA; ++a)
-        buf[a] = cuvil_qword(xt[off[a]], xt[off[a + 4]],
-                             tri ? xt[off[a + 8]] : 0, tri) ^
-                 flip;
+        buf[a] = (cuvil_qbytes(xt[off[a]], xt[off[a + 4]],
+                               tri ? xt[off[a + 8]] : 0, tri) ^
+                  flip) -
+                 sub;
     }
     if (++tap == taps) {
       tap = 0;
@@ -461,16 +469,18 @@ STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
   cuvil_qrow g[CUVIL_QKR];
 #if defined(CUVIL_QPAIRS)
   /* One row (a fully connected layer at batch 1), for run_row: step pairs
-   * x[t + 1] + x[t] * 2^32 (t = k0, k0 + 2, ...; an odd last step alone,
-   * as x[t] * 2^32), then the sum of the paired steps. Gathered and packed
-   * element-wise as below, a step took some 100 instructions. */
+   * x[t + 1] + x[t] * 2^32 of x + 128 (t = k0, k0 + 2, ...; an odd last
+   * step alone, as x[t] * 2^32), then the sum of the paired steps. Gathered and
+   * packed element-wise as below, a step took some 100 instructions. */
   if (s->is_gemm && b->nb == 1) {
     const uint8_t *xr = s->x + b->p0 * s->k;
     uint64_t sum = 0;
     for (int64_t t = k0; t < k0 + kc; t += 2) {
-      const uint64_t x0 = t < s->k ? (uint8_t)(xr[t] ^ s->flip) : 0;
+      /* x + 128 (0..255): run_row's digits are unsigned. */
+      const uint8_t u = s->flip ^ 0x80;
+      const uint64_t x0 = t < s->k ? (uint8_t)(xr[t] ^ u) : 0;
       const uint64_t x1 =
-          t + 1 < k0 + kc && t + 1 < s->k ? (uint8_t)(xr[t + 1] ^ s->flip) : 0;
+          t + 1 < k0 + kc && t + 1 < s->k ? (uint8_t)(xr[t + 1] ^ u) : 0;
       buf[(t - k0) / 2] = x1 + (x0 << 32);
       sum += t + 1 < k0 + kc ? x0 + x1 : 0;
     }

@@ -106,9 +106,7 @@ INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
   cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV];
 #if defined(CUVIL_QPAIRS)
   if (tri) {
-    for (int a = 0; a < CUVIL_QNA; ++a)
-      for (int v = 0; v < CUVIL_QMV; ++v)
-        acc[a][v] = 0;
+    cuvil_qacc_start3(acc);
     run_groups(acc, xq, off, wq, nq, mb, one, nv);
     cuvil_qacc_add3(part, acc);
     return;
@@ -181,11 +179,12 @@ STAGE void run_one(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
  * 8-aligned if dword: one load a pair, else two words, not an unaligned
  * doubleword: eight byte loads, or a trap on hardware without misaligned
  * accesses). */
-INLINE void row_pairs(uint64_t acc[CUVIL_QMR], const cuvil_qxe *xq,
-                      const int8_t *wq, int64_t np, int dword) {
+INLINE void row_pairs(uint64_t acc[CUVIL_QMR], uint64_t us[CUVIL_QMR],
+                      const cuvil_qxe *xq, const int8_t *wq, int64_t np,
+                      int dword) {
   const uint64_t digits = 0x000000ff000000ffu, flip = 0x8080808080808080u;
   for (int c = 0; c < CUVIL_QMR; ++c)
-    acc[c] = 0;
+    acc[c] = us[c] = 0;
   CUVIL_UNROLL_BY(2)
   for (int64_t q = 0; q < np; ++q) {
     const int8_t *w = wq + 2 * CUVIL_QMR * q;
@@ -200,43 +199,51 @@ INLINE void row_pairs(uint64_t acc[CUVIL_QMR], const cuvil_qxe *xq,
     v ^= flip;
     const uint64_t x = xq[q];
     CUVIL_UNROLL
-    for (int c = 0; c < CUVIL_QMR; ++c)
-      acc[c] += (v >> 8 * c & digits) * x;
+    for (int c = 0; c < CUVIL_QMR; ++c) {
+      const uint64_t u = v >> 8 * c & digits;
+      acc[c] += u * x;
+      us[c] += u;
+    }
   }
 }
 
 /* part (position 0's accumulators) += kc steps of the panel of mb channels
- * at wq against a one-row gathering (see gather). A whole panel (at an
- * aligned address, as packed weights are; else step by step) takes two
- * steps per 64-bit load of weights, moved to unsigned (u = w + 128, so
- * that the bytes are the digits of the word): (u[t] + u[t + 1] * 2^32) *
- * (x[t + 1] + x[t] * 2^32) holds u[t] x[t] + u[t + 1] x[t + 1] in its high
- * half, two multiply-adds per mul where run_one did one and loaded each
- * weight alone (the low half, u[t] x[t + 1] < 2^16 a pair, carries nothing
- * over a tile's 64 pairs); 128 times the paired x sum comes off at the
- * end. */
+ * at wq against a one-row gathering (see gather: x + 128, unsigned, as
+ * the int8 domain's x). A whole panel (at an aligned address, as packed
+ * weights are; else step by step) takes two steps per 64-bit load of
+ * weights, moved to unsigned (u = w + 128, so that the bytes are the
+ * digits of the word): (u[t] + u[t + 1] * 2^32) * (x[t + 1] + x[t] *
+ * 2^32) holds u[t] x[t] + u[t + 1] x[t + 1] in its high half, two
+ * multiply-adds per mul where run_one did one and loaded each weight alone
+ * (the low half, u[t] x[t + 1] < 2^16 a pair, carries nothing over a
+ * tile's 64 pairs); at the end 128 times the paired x sum comes off (for
+ * w), and 128 times the paired w sum, the u sum less 128 a step (for x). */
 STAGE void run_row(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
                    int64_t kc, int64_t mb) {
   const int64_t np = kc / 2;
   if (mb < CUVIL_QMR || ((uintptr_t)wq & 3)) {
     for (int64_t t = 0; t < kc; ++t) {
       const int32_t x =
-          (int32_t)(t & 1 ? (uint32_t)xq[t / 2] : xq[t / 2] >> 32);
+          (int32_t)(t & 1 ? (uint32_t)xq[t / 2] : xq[t / 2] >> 32) - 128;
       for (int64_t c = 0; c < mb; ++c)
         part[c] += x * wq[t * mb + c];
     }
     return;
   }
-  uint64_t acc[CUVIL_QMR];
+  uint64_t acc[CUVIL_QMR], us[CUVIL_QMR];
   if ((uintptr_t)wq & 7)
-    row_pairs(acc, xq, wq, np, 0);
+    row_pairs(acc, us, xq, wq, np, 0);
   else
-    row_pairs(acc, xq, wq, np, 1);
+    row_pairs(acc, us, xq, wq, np, 1);
   const uint32_t off = 128 * (uint32_t)xq[(kc + 1) / 2];
   for (int c = 0; c < CUVIL_QMR; ++c) {
-    uint32_t r = (uint32_t)part[c] + (uint32_t)(acc[c] >> 32) - off;
+    const uint32_t wsum =
+        (uint32_t)us[c] + (uint32_t)(us[c] >> 32) - 256 * (uint32_t)np;
+    uint32_t r =
+        (uint32_t)part[c] + (uint32_t)(acc[c] >> 32) - off - 128 * wsum;
     if (kc & 1)
-      r += (uint32_t)((int32_t)(xq[np] >> 32) * wq[2 * CUVIL_QMR * np + c]);
+      r += (uint32_t)(((int32_t)(xq[np] >> 32) - 128) *
+                      wq[2 * CUVIL_QMR * np + c]);
     part[c] = (int32_t)r;
   }
 }
