@@ -25,10 +25,11 @@
  * than three output rows, or whose padded rows are too wide for the copy,
  * stays with the flat form; the last group of a band overlaps the one
  * before when the rows are not a multiple of three. u74-mc: DS-CNN's
- * depthwise layers 498K -> 337K instructions each (float: 174K),
- * MobileNetV1-0.25's 4.96M -> 4.34M in all (float: 1.67M): the
- * requantization (7 instructions an output) and the words' building cost
- * what float's one fmadd per multiply-add does not. */
+ * depthwise layers 498K -> 322K instructions each (float: 174K),
+ * MobileNetV1-0.25's 4.96M -> 3.98M in all (float: 1.67M): the
+ * requantization (6 instructions an output and the split's 8 a word) and
+ * the words' building cost what float's one fmadd per multiply-add does
+ * not. */
 #ifndef CUVIL_KERNELS_OPT_QDW_COLS_H
 #define CUVIL_KERNELS_OPT_QDW_COLS_H
 
