@@ -42,7 +42,7 @@
  * the int8 domain (uint8 inputs flipped, the correction in the bias) 64
  * products of at most 2^14 (CUVIL_QTRI_CHUNK, CUVIL_QTRI_OFF), so the
  * accumulators are split into the int32 block every 64 steps (the uint8
- * domain's 255 * 128 allowed 32: DS-CNN's 64-step layers split twice, 6%
+ * domain's 255 * 128 allowed 32: DS-CNN's 64-step layers split twice, 5%
  * more instructions on the model). Blocks of more than 8 positions take
  * triples (positions a, a + 4, a + 8 in word a), the others pairs (a,
  * a + 4). 4 channels x 4 words: per step 4 lb + 4 ld + 16 mul + 16 add

@@ -98,8 +98,8 @@ INLINE void run_groups(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
 }
 
 /* part (the int32 block, [CUVIL_QNR][CUVIL_QMR]) += run_groups. Triples
- * (tri, RV64; nq at most CUVIL_QTRI_CHUNK) start from 0 and are added to
- * part. */
+ * (tri, RV64; nq at most CUVIL_QTRI_CHUNK) start from cuvil_qacc_start3
+ * and are added to part (cuvil_qacc_add3). */
 INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
                       const int8_t *wq, int64_t nq, int64_t mb, int one, int nv,
                       int tri) {
