@@ -8,15 +8,16 @@
  * them around the multiply-adds: the line's fill, a tile's branches for
  * its columns and ties, register spills. Here a plane is copied once,
  * padded, as bytes (a band of rows at a time), and each group of three
- * output rows oy, oy + 1, oy + 2 walks the output columns with its window
- * in registers: for window row ky and padded column c, the word
+ * output rows oy, oy + 1, oy + 2 walks the output columns: for window row
+ * ky and padded column c, the word
  *   P[oy s + ky][c] + P[(oy + 1) s + ky][c] B + P[(oy + 2) s + ky][c] B^2
  * (B = 2^21; bytes: the uint8 domain, int8 inputs moved by 128 as in
  * qdw_flat.h) times tap (ky, kx) adds the three rows' products as signed
  * digits (|digit| <= 25 * 255 * 128 < 2^20, so no digit spills into the
  * next; split as in qblocking.h's triples). Moving one output column
  * builds only the window's new columns (their words from kh + 2 s bytes,
- * each after the first s from the word s rows above, shifted), so per
+ * each after the first s from the word s rows above, shifted) and adds
+ * each into the sums of the outputs it belongs to (qc_sums), so per
  * three outputs of a 3x3 window at stride 1: 5 loads and 10 instructions
  * of building, 9 mul and 8 add, the split and three requantizations. The
  * bias joins the requantization's rounding constant (no overflow: |bias
