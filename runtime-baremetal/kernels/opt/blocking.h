@@ -96,12 +96,19 @@
  * array indexed by a loop variable stays in memory (the accumulators would
  * be stored on every multiply-add). The optimiser's cost model sometimes
  * declines, so every such loop says so. */
+/* And a loop the optimiser must leave as written (CUVIL_PLAIN: nor
+ * vectorised), where unrolling costs more set-up than it saves: a short
+ * trip count, or many address streams. */
 #if defined(__clang__)
 #define CUVIL_UNROLL _Pragma("clang loop unroll(full)")
 #define CUVIL_UNROLL_BY(n) _Pragma(CUVIL_STR(clang loop unroll_count(n)))
+#define CUVIL_NO_UNROLL _Pragma("clang loop unroll(disable)")
+#define CUVIL_PLAIN _Pragma("clang loop unroll(disable) vectorize(disable)")
 #else
 #define CUVIL_UNROLL _Pragma("GCC unroll 32")
 #define CUVIL_UNROLL_BY(n) _Pragma(CUVIL_STR(GCC unroll n))
+#define CUVIL_NO_UNROLL _Pragma("GCC unroll 1")
+#define CUVIL_PLAIN _Pragma("GCC unroll 1")
 #endif
 #define CUVIL_STR(x) #x
 

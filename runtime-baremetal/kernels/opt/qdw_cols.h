@@ -124,10 +124,9 @@ INLINE void qc_fill(const qdw_shape *g, uint8_t *pad, const uint8_t *xc,
     }
     /* A short row (a transposed walk's: DS-CNN's 5) in a plain loop:
      * unrolled and vectorised, a row of 5 took 54 instructions. */
-#if defined(__clang__)
-    _Pragma("clang loop unroll(disable) vectorize(disable)")
-#endif
-        for (int64_t c = in0; c < in1; ++c) pad[r * nc + c] = row[c] ^ flip;
+    CUVIL_PLAIN
+    for (int64_t c = in0; c < in1; ++c)
+      pad[r * nc + c] = row[c] ^ flip;
   }
 }
 

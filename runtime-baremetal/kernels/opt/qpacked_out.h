@@ -60,21 +60,21 @@ INLINE void requant_rows(const qout *o, const qblock *b, const int32_t *pp,
   uint8_t *y = (uint8_t *)o->y + m0 * cs + b->p0 * ps;
   /* Position by position, not unrolled: unrolled by 4, the set-up of its
    * 16 address streams cost 194 instructions a call, 4 an output. */
-#if defined(__clang__)
-  _Pragma("clang loop unroll(disable)")
-#endif
-      for (int64_t j = 0; j < nb; ++j, y += ps)
-          CUVIL_UNROLL for (int l = 0; l < CUVIL_QMR; ++l) if (l < mb) {
-    const int64_t t = (int64_t)pp[j * CUVIL_QMR + l] * mul[l] + half[l];
-    int64_t v = t >> sh[l];
-    if (!tf) {
-      if (__builtin_expect((t & mask[l]) == 0, 0))
-        v -= v & 1;
-      v += zp;
+  CUVIL_NO_UNROLL
+  for (int64_t j = 0; j < nb; ++j, y += ps)
+    CUVIL_UNROLL
+  for (int l = 0; l < CUVIL_QMR; ++l)
+    if (l < mb) {
+      const int64_t t = (int64_t)pp[j * CUVIL_QMR + l] * mul[l] + half[l];
+      int64_t v = t >> sh[l];
+      if (!tf) {
+        if (__builtin_expect((t & mask[l]) == 0, 0))
+          v -= v & 1;
+        v += zp;
+      }
+      v = v < lo ? lo : v;
+      y[l * cs] = (uint8_t)(v > hi ? hi : v);
     }
-    v = v < lo ? lo : v;
-    y[l * cs] = (uint8_t)(v > hi ? hi : v);
-  }
 }
 #else
 #define QRV (CUVIL_QMR / 4)
