@@ -112,6 +112,14 @@
 #endif
 #define CUVIL_STR(x) #x
 
+/* The signed digit in the low `bits` bits of a: one lane of the words
+ * that hold two or three int8 sums on one-lane targets (qblocking.h,
+ * qdw_cols.h). */
+static inline __attribute__((always_inline)) int64_t cuvil_qdigit(uint64_t a,
+                                                                  int bits) {
+  return (int64_t)(a << (64 - bits)) >> (64 - bits);
+}
+
 /* Depthwise convolution: a tile of up to CUVIL_DW_R output rows by
  * CUVIL_DW_NV vectors of output columns. The accumulators (R x NV
  * registers) and the broadcast 3x3 weights (9 registers) must fit the

@@ -215,11 +215,6 @@ CUVIL_QINLINE cuvil_qw cuvil_qw_load_n(const int8_t *p, int64_t bytes) {
                ((uint64_t)1 << 2 * CUVIL_QTRI_BITS)                            \
          : 1 + ((uint64_t)1 << 32))
 
-/* The signed digit in the low `bits` bits of a. */
-CUVIL_QINLINE int64_t cuvil_qdigit(uint64_t a, int bits) {
-  return (int64_t)(a << (64 - bits)) >> (64 - bits);
-}
-
 /* Triples: a chunk's accumulators, each digit at -CUVIL_QTRI_OFF. */
 CUVIL_QINLINE void cuvil_qacc_start3(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV]) {
   for (int a = 0; a < CUVIL_QNA; ++a)

@@ -194,11 +194,6 @@ INLINE void qc_sums(const qdw_shape *s, const uint8_t *g, int64_t rs,
   }
 }
 
-/* The signed digit in the low QC_B bits of a. */
-INLINE int64_t qc_digit(uint64_t a) {
-  return (int64_t)(a << (64 - QC_B)) >> (64 - QC_B);
-}
-
 /* Requantizes digit d of an output (the bias in up) to *y. */
 INLINE void qc_out(int64_t d, const qdw_rq *q, int64_t up, int tf, uint8_t *y) {
   const int64_t t = d * q->mult + up;
@@ -214,9 +209,9 @@ INLINE void qc_out(int64_t d, const qdw_rq *q, int64_t up, int tf, uint8_t *y) {
 INLINE void qc_store(const uint64_t *acc, int64_t n, int64_t yr, int64_t yk,
                      const qdw_rq *q, int64_t up, int tf, uint8_t *y) {
   for (int64_t ox = 0; ox < n; ++ox, y += yk) {
-    const int64_t d0 = qc_digit(acc[ox]);
+    const int64_t d0 = cuvil_qdigit(acc[ox], QC_B);
     const int64_t r = (int64_t)(acc[ox] - (uint64_t)d0) >> QC_B;
-    const int64_t d1 = qc_digit((uint64_t)r);
+    const int64_t d1 = cuvil_qdigit((uint64_t)r, QC_B);
     qc_out(d0, q, up, tf, y);
     qc_out(d1, q, up, tf, y + yr);
     qc_out((r - d1) >> QC_B, q, up, tf, y + 2 * yr);
