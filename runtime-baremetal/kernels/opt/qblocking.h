@@ -43,12 +43,13 @@
  * products of at most 2^14 (CUVIL_QTRI_CHUNK, CUVIL_QTRI_OFF), so the
  * accumulators are split into the int32 block every 64 steps (the uint8
  * domain's 255 * 128 allowed 32: DS-CNN's 64-step layers split twice, 5%
- * more instructions on the model). Blocks of more than 8 positions take
- * triples (positions a, a + 4, a + 8 in word a), the others pairs (a,
- * a + 4). 4 channels x 4 words: per step 4 lb + 4 ld + 16 mul + 16 add
- * and 3 for the loop per two steps; on 12 positions 48 multiply-adds,
- * 0.86 instructions each (0.95 with the split every 64 steps), on 8
- * positions 32, 1.30.
+ * more instructions on the model). A block of nb > 1 positions takes
+ * triples in nw = ceil(nb / 3) words (positions a, a + nw, a + 2 nw in
+ * word a), a block of one pairs. 4 channels x 4 words: per step 4 lb + 4
+ * ld + 16 mul + 16 add and 3 for the loop per two steps; on 12 positions
+ * 48 multiply-adds, 0.86 instructions each (0.95 with the split every 64
+ * steps); a row's last 8 positions take 3 words (31 a step, 1.0 each),
+ * where pairs of 4 words took 40 (1.30).
  *   anything else: the AArch64 layout with the dot product in plain C
  *       (also what the tests build as CUVIL_QBLOCKING_SDOT_EMUL, to run the
  *       a78 kernel's layout and block on the host).
@@ -205,7 +206,12 @@ CUVIL_QINLINE cuvil_qw cuvil_qw_load_n(const int8_t *p, int64_t bytes) {
  * [-16256, 16384], and 64 of them fit a 21-bit signed digit once each
  * digit starts at -CUVIL_QTRI_OFF (sums in [-1044480, 1044480]; the one
  * sum of 2^20, 64 products of -128 by -128, would not fit otherwise). */
-#define CUVIL_QTRI(nb) ((nb) > 8)
+#define CUVIL_QTRI(nb) ((nb) > 1)
+/* The words of a block of nb positions on triples: word a holds positions
+ * a, a + nw and a + 2 nw (lanes past the block: any byte of the source). A
+ * block of one position takes pairs (4 words, lanes a and a + 4: its one
+ * position in word 0's low digit, cuvil_qgroup_one). */
+#define CUVIL_QWORDS(nb) (CUVIL_QTRI(nb) ? ((nb) + 2) / 3 : CUVIL_QNA)
 #define CUVIL_QTRI_CHUNK 64
 #define CUVIL_QTRI_BITS 21
 #define CUVIL_QTRI_OFF 4096
@@ -222,15 +228,18 @@ CUVIL_QINLINE void cuvil_qacc_start3(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV]) {
       acc[a][v] = -(uint64_t)CUVIL_QTRI_OFF * CUVIL_QUNIT(1);
 }
 
-/* Triples: the int32 block mem += the positions' sums in acc (word a:
- * positions a, a + 4, a + 8). */
+/* Triples: the int32 block mem += the positions' sums in the first nw
+ * words of acc (word a: positions a, a + nw, a + 2 nw). */
 CUVIL_QINLINE void cuvil_qacc_add3(int32_t *mem,
-                                   const cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV]) {
+                                   const cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
+                                   int nw) {
   const int b = CUVIL_QTRI_BITS;
   CUVIL_UNROLL
   for (int a = 0; a < CUVIL_QNA; ++a)
     CUVIL_UNROLL
   for (int v = 0; v < CUVIL_QMV; ++v) {
+    if (a >= nw)
+      continue;
     const int64_t d0 = cuvil_qdigit(acc[a][v], b);
     /* The rest, exactly: the digits are below 2^63 in magnitude. */
     const int64_t r = (int64_t)(acc[a][v] - (uint64_t)d0) >> b;
@@ -238,10 +247,10 @@ CUVIL_QINLINE void cuvil_qacc_add3(int32_t *mem,
     int32_t *m = mem + a * CUVIL_QMR + v;
     /* Each digit started at -CUVIL_QTRI_OFF (cuvil_qacc_start3). */
     const uint32_t o = CUVIL_QTRI_OFF;
+    const int64_t s1 = nw * CUVIL_QMR, s2 = 2 * s1;
     m[0] = (int32_t)((uint32_t)m[0] + (uint32_t)d0 + o);
-    m[4 * CUVIL_QMR] = (int32_t)((uint32_t)m[4 * CUVIL_QMR] + (uint32_t)d1 + o);
-    m[8 * CUVIL_QMR] =
-        (int32_t)((uint32_t)m[8 * CUVIL_QMR] + (uint32_t)((r - d1) >> b) + o);
+    m[s1] = (int32_t)((uint32_t)m[s1] + (uint32_t)d1 + o);
+    m[s2] = (int32_t)((uint32_t)m[s2] + (uint32_t)((r - d1) >> b) + o);
   }
 }
 #endif
@@ -314,19 +323,22 @@ CUVIL_QINLINE uint64_t cuvil_qbytes(uint64_t u0, uint64_t u1, uint64_t u2,
 #endif
 
 /* Stores one group of the block's activations: s[r] is step r (tri: the
- * block takes triples, CUVIL_QTRI; only RV64 has them). */
+ * block takes triples, CUVIL_QTRI, in nw words, CUVIL_QWORDS; only RV64
+ * has them). */
 CUVIL_QINLINE void cuvil_qx_pack(cuvil_qxe *dst, const cuvil_qrow s[CUVIL_QKR],
-                                 int tri) {
+                                 int tri, int nw) {
 #if defined(CUVIL_QPAIRS)
   /* s holds int8 activations as bytes: u = byte ^ 0x80. */
   const uint64_t unit = CUVIL_QUNIT(tri);
-  CUVIL_UNROLL
-  for (int a = 0; a < CUVIL_QNA; ++a)
-    dst[a] =
-        (cuvil_qbytes(s[0][a], s[0][a + 4], s[0][a + 8], tri) ^ 0x80 * unit) -
-        128 * unit;
+  /* (nw a variable: the general gathering's, where a loop costs little) */
+  CUVIL_PLAIN
+  for (int a = 0; a < nw; ++a)
+    dst[a] = (cuvil_qbytes(s[0][a], s[0][a + nw], s[0][a + 2 * nw], tri) ^
+              0x80 * unit) -
+             128 * unit;
 #elif CUVIL_QKR == 4
   (void)tri;
+  (void)nw;
   /* Position j's 4 steps at bytes 4j..4j+3: two rounds of zips. */
   const cuvil_qrow2 s02 = CUVIL_QZIP16(s[0], s[2]),
                     s13 = CUVIL_QZIP16(s[1], s[3]);
@@ -334,6 +346,7 @@ CUVIL_QINLINE void cuvil_qx_pack(cuvil_qxe *dst, const cuvil_qrow s[CUVIL_QKR],
   __builtin_memcpy(dst, &t, CUVIL_QXG);
 #else
   (void)tri;
+  (void)nw;
   /* int16 pairs: one zip, then sign extension. */
   typedef int8_t i8x32 __attribute__((vector_size(32)));
   typedef int16_t i16x32 __attribute__((vector_size(64)));
@@ -397,13 +410,14 @@ CUVIL_QINLINE cuvil_qacc cuvil_qdot_c(cuvil_qacc a, cuvil_qw w,
 /* acc += one group of CUVIL_QKR steps: the first nv weight vectors w (a
  * constant: CUVIL_QMV, or fewer for a narrow panel, whose other vectors
  * hold no channel) against the block's activations xq (CUVIL_QXG
- * elements). */
+ * elements; RV64: the first nw words, a constant). */
 CUVIL_QINLINE void cuvil_qgroup(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
                                 const cuvil_qw w[CUVIL_QMV],
-                                const cuvil_qxe *xq, int nv) {
+                                const cuvil_qxe *xq, int nv, int nw) {
+  (void)nw;
 #if defined(CUVIL_QPAIRS)
   CUVIL_UNROLL
-  for (int a = 0; a < CUVIL_QNA; ++a) {
+  for (int a = 0; a < nw; ++a) {
     const uint64_t xp = xq[a];
     CUVIL_UNROLL
     for (int v = 0; v < nv; ++v)

@@ -171,14 +171,14 @@ STAGE void run_full_at(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
                        const int8_t *wq, int64_t nq) {
   if (!off) /* never: so run_panel's loop does not test it every group */
     __builtin_unreachable();
-  run_panel(part, xq, off, wq, nq, CUVIL_QMR, 0, CUVIL_QMV, 0);
+  run_panel(part, xq, off, wq, nq, CUVIL_QMR, 0, CUVIL_QMV, 0, CUVIL_QNA);
 }
 
 STAGE void run_narrow_at(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
                          const int8_t *wq, int64_t nq, int64_t mb) {
   if (!off)
     __builtin_unreachable();
-  run_narrow_panel(part, xq, off, wq, nq, mb, 0);
+  run_narrow_panel(part, xq, off, wq, nq, mb, 0, CUVIL_QNA);
 }
 
 #if defined(__aarch64__) || defined(CUVIL_QRQ_T512)

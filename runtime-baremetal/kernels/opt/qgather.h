@@ -77,24 +77,30 @@ INLINE cuvil_qrow conv_step(const qsrc *s, const qblock *b, int64_t ci,
 }
 
 #if defined(CUVIL_QPAIRS)
-/* The positions of a full block: gather_run copies whole rows of them. */
-#define QFULL(nb) ((nb) == 8 || (nb) == CUVIL_QNR ? (nb) : -1)
+/* The lanes of block b's words (past its positions: any source byte). */
+#define QLANES(b) (QTRI(b) ? 3 * QNW(b) : 2 * CUVIL_QNA)
 /* What turns the bytes of a source side by side (cuvil_qbytes) into a
  * word of int8 activations: xor by flip ^ 0x80 in each lane (to u = x +
  * 128), then less 128 in each. */
 #define QWORD_XOR(s, tri) (((s)->flip ^ 0x80) * CUVIL_QUNIT(tri))
 #define QWORD_SUB(tri) (128 * CUVIL_QUNIT(tri))
 
+/* The word of int8 activations from source bytes b0, b1 (and b2, read
+ * only for triples: tri) xor'd by flip (QWORD_XOR). */
+#define QWORD(b0, b1, b2, tri, flip)                                           \
+  ((cuvil_qbytes((b0), (b1), (tri) ? (b2) : 0, (tri)) ^ (flip)) -              \
+   QWORD_SUB(tri))
+
 /* gather_run's steps on one-lane targets (one step a group): the words
  * straight from the bytes, not through 16-byte vector rows (lowered to
- * byte inserts and extracts); triples (tri) or pairs, the bytes xor'd by
- * flip (QWORD_XOR: a constant 0 for uint8 sources). Steps from (ci, tap)
- * on, with gather_run's tap tables. */
+ * byte inserts and extracts); nw words of triples (tri) or pairs, lane l
+ * of word a position a + l nw, the bytes xor'd by flip (QWORD_XOR: a
+ * constant 0 for uint8 sources). Steps from (ci, tap) on, with
+ * gather_run's tap tables. */
 INLINE void run_words(const qsrc *s, const int64_t *off, const int32_t *lo,
                       const int32_t *hi, const uint8_t *whole, int64_t ci,
-                      int64_t tap, int64_t kc, cuvil_qxe *buf, int tri,
+                      int64_t tap, int64_t kc, cuvil_qxe *buf, int tri, int nw,
                       uint64_t flip) {
-  const uint64_t sub = QWORD_SUB(tri);
   /* Locals: the stores to buf could alias *s. */
   const int64_t taps = s->kh * s->kw, hw = s->h * s->wd, sw = s->sw, c = s->c;
   const uint8_t pad = s->pad;
@@ -102,29 +108,23 @@ INLINE void run_words(const qsrc *s, const int64_t *off, const int32_t *lo,
   for (int64_t q = 0; q < kc; ++q, buf += CUVIL_QXG) {
     const uint8_t *xp = xc + off[tap];
     if (ci >= c) {
-      for (int a = 0; a < CUVIL_QNA; ++a)
+      for (int a = 0; a < nw; ++a)
         buf[a] = 0;
     } else if (whole[tap] == 1) {
       CUVIL_UNROLL
-      for (int a = 0; a < CUVIL_QNA; ++a)
-        buf[a] =
-            (cuvil_qbytes(xp[a], xp[a + 4], tri ? xp[a + 8] : 0, tri) ^ flip) -
-            sub;
+      for (int a = 0; a < nw; ++a)
+        buf[a] = QWORD(xp[a], xp[a + nw], xp[a + 2 * nw], tri, flip);
     } else if (whole[tap] == 2) {
       CUVIL_UNROLL
-      for (int a = 0; a < CUVIL_QNA; ++a)
-        buf[a] = (cuvil_qbytes(xp[2 * a], xp[2 * a + 8],
-                               tri ? xp[2 * a + 16] : 0, tri) ^
-                  flip) -
-                 sub;
+      for (int a = 0; a < nw; ++a)
+        buf[a] =
+            QWORD(xp[2 * a], xp[2 * (a + nw)], xp[2 * (a + 2 * nw)], tri, flip);
     } else {
       uint8_t lanes[CUVIL_QNR];
       for (int j = 0; j < CUVIL_QNR; ++j)
         lanes[j] = j >= lo[tap] && j < hi[tap] ? xp[j * sw] : pad;
-      for (int a = 0; a < CUVIL_QNA; ++a)
-        buf[a] =
-            (cuvil_qbytes(lanes[a], lanes[a + 4], lanes[a + 8], tri) ^ flip) -
-            sub;
+      for (int a = 0; a < nw; ++a)
+        buf[a] = QWORD(lanes[a], lanes[a + nw], lanes[a + 2 * nw], tri, flip);
     }
     if (++tap == taps) {
       tap = 0;
@@ -134,17 +134,19 @@ INLINE void run_words(const qsrc *s, const int64_t *off, const int32_t *lo,
   }
 }
 #else
-#define QFULL(nb) CUVIL_QNR
+#define QLANES(b) CUVIL_QNR
 #endif
 
 /* gather for a block within one output row (b->runs == 1) and a kernel of
  * at most QTAPS taps: per tap, the input offset of lane 0 and the lanes
  * [lo, hi) that read the input (the others read the padding) are
  * tabulated once, so a step inside the input (all lanes, stride 1) is one
- * copy of CUVIL_QNR bytes and a few instructions around it. */
+ * copy of CUVIL_QNR bytes and a few instructions around it. RV64: lanes
+ * past a short block (QLANES) read on along the input row, when that stays
+ * in the plane. */
 STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
                       cuvil_qxe *buf) {
-  const int64_t taps = s->kh * s->kw;
+  const int64_t taps = s->kh * s->kw, hw = s->h * s->wd;
   int64_t off[QTAPS];
   int32_t lo[QTAPS], hi[QTAPS];
   uint8_t whole[QTAPS]; /* all lanes, stride 1 or 2: one copy (and a shuffle) */
@@ -155,26 +157,36 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
     lo[t] = (int32_t)first_inside(ix, s->sw);
     hi[t] =
         iy < 0 || iy >= s->h ? 0 : (int32_t)end_inside(ix, s->sw, s->wd, b->nb);
-    whole[t] = lo[t] == 0 && hi[t] == QFULL(b->nb) && (s->sw == 1 || s->sw == 2)
-                   ? (uint8_t)s->sw
-                   : 0;
+    whole[t] =
+        lo[t] == 0 && hi[t] == b->nb &&
+                (b->nb == QLANES(b) || off[t] + (QLANES(b) - 1) * s->sw < hw) &&
+                (s->sw == 1 || s->sw == 2)
+            ? (uint8_t)s->sw
+            : 0;
   }
   int64_t ci = k0 / taps, tap = k0 % taps;
 #if defined(CUVIL_QPAIRS)
   const int fl = s->flip != 0x80; /* 0: a uint8 source */
-  if (QTRI(b)) {
+  const int tri = QTRI(b), nw = (int)QNW(b);
+  /* The word counts as constants (with nw a variable, a step of a row's
+   * last 8 positions cost some 65 instructions more). */
+  if (tri && nw == 4) {
     if (fl)
-      run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 1, QWORD_XOR(s, 1));
+      run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 1, 4, QWORD_XOR(s, 1));
     else
-      run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 1, 0);
+      run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 1, 4, 0);
+  } else if (tri && nw == 3) {
+    run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 1, 3, QWORD_XOR(s, 1));
+  } else if (tri && nw == 2) {
+    run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 1, 2, QWORD_XOR(s, 1));
+  } else if (tri) {
+    run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 1, 1, QWORD_XOR(s, 1));
   } else {
-    if (fl)
-      run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 0, QWORD_XOR(s, 0));
-    else
-      run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 0, 0);
+    run_words(s, off, lo, hi, whole, ci, tap, kc, buf, 0, CUVIL_QNA,
+              QWORD_XOR(s, 0));
   }
 #else
-  const int64_t sw = s->sw, hw = s->h * s->wd;
+  const int64_t sw = s->sw;
   const uint8_t pad = s->pad;
   const uint8_t *xc = s->x + ci * hw;
   const cuvil_qrow flip = row_splat(s->flip);
@@ -212,7 +224,7 @@ STAGE void gather_run(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
         xc += hw;
       }
     }
-    cuvil_qx_pack(buf + q * CUVIL_QXG, g, QTRI(b));
+    cuvil_qx_pack(buf + q * CUVIL_QXG, g, QTRI(b), (int)QNW(b));
   }
 #endif
 }
@@ -355,7 +367,7 @@ INLINE void seg_steps(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
       }
       fresh = step_next(s, &ci, &ky, &kx);
     }
-    cuvil_qx_pack(buf + q * CUVIL_QXG, g, QTRI(b));
+    cuvil_qx_pack(buf + q * CUVIL_QXG, g, QTRI(b), (int)QNW(b));
   }
 }
 
@@ -392,6 +404,35 @@ INLINE int lanes_takes(const qsrc *s, const qblock *b) {
   return 1;
 }
 
+#if defined(CUVIL_QPAIRS)
+/* gather_lanes' steps on one-lane targets: nw words of triples (tri) or
+ * pairs, lane l of word a position a + l nw (whole blocks: constants). */
+INLINE void lanes_words(const qsrc *s, const int64_t *off, const int64_t *toff,
+                        int64_t ci, int64_t tap, int64_t kc, cuvil_qxe *buf,
+                        int tri, int nw) {
+  const uint64_t flip = QWORD_XOR(s, tri);
+  const int64_t taps = s->kh * s->kw, hw = s->h * s->wd;
+  const uint8_t *xc = s->x + ci * hw;
+  for (int64_t q = 0; q < kc; ++q, buf += CUVIL_QXG) {
+    if (ci >= s->c) {
+      for (int a = 0; a < nw; ++a)
+        buf[a] = 0;
+    } else {
+      const uint8_t *xt = xc + toff[tap];
+      CUVIL_UNROLL
+      for (int a = 0; a < nw; ++a)
+        buf[a] =
+            QWORD(xt[off[a]], xt[off[a + nw]], xt[off[a + 2 * nw]], tri, flip);
+    }
+    if (++tap == taps) {
+      tap = 0;
+      ++ci;
+      xc += hw;
+    }
+  }
+}
+#endif
+
 /* gather for the blocks lanes_takes, across output rows: each lane's
  * window origin and each tap's offset in the window are tabulated once
  * (lanes past the block repeat its last one), so a step is one load per
@@ -407,35 +448,19 @@ STAGE void gather_lanes(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
       off[j] = b->iy[i] * s->wd + b->ix[i] + (j - b->j0[i]) * s->sw;
   for (int64_t j = b->nb; j < CUVIL_QNR; ++j)
     off[j] = off[b->nb - 1];
-  const int64_t taps = s->kh * s->kw, hw = s->h * s->wd;
+  const int64_t taps = s->kh * s->kw;
   int64_t toff[QTAPS];
   for (int64_t t = 0; t < taps; ++t)
     toff[t] = t / s->kw * s->dh * s->wd + t % s->kw * s->dw;
   int64_t ci = k0 / taps, tap = k0 % taps;
-  const uint8_t *xc = s->x + ci * hw;
 #if defined(CUVIL_QPAIRS)
-  const int tri = QTRI(b);
-  const uint64_t flip = QWORD_XOR(s, tri), sub = QWORD_SUB(tri);
-  for (int64_t q = 0; q < kc; ++q, buf += CUVIL_QXG) {
-    if (ci >= s->c) {
-      for (int a = 0; a < CUVIL_QNA; ++a)
-        buf[a] = 0;
-    } else {
-      const uint8_t *xt = xc + toff[tap];
-      CUVIL_UNROLL
-      for (int a = 0; a < CUVIL_QNA; ++a)
-        buf[a] = (cuvil_qbytes(xt[off[a]], xt[off[a + 4]],
-                               tri ? xt[off[a + 8]] : 0, tri) ^
-                  flip) -
-                 sub;
-    }
-    if (++tap == taps) {
-      tap = 0;
-      ++ci;
-      xc += hw;
-    }
-  }
+  if (QTRI(b) && QNW(b) == 4)
+    lanes_words(s, off, toff, ci, tap, kc, buf, 1, 4);
+  else
+    lanes_words(s, off, toff, ci, tap, kc, buf, QTRI(b), (int)QNW(b));
 #else
+  const int64_t hw = s->h * s->wd;
+  const uint8_t *xc = s->x + ci * hw;
   const cuvil_qrow flip = row_splat(s->flip);
   cuvil_qrow g[CUVIL_QKR];
   for (int64_t q = 0; q < kc / CUVIL_QKR; ++q) {
@@ -456,7 +481,7 @@ STAGE void gather_lanes(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
         xc += hw;
       }
     }
-    cuvil_qx_pack(buf + q * CUVIL_QXG, g, QTRI(b));
+    cuvil_qx_pack(buf + q * CUVIL_QXG, g, QTRI(b), (int)QNW(b));
   }
 #endif
 }
@@ -501,7 +526,7 @@ STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
           for (int64_t j = 0; j < b->nb; ++j)
             g[r][j] = s->x[(b->p0 + j) * s->k + t] ^ s->flip;
       }
-      cuvil_qx_pack(buf + q * CUVIL_QXG, g, QTRI(b));
+      cuvil_qx_pack(buf + q * CUVIL_QXG, g, QTRI(b), (int)QNW(b));
     }
     return;
   }
@@ -513,7 +538,7 @@ STAGE void gather(const qsrc *s, const qblock *b, int64_t k0, int64_t kc,
       g[r] = ci < s->c ? conv_step(s, b, ci, ky, kx) : row_splat(0);
       step_next(s, &ci, &ky, &kx);
     }
-    cuvil_qx_pack(buf + q * CUVIL_QXG, g, QTRI(b));
+    cuvil_qx_pack(buf + q * CUVIL_QXG, g, QTRI(b), (int)QNW(b));
   }
 }
 

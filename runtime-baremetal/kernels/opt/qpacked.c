@@ -49,11 +49,14 @@ const int64_t cuvil_k_qpack_dotprod = 1;
  * again for each chunk of QMC channels). */
 #define QMC (CUVIL_QMR > 64 ? CUVIL_QMR : 64)
 
-/* Whether block b's words hold triples (RV64, qblocking.h). */
+/* Whether block b's words hold triples (RV64, qblocking.h), and in how
+ * many words. */
 #if defined(CUVIL_QPAIRS)
 #define QTRI(b) CUVIL_QTRI((b)->nb)
+#define QNW(b) CUVIL_QWORDS((b)->nb)
 #else
 #define QTRI(b) 0
+#define QNW(b) CUVIL_QNA
 #endif
 
 #include "qgather.h"
@@ -67,7 +70,8 @@ const int64_t cuvil_k_qpack_dotprod = 1;
 #endif
 
 /* acc += nq groups of the panel of mb channels at wq against the gathered
- * xq; with one = 1 only the block's first position. Called with mb =
+ * xq (RV64: its first nw words, a constant); with one = 1 only the block's
+ * first position. Called with mb =
  * CUVIL_QMR (a constant: whole-vector loads) or the narrow panel's width,
  * and nv (a constant) the weight vectors that hold its channels: the
  * others are neither loaded nor multiplied (ResNet-8's 16-channel layers in
@@ -76,7 +80,7 @@ const int64_t cuvil_k_qpack_dotprod = 1;
 INLINE void run_groups(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
                        const cuvil_qxe *xq, const int32_t *off,
                        const int8_t *wq, int64_t nq, int64_t mb, int one,
-                       int nv) {
+                       int nv, int nw) {
   CUVIL_UNROLL_BY(CUVIL_QUNROLL)
   for (int64_t q = 0; q < nq; ++q) {
     cuvil_qw w[CUVIL_QMV];
@@ -90,7 +94,7 @@ INLINE void run_groups(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
     if (one)
       cuvil_qgroup_one(acc[0], w, xg);
     else
-      cuvil_qgroup(acc, w, xg, nv);
+      cuvil_qgroup(acc, w, xg, nv, nw);
     wq += mb * CUVIL_QKR;
     if (!off)
       xq += CUVIL_QXG;
@@ -99,38 +103,61 @@ INLINE void run_groups(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
 
 /* part (the int32 block, [CUVIL_QNR][CUVIL_QMR]) += run_groups. Triples
  * (tri, RV64; nq at most CUVIL_QTRI_CHUNK) start from cuvil_qacc_start3
- * and are added to part (cuvil_qacc_add3). */
+ * and their first nw words (the block's: CUVIL_QWORDS) are added to part
+ * (cuvil_qacc_add3); words from nw on run on whatever the buffer holds
+ * when nw is not a constant (a narrow panel), and are dropped. */
 INLINE void run_panel(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
                       const int8_t *wq, int64_t nq, int64_t mb, int one, int nv,
-                      int tri) {
+                      int tri, int nw) {
   cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV];
 #if defined(CUVIL_QPAIRS)
   if (tri) {
+    const int nr = __builtin_constant_p(nw) ? nw : CUVIL_QNA;
     cuvil_qacc_start3(acc);
-    run_groups(acc, xq, off, wq, nq, mb, one, nv);
-    cuvil_qacc_add3(part, acc);
+    run_groups(acc, xq, off, wq, nq, mb, one, nv, nr);
+    cuvil_qacc_add3(part, acc, nw);
     return;
   }
 #else
   (void)tri;
 #endif
   cuvil_qacc_load(acc, part);
-  run_groups(acc, xq, off, wq, nq, mb, one, nv);
+  run_groups(acc, xq, off, wq, nq, mb, one, nv, CUVIL_QNA);
   cuvil_qacc_store(part, acc);
+  (void)nw;
 }
 
 STAGE void run_full(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
                     int64_t nq) {
-  run_panel(part, xq, 0, wq, nq, CUVIL_QMR, 0, CUVIL_QMV, 0);
+  run_panel(part, xq, 0, wq, nq, CUVIL_QMR, 0, CUVIL_QMV, 0, CUVIL_QNA);
 }
 
 #if defined(CUVIL_QPAIRS)
-/* One chunk of a whole panel on triples (nq <= CUVIL_QTRI_CHUNK): a
- * function of its own, called chunk by chunk (with the loop inside, the
- * compiler kept the block's sums in registers across chunks, spilled). */
-STAGE void run_chunk3(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
-                      int64_t nq) {
-  run_panel(part, xq, 0, wq, nq, CUVIL_QMR, 0, CUVIL_QMV, 1);
+/* One chunk of a whole panel on triples in NW words (nq <=
+ * CUVIL_QTRI_CHUNK): a function of its own per word count, called chunk
+ * by chunk (with the loop inside, the compiler kept the block's sums in
+ * registers across chunks, spilled). A block of 4 to 6 positions costs
+ * 22 instructions a step, of 7 to 9 31, of 10 to 12 40. */
+#define QCHUNK3(NW)                                                            \
+  STAGE void run_chunk3_##NW(int32_t *part, const cuvil_qxe *xq,               \
+                             const int8_t *wq, int64_t nq) {                   \
+    run_panel(part, xq, 0, wq, nq, CUVIL_QMR, 0, CUVIL_QMV, 1, NW);            \
+  }
+QCHUNK3(1)
+QCHUNK3(2)
+QCHUNK3(3)
+QCHUNK3(4)
+
+INLINE void run_chunk3(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
+                       int64_t nq, int nw) {
+  if (nw == 4)
+    run_chunk3_4(part, xq, wq, nq);
+  else if (nw == 3)
+    run_chunk3_3(part, xq, wq, nq);
+  else if (nw == 2)
+    run_chunk3_2(part, xq, wq, nq);
+  else
+    run_chunk3_1(part, xq, wq, nq);
 }
 #endif
 
@@ -138,30 +165,31 @@ STAGE void run_chunk3(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
  * with one weight vector where its channels fit in one. */
 INLINE void run_narrow_panel(int32_t *part, const cuvil_qxe *xq,
                              const int32_t *off, const int8_t *wq, int64_t nq,
-                             int64_t mb, int tri) {
+                             int64_t mb, int tri, int nw) {
   if (CUVIL_QMV > 1 && mb <= CUVIL_QVL)
-    run_panel(part, xq, off, wq, nq, mb, 0, 1, tri);
+    run_panel(part, xq, off, wq, nq, mb, 0, 1, tri, nw);
   else
-    run_panel(part, xq, off, wq, nq, mb, 0, CUVIL_QMV, tri);
+    run_panel(part, xq, off, wq, nq, mb, 0, CUVIL_QMV, tri, nw);
 }
 
 STAGE void run_narrow(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
-                      int64_t nq, int64_t mb, int tri) {
-  run_narrow_panel(part, xq, 0, wq, nq, mb, tri);
+                      int64_t nq, int64_t mb, int tri, int nw) {
+  run_narrow_panel(part, xq, 0, wq, nq, mb, tri, nw);
 }
 
 #if defined(CUVIL_QPAIRS)
-/* A panel of mb channels on triples, CUVIL_QTRI_CHUNK groups a call. */
+/* A panel of mb channels on triples in nw words, CUVIL_QTRI_CHUNK groups
+ * a call (one copy, not one in every layer's kernel). */
 INLINE void run_tri(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
-                    int64_t nq, int64_t mb) {
+                    int64_t nq, int64_t mb, int nw) {
   for (int64_t q0 = 0; q0 < nq; q0 += CUVIL_QTRI_CHUNK) {
     const int64_t n = nq - q0 < CUVIL_QTRI_CHUNK ? nq - q0 : CUVIL_QTRI_CHUNK;
     const cuvil_qxe *xc = xq + q0 * CUVIL_QXG;
     const int8_t *wc = wq + q0 * mb * CUVIL_QKR;
     if (mb == CUVIL_QMR)
-      run_chunk3(part, xc, wc, n);
+      run_chunk3(part, xc, wc, n, nw);
     else
-      run_narrow(part, xc, wc, n, mb, 1);
+      run_narrow(part, xc, wc, n, mb, 1, nw);
   }
 }
 #endif
@@ -169,9 +197,9 @@ INLINE void run_tri(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
 STAGE void run_one(int32_t *part, const cuvil_qxe *xq, const int8_t *wq,
                    int64_t nq, int64_t mb) {
   if (mb == CUVIL_QMR)
-    run_panel(part, xq, 0, wq, nq, CUVIL_QMR, 1, CUVIL_QMV, 0);
+    run_panel(part, xq, 0, wq, nq, CUVIL_QMR, 1, CUVIL_QMV, 0, CUVIL_QNA);
   else
-    run_panel(part, xq, 0, wq, nq, mb, 1, CUVIL_QMV, 0);
+    run_panel(part, xq, 0, wq, nq, mb, 1, CUVIL_QMV, 0, CUVIL_QNA);
 }
 
 #if defined(CUVIL_QPAIRS)
@@ -281,12 +309,12 @@ INLINE void run_tile(const qout *o, const qblock *b, const cuvil_qxe *buf,
       run_one(pp, buf, wq, kc / CUVIL_QKR, mb);
 #if defined(CUVIL_QPAIRS)
     else if (QTRI(b))
-      run_tri(pp, buf, wq, kc / CUVIL_QKR, mb);
+      run_tri(pp, buf, wq, kc / CUVIL_QKR, mb, (int)QNW(b));
 #endif
     else if (mb == CUVIL_QMR)
       run_full(pp, buf, wq, kc / CUVIL_QKR);
     else
-      run_narrow(pp, buf, wq, kc / CUVIL_QKR, mb, 0);
+      run_narrow(pp, buf, wq, kc / CUVIL_QKR, mb, 0, CUVIL_QNA);
     if (k0 + kc == kp)
       requant_block(o, b, pp, m0, mb);
   }
@@ -317,13 +345,11 @@ INLINE void run_block(const qsrc *s, const qout *o, const qblock *b,
  * it) is one short block; shorter rows, and the rows of a matrix product,
  * are taken in order, blocks spanning rows. */
 #if defined(CUVIL_QPAIRS)
-/* RV64: the positions of the next block of a row part of n: 12 (triples)
- * while more than 16 remain, then one or two blocks (triples for 9 to 12,
- * pairs of 8 for 13 to 16, as 16 = 12 + 4 would cost 3 more words a step),
- * never overlapping. */
-INLINE int64_t row_block(int64_t n) {
-  return n > 16 ? CUVIL_QNR : n > CUVIL_QNR ? 8 : n;
-}
+/* RV64: the positions of the next block of a row part of n: 12 while more
+ * remain, then the rest, never overlapping (the fewest words: the rest's
+ * own, CUVIL_QWORDS; a row of 16 is 4 + 2 words a step, as 8 + 8 in two
+ * blocks of 3 words would be). */
+INLINE int64_t row_block(int64_t n) { return n > CUVIL_QNR ? CUVIL_QNR : n; }
 
 INLINE void run_rows(const qsrc *s, const qout *o, int64_t q0, cuvil_qxe *buf,
                      int32_t *part) {
