@@ -24,10 +24,10 @@
  * mult| < 2^62, see qdw_rq). A tall narrow map is walked transposed, so
  * that the groups run along its long side (qc_orient). A map of fewer
  * than three output rows, or whose padded rows are too wide for the copy,
- * stays with the flat form; the last group of a band overlaps the one
- * before when the rows are not a multiple of three. u74-mc: DS-CNN's
- * depthwise layers 498K -> 322K instructions each (float: 174K),
- * MobileNetV1-0.25's 4.96M -> 3.98M in all (float: 1.67M): the
+ * stays with the flat form; the last group of a band stores only its
+ * rows when they are not a multiple of three. u74-mc: DS-CNN's
+ * depthwise layers 498K -> 297K instructions each (float: 174K),
+ * MobileNetV1-0.25's 4.96M -> 3.90M in all (float: 1.67M): the
  * requantization (6 instructions an output and the split's 8 a word) and
  * the words' building cost what float's one fmadd per multiply-add does
  * not. */
@@ -95,19 +95,13 @@ INLINE int qc_takes(const qdw_shape *s) {
 }
 
 /* Padded rows [r0, r0 + nr) x columns [c0, c0 + nc) of plane xc (shape
- * g, as stored) into pad, nc bytes a row: padded row r is input row
- * r - pad_top, padded column c input column c - pad_left, the byte padv
- * outside; flip xor'd into the inside ones. */
+ * g, as stored) into pad, rows ns >= nc bytes apart: padded row r is
+ * input row r - pad_top, padded column c input column c - pad_left, the
+ * byte padv outside; flip xor'd into the inside ones. */
 INLINE void qc_fill(const qdw_shape *g, uint8_t *pad, const uint8_t *xc,
-                    int64_t r0, int64_t nr, int64_t c0, int64_t nc,
+                    int64_t r0, int64_t nr, int64_t c0, int64_t nc, int64_t ns,
                     uint8_t padv, uint8_t flip) {
-  /* All of it padding first, 8 bytes a store (pad is 8-aligned, with room
-   * for the round-up), then the inside of each row that reads the input:
-   * row by row in three parts, the narrow rows of a transposed walk (7
-   * bytes) took some 60 instructions each. */
   const uint64_t pads = padv * 0x0101010101010101u;
-  for (int64_t i = 0; i < (nr * nc + 7) / 8; ++i)
-    __builtin_memcpy(pad + 8 * i, &pads, 8);
   /* The columns inside the input: [in0, in1) of the nc. */
   int64_t in0 = g->pad_left - c0, in1 = g->pad_left + g->wd - c0;
   in0 = in0 < 0 ? 0 : in0 > nc ? nc : in0;
@@ -116,17 +110,53 @@ INLINE void qc_fill(const qdw_shape *g, uint8_t *pad, const uint8_t *xc,
   ra = ra < 0 ? 0 : ra > nr ? nr : ra;
   rb = rb < ra ? ra : rb > nr ? nr : rb;
   const uint8_t *row = xc + (r0 + ra - g->pad_top) * g->wd + c0 - g->pad_left;
+  if (ns == 8) {
+    /* Rows of at most 8 bytes (a transposed walk's: DS-CNN's 7), each
+     * made in a register and stored whole: some 23 instructions for a row
+     * of 5 inside, where the byte copy below took 45 (the shape is not a
+     * constant here: the row's length picks the loads). */
+    const int64_t n = in1 - in0;
+    const uint64_t in = n ? (~(uint64_t)0 >> (64 - 8 * n)) << 8 * in0 : 0;
+    const uint64_t out = pads & ~in, fl = flip * 0x0101010101010101u & in;
+    for (int64_t r = 0; r < nr; ++r) {
+      uint64_t v = pads;
+      if (r >= ra && r < rb) {
+        const uint8_t *p = row + in0;
+        v = 0;
+        switch (n) {
+        case 8: v |= (uint64_t)p[7] << 56; __attribute__((fallthrough));
+        case 7: v |= (uint64_t)p[6] << 48; __attribute__((fallthrough));
+        case 6: v |= (uint64_t)p[5] << 40; __attribute__((fallthrough));
+        case 5: v |= (uint64_t)p[4] << 32; __attribute__((fallthrough));
+        case 4: v |= (uint64_t)p[3] << 24; __attribute__((fallthrough));
+        case 3: v |= (uint64_t)p[2] << 16; __attribute__((fallthrough));
+        case 2: v |= (uint64_t)p[1] << 8; __attribute__((fallthrough));
+        case 1: v |= p[0];
+        }
+        v = (v << 8 * in0 ^ fl) | out;
+        row += g->wd;
+      }
+      __builtin_memcpy(pad + 8 * r, &v, 8);
+    }
+    return;
+  }
+  /* All of it padding first, 8 bytes a store (pad is 8-aligned, with room
+   * for the round-up), then the inside of each row that reads the input:
+   * row by row in three parts, the narrow rows of a transposed walk (7
+   * bytes) took some 60 instructions each. */
+  for (int64_t i = 0; i < (nr * ns + 7) / 8; ++i)
+    __builtin_memcpy(pad + 8 * i, &pads, 8);
   for (int64_t r = ra; r < rb; ++r, row += g->wd) {
     if (in1 - in0 >= 16) {
       for (int64_t c = in0; c < in1; ++c)
-        pad[r * nc + c] = row[c] ^ flip;
+        pad[r * ns + c] = row[c] ^ flip;
       continue;
     }
-    /* A short row (a transposed walk's: DS-CNN's 5) in a plain loop:
-     * unrolled and vectorised, a row of 5 took 54 instructions. */
+    /* A short row in a plain loop: unrolled and vectorised, a row of 5
+     * took 54 instructions. */
     CUVIL_PLAIN
     for (int64_t c = in0; c < in1; ++c)
-      pad[r * nc + c] = row[c] ^ flip;
+      pad[r * ns + c] = row[c] ^ flip;
   }
 }
 
@@ -204,38 +234,44 @@ INLINE void qc_out(int64_t d, const qdw_rq *q, int64_t up, int tf, uint8_t *y) {
   *y = (uint8_t)(v > q->hi ? q->hi : v);
 }
 
-/* Output columns [0, n) of rows oy, oy + 1, oy + 2 (y: row oy's first;
- * rows yr apart, columns yk) from their sums acc. */
-INLINE void qc_store(const uint64_t *acc, int64_t n, int64_t yr, int64_t yk,
-                     const qdw_rq *q, int64_t up, int tf, uint8_t *y) {
+/* Output columns [0, n) of the group's first nrow rows of oy, oy + 1,
+ * oy + 2 (y: row oy's first; rows yr apart, columns yk) from their sums
+ * acc. */
+INLINE void qc_store(const uint64_t *acc, int64_t n, int64_t nrow, int64_t yr,
+                     int64_t yk, const qdw_rq *q, int64_t up, int tf,
+                     uint8_t *y) {
   for (int64_t ox = 0; ox < n; ++ox, y += yk) {
     const int64_t d0 = cuvil_qdigit(acc[ox], QC_B);
     const int64_t r = (int64_t)(acc[ox] - (uint64_t)d0) >> QC_B;
     const int64_t d1 = cuvil_qdigit((uint64_t)r, QC_B);
     qc_out(d0, q, up, tf, y);
-    qc_out(d1, q, up, tf, y + yr);
-    qc_out((r - d1) >> QC_B, q, up, tf, y + 2 * yr);
+    if (nrow > 1)
+      qc_out(d1, q, up, tf, y + yr);
+    if (nrow > 2)
+      qc_out((r - d1) >> QC_B, q, up, tf, y + 2 * yr);
   }
 }
 
-/* Output rows oy, oy + 1, oy + 2 (y: row oy) of the group at g, QC_CW
- * columns at a time: their sums, then their outputs. */
+/* Output rows oy .. oy + nrow - 1 (nrow <= 3; y: row oy) of the group at
+ * g, QC_CW columns at a time: their sums (always three rows'), then their
+ * outputs. */
 #define QC_CW 64
 INLINE void qc_group(const qdw_shape *s, const uint8_t *g, int64_t rs,
                      int64_t cs, const int64_t *w, const qdw_rq *q, int64_t up,
-                     int tf, int64_t yr, int64_t yk, uint8_t *y) {
+                     int tf, int64_t nrow, int64_t yr, int64_t yk, uint8_t *y) {
   uint64_t part[QC_OPEN], acc[QC_CW];
   qc_start(s, g, rs, cs, w, part);
   for (int64_t ox0 = 0; ox0 < s->ow; ox0 += QC_CW) {
     const int64_t n = s->ow - ox0 < QC_CW ? s->ow - ox0 : QC_CW;
     qc_sums(s, g, rs, cs, w, ox0, n, part, acc);
-    qc_store(acc, n, yr, yk, q, up, tf, y + ox0 * yk);
+    qc_store(acc, n, nrow, yr, yk, q, up, tf, y + ox0 * yk);
   }
 }
 
 /* Every plane (shape g), band by band of qc_band output rows, group by
- * group of three (the last one of a band ending at its end), walked as s
- * (g transposed where tr: qc_orient). */
+ * group of three (the last one of a band may have fewer: its sums' other
+ * rows read the copy's padding rows, and are not stored), walked as s (g
+ * transposed where tr: qc_orient). */
 INLINE void qc_planes_as(const qdw_shape *g, const qdw_shape *s,
                          const qdw_args *a, int tr) {
   const int64_t band = qc_band(s), pw = qc_cols(s), taps = s->kh * s->kw;
@@ -262,27 +298,31 @@ INLINE void qc_planes_as(const qdw_shape *g, const qdw_shape *s,
     const uint8_t *xc = (const uint8_t *)a->x + pl * g->h * g->wd;
     uint8_t *y = a->y + pl * g->oh * g->ow;
     for (int64_t oy0 = 0; oy0 < s->oh; oy0 += band) {
-      const int64_t top = s->oh - oy0 < 3 ? s->oh - 3 : oy0;
-      const int64_t rows = s->oh - top < band ? s->oh - top : band;
-      /* The band's walked rows: padded rows of the plane as stored, or
+      const int64_t rows = s->oh - oy0 < band ? s->oh - oy0 : band;
+      /* The band's walked rows (for whole groups of three: band is a
+       * multiple of 3): padded rows of the plane as stored, or
        * (transposed) its padded columns; rs, cs: their strides in pad. */
-      const int64_t nr = qc_rows(s, rows), r0 = top * s->sh;
-      const int64_t rs = tr ? 1 : pw, cs = tr ? nr : 1;
+      const int64_t nr = qc_rows(s, (rows + 2) / 3 * 3), r0 = oy0 * s->sh;
+      /* A transposed copy's rows of at most 8 bytes: 8 apart (qc_fill). */
+      const int64_t ns = tr && nr <= 8 && pw * 8 <= QC_BYTES ? 8 : nr;
+      const int64_t rs = tr ? 1 : pw, cs = tr ? ns : 1;
       if (tr)
-        qc_fill(g, pad, xc, 0, pw, r0, nr, padv, flip);
+        qc_fill(g, pad, xc, 0, pw, r0, nr, ns, padv, flip);
       else
-        qc_fill(g, pad, xc, r0, nr, 0, pw, padv, flip);
-      for (int64_t q0 = 0; q0 < rows; q0 += 3) {
-        const int64_t r = rows - q0 < 3 ? rows - 3 : q0;
-        if (tf)
-          qc_group(s, pad + r * s->sh * rs, rs, cs, w, &q, up, 1, yr, yk,
-                   y + (top + r) * yr);
+        qc_fill(g, pad, xc, r0, nr, 0, pw, pw, padv, flip);
+      for (int64_t r = 0; r < rows; r += 3) {
+        /* (a constant 3 but for the last group: a test per column cost
+         * MobileNet's depthwise layers 33K instructions) */
+        const int64_t nrow = rows - r < 3 ? rows - r : 3;
+        const uint8_t *gr = pad + r * s->sh * rs;
+        uint8_t *yg = y + (oy0 + r) * yr;
+        if (tf && nrow == 3)
+          qc_group(s, gr, rs, cs, w, &q, up, 1, 3, yr, yk, yg);
+        else if (nrow == 3)
+          qc_group(s, gr, rs, cs, w, &q, up, 0, 3, yr, yk, yg);
         else
-          qc_group(s, pad + r * s->sh * rs, rs, cs, w, &q, up, 0, yr, yk,
-                   y + (top + r) * yr);
+          qc_group(s, gr, rs, cs, w, &q, up, tf, nrow, yr, yk, yg);
       }
-      if (top != oy0)
-        break;
     }
   }
 }
