@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -31,6 +32,28 @@ TEST(QuantKernels, QuantizeRoundsHalfToEvenAndSaturates) {
   cuvil_k_quantize_f32(X.data(), &Scale, nullptr, Yi.data(), X.size(), 1, 1,
                        CUVIL_Q_I8);
   EXPECT_EQ(Yi, (std::vector<int8_t>{0, 2, 2, 0, -2, 127, -128, 1}));
+}
+
+TEST(QuantKernels, QuantizeNonFiniteAndZeroPointBounds) {
+  // NaN stores the lowest value; infinities and values just past the range
+  // (less the zero point) saturate; ties next to the bounds still round to
+  // even. int8 with zero point -10: the quotient's range is [-118, 137].
+  const float Inf = std::numeric_limits<float>::infinity();
+  const float NaN = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> X = {NaN,     Inf,     -Inf, 137.5f, 136.5f,
+                          -118.5f, -117.5f, 3e9f, -3e9f};
+  float Scale = 1;
+  int8_t Zp = -10;
+  std::vector<int8_t> Y(X.size());
+  cuvil_k_quantize_f32(X.data(), &Scale, &Zp, Y.data(), X.size(), 1, 1,
+                       CUVIL_Q_I8);
+  EXPECT_EQ(Y, (std::vector<int8_t>{-128, 127, -128, 127, 126, -128, -128, 127,
+                                    -128}));
+  uint8_t Zu = 250; // uint8: the quotient's range is [-250, 5]
+  std::vector<uint8_t> Yu(X.size());
+  cuvil_k_quantize_f32(X.data(), &Scale, &Zu, Yu.data(), X.size(), 1, 1,
+                       CUVIL_Q_U8);
+  EXPECT_EQ(Yu, (std::vector<uint8_t>{0, 255, 0, 255, 255, 132, 132, 255, 0}));
 }
 
 TEST(QuantKernels, QuantizeAndDequantizePerAxis) {
