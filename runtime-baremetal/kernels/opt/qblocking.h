@@ -229,10 +229,12 @@ CUVIL_QINLINE void cuvil_qacc_start3(cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV]) {
 }
 
 /* Triples: the int32 block mem += the positions' sums in the first nw
- * words of acc (word a: positions a, a + nw, a + 2 nw). */
+ * words of acc (word a: positions a, a + nw, a + 2 nw); with init (the
+ * channels' first values, the block's first chunk) mem = init + the sums,
+ * mem not read. */
 CUVIL_QINLINE void cuvil_qacc_add3(int32_t *mem,
                                    const cuvil_qacc acc[CUVIL_QNA][CUVIL_QMV],
-                                   int nw) {
+                                   int nw, const int32_t *init) {
   const int b = CUVIL_QTRI_BITS;
   CUVIL_UNROLL
   for (int a = 0; a < CUVIL_QNA; ++a)
@@ -248,9 +250,12 @@ CUVIL_QINLINE void cuvil_qacc_add3(int32_t *mem,
     /* Each digit started at -CUVIL_QTRI_OFF (cuvil_qacc_start3). */
     const uint32_t o = CUVIL_QTRI_OFF;
     const int64_t s1 = nw * CUVIL_QMR, s2 = 2 * s1;
-    m[0] = (int32_t)((uint32_t)m[0] + (uint32_t)d0 + o);
-    m[s1] = (int32_t)((uint32_t)m[s1] + (uint32_t)d1 + o);
-    m[s2] = (int32_t)((uint32_t)m[s2] + (uint32_t)((r - d1) >> b) + o);
+    const uint32_t i0 = init ? (uint32_t)init[v] : (uint32_t)m[0],
+                   i1 = init ? (uint32_t)init[v] : (uint32_t)m[s1],
+                   i2 = init ? (uint32_t)init[v] : (uint32_t)m[s2];
+    m[0] = (int32_t)(i0 + (uint32_t)d0 + o);
+    m[s1] = (int32_t)(i1 + (uint32_t)d1 + o);
+    m[s2] = (int32_t)(i2 + (uint32_t)((r - d1) >> b) + o);
   }
 }
 #endif

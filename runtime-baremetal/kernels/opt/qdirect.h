@@ -171,7 +171,7 @@ STAGE void run_full_at(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
                        const int8_t *wq, int64_t nq) {
   if (!off) /* never: so run_panel's loop does not test it every group */
     __builtin_unreachable();
-  run_panel(part, xq, off, wq, nq, CUVIL_QMR, 0, CUVIL_QMV, 0, CUVIL_QNA);
+  run_panel(part, xq, off, wq, nq, CUVIL_QMR, 0, CUVIL_QMV, 0, CUVIL_QNA, 0);
 }
 
 STAGE void run_narrow_at(int32_t *part, const cuvil_qxe *xq, const int32_t *off,
