@@ -22,9 +22,9 @@ typedef struct {
 
 /* Windows of at most 3x3 taps unroll whole where their range is a
  * constant (conv_cut); a larger one unrolled is a large block of code for
- * each range (DS-CNN on u74-mc, whose first layer is 10x4: .text 20,954 ->
- * 43,344 bytes for 1.3% fewer instructions), so only its whole window
- * keeps constant bounds, unrolled as LLVM sees fit. */
+ * each range (DS-CNN's 10x4 first layer on u74-mc: .text 20,954 -> 43,344
+ * bytes for 1.3% fewer instructions), so only its whole window keeps constant
+ * bounds, unrolled as LLVM sees fit. */
 INLINE int small_window(const conv_shape *s) {
   return s->kh <= 3 && s->kw <= 3;
 }
@@ -155,7 +155,7 @@ INLINE void conv_block(int nr, const conv_shape *s, const float *xo,
 /* Which window ranges conv_cut passes to conv_block as constants: bit 0
  * the whole kernel row or column, bit 1 all but its first tap, bit 2 all
  * but its last (a window cut by the border usually keeps those). */
-enum { CUT_WHOLE = 1, CUT_FIRST = 2, CUT_LAST = 4 };
+enum { CUT_WHOLE = 1, CUT_FIRST = 2, CUT_LAST = 4, CUT_ANY = 7 };
 
 /* On RV64, conv_cut passes the window's range to conv_block as constants
  * where it is one of those in the masks (ymask for kernel rows, xmask for
