@@ -20,15 +20,6 @@ typedef struct {
   int64_t oy0, oy1, ox0, ox1; /* the output rows and columns computed */
 } conv_shape;
 
-/* Windows of at most 3x3 taps unroll whole where their range is a
- * constant (conv_cut); a larger one unrolled is a large block of code for
- * each range (DS-CNN's 10x4 first layer on u74-mc: .text 20,954 -> 43,344
- * bytes for 1.3% fewer instructions), so only its whole window keeps constant
- * bounds, unrolled as LLVM sees fit. */
-INLINE int small_window(const conv_shape *s) {
-  return s->kh <= 3 && s->kw <= 3;
-}
-
 /* nr output positions (a constant: a block, a half block or 1) x mb
  * channels in registers. Position j reads the input from xo + j * pstep
  * and writes its channels from yp + off + j * ostep (with the residual at
@@ -36,11 +27,10 @@ INLINE int small_window(const conv_shape *s) {
  * rows [ky_lo, ky_hi) and columns [kx_lo, kx_hi) (the taps inside the
  * input for all of them), so there are no bounds checks. A row of
  * positions has pstep = the horizontal stride and ostep = 1; a column,
- * pstep = a stride of rows. `fixed` (a constant) says the four bounds are
- * constants too, as conv_cut passes them: then every tap loop unrolls. */
+ * pstep = a stride of rows. */
 INLINE void conv_block(int nr, const conv_shape *s, const float *xo,
                        int64_t pstep, const float *wb, int64_t mb,
-                       const cuvil_vf init[CUVIL_MV], int fixed, int64_t ky_lo,
+                       const cuvil_vf init[CUVIL_MV], int64_t ky_lo,
                        int64_t ky_hi, int64_t kx_lo, int64_t kx_hi, float *yp,
                        const float *rp, int64_t off, int64_t ostep,
                        float act_lo, float act_hi) {
@@ -96,37 +86,6 @@ INLINE void conv_block(int nr, const conv_shape *s, const float *xo,
       for (int j = 0; j < nr; ++j)
         fma_lanes(acc[j], wb + ci * mb, mb, xo[ci * hw + j * pstep]);
     }
-  } else if (fixed && small_window(s) && ostep != 1) {
-    /* The window's range is a constant (conv_cut): its taps unroll. Down a
-     * column of positions, position j + 1 reads in kernel row ky the input
-     * row that position j reads in row ky + 1, so kernel rows run innermost,
-     * next to the loads they share (ResNet-8 on u74-mc, every range
-     * of the single positions constant: 17.11 M instructions with them
-     * outermost, 17.09 M so). */
-    for (int64_t ci = 0; ci < s->c; ++ci)
-      CUVIL_UNROLL
-    for (int64_t kx = kx_lo; kx < kx_hi; ++kx)
-      CUVIL_UNROLL
-    for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
-      const float *xr = xo + ci * hw + ky * s->dh * s->wd + kx * s->dw;
-      const float *wt = wb + ((ci * s->kh + ky) * s->kw + kx) * mb;
-      CUVIL_UNROLL
-      for (int j = 0; j < nr; ++j)
-        fma_lanes(acc[j], wt, mb, xr[j * pstep]);
-    }
-  } else if (fixed && small_window(s)) {
-    /* Along a row, kernel columns run innermost for the same reason. */
-    for (int64_t ci = 0; ci < s->c; ++ci)
-      CUVIL_UNROLL
-    for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
-      const float *xr = xo + ci * hw + ky * s->dh * s->wd;
-      const float *wt = wb + (ci * s->kh + ky) * s->kw * mb;
-      CUVIL_UNROLL
-      for (int64_t kx = kx_lo; kx < kx_hi; ++kx)
-        CUVIL_UNROLL
-      for (int j = 0; j < nr; ++j)
-        fma_lanes(acc[j], wt + kx * mb, mb, xr[kx * s->dw + j * pstep]);
-    }
   } else {
     for (int64_t ci = 0; ci < s->c; ++ci)
       for (int64_t ky = ky_lo; ky < ky_hi; ++ky) {
@@ -150,69 +109,6 @@ INLINE void conv_block(int nr, const conv_shape *s, const float *xo,
       add_residual(acc[j], rp + off + j * ostep, mb, ohw);
   }
   store_block(nr, yp + off, ostep, acc, mb, ohw, act_lo, act_hi);
-}
-
-/* Which window ranges conv_cut passes to conv_block as constants: bit 0
- * the whole kernel row or column, bit 1 all but its first tap, bit 2 all
- * but its last (a window cut by the border usually keeps those). */
-enum { CUT_WHOLE = 1, CUT_FIRST = 2, CUT_LAST = 4, CUT_ANY = 7 };
-
-/* On RV64, conv_cut passes the window's range to conv_block as constants
- * where it is one of those in the masks (ymask for kernel rows, xmask for
- * columns; the kernel size is a constant once the kernel is specialised),
- * so that its taps unroll and its positions share their input loads as in
- * the interior; any other range stays a loop. As loops, the column blocks
- * and single positions that the rows leave took 1.8 and 4.3 instructions
- * per MAC (ResNet-8's stack3_conv2 on u74-mc: 1.63 M of its 3.47 M
- * instructions), and LLVM unrolled the window of the whole rows only
- * sometimes. Each range so passed is a copy of the block's code, so the
- * callers name only the ranges that pay (conv_panel). cut_x does the
- * kernel columns, conv_cut the rows. The vector targets keep their loops
- * (on a78 the same measured mixed: ResNet-8 -7%, MobileNetV1's first
- * layer +12%). */
-INLINE void cut_x(int nr, const conv_shape *s, const float *xo, int64_t pstep,
-                  const float *wb, int64_t mb, const cuvil_vf init[CUVIL_MV],
-                  int xmask, int64_t ky_lo, int64_t ky_hi, int64_t kx_lo,
-                  int64_t kx_hi, float *yp, const float *rp, int64_t off,
-                  int64_t ostep, float act_lo, float act_hi) {
-  const int64_t k = s->kw;
-  if ((xmask & CUT_WHOLE) && kx_lo == 0 && kx_hi == k)
-    conv_block(nr, s, xo, pstep, wb, mb, init, 1, ky_lo, ky_hi, 0, k, yp, rp,
-               off, ostep, act_lo, act_hi);
-  else if ((xmask & CUT_FIRST) && kx_lo == 1 && kx_hi == k)
-    conv_block(nr, s, xo, pstep, wb, mb, init, 1, ky_lo, ky_hi, 1, k, yp, rp,
-               off, ostep, act_lo, act_hi);
-  else if ((xmask & CUT_LAST) && kx_lo == 0 && kx_hi == k - 1)
-    conv_block(nr, s, xo, pstep, wb, mb, init, 1, ky_lo, ky_hi, 0, k - 1, yp,
-               rp, off, ostep, act_lo, act_hi);
-  else
-    conv_block(nr, s, xo, pstep, wb, mb, init, 0, ky_lo, ky_hi, kx_lo, kx_hi,
-               yp, rp, off, ostep, act_lo, act_hi);
-}
-
-INLINE void conv_cut(int nr, const conv_shape *s, const float *xo,
-                     int64_t pstep, const float *wb, int64_t mb,
-                     const cuvil_vf init[CUVIL_MV], int ymask, int xmask,
-                     int64_t ky_lo, int64_t ky_hi, int64_t kx_lo, int64_t kx_hi,
-                     float *yp, const float *rp, int64_t off, int64_t ostep,
-                     float act_lo, float act_hi) {
-  const int64_t k = s->kh;
-  if (CUVIL_VL > 1 || (s->kh == 1 && s->kw == 1))
-    ymask = xmask = 0;
-  else if (!small_window(s))
-    ymask = xmask = CUT_WHOLE;
-  if ((ymask & CUT_WHOLE) && ky_lo == 0 && ky_hi == k)
-    cut_x(nr, s, xo, pstep, wb, mb, init, xmask, 0, k, kx_lo, kx_hi, yp, rp,
-          off, ostep, act_lo, act_hi);
-  else if ((ymask & CUT_FIRST) && ky_lo == 1 && ky_hi == k)
-    cut_x(nr, s, xo, pstep, wb, mb, init, xmask, 1, k, kx_lo, kx_hi, yp, rp,
-          off, ostep, act_lo, act_hi);
-  else if ((ymask & CUT_LAST) && ky_lo == 0 && ky_hi == k - 1)
-    cut_x(nr, s, xo, pstep, wb, mb, init, xmask, 0, k - 1, kx_lo, kx_hi, yp, rp,
-          off, ostep, act_lo, act_hi);
-  else
-    conv_block(nr, s, xo, pstep, wb, mb, init, 0, ky_lo, ky_hi, kx_lo, kx_hi,
-               yp, rp, off, ostep, act_lo, act_hi);
 }
 
 /* A half block of nr, for remainders (at least 2 positions, or none). */
@@ -290,25 +186,22 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb,
                   ky_hi = end_inside(iy0, s->dh, s->h, s->kh);
     const float *xr = xb + iy0 * s->wd - s->pad_left;
     const int64_t yr = oy * s->ow;
-    /* Constant windows (conv_cut): on RV64 the whole one of the rows, the
-     * cut ones of the column blocks (the whole one too would be another
-     * copy of the largest block, for the few interior columns the rows
-     * leave), and those of the single positions where both are cut (the
-     * corners). ResNet-8 on u74-mc: 17.71 M instructions and 74,958 bytes
-     * of .text with the rows' whole window only, 17.21 M and 102,594 bytes
-     * so; with every range of the single positions 17.09 M and 109,800
-     * bytes, past the .text goal (docs/benchmarks.md: at most 64 KiB above
-     * the build with portable kernels). */
+    /* On RV64 the rows whose windows are inside the input take blocks with
+     * the whole kernel as constants: their kernel rows unroll too (the
+     * first layer of MobileNetV1: 889 K instructions, 793 K so). */
+    const int whole = CUVIL_VL == 1 && ky_lo == 0 && ky_hi == s->kh;
     for (int64_t b = 0; b < rows.full; ++b) {
       const int64_t ox = full_start(b, ox_lo, ox_hi, nr);
-      conv_cut(nr, s, xr + ox * s->sw, s->sw, wb, mb, init, CUT_WHOLE,
-               CUT_WHOLE, ky_lo, ky_hi, 0, s->kw, yp, rp, yr + ox, 1, act_lo,
-               act_hi);
+      if (whole)
+        conv_block(nr, s, xr + ox * s->sw, s->sw, wb, mb, init, 0, s->kh, 0,
+                   s->kw, yp, rp, yr + ox, 1, act_lo, act_hi);
+      else
+        conv_block(nr, s, xr + ox * s->sw, s->sw, wb, mb, init, ky_lo, ky_hi, 0,
+                   s->kw, yp, rp, yr + ox, 1, act_lo, act_hi);
     }
     if (rows.half_at >= 0)
-      conv_cut(half, s, xr + rows.half_at * s->sw, s->sw, wb, mb, init, 0, 0,
-               ky_lo, ky_hi, 0, s->kw, yp, rp, yr + rows.half_at, 1, act_lo,
-               act_hi);
+      conv_block(half, s, xr + rows.half_at * s->sw, s->sw, wb, mb, init, ky_lo,
+                 ky_hi, 0, s->kw, yp, rp, yr + rows.half_at, 1, act_lo, act_hi);
   }
   /* Down the columns the rows left: [ox0, ox_lo) and [rows.end, ox1). */
   for (int64_t ox = s->ox0; ox < s->ox1; ++ox) {
@@ -323,24 +216,22 @@ INLINE void conv_panel(const conv_shape *s, const float *xb, const float *wb,
     const int64_t pstep = s->sh * s->wd;
     for (int64_t b = 0; b < cols.full; ++b) {
       const int64_t oy = full_start(b, oy_lo, oy_hi, nr);
-      conv_cut(nr, s, xc + oy * pstep, pstep, wb, mb, init, CUT_WHOLE,
-               CUT_FIRST | CUT_LAST, 0, s->kh, kx_lo, kx_hi, yp, rp,
-               oy * s->ow + ox, s->ow, act_lo, act_hi);
+      conv_block(nr, s, xc + oy * pstep, pstep, wb, mb, init, 0, s->kh, kx_lo,
+                 kx_hi, yp, rp, oy * s->ow + ox, s->ow, act_lo, act_hi);
     }
     if (cols.half_at >= 0)
-      conv_cut(half, s, xc + cols.half_at * pstep, pstep, wb, mb, init, 0, 0, 0,
-               s->kh, kx_lo, kx_hi, yp, rp, cols.half_at * s->ow + ox, s->ow,
-               act_lo, act_hi);
+      conv_block(half, s, xc + cols.half_at * pstep, pstep, wb, mb, init, 0,
+                 s->kh, kx_lo, kx_hi, yp, rp, cols.half_at * s->ow + ox, s->ow,
+                 act_lo, act_hi);
     for (int64_t oy = s->oy0; oy < s->oy1; ++oy) {
       if (oy == oy_lo && cols.end > oy_lo)
         oy = cols.end;
       if (oy >= s->oy1)
         break;
       const int64_t iy0 = oy * s->sh - s->pad_top;
-      conv_cut(1, s, xc + oy * pstep, 0, wb, mb, init, CUT_FIRST | CUT_LAST,
-               CUT_FIRST | CUT_LAST, first_inside(iy0, s->dh),
-               end_inside(iy0, s->dh, s->h, s->kh), kx_lo, kx_hi, yp, rp,
-               oy * s->ow + ox, 0, act_lo, act_hi);
+      conv_block(1, s, xc + oy * pstep, 0, wb, mb, init,
+                 first_inside(iy0, s->dh), end_inside(iy0, s->dh, s->h, s->kh),
+                 kx_lo, kx_hi, yp, rp, oy * s->ow + ox, 0, act_lo, act_hi);
     }
   }
 }
